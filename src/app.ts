@@ -1,0 +1,88 @@
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
+import { API_PREFIX, type RateLimit } from './config/config.js';
+import type { AppContext } from './context.js';
+import { ProblemError } from './errors.js';
+import { installAuth } from './http/auth.js';
+import { installNotFound } from './http/not-found.js';
+import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
+import { installProblemHandler } from './http/problem-handler.js';
+import { installRequestLog, requestId } from './http/request-log.js';
+import { registerErrorDocsRoute } from './http/routes/error-docs.js';
+import { registerHealthRoute } from './http/routes/health.js';
+import { registerFormRoutes } from './http/routes/v1/forms.js';
+import { registerMeRoutes } from './http/routes/v1/me.js';
+import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
+import type { FastifyTypeBox } from './http/types.js';
+import { installValidators } from './http/validation.js';
+
+export interface Surfaces {
+  api: FastifyInstance;
+  submit: FastifyInstance;
+  close(): Promise<void>;
+}
+
+function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: number): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: logger,
+    // our own one line per request (request-log.ts) replaces Fastify's two
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestId,
+    trustProxy: ctx.config.trustProxy,
+    bodyLimit,
+    return503OnClosing: true,
+  });
+  installValidators(app);
+  installProblemHandler(app, ctx.errorsDocUrl);
+  installRequestLog(app);
+  installNotFound(app, ctx.errorsDocUrl);
+  return app;
+}
+
+/** Per-IP limits; counters live in Redis when configured so every instance shares them. */
+async function registerRateLimit(app: FastifyInstance, limit: RateLimit, redis: Redis | null): Promise<void> {
+  if (!limit) return;
+  await app.register(rateLimit, {
+    max: limit.max,
+    timeWindow: limit.windowMs,
+    ...(redis ? { redis, nameSpace: `formgate-rl-${app.prefix || 'api'}-` } : {}),
+    errorResponseBuilder: (_request, context) =>
+      new ProblemError('rate_limited', `Too many requests from this address; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
+  });
+}
+
+/** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
+export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
+  const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true }) : null;
+
+  // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
+  const api = baseServer(ctx, logger, 2 * 1024 * 1024);
+  addSharedSchemas(api);
+  await registerOpenApi(api, ctx.config);
+  await registerRateLimit(api, ctx.config.rateLimitApi, redis);
+  installAuth(api, ctx.tokens);
+  registerHealthRoute(api, ctx.database);
+  registerErrorDocsRoute(api);
+  await api.register(
+    async (v1) => {
+      const typed = v1.withTypeProvider() as unknown as FastifyTypeBox;
+      registerMeRoutes(typed);
+      registerWorkspaceRoutes(typed, ctx);
+      registerFormRoutes(typed, ctx);
+    },
+    { prefix: API_PREFIX },
+  );
+
+  const submit = baseServer(ctx, logger, 256 * 1024);
+  registerHealthRoute(submit, ctx.database);
+
+  return {
+    api,
+    submit,
+    async close() {
+      await Promise.all([api.close(), submit.close()]);
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import type { Config } from '../config/config.js';
+import { openContext, type AppContext } from '../context.js';
+import type { SecretProvider } from '../db/schema/form.js';
+import { validationError } from '../errors.js';
+import { SECRET_PROVIDERS } from '../services/forms.js';
+import { isPlan, PLANS } from '../services/plans.js';
+import { toTokenResource } from '../services/tokens.js';
+import { toWorkspaceResource } from '../services/workspaces.js';
+
+/** What an admin command prints: one object for `--json`, lines of text otherwise. */
+export interface CommandResult {
+  json: Record<string, unknown>;
+  text: string[];
+}
+
+async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  const ctx = await openContext(config);
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}
+
+export function createUser(config: Config, email: string, password?: string): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    const { user, workspace } = await ctx.users.createUser(email, password);
+    return {
+      json: { user: { id: user.id, email: user.email }, workspace: toWorkspaceResource(workspace) },
+      text: [`Created account ${user.email} (${user.id}).`, `Its free workspace: ${workspace.id} ("${workspace.name}", plan FREE).`],
+    };
+  });
+}
+
+export function createToken(config: Config, opts: { email: string; name: string; scopes: string; expiresAt?: string }): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    let expiresAt: Date | null = null;
+    if (opts.expiresAt !== undefined) {
+      expiresAt = new Date(opts.expiresAt);
+      if (Number.isNaN(expiresAt.getTime())) throw validationError([`--expires-at: "${opts.expiresAt}" is not an ISO 8601 date-time`]);
+    }
+    const user = await ctx.users.requireByEmail(opts.email);
+    const scopes = opts.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    const { token, secret } = await ctx.tokens.createToken(user.id, { name: opts.name, scopes, expiresAt });
+    return {
+      json: { token: secret, ...toTokenResource(token) },
+      text: [secret, `Token "${token.name}" for ${user.email} with ${scopes.join(', ')}; shown once, store it now.`],
+    };
+  });
+}
+
+export function revokeToken(config: Config, email: string, name: string): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    const user = await ctx.users.requireByEmail(email);
+    const token = await ctx.tokens.revokeToken(user.id, name);
+    return { json: { revoked: true, ...toTokenResource(token) }, text: [`Revoked token "${token.name}" of ${user.email}.`] };
+  });
+}
+
+export function setPlan(config: Config, workspaceId: string, plan: string): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    if (!isPlan(plan)) throw validationError([`--plan: "${plan}" is not one of ${PLANS.join(', ')}`]);
+    const workspace = await ctx.workspaces.setPlan(workspaceId, plan);
+    return { json: { workspace: toWorkspaceResource(workspace) }, text: [`Workspace ${workspace.id} is now on plan ${workspace.plan}.`] };
+  });
+}
+
+export function addMember(config: Config, workspaceId: string, email: string): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    const { workspace, userId } = await ctx.workspaces.addMember(workspaceId, email);
+    return { json: { workspaceId: workspace.id, userId, email: email.trim().toLowerCase() }, text: [`Added ${email} to workspace ${workspace.id}.`] };
+  });
+}
+
+export function setSecret(config: Config, formId: string, provider: string, secret: string): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    if (!(SECRET_PROVIDERS as readonly string[]).includes(provider)) {
+      throw validationError([`--provider: "${provider}" is not one of ${SECRET_PROVIDERS.join(', ')}`]);
+    }
+    await ctx.forms.setSecret(formId, provider as SecretProvider, secret);
+    return { json: { formId, provider, stored: true }, text: [`Stored the ${provider} secret of form ${formId}.`] };
+  });
+}

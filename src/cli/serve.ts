@@ -1,0 +1,66 @@
+import type { AddressInfo } from 'node:net';
+import { pino, type Logger } from 'pino';
+import { buildSurfaces, type Surfaces } from '../app.js';
+import { API_PREFIX, type Config } from '../config/config.js';
+import { openContext, type AppContext } from '../context.js';
+
+function urlOf(address: AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/**
+ * Builds the surfaces and listens on the configured host and ports. With port 0 (tests) the real
+ * ports are known only once listening, so addresses not set explicitly are derived then.
+ */
+export async function listen(ctx: AppContext, logger: Logger, explicit: { publicUrl: boolean; submitUrl: boolean }): Promise<Surfaces> {
+  const { config } = ctx;
+  const surfaces = await buildSurfaces(ctx, logger);
+  try {
+    await surfaces.api.listen({ host: config.host, port: config.port });
+    await surfaces.submit.listen({ host: config.host, port: config.submitPort });
+  } catch (error) {
+    await surfaces.close();
+    throw error;
+  }
+  if (!explicit.publicUrl) {
+    config.publicUrl = urlOf(surfaces.api.server.address() as AddressInfo);
+    config.baseUrl = config.publicUrl + API_PREFIX;
+  }
+  if (!explicit.submitUrl) config.submitUrl = urlOf(surfaces.submit.server.address() as AddressInfo);
+  return surfaces;
+}
+
+/** `formgate serve`: migrates, then runs every surface until SIGTERM or SIGINT. */
+export async function serve(config: Config, explicit: { publicUrl: boolean; submitUrl: boolean }): Promise<void> {
+  const logger = pino({ level: config.logLevel });
+  const ctx = await openContext(config);
+  const surfaces = await listen(ctx, logger, explicit);
+  logger.info(
+    { baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect },
+    `Formgate is ready: API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing requests in flight');
+    const timer = setTimeout(() => {
+      logger.error('shutdown took over 25 s; exiting');
+      process.exit(1);
+    }, 25_000).unref();
+    try {
+      await surfaces.close();
+      await ctx.close();
+      clearTimeout(timer);
+      logger.info('stopped');
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+}

@@ -1,0 +1,126 @@
+import path from 'node:path';
+import { envName, type RawEnv } from './env.js';
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; file: string }
+  | { dialect: 'postgres'; url: string };
+
+/** A per-IP limit: `max` requests per `windowMs`; null when switched off. */
+export type RateLimit = { max: number; windowMs: number } | null;
+
+export interface Config {
+  database: DatabaseConfig;
+  dataDir: string;
+  host: string;
+  port: number;
+  submitPort: number;
+  publicUrl: string;
+  /** `{base_url}`: the management API's address, version segment included. */
+  baseUrl: string;
+  /** `{submit_url}`: where HTML forms post. */
+  submitUrl: string;
+  secret: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  redisUrl: string | null;
+  rateLimitSubmit: RateLimit;
+  rateLimitApi: RateLimit;
+  trustProxy: boolean;
+  allowPrivateWebhooks: boolean;
+  logLevel: string;
+}
+
+export const API_PREFIX = '/public/v1';
+
+/** Thrown for a configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {}
+
+const DEFAULT_RATE_LIMIT_API = '600/1m';
+const DEFAULT_RATE_LIMIT_SUBMIT = '30/1m';
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Parses `N/window` (`60/1m`, `10/30s`, `1000/1h`) or `off`. */
+export function parseRateLimit(value: string, variable: string): RateLimit {
+  if (value.trim().toLowerCase() === 'off') return null;
+  const match = /^\s*(\d+)\s*\/\s*(\d*)\s*([smh])\s*$/.exec(value);
+  if (!match) throw new ConfigError(`${variable} must look like 60/1m (or 10/30s, 1000/1h) or be "off", got "${value}"`);
+  const max = Number(match[1]);
+  const count = match[2] === '' ? 1 : Number(match[2]);
+  if (max < 1 || count < 1) throw new ConfigError(`${variable} needs a count and a window of at least 1, got "${value}"`);
+  return { max, windowMs: count * UNITS[match[3]!]! };
+}
+
+function parsePort(value: string | undefined, fallback: number, key: keyof RawEnv): number {
+  if (value === undefined) return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`${envName(key)} must be a port number 0..65535, got "${value}"`);
+  }
+  return port;
+}
+
+function parseFlag(value: string | undefined, key: keyof RawEnv): boolean {
+  if (value === undefined) return false;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${envName(key)} must be true or false, got "${value}"`);
+}
+
+function parseUrl(value: string, key: keyof RawEnv): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    return url.toString().replace(/\/+$/, '');
+  } catch {
+    throw new ConfigError(`${envName(key)} must be an http(s) URL, got "${value}"`);
+  }
+}
+
+function parseDatabase(value: string | undefined, dataDir: string): DatabaseConfig {
+  if (value === undefined) return { dialect: 'sqlite', file: path.join(dataDir, 'formgate.db') };
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { dialect: 'postgres', url: value };
+  if (value.startsWith('sqlite:')) {
+    const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new ConfigError(`${envName('databaseUrl')} names no file: "${value}"`);
+    return { dialect: 'sqlite', file };
+  }
+  throw new ConfigError(`${envName('databaseUrl')} must start with sqlite: or postgres://, got "${value}"`);
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/** Turns the raw environment into a checked, typed configuration. */
+export function buildConfig(raw: RawEnv): Config {
+  const dataDir = path.resolve(raw.dataDir ?? './data');
+  const host = raw.host ?? '127.0.0.1';
+  const port = parsePort(raw.port, 8080, 'port');
+  const submitPort = parsePort(raw.submitPort, 8081, 'submitPort');
+  const publicUrl = raw.publicUrl ? parseUrl(raw.publicUrl, 'publicUrl') : `http://${hostForUrl(host)}:${port}`;
+  const submitUrl = raw.submitUrl ? parseUrl(raw.submitUrl, 'submitUrl') : `http://${hostForUrl(host)}:${submitPort}`;
+  if (raw.secret !== undefined && raw.secret.length < 32) {
+    throw new ConfigError(`${envName('secret')} must be at least 32 characters long`);
+  }
+  return {
+    database: parseDatabase(raw.databaseUrl, dataDir),
+    dataDir,
+    host,
+    port,
+    submitPort,
+    publicUrl,
+    baseUrl: publicUrl + API_PREFIX,
+    submitUrl,
+    secret: raw.secret ?? null,
+    smtpUrl: raw.smtpUrl ?? null,
+    mailFrom: raw.mailFrom ?? 'Formgate <forms@localhost>',
+    redisUrl: raw.redisUrl ?? null,
+    rateLimitSubmit: parseRateLimit(raw.rateLimitSubmit ?? DEFAULT_RATE_LIMIT_SUBMIT, envName('rateLimitSubmit')),
+    rateLimitApi: parseRateLimit(raw.rateLimitApi ?? DEFAULT_RATE_LIMIT_API, envName('rateLimitApi')),
+    trustProxy: parseFlag(raw.trustProxy, 'trustProxy'),
+    allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
+    logLevel: raw.logLevel ?? 'info',
+  };
+}

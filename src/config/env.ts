@@ -1,0 +1,55 @@
+import { config as loadDotenv } from 'dotenv';
+
+/** Every FORMGATE_* variable Formgate reads, as raw strings (undefined when unset). */
+export interface RawEnv {
+  databaseUrl?: string;
+  dataDir?: string;
+  host?: string;
+  port?: string;
+  submitPort?: string;
+  publicUrl?: string;
+  submitUrl?: string;
+  secret?: string;
+  smtpUrl?: string;
+  mailFrom?: string;
+  redisUrl?: string;
+  rateLimitSubmit?: string;
+  rateLimitApi?: string;
+  trustProxy?: string;
+  allowPrivateWebhooks?: string;
+  logLevel?: string;
+}
+
+const NAMES: Record<keyof RawEnv, string> = {
+  databaseUrl: 'FORMGATE_DATABASE_URL',
+  dataDir: 'FORMGATE_DATA_DIR',
+  host: 'FORMGATE_HOST',
+  port: 'FORMGATE_PORT',
+  submitPort: 'FORMGATE_SUBMIT_PORT',
+  publicUrl: 'FORMGATE_PUBLIC_URL',
+  submitUrl: 'FORMGATE_SUBMIT_URL',
+  secret: 'FORMGATE_SECRET',
+  smtpUrl: 'FORMGATE_SMTP_URL',
+  mailFrom: 'FORMGATE_MAIL_FROM',
+  redisUrl: 'FORMGATE_REDIS_URL',
+  rateLimitSubmit: 'FORMGATE_RATE_LIMIT_SUBMIT',
+  rateLimitApi: 'FORMGATE_RATE_LIMIT_API',
+  trustProxy: 'FORMGATE_TRUST_PROXY',
+  allowPrivateWebhooks: 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS',
+  logLevel: 'FORMGATE_LOG_LEVEL',
+};
+
+export function envName(key: keyof RawEnv): string {
+  return NAMES[key];
+}
+
+/** Reads the environment (and a `.env` file in the working folder, which never overrides it). */
+export function readEnv(source: NodeJS.ProcessEnv = process.env, loadFile = true): RawEnv {
+  if (loadFile) loadDotenv({ quiet: true });
+  const raw: RawEnv = {};
+  for (const [key, name] of Object.entries(NAMES) as [keyof RawEnv, string][]) {
+    const value = source[name];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  return raw;
+}

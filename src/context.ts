@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config/config.js';
+import { Database } from './db/database.js';
+import { migrateToLatest } from './db/migrations/index.js';
+import { CursorCodec } from './http/pagination.js';
+import { FormService } from './services/forms.js';
+import { TokenService } from './services/tokens.js';
+import { UserService } from './services/users.js';
+import { WorkspaceService } from './services/workspaces.js';
+
+/** Everything a surface or command needs, built in one place. */
+export interface AppContext {
+  config: Config;
+  database: Database;
+  cursors: CursorCodec;
+  users: UserService;
+  tokens: TokenService;
+  workspaces: WorkspaceService;
+  forms: FormService;
+  /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
+  errorsDocUrl(): string;
+  close(): Promise<void>;
+}
+
+/** Opens the database, brings its schema up to date, and builds the services on it. */
+export async function openContext(config: Config): Promise<AppContext> {
+  const database = Database.open(config.database);
+  try {
+    await migrateToLatest(database);
+    const secret = config.secret ?? (await installationSecret(database));
+    const users = new UserService(database);
+    const workspaces = new WorkspaceService(database, users);
+    return {
+      config,
+      database,
+      cursors: new CursorCodec(secret),
+      users,
+      tokens: new TokenService(database),
+      workspaces,
+      forms: new FormService(database, workspaces, config.allowPrivateWebhooks),
+      errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
+      close: () => database.destroy(),
+    };
+  } catch (error) {
+    await database.destroy();
+    throw error;
+  }
+}
+
+/** The signing secret generated on first start and kept in the database, shared by every instance. */
+async function installationSecret(database: Database): Promise<string> {
+  await database.db
+    .insertInto('settings')
+    .values({ key: 'secret', value: randomBytes(32).toString('base64url'), createdAt: Date.now() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await database.db.selectFrom('settings').select('value').where('key', '=', 'secret').executeTakeFirstOrThrow();
+  return row.value;
+}

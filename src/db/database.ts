@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config/config.js';
+import type { DB } from './schema/index.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Queryable = Kysely<DB> | Transaction<DB>;
+
+// NOTE: PostgreSQL bigint (int8) arrives as a string by default; our bigints are epoch
+// milliseconds and counters, all far inside Number's safe range.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+/** Kysely over SQLite or PostgreSQL, with the few helpers that must differ between them. */
+export class Database {
+  private constructor(
+    readonly db: Kysely<DB>,
+    readonly dialect: Dialect,
+  ) {}
+
+  static open(config: DatabaseConfig): Database {
+    const plugins = [new CamelCasePlugin()];
+    if (config.dialect === 'sqlite') {
+      if (config.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(config.file)), { recursive: true });
+      const sqlite = new SqliteDatabase(config.file);
+      sqlite.pragma('journal_mode = WAL');
+      // WAL + NORMAL is durable across process crashes (not power loss of the last commits).
+      sqlite.pragma('synchronous = NORMAL');
+      sqlite.pragma('foreign_keys = ON');
+      sqlite.pragma('busy_timeout = 5000');
+      return new Database(new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins }), 'sqlite');
+    }
+    const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres');
+  }
+
+  /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
+  transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return this.db.transaction().execute(fn);
+  }
+
+  /** Whether the database answers a trivial query. */
+  async ping(): Promise<boolean> {
+    try {
+      await sql`select 1`.execute(this.db);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  destroy(): Promise<void> {
+    return this.db.destroy();
+  }
+}
+
+/** Whether `error` is a unique-constraint violation, on either dialect. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string } | null;
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Value to write into a JSON column (text on SQLite, jsonb on PostgreSQL). */
+export function toJson(value: unknown): string {
+  return JSON.stringify(value);
+}
+
+/** Value read from a JSON column: SQLite hands back text, PostgreSQL an already parsed value. */
+export function fromJson<T>(value: unknown): T {
+  return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}

@@ -1,0 +1,33 @@
+import { Migrator, type Kysely, type MigrationResult } from 'kysely';
+import type { Database, Dialect } from '../database.js';
+import { initial } from './0001-initial.js';
+
+/** One schema change; `up` is told the dialect where the two must differ. */
+export interface Migration {
+  up(db: Kysely<any>, dialect: Dialect): Promise<void>;
+}
+
+// Append only: a migration that has shipped is never edited.
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+/** Brings the database to the newest schema; returns the names of the migrations applied. */
+export async function migrateToLatest(database: Database): Promise<string[]> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: {
+      async getMigrations() {
+        return Object.fromEntries(
+          Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, database.dialect) }]),
+        );
+      },
+    },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r: MigrationResult) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`, { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,35 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+export type SpamProtection = 'BOTPOISON' | 'GOOGLE_RECAPTCHA_V2' | 'HCAPTCHA' | 'TURNSTILE';
+export type SecretProvider = SpamProtection | 'SLACK';
+
+export interface FormTable {
+  id: string;
+  workspaceId: string;
+  name: string;
+  description: string | null;
+  technology: string | null;
+  /** JSON array of addresses (text on SQLite, jsonb on PostgreSQL). */
+  notificationEmails: unknown;
+  /** 0 or 1 on both dialects. */
+  emailThreading: number;
+  webhookUrl: string | null;
+  slackChannel: string | null;
+  customHoneypot: string | null;
+  customSpamWords: string | null;
+  spamProtection: SpamProtection | null;
+  createdAt: number;
+  updatedAt: number;
+}
+export type FormRow = Selectable<FormTable>;
+export type NewFormRow = Insertable<FormTable>;
+export type FormUpdate = Updateable<FormTable>;
+
+/** Dashboard-only secrets of a form (captcha secret keys, the Slack token); never returned by the API. */
+export interface FormSecretTable {
+  formId: string;
+  provider: SecretProvider;
+  secret: string;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -1,0 +1,17 @@
+import type { FormSecretTable, FormTable } from './form.js';
+import type { SubmissionTable } from './submission.js';
+import type { TokenTable } from './token.js';
+import type { SettingTable, UserTable } from './user.js';
+import type { WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
+
+/** The whole schema as Kysely sees it (camelCase; the tables are snake_case). */
+export interface DB {
+  settings: SettingTable;
+  users: UserTable;
+  workspaces: WorkspaceTable;
+  workspaceMembers: WorkspaceMemberTable;
+  tokens: TokenTable;
+  forms: FormTable;
+  formSecrets: FormSecretTable;
+  submissions: SubmissionTable;
+}

@@ -1,0 +1,18 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/** An account: a person who owns tokens and belongs to workspaces. */
+export interface UserTable {
+  id: string;
+  email: string;
+  passwordHash: string | null;
+  createdAt: number;
+}
+export type UserRow = Selectable<UserTable>;
+export type NewUserRow = Insertable<UserTable>;
+
+/** Key/value settings of the installation, such as the generated signing secret. */
+export interface SettingTable {
+  key: string;
+  value: string;
+  createdAt: Generated<number>;
+}

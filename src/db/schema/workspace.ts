@@ -1,0 +1,24 @@
+import type { Insertable, Selectable } from 'kysely';
+
+export type Plan = 'FREE' | 'BUNDLE_50000' | 'DEALIFY';
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  plan: Plan;
+  /** The account that created it; its one FREE workspace is counted against this account. */
+  ownerId: string;
+  /** Accepted submissions counted against the plan's allowance (never decremented). */
+  submissionsUsed: number;
+  createdAt: number;
+  updatedAt: number;
+}
+export type WorkspaceRow = Selectable<WorkspaceTable>;
+export type NewWorkspaceRow = Insertable<WorkspaceTable>;
+
+export interface WorkspaceMemberTable {
+  workspaceId: string;
+  userId: string;
+  role: 'owner' | 'member';
+  createdAt: number;
+}

@@ -1,0 +1,45 @@
+/**
+ * The catalogue of problem codes (RFC 9457). Services throw `new ProblemError(code, detail)`;
+ * the HTTP layer turns it into `application/problem+json`. The codes are stable: clients branch on them.
+ */
+export const PROBLEMS = {
+  validation_error: { status: 400, title: 'Validation error', summary: 'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. `errors` names each field and its problem.' },
+  template_invalid: { status: 400, title: 'Template invalid', summary: 'An email template could not be compiled; nothing was stored. `errors` has one entry per problem.' },
+  invalid_token: { status: 401, title: 'Invalid token', summary: 'The Authorization header is missing or malformed, or the token is unknown, revoked or expired.' },
+  insufficient_scope: { status: 403, title: 'Insufficient scope', summary: 'The token lacks the scope the operation needs; `requiredScope` names it.' },
+  quota_exceeded: { status: 403, title: 'Quota exceeded', summary: 'A plan limit stopped the request (forms per workspace: 10 free, 100 upgraded; one free workspace per account; team members).' },
+  upgrade_required: { status: 403, title: 'Upgrade required', summary: 'The request touched a free workspace on an operation that needs an upgraded one; `workspaceId` names it.' },
+  not_found: { status: 404, title: 'Not found', summary: 'The resource does not exist or belongs to another account; also a template read when the form has none, and an unknown route.' },
+  method_not_allowed: { status: 405, title: 'Method not allowed', summary: 'The route exists but not with this HTTP method; the `Allow` header lists the methods it has.' },
+  conflict: { status: 409, title: 'Conflict', summary: 'The resource cannot be changed that way, for example deleting a submission quarantined as spam.' },
+  payload_too_large: { status: 413, title: 'Payload too large', summary: 'The request body is larger than the service accepts.' },
+  rate_limited: { status: 429, title: 'Too many requests', summary: 'Too many requests from this address; retry after the number of seconds in `Retry-After`.' },
+  internal_error: { status: 500, title: 'Internal error', summary: 'The server failed; the details are in its log, never in the answer.' },
+  upstream_unavailable: { status: 503, title: 'Upstream unavailable', summary: 'A dependency (the template content checker) could not be reached; nothing changed; retry after a pause.' },
+} as const satisfies Record<string, { status: number; title: string; summary: string }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+/** A failure that the client is told about, with the catalogue's status and title. */
+export class ProblemError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(detail);
+    this.name = 'ProblemError';
+    this.status = PROBLEMS[code].status;
+  }
+}
+
+/** A `400 validation_error` naming each field and its problem. */
+export function validationError(errors: string[], detail = 'The request is invalid.'): ProblemError {
+  return new ProblemError('validation_error', detail, { errors });
+}
+
+/** The anchor of a code in the errors documentation: underscores become hyphens. */
+export function problemAnchor(code: string): string {
+  return code.replace(/_/g, '-');
+}

@@ -1,0 +1,87 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { problemResponses } from '../../../schemas/common.js';
+import { FormCreateBody, FormListQuery, FormPageSchema, FormParams, FormPatchBody } from '../../../schemas/form.js';
+import { toFormResource } from '../../../services/forms.js';
+import { principalOf } from '../../auth.js';
+import { pageRequest, toEnvelope } from '../../pagination.js';
+import type { FastifyTypeBox } from '../../types.js';
+import { operation } from './operation.js';
+
+export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
+  app.get(
+    '/forms',
+    operation('forms:read', {
+      operationId: 'listForms',
+      tags: ['Forms'],
+      summary: 'List the forms of a workspace',
+      description: 'Newest first.',
+      querystring: FormListQuery,
+      response: { 200: FormPageSchema, ...problemResponses('upgrade_required') },
+    }),
+    async (request) => {
+      const { workspaceId } = request.query;
+      const list = `forms:${workspaceId}`;
+      const page = await ctx.forms.listForms(principalOf(request).userId, workspaceId, pageRequest(ctx.cursors, list, request.query));
+      return toEnvelope(ctx.cursors, list, page, toFormResource);
+    },
+  );
+
+  app.post(
+    '/forms',
+    operation('forms:write', {
+      operationId: 'createForm',
+      tags: ['Forms'],
+      summary: 'Create a form',
+      description: 'Settings supplied are applied at creation. A workspace holds at most 10 forms on FREE and 100 upgraded (`quota_exceeded`).',
+      body: FormCreateBody,
+      response: { 201: Type.Ref('Form'), ...problemResponses('upgrade_required', 'quota_exceeded') },
+    }),
+    async (request, reply) => {
+      const { workspaceId, ...settings } = request.body;
+      const form = await ctx.forms.createForm(principalOf(request).userId, workspaceId, settings);
+      return reply.code(201).send(toFormResource(form));
+    },
+  );
+
+  app.get(
+    '/forms/:formId',
+    operation('forms:read', {
+      operationId: 'getForm',
+      tags: ['Forms'],
+      summary: 'Get a form',
+      params: FormParams,
+      response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },
+    }),
+    async (request) => toFormResource(await ctx.forms.getForm(principalOf(request).userId, request.params.formId)),
+  );
+
+  app.patch(
+    '/forms/:formId',
+    operation('forms:write', {
+      operationId: 'updateForm',
+      tags: ['Forms'],
+      summary: 'Change a form’s settings',
+      description: 'Applies only the fields present; null clears a nullable field (never `name`); `notificationEmails` replaces the whole list.',
+      params: FormParams,
+      body: FormPatchBody,
+      response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },
+    }),
+    async (request) => toFormResource(await ctx.forms.updateForm(principalOf(request).userId, request.params.formId, request.body)),
+  );
+
+  app.delete(
+    '/forms/:formId',
+    operation('forms:write', {
+      operationId: 'deleteForm',
+      tags: ['Forms'],
+      summary: 'Delete a form and its submissions',
+      params: FormParams,
+      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required') },
+    }),
+    async (request, reply) => {
+      await ctx.forms.deleteForm(principalOf(request).userId, request.params.formId);
+      return reply.code(204).send(null);
+    },
+  );
+}

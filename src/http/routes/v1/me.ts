@@ -1,0 +1,20 @@
+import type { FastifyTypeBox } from '../../types.js';
+import { toTokenResource } from '../../../services/tokens.js';
+import { problemResponses } from '../../../schemas/common.js';
+import { Type } from '@sinclair/typebox';
+import { principalOf } from '../../auth.js';
+import { operation } from './operation.js';
+
+export function registerMeRoutes(app: FastifyTypeBox): void {
+  app.get(
+    '/me',
+    operation('any', {
+      operationId: 'getMe',
+      tags: ['Token'],
+      summary: 'The token making the request',
+      description: 'Works with any valid token, on any plan.',
+      response: { 200: Type.Ref('Token'), ...problemResponses() },
+    }),
+    async (request) => toTokenResource(principalOf(request).token),
+  );
+}

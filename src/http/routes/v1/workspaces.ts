@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { problemResponses } from '../../../schemas/common.js';
+import { WorkspaceBody, WorkspaceListQuery, WorkspacePageSchema, WorkspaceParams } from '../../../schemas/workspace.js';
+import { toWorkspaceResource } from '../../../services/workspaces.js';
+import { principalOf } from '../../auth.js';
+import { pageRequest, toEnvelope } from '../../pagination.js';
+import type { FastifyTypeBox } from '../../types.js';
+import { operation } from './operation.js';
+
+export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): void {
+  app.get(
+    '/workspaces',
+    operation('workspaces:read', {
+      operationId: 'listWorkspaces',
+      tags: ['Workspaces'],
+      summary: 'List the workspaces the token’s account belongs to',
+      description: 'Newest first, on any plan, so a client can find which workspace is upgraded.',
+      querystring: WorkspaceListQuery,
+      response: { 200: WorkspacePageSchema, ...problemResponses() },
+    }),
+    async (request) => {
+      const { userId } = principalOf(request);
+      const list = `workspaces:${userId}`;
+      const page = await ctx.workspaces.listForUser(userId, pageRequest(ctx.cursors, list, request.query));
+      return toEnvelope(ctx.cursors, list, page, toWorkspaceResource);
+    },
+  );
+
+  app.post(
+    '/workspaces',
+    operation('workspaces:write', {
+      operationId: 'createWorkspace',
+      tags: ['Workspaces'],
+      summary: 'Create a workspace',
+      description:
+        'Needs an account that already belongs to an upgraded workspace (else `upgrade_required`). The new workspace starts on the FREE plan, and as an account has one free workspace, one that still owns a FREE workspace gets `quota_exceeded`.',
+      body: WorkspaceBody,
+      response: { 201: Type.Ref('Workspace'), ...problemResponses('upgrade_required', 'quota_exceeded') },
+    }),
+    async (request, reply) => {
+      const workspace = await ctx.workspaces.createWorkspace(principalOf(request).userId, request.body.name);
+      return reply.code(201).send(toWorkspaceResource(workspace));
+    },
+  );
+
+  app.patch(
+    '/workspaces/:workspaceId',
+    operation('workspaces:write', {
+      operationId: 'renameWorkspace',
+      tags: ['Workspaces'],
+      summary: 'Rename a workspace',
+      description: 'Needs an upgraded workspace.',
+      params: WorkspaceParams,
+      body: WorkspaceBody,
+      response: { 200: Type.Ref('Workspace'), ...problemResponses('upgrade_required') },
+    }),
+    async (request) =>
+      toWorkspaceResource(await ctx.workspaces.renameWorkspace(principalOf(request).userId, request.params.workspaceId, request.body.name)),
+  );
+}

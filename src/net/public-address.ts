@@ -1,0 +1,37 @@
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Whether an IP address is a public unicast address. Everything else is refused as a webhook
+ * target: loopback, private, link-local, CGNAT, multicast, reserved, unspecified, and IPv6 forms
+ * that embed an IPv4 address (mapped, 6to4, Teredo, NAT64), which could smuggle a private one.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
+    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  }
+  return parsed.range() === 'unicast';
+}
+
+/**
+ * The write-time check of a webhook URL: http or https, and not a literal non-public address or a
+ * localhost name. Host names are resolved and checked again when the webhook is called.
+ * Returns the problem, or null when the URL is acceptable.
+ */
+export function webhookUrlProblem(value: string, allowPrivate: boolean): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute http or https URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+  if (url.username || url.password) return 'must not carry credentials';
+  if (allowPrivate) return null;
+  // WHATWG URL parsing already normalised odd IPv4 spellings (0x7f.1, 2130706433) to dotted form.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at localhost';
+  if (ipaddr.isValid(host) && !isPublicAddress(host)) return 'must not point at a loopback, private, link-local or otherwise non-public address';
+  return null;
+}

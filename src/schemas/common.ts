@@ -1,0 +1,71 @@
+import { Type, type TSchema, type TString, type Static } from '@sinclair/typebox';
+import { PROBLEMS, type ProblemCode } from '../errors.js';
+
+/** A nullable string as `type: ["string", "null"]`: one clear validation message, valid OpenAPI 3.1. */
+export function NullableString(schema: TString) {
+  const { type: _type, ...rest } = schema as TString & { type: string };
+  return Type.Unsafe<string | null>({ ...rest, type: ['string', 'null'] });
+}
+
+/** A nullable enumeration of strings. */
+export function NullableEnum<T extends string>(values: readonly T[], description: string) {
+  return Type.Unsafe<T | null>({ type: ['string', 'null'], enum: [...values, null], description });
+}
+
+export function StringEnum<T extends string>(values: readonly T[], description: string) {
+  return Type.Unsafe<T>({ type: 'string', enum: [...values], description });
+}
+
+export const DateTime = Type.String({ format: 'date-time' });
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ description: 'Documentation URL of the code: the code with underscores replaced by hyphens, as an anchor.' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String({ description: 'Human-readable; the wording can change.' }),
+    code: Type.String({ description: 'Stable; branch on it.', enum: Object.keys(PROBLEMS) }),
+    errors: Type.Optional(Type.Array(Type.String(), { description: 'validation_error and template_invalid: each field and its problem.' })),
+    requiredScope: Type.Optional(Type.String({ description: 'insufficient_scope: the scope the operation needs.' })),
+    workspaceId: Type.Optional(Type.String({ description: 'upgrade_required: the free workspace the request touched.' })),
+  },
+  { $id: 'Problem', additionalProperties: true, description: 'RFC 9457 problem details.' },
+);
+export type Problem = Static<typeof ProblemSchema>;
+
+/** Query of every list operation (4.6). */
+export const PageQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1 to 100.' }),
+  startingAfter: Type.Optional(Type.String({ minLength: 1, description: 'The `nextCursor` of the previous page, handed back unmodified.' })),
+};
+
+export function PageOf<T extends TSchema>(item: T, description: string) {
+  return Type.Object(
+    {
+      data: Type.Array(item),
+      hasMore: Type.Boolean(),
+      nextCursor: NullableString(Type.String({ description: 'Opaque; pass as `startingAfter` to get the next page.' })),
+    },
+    { description },
+  );
+}
+
+// Every operation documents these (spec section 7); routes add their own (409, 503).
+const COMMON: ProblemCode[] = ['validation_error', 'invalid_token', 'insufficient_scope', 'not_found', 'rate_limited', 'internal_error'];
+
+/** Problem responses of an operation for the OpenAPI document, grouped by status. */
+export function problemResponses(...extra: ProblemCode[]) {
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of [...COMMON, ...extra]) {
+    const { status } = PROBLEMS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const responses: Record<number, unknown> = {};
+  for (const [status, codes] of byStatus) {
+    responses[status] = {
+      description: `Problem: ${codes.join(', ')}`,
+      content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+    };
+  }
+  return responses;
+}

@@ -1,0 +1,59 @@
+import { Type, type Static, type TOptional } from '@sinclair/typebox';
+import { DateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
+
+const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
+
+const settings = {
+  description: NullableString(Type.String({ maxLength: 512, description: 'At most 512 characters.' })),
+  technology: NullableString(Type.String({ maxLength: 128, description: 'At most 128 characters.' })),
+  notificationEmails: Type.Array(Type.String({ format: 'email', maxLength: 128 }), {
+    maxItems: 100,
+    uniqueItems: true,
+    description: 'Recipients of the notification email: up to 100 addresses of at most 128 characters. Sent on PATCH, it replaces the whole list.',
+  }),
+  emailThreading: Type.Boolean({ description: 'Whether all notifications of the form share one email thread.' }),
+  webhookUrl: NullableString(Type.String({ format: 'uri', maxLength: 512, description: 'http or https, at most 512 characters; must resolve to a public address when called.' })),
+  slackChannel: NullableString(Type.String({ maxLength: 128, description: 'At most 128 characters.' })),
+  customHoneypot: NullableString(Type.String({ maxLength: 128, description: 'Name of an extra honeypot field; at most 128 characters.' })),
+  customSpamWords: NullableString(Type.String({ maxLength: 2560, description: 'Comma- or newline-separated words that mark a submission as spam; at most 2560 characters.' })),
+  spamProtection: NullableEnum(SPAM_PROTECTION, 'Captcha required on submit; a provider is accepted only when its secret key is stored for the form. Null: no challenge.'),
+};
+
+const FormName = Type.String({ minLength: 1, maxLength: 128, description: '1 to 128 characters.' });
+
+export const FormSchema = Type.Object(
+  {
+    id: Type.String({ description: 'What the HTML form posts to: {submit_url}/<id>.' }),
+    name: Type.String(),
+    description: settings.description,
+    technology: settings.technology,
+    workspaceId: Type.String(),
+    notificationEmails: Type.Array(Type.String()),
+    emailThreading: Type.Boolean(),
+    webhookUrl: settings.webhookUrl,
+    slackChannel: settings.slackChannel,
+    customHoneypot: settings.customHoneypot,
+    customSpamWords: settings.customSpamWords,
+    spamProtection: settings.spamProtection,
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { $id: 'Form' },
+);
+
+const optionalSettings = Object.fromEntries(Object.entries(settings).map(([k, v]) => [k, Type.Optional(v)])) as {
+  [K in keyof typeof settings]: TOptional<(typeof settings)[K]>;
+};
+
+export const FormCreateBody = Type.Object(
+  { workspaceId: Type.String({ minLength: 1 }), name: FormName, ...optionalSettings },
+  { additionalProperties: false },
+);
+export type FormCreateBody = Static<typeof FormCreateBody>;
+
+export const FormPatchBody = Type.Object({ name: Type.Optional(FormName), ...optionalSettings }, { additionalProperties: false });
+export type FormPatchBody = Static<typeof FormPatchBody>;
+
+export const FormParams = Type.Object({ formId: Type.String({ minLength: 1 }) });
+export const FormListQuery = Type.Object({ workspaceId: Type.String({ minLength: 1 }), ...PageQuery }, { additionalProperties: false });
+export const FormPageSchema = PageOf(Type.Ref('Form'), 'A page of forms, newest first.');

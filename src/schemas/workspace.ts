@@ -1,0 +1,23 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PLANS } from '../services/plans.js';
+import { DateTime, PageOf, PageQuery, StringEnum } from './common.js';
+
+const WorkspaceName = Type.String({ minLength: 1, maxLength: 128, description: '1 to 128 characters.' });
+
+export const WorkspaceSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    plan: StringEnum(PLANS, 'FREE, or an upgrade (BUNDLE_50000, DEALIFY).'),
+    submissionsQuota: Type.Integer({ description: 'Submissions left of the plan allowance (250 free, 50,000 upgraded); spam does not count.' }),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  { $id: 'Workspace' },
+);
+
+export const WorkspacePageSchema = PageOf(Type.Ref('Workspace'), 'A page of workspaces, newest first.');
+export const WorkspaceListQuery = Type.Object(PageQuery, { additionalProperties: false });
+export const WorkspaceParams = Type.Object({ workspaceId: Type.String({ minLength: 1 }) });
+export const WorkspaceBody = Type.Object({ name: WorkspaceName }, { additionalProperties: false });
+export type WorkspaceBody = Static<typeof WorkspaceBody>;

@@ -1,0 +1,182 @@
+import { fromJson, toJson, type Database } from '../db/database.js';
+import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/schema/form.js';
+import type { Plan } from '../db/schema/workspace.js';
+import { ProblemError, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { webhookUrlProblem } from '../net/public-address.js';
+import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { planLimits } from './plans.js';
+import { requireUpgraded, type WorkspaceService } from './workspaces.js';
+
+/** The settable fields of a form, as the API names them (2.3). */
+export interface FormSettings {
+  name?: string;
+  description?: string | null;
+  technology?: string | null;
+  notificationEmails?: string[];
+  emailThreading?: boolean;
+  webhookUrl?: string | null;
+  slackChannel?: string | null;
+  customHoneypot?: string | null;
+  customSpamWords?: string | null;
+  spamProtection?: SpamProtection | null;
+}
+
+export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK'];
+
+type FormWithPlan = FormRow & { plan: Plan };
+
+export class FormService {
+  constructor(
+    private readonly database: Database,
+    private readonly workspaces: WorkspaceService,
+    private readonly allowPrivateWebhooks: boolean,
+  ) {}
+
+  async listForms(userId: string, workspaceId: string, page: PageRequest): Promise<Page<FormRow>> {
+    requireUpgraded(await this.workspaces.getForMember(userId, workspaceId));
+    const query = this.database.db.selectFrom('forms').selectAll('forms').where('workspaceId', '=', workspaceId);
+    return keysetPage(query, page, 'forms');
+  }
+
+  /** Creates a form in an upgraded workspace, within the plan's form count. */
+  async createForm(userId: string, workspaceId: string, settings: FormSettings & { name: string }): Promise<FormRow> {
+    return this.database.transaction(async (trx) => {
+      const workspace = await this.workspaces.getForMember(userId, workspaceId, trx);
+      requireUpgraded(workspace);
+      this.checkSettings(settings, new Set());
+      // NOTE: a no-op write takes the workspace's row lock (PostgreSQL) or the write lock (SQLite),
+      // so two concurrent creates cannot both pass the count below.
+      await trx.updateTable('workspaces').set((eb) => ({ updatedAt: eb.ref('updatedAt') })).where('id', '=', workspaceId).execute();
+      const { count } = await trx
+        .selectFrom('forms')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('workspaceId', '=', workspaceId)
+        .executeTakeFirstOrThrow();
+      const limit = planLimits(workspace.plan).forms;
+      if (Number(count) >= limit) {
+        throw new ProblemError('quota_exceeded', `A ${workspace.plan} workspace has at most ${limit} forms; delete one or upgrade.`);
+      }
+      const now = Date.now();
+      const form: FormRow = {
+        id: newId(),
+        workspaceId,
+        name: settings.name,
+        description: settings.description ?? null,
+        technology: settings.technology ?? null,
+        notificationEmails: settings.notificationEmails ?? [],
+        emailThreading: settings.emailThreading ? 1 : 0,
+        webhookUrl: settings.webhookUrl ?? null,
+        slackChannel: settings.slackChannel ?? null,
+        customHoneypot: settings.customHoneypot ?? null,
+        customSpamWords: settings.customSpamWords ?? null,
+        spamProtection: settings.spamProtection ?? null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      await trx.insertInto('forms').values({ ...form, notificationEmails: toJson(form.notificationEmails) }).execute();
+      return form;
+    });
+  }
+
+  async getForm(userId: string, formId: string): Promise<FormRow> {
+    const form = await this.formForMember(userId, formId);
+    requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    return withoutPlan(form);
+  }
+
+  /** Applies only the fields present; null clears a nullable field; the list of addresses is replaced whole. */
+  async updateForm(userId: string, formId: string, settings: FormSettings): Promise<FormRow> {
+    const form = await this.formForMember(userId, formId);
+    requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    this.checkSettings(settings, await this.storedProviders(formId));
+    const update: FormUpdate = {};
+    for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {
+      if (value === undefined) continue;
+      if (key === 'notificationEmails') update.notificationEmails = toJson(value);
+      else if (key === 'emailThreading') update.emailThreading = value ? 1 : 0;
+      else (update as Record<string, unknown>)[key] = value;
+    }
+    if (Object.keys(update).length === 0) return withoutPlan(form);
+    update.updatedAt = Date.now();
+    await this.database.db.updateTable('forms').set(update).where('id', '=', formId).execute();
+    const updated = await this.database.db.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
+    return updated;
+  }
+
+  /** Deletes the form; its submissions and secrets go with it (foreign keys cascade). */
+  async deleteForm(userId: string, formId: string): Promise<void> {
+    const form = await this.formForMember(userId, formId);
+    requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    await this.database.db.deleteFrom('forms').where('id', '=', formId).execute();
+  }
+
+  /** Stores a dashboard-only secret (captcha secret key or Slack token) for a form (admin command). */
+  async setSecret(formId: string, provider: SecretProvider, secret: string): Promise<void> {
+    if (!secret.trim()) throw validationError(['secret: must not be empty']);
+    const form = await this.database.db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
+    if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
+    const now = Date.now();
+    await this.database.db
+      .insertInto('formSecrets')
+      .values({ formId, provider, secret, createdAt: now, updatedAt: now })
+      .onConflict((oc) => oc.columns(['formId', 'provider']).doUpdateSet({ secret, updatedAt: now }))
+      .execute();
+  }
+
+  private async formForMember(userId: string, formId: string): Promise<FormWithPlan> {
+    const form = await this.database.db
+      .selectFrom('forms')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      .selectAll('forms')
+      .select('workspaces.plan')
+      .where('forms.id', '=', formId)
+      .where('workspaceMembers.userId', '=', userId)
+      .executeTakeFirst();
+    if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
+    return form;
+  }
+
+  private async storedProviders(formId: string): Promise<Set<string>> {
+    const rows = await this.database.db.selectFrom('formSecrets').select('provider').where('formId', '=', formId).execute();
+    return new Set(rows.map((r) => r.provider));
+  }
+
+  /** The rules the schema cannot express: a public webhook address, a captcha only with its secret. */
+  private checkSettings(settings: FormSettings, providers: Set<string>): void {
+    const problems: string[] = [];
+    if (settings.webhookUrl) {
+      const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks);
+      if (problem) problems.push(`webhookUrl: ${problem}`);
+    }
+    if (settings.spamProtection && !providers.has(settings.spamProtection)) {
+      problems.push(`spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it in the dashboard (formgate forms set-secret) first`);
+    }
+    if (problems.length) throw validationError(problems, 'A form setting was rejected.');
+  }
+}
+
+function withoutPlan({ plan: _plan, ...form }: FormWithPlan): FormRow {
+  return form;
+}
+
+/** The Form resource of 2.3. */
+export function toFormResource(f: FormRow) {
+  return {
+    id: f.id,
+    name: f.name,
+    description: f.description,
+    technology: f.technology,
+    workspaceId: f.workspaceId,
+    notificationEmails: fromJson<string[]>(f.notificationEmails),
+    emailThreading: f.emailThreading === 1,
+    webhookUrl: f.webhookUrl,
+    slackChannel: f.slackChannel,
+    customHoneypot: f.customHoneypot,
+    customSpamWords: f.customSpamWords,
+    spamProtection: f.spamProtection,
+    createdAt: new Date(f.createdAt).toISOString(),
+    updatedAt: new Date(f.updatedAt).toISOString(),
+  };
+}

@@ -1,0 +1,32 @@
+import type { Plan } from '../db/schema/workspace.js';
+
+export const PLANS: readonly Plan[] = ['FREE', 'BUNDLE_50000', 'DEALIFY'];
+
+interface PlanLimits {
+  forms: number;
+  /** Accepted submissions granted by the plan, over the workspace's life (a one-time purchase). */
+  submissions: number;
+  /** Team members including the owner; null is unlimited. */
+  members: number | null;
+}
+
+const FREE: PlanLimits = { forms: 10, submissions: 250, members: 5 };
+const UPGRADED: PlanLimits = { forms: 100, submissions: 50_000, members: null };
+
+export function planLimits(plan: Plan): PlanLimits {
+  return plan === 'FREE' ? FREE : UPGRADED;
+}
+
+/** Upgraded workspaces have the REST API, the autoresponder and unbranded pages. */
+export function isUpgraded(plan: Plan): boolean {
+  return plan !== 'FREE';
+}
+
+export function isPlan(value: string): value is Plan {
+  return (PLANS as readonly string[]).includes(value);
+}
+
+/** `submissionsQuota` of the API: what is left of the plan's allowance. */
+export function submissionsLeft(plan: Plan, used: number): number {
+  return Math.max(0, planLimits(plan).submissions - used);
+}

@@ -1,0 +1,92 @@
+import { pino } from 'pino';
+import type { Surfaces } from '../../src/app.js';
+import { listen } from '../../src/cli/serve.js';
+import { buildConfig } from '../../src/config/config.js';
+import type { RawEnv } from '../../src/config/env.js';
+import { openContext, type AppContext } from '../../src/context.js';
+import { createTestDatabase, type TestDatabase } from './database.js';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the answer is JSON, the text otherwise, null when empty. */
+  body: any;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** A raw body sent as is (with its own content-type in `headers`). */
+  raw?: string;
+}
+
+export interface TestApp {
+  ctx: AppContext;
+  baseUrl: string;
+  submitUrl: string;
+  publicUrl: string;
+  /** Calls the management API: `path` is relative to `{base_url}`, e.g. `/forms`. */
+  api(method: string, path: string, options?: RequestOptions): Promise<Answer>;
+  /** Calls any URL of the running service. */
+  fetch(method: string, url: string, options?: RequestOptions): Promise<Answer>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real service (both surfaces, on loopback, ephemeral ports) on a fresh database of the
+ * suite's dialect. Rate limits are off unless `env` sets them.
+ */
+export async function startApp(env: RawEnv = {}): Promise<TestApp> {
+  const database: TestDatabase = await createTestDatabase();
+  const config = buildConfig({
+    databaseUrl: database.url,
+    dataDir: database.dataDir,
+    host: '127.0.0.1',
+    port: '0',
+    submitPort: '0',
+    rateLimitApi: 'off',
+    rateLimitSubmit: 'off',
+    ...env,
+  });
+  const ctx = await openContext(config);
+  let surfaces: Surfaces;
+  try {
+    surfaces = await listen(ctx, pino({ level: process.env.FORMGATE_TEST_LOG ?? 'silent' }), { publicUrl: false, submitUrl: false });
+  } catch (error) {
+    await ctx.close();
+    await database.drop();
+    throw error;
+  }
+
+  async function call(method: string, url: string, options: RequestOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await fetch(url, { method, headers, body });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    return { status: response.status, headers: response.headers, body: text === '' ? null : type.includes('json') ? JSON.parse(text) : text };
+  }
+
+  let closed = false;
+  return {
+    ctx,
+    baseUrl: config.baseUrl,
+    submitUrl: config.submitUrl,
+    publicUrl: config.publicUrl,
+    api: (method, path, options) => call(method, config.baseUrl + path, options),
+    fetch: call,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await surfaces.close();
+      await ctx.close().catch(() => undefined);
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import type { Plan } from '../../src/db/schema/workspace.js';
+import { SCOPES, type Scope } from '../../src/services/tokens.js';
+import type { TestApp } from './app.js';
+
+export interface Account {
+  userId: string;
+  email: string;
+  /** The account's own workspace (created with it). */
+  workspaceId: string;
+  /** A token with `scopes` (all of them by default). */
+  token: string;
+}
+
+let counter = 0;
+
+/** A new account whose workspace is on `plan` (upgraded by default), with a token. */
+export async function createAccount(app: TestApp, options: { plan?: Plan; scopes?: readonly Scope[]; email?: string } = {}): Promise<Account> {
+  const email = options.email ?? `user${++counter}-${process.pid}-${Date.now()}@example.com`;
+  const { user, workspace } = await app.ctx.users.createUser(email);
+  const plan = options.plan ?? 'BUNDLE_50000';
+  if (plan !== 'FREE') await app.ctx.workspaces.setPlan(workspace.id, plan);
+  const token = await createToken(app, user.id, options.scopes ?? SCOPES);
+  return { userId: user.id, email: user.email, workspaceId: workspace.id, token };
+}
+
+/** A token for an account; names are unique per account, so each call makes a new one. */
+export async function createToken(app: TestApp, userId: string, scopes: readonly Scope[], expiresAt: Date | null = null): Promise<string> {
+  const { secret } = await app.ctx.tokens.createToken(userId, { name: `token-${++counter}`, scopes: [...scopes], expiresAt });
+  return secret;
+}
+
+/** Creates a form through the API and returns it. */
+export async function createForm(app: TestApp, account: Account, body: Record<string, unknown> = {}): Promise<any> {
+  const answer = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Contact', ...body } });
+  if (answer.status !== 201) throw new Error(`createForm: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body;
+}

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { PROBLEMS, type ProblemCode } from '../../src/errors.js';
+import type { Answer, TestApp } from './app.js';
+
+/**
+ * Asserts a whole problem document: status, content type, `type` URL, title, code, a detail, and
+ * any extra fields given.
+ */
+export function assertProblem(app: TestApp, answer: Answer, code: ProblemCode, extra: Record<string, unknown> = {}): void {
+  const { status, title } = PROBLEMS[code];
+  assert.equal(answer.status, status, `expected ${status} ${code}, got ${answer.status} ${JSON.stringify(answer.body)}`);
+  assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  assert.equal(answer.body.type, `${app.publicUrl}/docs/errors#${code.replace(/_/g, '-')}`);
+  assert.equal(answer.body.title, title);
+  assert.equal(answer.body.status, status);
+  assert.equal(answer.body.code, code);
+  assert.equal(typeof answer.body.detail, 'string');
+  assert.ok(answer.body.detail.length > 0);
+  for (const [key, value] of Object.entries(extra)) assert.deepEqual(answer.body[key], value, `problem field ${key}`);
+}
+
+/** Asserts a `400 validation_error` whose `errors` includes an entry for each field named. */
+export function assertValidation(app: TestApp, answer: Answer, ...fields: string[]): void {
+  assertProblem(app, answer, 'validation_error');
+  assert.ok(Array.isArray(answer.body.errors) && answer.body.errors.length > 0, 'errors is a non-empty array');
+  for (const field of fields) {
+    assert.ok(
+      answer.body.errors.some((e: string) => e.startsWith(`${field}:`) || e.startsWith(`${field}[`) || e.startsWith(`${field}.`)),
+      `errors names ${field}: ${JSON.stringify(answer.body.errors)}`,
+    );
+  }
+}
