@@ -99,6 +99,8 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) {
     if (error.exitCode === 0) process.exit(0);
+    // commander has already printed the message and usage hint in text mode
+    if (!json) process.exit(2);
     fail('usage', error.message.replace(/^error: /, ''), undefined, 2);
   }
   if (error instanceof ProblemError) fail(error.code, error.detail, error.extra.errors as string[] | undefined, 1);
