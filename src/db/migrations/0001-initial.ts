@@ -91,9 +91,13 @@ export const initial: Migration = {
       .addPrimaryKeyConstraint('form_secrets_pk', ['form_id', 'provider'])
       .execute();
 
+    // `seq` is an integer key in insertion order: the rowid of SQLite's full-text index points at it.
     await db.schema
       .createTable('submissions')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('seq', dialect === 'postgres' ? 'bigint' : 'integer', (c) =>
+        dialect === 'postgres' ? c.primaryKey().generatedAlwaysAsIdentity() : c.primaryKey(),
+      )
+      .addColumn('id', 'text', (c) => c.notNull().unique())
       .addColumn('form_id', 'text', (c) => c.notNull().references('forms.id').onDelete('cascade'))
       .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
       .addColumn('data', json, (c) => c.notNull())

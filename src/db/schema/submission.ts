@@ -1,9 +1,11 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 /** accepted: listed and delivered; held: past the quota, waiting for an upgrade; spam: quarantined. */
 export type SubmissionStatus = 'accepted' | 'held' | 'spam';
 
 export interface SubmissionTable {
+  /** Insertion order; the key SQLite's full-text index refers to. */
+  seq: Generated<number>;
   id: string;
   formId: string;
   workspaceId: string;
