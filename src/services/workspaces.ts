@@ -42,6 +42,8 @@ export class WorkspaceService {
    */
   async createWorkspace(userId: string, name: string): Promise<WorkspaceRow> {
     return this.database.transaction(async (trx) => {
+      // NOTE: a no-op write locks the account's row, so concurrent creates see each other's FREE workspace.
+      await trx.updateTable('users').set((eb) => ({ createdAt: eb.ref('createdAt') })).where('id', '=', userId).execute();
       const memberships = await trx
         .selectFrom('workspaces')
         .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
