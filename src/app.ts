@@ -41,12 +41,12 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
 }
 
 /** Per-IP limits; counters live in Redis when configured so every instance shares them. */
-async function registerRateLimit(app: FastifyInstance, limit: RateLimit, redis: Redis | null): Promise<void> {
+async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit', limit: RateLimit, redis: Redis | null): Promise<void> {
   if (!limit) return;
   await app.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
-    ...(redis ? { redis, nameSpace: `formgate-rl-${app.prefix || 'api'}-` } : {}),
+    ...(redis ? { redis, nameSpace: `formgate-rl-${surface}-` } : {}),
     errorResponseBuilder: (_request, context) =>
       new ProblemError('rate_limited', `Too many requests from this address; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
   });
@@ -60,7 +60,9 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   const api = baseServer(ctx, logger, 2 * 1024 * 1024);
   addSharedSchemas(api);
   await registerOpenApi(api, ctx.config);
-  await registerRateLimit(api, ctx.config.rateLimitApi, redis);
+  await registerRateLimit(api, 'api', ctx.config.rateLimitApi, redis);
+  // the API takes JSON only; without this, text/plain would reach validation as a string
+  api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
   registerHealthRoute(api, ctx.database);
   registerErrorDocsRoute(api);

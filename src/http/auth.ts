@@ -15,13 +15,13 @@ declare module 'fastify' {
 const BEARER = /^Bearer +([^\s]+) *$/i;
 
 /**
- * Authenticates every route that declares a scope as soon as the request arrives, before its body
- * is read or validated: a bad token is `401` and a missing scope `403` whatever the body holds, and
+ * Authenticates every route that declares a scope before its body is read or validated: a bad token is `401` and a missing scope `403` whatever the body holds, and
  * an anonymous caller never gets a body parsed.
  */
 export function installAuth(app: FastifyInstance, tokens: TokenService): void {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  // preParsing: after the rate limiter's onRequest (bad-token bursts are counted), before the body is read
+  app.addHook('preParsing', async (request: FastifyRequest) => {
     const scope = request.routeOptions.config?.scope;
     if (!scope) return;
     const header = request.headers.authorization;

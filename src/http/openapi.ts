@@ -29,5 +29,6 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) : url }),
   });
-  app.get(`${API_PREFIX}/openapi.json`, { config: { rateLimit: false } }, async () => app.swagger());
+  // servers are filled in per request: with port 0 the address is known only after listen()
+  app.get(`${API_PREFIX}/openapi.json`, { config: { rateLimit: false } }, async () => ({ ...app.swagger(), servers: [{ url: config.baseUrl }] }));
 }

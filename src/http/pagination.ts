@@ -2,6 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../errors.js';
 import type { Keyset, Page } from '../services/pagination.js';
 
+const CURSOR_SYNTAX = /^([A-Za-z0-9_-]{4,120})\.([A-Za-z0-9_-]{24})$/;
+
 /**
  * Opaque, tamper-evident cursors. A cursor carries the keyset position (createdAt, id) and an
  * HMAC over it and the list it belongs to, so a modified cursor, or one from another list, is refused.
@@ -16,10 +18,11 @@ export class CursorCodec {
 
   decode(list: string, cursor: string): Keyset {
     const refused = validationError(['startingAfter: is not a cursor issued by this API for this list'], 'The cursor is invalid.');
-    const dot = cursor.indexOf('.');
-    if (dot <= 0 || cursor.length > 200) throw refused;
-    const payload = cursor.slice(0, dot);
-    const given = Buffer.from(cursor.slice(dot + 1), 'base64url');
+    // NOTE: Node's base64url decoder skips characters it does not know, so the syntax is checked first.
+    const parts = CURSOR_SYNTAX.exec(cursor);
+    if (!parts) throw refused;
+    const payload = parts[1]!;
+    const given = Buffer.from(parts[2]!, 'base64url');
     const expected = Buffer.from(this.mac(list, payload), 'base64url');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused;
     const match = /^(\d{1,16})\.([a-z2-7]{1,64})$/.exec(Buffer.from(payload, 'base64url').toString());
@@ -50,6 +53,6 @@ export function toEnvelope<Row extends Keyset, T>(codec: CursorCodec, list: stri
 }
 
 /** The keyset request of a list query; a `startingAfter` not issued for `list` is `400`. */
-export function pageRequest(codec: CursorCodec, list: string, query: { limit: number; startingAfter?: string }) {
-  return { limit: query.limit, after: query.startingAfter === undefined ? null : codec.decode(list, query.startingAfter) };
+export function pageRequest(codec: CursorCodec, list: string, query: { limit?: number; startingAfter?: string }) {
+  return { limit: query.limit ?? 25, after: query.startingAfter === undefined ? null : codec.decode(list, query.startingAfter) };
 }

@@ -35,7 +35,7 @@ export type Problem = Static<typeof ProblemSchema>;
 
 /** Query of every list operation (4.6). */
 export const PageQuery = {
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1 to 100.' }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'Page size, 1 to 100; 25 when absent.' })),
   startingAfter: Type.Optional(Type.String({ minLength: 1, description: 'The `nextCursor` of the previous page, handed back unmodified.' })),
 };
 

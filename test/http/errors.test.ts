@@ -1,0 +1,369 @@
+import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
+import { PROBLEMS, type ProblemCode } from '../../src/errors.js';
+import { startApp, type Answer, type TestApp } from '../helpers/app.js';
+import { createAccount, createForm, createToken, type Account } from '../helpers/fixtures.js';
+import { assertProblem, assertValidation } from '../helpers/problems.js';
+
+const CODES = Object.keys(PROBLEMS) as ProblemCode[];
+const anchorOf = (code: string) => code.replace(/_/g, '-');
+
+/** The methods an `Allow` header names, HEAD and OPTIONS aside (Fastify adds HEAD for GET). */
+function allowed(answer: Answer): string[] {
+  const header = answer.headers.get('allow');
+  assert.ok(header, 'a 405 carries Allow');
+  return header
+    .split(',')
+    .map((m) => m.trim().toUpperCase())
+    .filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS')
+    .sort();
+}
+
+/** A GET from a chosen loopback source address (per-IP limits), with a deadline. */
+function getFrom(localAddress: string, url: string, token: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { localAddress, headers: { authorization: `Bearer ${token}` }, timeout: 5000 }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString();
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers.set(name, value);
+        resolve({ status: response.statusCode ?? 0, headers, body: text === '' ? null : (headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text });
+      });
+      response.on('error', reject);
+    });
+    request.on('timeout', () => request.destroy(new Error(`no answer from ${url} within 5 s`)));
+    request.on('error', reject);
+  });
+}
+
+function assertRateLimited(app: TestApp, answer: Answer, windowSeconds: number): void {
+  assertProblem(app, answer, 'rate_limited');
+  const retryAfter = answer.headers.get('retry-after');
+  assert.match(retryAfter ?? '', /^\d+$/, 'Retry-After is a number of seconds');
+  assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= windowSeconds, `Retry-After ${retryAfter} within the window`);
+}
+
+describe('errors (section 7)', () => {
+  let app: TestApp;
+  let account: Account;
+  let docsHtml: string;
+  before(async () => {
+    app = await startApp();
+    account = await createAccount(app);
+    const docs = await app.fetch('GET', `${app.publicUrl}/docs/errors`);
+    docsHtml = String(docs.body);
+  });
+  after(() => app.close());
+
+  /** The problem's `type` points at an anchor that exists on the errors page. */
+  function assertDocumented(answer: Answer): void {
+    const type = String(answer.body.type);
+    assert.ok(type.startsWith(`${app.publicUrl}/docs/errors#`), type);
+    const anchor = type.slice(type.indexOf('#') + 1);
+    assert.ok(docsHtml.includes(`id="${anchor}"`), `the errors page has an anchor ${anchor}`);
+  }
+
+  describe('unknown routes and methods', () => {
+    it('answers an unknown route with 404 not_found on the API', async () => {
+      for (const [method, path] of [
+        ['GET', '/nope'],
+        ['GET', '/public/v1/nope'],
+        ['GET', '/public/v2/me'],
+        ['POST', '/public/v1/unknown'],
+        ['GET', '/public/v1/forms/abc/nope'],
+        ['DELETE', '/public'],
+      ] as const) {
+        const answer = await app.fetch(method, app.publicUrl + path, { token: account.token, ...(method === 'POST' ? { body: { name: 'x' } } : {}) });
+        assertProblem(app, answer, 'not_found');
+        assertDocumented(answer);
+      }
+    });
+
+    it('answers an unknown route with 404 not_found on the submit surface', async () => {
+      for (const [method, path] of [
+        ['GET', '/no/such/route'],
+        ['POST', '/no/such/route'],
+        ['GET', '/public/v1/me'],
+      ] as const) {
+        const answer = await app.fetch(method, app.submitUrl + path);
+        assertProblem(app, answer, 'not_found');
+        assertDocumented(answer);
+      }
+    });
+
+    it('answers a known path with a wrong method with 405 method_not_allowed and Allow', async () => {
+      const form = await createForm(app, account);
+      for (const [method, path, methods] of [
+        ['PUT', '/me', ['GET']],
+        ['POST', '/me', ['GET']],
+        ['DELETE', '/workspaces', ['GET', 'POST']],
+        ['PUT', '/workspaces', ['GET', 'POST']],
+        ['GET', `/workspaces/${account.workspaceId}`, ['PATCH']],
+        ['DELETE', `/workspaces/${account.workspaceId}`, ['PATCH']],
+        ['DELETE', '/forms', ['GET', 'POST']],
+        ['PUT', `/forms/${form.id}`, ['DELETE', 'GET', 'PATCH']],
+        ['POST', `/forms/${form.id}`, ['DELETE', 'GET', 'PATCH']],
+      ] as const) {
+        for (const token of [account.token, undefined]) {
+          const answer = await app.api(method, path, token === undefined ? {} : { token });
+          assertProblem(app, answer, 'method_not_allowed');
+          assertDocumented(answer);
+          assert.deepEqual(allowed(answer), [...methods].sort(), `${method} ${path}`);
+        }
+      }
+      // and nothing happened to the form
+      const still = await app.api('GET', `/forms/${form.id}`, { token: account.token });
+      assert.equal(still.status, 200);
+    });
+  });
+
+  describe('request bodies', () => {
+    const formCount = async () =>
+      Number((await app.ctx.database.db.selectFrom('forms').select((eb) => eb.fn.countAll<number>().as('n')).where('workspaceId', '=', account.workspaceId).executeTakeFirstOrThrow()).n);
+
+    it('answers invalid JSON with 400 validation_error', async () => {
+      for (const raw of ['{"name":', '{name: "x"}', "{'name':'x'}", '{"workspaceId":"a","name":"b"}}', 'nul']) {
+        const answer = await app.api('POST', '/forms', { token: account.token, raw, headers: { 'content-type': 'application/json' } });
+        assertValidation(app, answer, 'body');
+        assertDocumented(answer);
+      }
+    });
+
+    it('answers a body that is not JSON with 400 validation_error, and stores nothing', async () => {
+      const before = await formCount();
+      const json = JSON.stringify({ workspaceId: account.workspaceId, name: 'Not JSON' });
+      for (const [type, raw] of [
+        ['application/x-www-form-urlencoded', `workspaceId=${account.workspaceId}&name=x`],
+        ['text/plain', json],
+        ['text/plain; charset=utf-8', 'name=x'],
+        ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--x--\r\n`],
+        ['application/xml', '<form><name>x</name></form>'],
+      ] as const) {
+        const answer = await app.api('POST', '/forms', { token: account.token, raw, headers: { 'content-type': type } });
+        assert.equal(answer.status, 400, `${type}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        assertValidation(app, answer, 'body');
+      }
+      const patch = await app.api('PATCH', `/workspaces/${account.workspaceId}`, { token: account.token, raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      assertValidation(app, patch, 'body');
+      assert.equal(await formCount(), before);
+    });
+
+    it('answers an empty or non-object JSON body with 400 validation_error', async () => {
+      const empty = await app.api('POST', '/forms', { token: account.token, raw: '', headers: { 'content-type': 'application/json' } });
+      assertValidation(app, empty, 'body');
+      const none = await app.api('POST', '/forms', { token: account.token });
+      assertValidation(app, none, 'body');
+      for (const raw of ['null', '[]', '"x"', '42']) {
+        const answer = await app.api('POST', '/forms', { token: account.token, raw, headers: { 'content-type': 'application/json' } });
+        assertValidation(app, answer, 'body');
+      }
+      const object = await app.api('POST', '/forms', { token: account.token, body: {} });
+      assertValidation(app, object, 'workspaceId', 'name');
+    });
+
+    it('answers a body over the limit (2 MiB on the API) with 413 payload_too_large, and reads one under it', async () => {
+      const before = await formCount();
+      const over = { workspaceId: account.workspaceId, name: 'Big', description: 'a'.repeat(2 * 1024 * 1024 + 1) };
+      const answer = await app.api('POST', '/forms', { token: account.token, body: over });
+      assertProblem(app, answer, 'payload_too_large');
+      assertDocumented(answer);
+      // an anonymous caller is refused either way (its body need not be read at all)
+      const anonymous = await app.api('POST', '/forms', { body: over });
+      assertProblem(app, anonymous, anonymous.status === 401 ? 'invalid_token' : 'payload_too_large');
+      const form = await createForm(app, account);
+      assertProblem(app, await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { description: 'b'.repeat(3 * 1024 * 1024) } }), 'payload_too_large');
+      // just under the limit the body is read and judged on its content
+      const under = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Big', description: 'a'.repeat(2 * 1024 * 1024 - 1024) } });
+      assertValidation(app, under, 'description');
+      assert.equal(await formCount(), before + 1);
+    });
+  });
+
+  describe('problem documents', () => {
+    it('are application/problem+json with a type pointing at the code’s anchor', async () => {
+      const lacking = await createToken(app, account.userId, ['forms:read']);
+      const free = await createAccount(app, { plan: 'FREE' });
+      const answers: [ProblemCode, Answer][] = [
+        ['invalid_token', await app.api('GET', '/me')],
+        ['insufficient_scope', await app.api('GET', '/workspaces', { token: lacking })],
+        ['upgrade_required', await app.api('GET', `/forms?workspaceId=${free.workspaceId}`, { token: free.token })],
+        ['not_found', await app.api('GET', '/forms/doesnotexist', { token: account.token })],
+        ['validation_error', await app.api('GET', '/workspaces?limit=0', { token: account.token })],
+        ['method_not_allowed', await app.api('PATCH', '/me', { token: account.token })],
+      ];
+      for (const [code, answer] of answers) {
+        assertProblem(app, answer, code);
+        assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/);
+        assert.equal(answer.body.type, `${app.publicUrl}/docs/errors#${anchorOf(code)}`);
+        assertDocumented(answer);
+      }
+    });
+
+    it('GET /docs/errors is an HTML page with an anchor for every code', async () => {
+      const docs = await app.fetch('GET', `${app.publicUrl}/docs/errors`);
+      assert.equal(docs.status, 200);
+      assert.match(docs.headers.get('content-type') ?? '', /^text\/html/);
+      const html = String(docs.body);
+      assert.match(html, /^<!doctype html>/i);
+      const ids = [...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
+      for (const code of CODES) {
+        assert.equal(ids.filter((id) => id === anchorOf(code)).length, 1, `one anchor ${anchorOf(code)}`);
+        assert.ok(html.includes(code), `the page names ${code}`);
+      }
+    });
+  });
+
+  describe('request ids and health', () => {
+    it('sends x-request-id on every answer and echoes a sane incoming one', async () => {
+      const answers = [
+        await app.api('GET', '/me', { token: account.token }),
+        await app.api('GET', '/me'),
+        await app.fetch('GET', `${app.publicUrl}/nope`),
+        await app.fetch('GET', `${app.submitUrl}/no/such/route`),
+        await app.fetch('GET', `${app.publicUrl}/healthz`),
+      ];
+      const ids = answers.map((a) => a.headers.get('x-request-id'));
+      for (const id of ids) assert.ok(id && id.length > 0 && id.length <= 64, `x-request-id ${id}`);
+      assert.equal(new Set(ids).size, ids.length, 'each answer has its own id');
+
+      for (const id of ['abc-123', 'req.1:2_3', 'A'.repeat(64)]) {
+        for (const url of [`${app.baseUrl}/me`, `${app.submitUrl}/no/such/route`]) {
+          const answer = await app.fetch('GET', url, { token: account.token, headers: { 'x-request-id': id } });
+          assert.equal(answer.headers.get('x-request-id'), id, url);
+        }
+      }
+      for (const id of ['a b', '<script>', 'A'.repeat(65), 'x/y', 'x;y=1']) {
+        const answer = await app.api('GET', '/me', { token: account.token, headers: { 'x-request-id': id } });
+        assert.equal(answer.status, 200);
+        const given = answer.headers.get('x-request-id');
+        assert.ok(given && given !== id && /^[\w.:-]{1,64}$/.test(given), `an unsafe id (${id}) is replaced, got ${given}`);
+      }
+    });
+
+    it('GET /healthz answers 200 with status ok on both surfaces', async () => {
+      for (const url of [`${app.publicUrl}/healthz`, `${app.submitUrl}/healthz`]) {
+        const answer = await app.fetch('GET', url);
+        assert.equal(answer.status, 200, url);
+        assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+        assert.equal(answer.body.status, 'ok');
+      }
+    });
+  });
+});
+
+describe('a server fault', () => {
+  let app: TestApp;
+  let account: Account;
+  before(async () => {
+    app = await startApp();
+    account = await createAccount(app);
+  });
+  // close() tolerates the destroyed database
+  after(() => app.close());
+
+  it('answers 500 internal_error without internals, and /healthz 503, once the database is gone', async () => {
+    assert.equal((await app.api('GET', '/me', { token: account.token })).status, 200, 'works before');
+    await app.ctx.database.destroy();
+
+    for (const [method, path] of [
+      ['GET', '/me'],
+      ['GET', '/workspaces'],
+      ['GET', `/forms?workspaceId=${account.workspaceId}`],
+    ] as const) {
+      const answer = await app.api(method, path, { token: account.token });
+      assertProblem(app, answer, 'internal_error');
+      assert.ok(answer.headers.get('x-request-id'));
+      assert.deepEqual(Object.keys(answer.body).sort(), ['code', 'detail', 'status', 'title', 'type'], 'no extra fields such as a stack');
+      const text = JSON.stringify(answer.body);
+      assert.doesNotMatch(text, /kysely|sqlite|postgres|pg-pool|pool|stack|database|connection|select|\bat \S+ \(|\.ts\b|\.js\b|node_modules|Error:/i, text);
+    }
+
+    for (const url of [`${app.publicUrl}/healthz`, `${app.submitUrl}/healthz`]) {
+      const answer = await app.fetch('GET', url);
+      assert.equal(answer.status, 503, url);
+      assert.notEqual(answer.body?.status, 'ok');
+    }
+  });
+});
+
+describe('rate limiting', () => {
+  it('answers the 4th request in the window from one address with 429 rate_limited and Retry-After', async () => {
+    const app = await startApp({ rateLimitApi: '3/1m' });
+    try {
+      const account = await createAccount(app);
+      for (let i = 1; i <= 3; i++) assert.equal((await app.api('GET', '/me', { token: account.token })).status, 200, `request ${i}`);
+      assertRateLimited(app, await app.api('GET', '/me', { token: account.token }), 60);
+      assertRateLimited(app, await app.api('GET', '/workspaces', { token: account.token }), 60);
+      // per address: another loopback address is not limited
+      const elsewhere = await getFrom('127.0.0.2', `${app.baseUrl}/me`, account.token);
+      assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
+      // the health check stays reachable for load balancers
+      assert.equal((await app.fetch('GET', `${app.publicUrl}/healthz`)).status, 200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('limits requests without a valid token too: a token-guessing burst from one address is blocked', async () => {
+    const app = await startApp({ rateLimitApi: '3/1m' });
+    try {
+      const account = await createAccount(app);
+      const guesses = [{ token: 'not-a-token' }, {}, { token: `fg_${'x'.repeat(43)}` }];
+      for (const options of guesses) assertProblem(app, await app.api('GET', '/workspaces', options), 'invalid_token');
+      assertRateLimited(app, await app.api('GET', '/workspaces', { token: 'still-guessing' }), 60);
+      assertRateLimited(app, await app.api('GET', '/me'), 60);
+      // the burst counts against the address, whoever it later claims to be
+      assertRateLimited(app, await app.api('GET', '/me', { token: account.token }), 60);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('shares the count between instances through Redis', async (t) => {
+    const redisUrl = 'redis://127.0.0.1:6379';
+    const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    redis.on('error', () => undefined);
+    try {
+      await redis.connect();
+      await redis.ping();
+    } catch (error) {
+      redis.disconnect();
+      t.skip(`SKIPPED: Redis is not reachable at ${redisUrl} (${(error as Error).message})`);
+      return;
+    }
+    // A source address of its own for this run (any 127/8 address is loopback): the counter key is
+    // fresh whatever earlier or concurrent runs left behind; drop it anyway, before and after.
+    const source = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;
+    const otherSource = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.1`;
+    const dropKeys = async () => {
+      const keys = (await redis.keys('formgate-rl-*')).filter((k) => k.endsWith(`-${source}`) || k.endsWith(`-${otherSource}`));
+      if (keys.length > 0) await redis.del(...keys);
+    };
+    await dropKeys();
+    const a = await startApp({ rateLimitApi: '3/1m', redisUrl });
+    const b = await startApp({ rateLimitApi: '3/1m', redisUrl });
+    try {
+      const onA = await createAccount(a);
+      const onB = await createAccount(b);
+      assert.equal((await getFrom(source, `${a.baseUrl}/me`, onA.token)).status, 200, '1st, on A');
+      assert.equal((await getFrom(source, `${b.baseUrl}/me`, onB.token)).status, 200, '2nd, on B');
+      assert.equal((await getFrom(source, `${a.baseUrl}/me`, onA.token)).status, 200, '3rd, on A');
+      assertRateLimited(b, await getFrom(source, `${b.baseUrl}/me`, onB.token), 60);
+      assertRateLimited(a, await getFrom(source, `${a.baseUrl}/me`, onA.token), 60);
+      const keys = await redis.keys('formgate-rl-*');
+      assert.ok(keys.some((k) => k.endsWith(`-${source}`)), `the counter of ${source} is in Redis: ${keys.join(', ')}`);
+      // another address has its own count
+      const elsewhere = await getFrom(otherSource, `${b.baseUrl}/me`, onB.token);
+      assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
+    } finally {
+      await Promise.allSettled([a.close(), b.close()]);
+      await dropKeys().catch(() => undefined);
+      redis.disconnect();
+    }
+  });
+});
