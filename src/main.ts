@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import * as admin from './cli/admin.js';
-import { serve } from './cli/serve.js';
 import { buildConfig, ConfigError, type Config } from './config/config.js';
 import { readEnv } from './config/env.js';
 import { ProblemError } from './errors.js';
@@ -38,6 +37,8 @@ program
   .description('run the management API, the submit surface and the workers; migrates the database first')
   .action(async () => {
     const env = readEnv();
+    // loaded lazily: the admin commands need none of the HTTP stack
+    const { serve } = await import('./cli/serve.js');
     await serve(buildConfig(env), { publicUrl: env.publicUrl !== undefined, submitUrl: env.submitUrl !== undefined });
   });
 

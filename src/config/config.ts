@@ -52,8 +52,8 @@ export function parseRateLimit(value: string, variable: string): RateLimit {
 
 function parsePort(value: string | undefined, fallback: number, key: keyof RawEnv): number {
   if (value === undefined) return fallback;
-  const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isInteger(port) || port > 65535) {
     throw new ConfigError(`${envName(key)} must be a port number 0..65535, got "${value}"`);
   }
   return port;

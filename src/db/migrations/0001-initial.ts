@@ -9,14 +9,14 @@ export const initial: Migration = {
 
     await db.schema
       .createTable('settings')
-      .addColumn('key', 'text', (c) => c.primaryKey())
+      .addColumn('key', 'text', (c) => c.primaryKey().notNull())
       .addColumn('value', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull().defaultTo(0))
       .execute();
 
     await db.schema
       .createTable('users')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
       .addColumn('email', 'text', (c) => c.notNull().unique())
       .addColumn('password_hash', 'text')
       .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -24,7 +24,7 @@ export const initial: Migration = {
 
     await db.schema
       .createTable('workspaces')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('plan', 'text', (c) => c.notNull())
       .addColumn('owner_id', 'text', (c) => c.notNull().references('users.id'))
@@ -46,7 +46,7 @@ export const initial: Migration = {
 
     await db.schema
       .createTable('tokens')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
       .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('token_hash', 'text', (c) => c.notNull().unique())
@@ -60,7 +60,7 @@ export const initial: Migration = {
 
     await db.schema
       .createTable('forms')
-      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('id', 'text', (c) => c.primaryKey().notNull())
       .addColumn('workspace_id', 'text', (c) => c.notNull().references('workspaces.id').onDelete('cascade'))
       .addColumn('name', 'text', (c) => c.notNull())
       .addColumn('description', 'text')

@@ -1,6 +1,7 @@
 import { Migrator, type Kysely, type MigrationResult } from 'kysely';
 import type { Database, Dialect } from '../database.js';
 import { initial } from './0001-initial.js';
+import { submissionSearch } from './0002-submission-search.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -10,6 +11,7 @@ export interface Migration {
 // Append only: a migration that has shipped is never edited.
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-submission-search': submissionSearch,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */

@@ -12,6 +12,8 @@ export interface SubmissionTable {
   /** The submitted fields as JSON (text on SQLite, jsonb on PostgreSQL). */
   data: unknown;
   status: SubmissionStatus;
+  /** Lower-cased field names and values, one per line: what `search` matches. */
+  searchText: Generated<string>;
   createdAt: number;
 }
 export type SubmissionRow = Selectable<SubmissionTable>;

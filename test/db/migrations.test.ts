@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { buildConfig } from '../../src/config/config.js';
+import { Database } from '../../src/db/database.js';
+import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
+
+/**
+ * The committed description of the migrated schema, one per dialect. A migration that changes the
+ * schema changes it on purpose: regenerate with
+ *   UPDATE_SNAPSHOTS=1 FORMGATE_TEST_DB=sqlite node --import tsx --test test/db/migrations.test.ts
+ * (and the same with postgres), then review and commit the diff.
+ */
+const SNAPSHOT = fileURLToPath(new URL(`../snapshots/schema.${TEST_DIALECT}.json`, import.meta.url));
+const UPDATE = process.env.UPDATE_SNAPSHOTS === '1';
+
+interface ColumnDescription {
+  name: string;
+  type: string;
+  nullable: boolean;
+  hasDefault: boolean;
+}
+interface IndexDescription {
+  name: string;
+  columns: string[];
+  unique: boolean;
+}
+interface SchemaDescription {
+  dialect: string;
+  tables: Record<string, { columns: ColumnDescription[]; indexes: IndexDescription[] }>;
+  triggers: { name: string; table: string }[];
+}
+
+/** JSON with one line per column, index and trigger, so that a snapshot diff reads line by line. */
+function formatSnapshot(value: unknown, indent = ''): string {
+  const flat = (v: unknown) => v === null || typeof v !== 'object' || Object.values(v).every((x) => x === null || typeof x !== 'object' || (Array.isArray(x) && x.every((y) => typeof y !== 'object')));
+  if (value === null || typeof value !== 'object' || flat(value)) return JSON.stringify(value);
+  const inner = indent + '  ';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    return `[\n${value.map((v) => inner + formatSnapshot(v, inner)).join(',\n')}\n${indent}]`;
+  }
+  const entries = Object.entries(value);
+  return `{\n${entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${formatSnapshot(v, inner)}`).join(',\n')}\n${indent}}`;
+}
+
+const isKyselyTable = (name: string) => name.startsWith('kysely_migration');
+
+/** Tables with their columns as Kysely's introspection reports them, their indexes, and the triggers. */
+async function describeSchema(database: Database): Promise<SchemaDescription> {
+  const db = database.db.withoutPlugins();
+  const tables: SchemaDescription['tables'] = {};
+  const introspected = await database.db.introspection.getTables({ withInternalKyselyTables: false });
+  for (const table of [...introspected].sort((a, b) => a.name.localeCompare(b.name))) {
+    if (isKyselyTable(table.name)) continue;
+    tables[table.name] = {
+      columns: table.columns.map((c) => ({ name: c.name, type: c.dataType, nullable: c.isNullable, hasDefault: c.hasDefaultValue })),
+      indexes: [],
+    };
+  }
+
+  const indexes: (IndexDescription & { table: string })[] = [];
+  let triggers: { name: string; table: string }[];
+  if (database.dialect === 'sqlite') {
+    const rows = await sql<{ name: string; tbl_name: string }>`select name, tbl_name from sqlite_master where type = 'index'`.execute(db);
+    for (const row of rows.rows) {
+      const columns = await sql<{ name: string | null }>`select name from pragma_index_info(${row.name}) order by seqno`.execute(db);
+      const list = await sql<{ unique: number }>`select "unique" from pragma_index_list(${row.tbl_name}) where name = ${row.name}`.execute(db);
+      indexes.push({ table: row.tbl_name, name: row.name, columns: columns.rows.map((c) => c.name ?? '(expression)'), unique: list.rows[0]?.unique === 1 });
+    }
+    const triggerRows = await sql<{ name: string; tbl_name: string }>`select name, tbl_name from sqlite_master where type = 'trigger'`.execute(db);
+    triggers = triggerRows.rows.map((r) => ({ name: r.name, table: r.tbl_name }));
+  } else {
+    const rows = await sql<{ tablename: string; indexname: string; indexdef: string }>`
+      select tablename, indexname, indexdef from pg_indexes where schemaname = current_schema()`.execute(db);
+    for (const row of rows.rows) {
+      // e.g. CREATE UNIQUE INDEX users_email_key ON public.users USING btree (email)
+      const match = /\((.*)\)$/.exec(row.indexdef);
+      assert.ok(match, `an index definition with columns: ${row.indexdef}`);
+      const columns = match[1]!.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
+      indexes.push({ table: row.tablename, name: row.indexname, columns, unique: /^CREATE UNIQUE INDEX/i.test(row.indexdef) });
+    }
+    const triggerRows = await sql<{ name: string; table: string }>`
+      select distinct trigger_name as name, event_object_table as table from information_schema.triggers
+      where trigger_schema = current_schema()`.execute(db);
+    triggers = triggerRows.rows.map((r) => ({ name: r.name, table: r.table }));
+  }
+
+  for (const index of indexes) {
+    if (isKyselyTable(index.table)) continue;
+    const table = tables[index.table];
+    assert.ok(table, `index ${index.name} is on a known table (${index.table})`);
+    table.indexes.push({ name: index.name, columns: index.columns, unique: index.unique });
+  }
+  for (const table of Object.values(tables)) table.indexes.sort((a, b) => a.name.localeCompare(b.name));
+  triggers = triggers.filter((t) => !isKyselyTable(t.table)).sort((a, b) => a.name.localeCompare(b.name));
+  return { dialect: database.dialect, tables, triggers };
+}
+
+async function migrationNames(database: Database): Promise<string[]> {
+  const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(database.db.withoutPlugins());
+  return rows.rows.map((r) => r.name);
+}
+
+describe(`migrations (${TEST_DIALECT})`, () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let applied: string[];
+
+  before(async () => {
+    testDatabase = await createTestDatabase();
+    database = Database.open(buildConfig({ databaseUrl: testDatabase.url, dataDir: testDatabase.dataDir }).database);
+  });
+  after(async () => {
+    await database?.destroy();
+    await testDatabase?.drop();
+  });
+
+  it('migrates an empty database, applying every migration in order', async () => {
+    assert.deepEqual(await database.db.introspection.getTables(), [], 'the database starts empty');
+    applied = await migrateToLatest(database);
+    assert.ok(applied.length >= 1);
+    assert.equal(applied[0], '0001-initial');
+    assert.deepEqual(applied, [...applied].sort(), 'in name order');
+    assert.deepEqual(await migrationNames(database), applied, 'each recorded once');
+  });
+
+  it(`matches the committed schema snapshot (test/snapshots/schema.${TEST_DIALECT}.json)`, async (t) => {
+    const schema = await describeSchema(database);
+    for (const table of ['settings', 'users', 'workspaces', 'workspace_members', 'tokens', 'forms', 'form_secrets', 'submissions']) {
+      assert.ok(schema.tables[table], `table ${table} exists`);
+    }
+    assert.ok(!Object.keys(schema.tables).some(isKyselyTable), 'Kysely’s own tables are left out');
+
+    if (UPDATE) {
+      fs.mkdirSync(new URL('../snapshots/', import.meta.url), { recursive: true });
+      fs.writeFileSync(SNAPSHOT, formatSnapshot(schema) + '\n');
+      t.diagnostic(`wrote ${SNAPSHOT}`);
+      return;
+    }
+    assert.ok(fs.existsSync(SNAPSHOT), `${SNAPSHOT} is missing; run once with UPDATE_SNAPSHOTS=1`);
+    const expected = JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')) as SchemaDescription;
+    assert.deepEqual(schema, expected, 'the migrated schema differs from the snapshot; if intended, regenerate it with UPDATE_SNAPSHOTS=1');
+  });
+
+  it('migrating again is a no-op, on the same connection and on a new one', async () => {
+    const before = await describeSchema(database);
+    assert.deepEqual(await migrateToLatest(database), [], 'nothing applied the second time');
+
+    const reopened = Database.open(buildConfig({ databaseUrl: testDatabase.url, dataDir: testDatabase.dataDir }).database);
+    try {
+      assert.deepEqual(await migrateToLatest(reopened), [], 'nothing applied by another connection either');
+    } finally {
+      await reopened.destroy();
+    }
+    assert.deepEqual(await migrationNames(database), applied, 'no migration recorded twice');
+    assert.deepEqual(await describeSchema(database), before, 'the schema is unchanged');
+  });
+});

@@ -1,0 +1,149 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TestDatabase } from './database.js';
+
+const execFileAsync = promisify(execFile);
+
+/** The project folder: the CLI runs from there so that `--import tsx` resolves. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CLI_ARGS = ['--import', 'tsx', 'src/main.ts'];
+
+/**
+ * The environment of a child `formgate`: this process's, without any FORMGATE_* variable of the
+ * caller's shell or the test runner's context, plus the test database and `extra`.
+ */
+export function cliEnv(database: TestDatabase, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith('FORMGATE_') || key === 'NODE_TEST_CONTEXT') continue;
+    env[key] = value;
+  }
+  return { ...env, FORMGATE_DATABASE_URL: database.url, FORMGATE_DATA_DIR: database.dataDir, ...extra };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Runs `formgate <args>` to completion; a non-zero exit is a result, not an error. */
+export async function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResult> {
+  const promise = execFileAsync(process.execPath, [...CLI_ARGS, ...args], { cwd: PROJECT_ROOT, env, timeout: 20_000 });
+  const child = promise.child;
+  running.add(child);
+  try {
+    const { stdout, stderr } = await promise;
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: unknown; stdout?: string; stderr?: string; signal?: string };
+    if (typeof e.code === 'number') return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    throw new Error(`formgate ${args.join(' ')} did not finish (signal ${e.signal ?? 'none'}): ${e.stderr ?? ''}`, { cause: error });
+  } finally {
+    running.delete(child);
+  }
+}
+
+/** Kills every `runCli` child still running (for after() hooks). */
+export function killRunningCli(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
+/** One line the server printed: the raw text and, when it is JSON (pino), the parsed object. */
+export interface LogLine {
+  raw: string;
+  json: Record<string, any> | null;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  lines: LogLine[];
+  /** Resolves with the first line (already printed or to come) matching `predicate`; rejects at the deadline or on exit. */
+  waitForLine(predicate: (line: LogLine) => boolean, what: string, timeoutMs?: number): Promise<LogLine>;
+  /** Resolves once the process has exited and its output is fully read; rejects at the deadline. */
+  waitForExit(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** SIGKILL if still running (for after() hooks). */
+  kill(): void;
+}
+
+/** Starts `formgate serve` as a child process and follows its stdout line by line. */
+export function spawnServe(env: NodeJS.ProcessEnv): ServerProcess {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'serve'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: LogLine[] = [];
+  let stderr = '';
+  let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  const listeners = new Set<() => void>();
+  const notify = () => {
+    for (const listener of [...listeners]) listener();
+  };
+
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  createInterface({ input: child.stdout! }).on('line', (raw) => {
+    let json: Record<string, any> | null = null;
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      if (parsed !== null && typeof parsed === 'object') json = parsed as Record<string, any>;
+    } catch {
+      json = null;
+    }
+    lines.push({ raw, json });
+    notify();
+  });
+  child.once('close', (code, signal) => {
+    exit = { code, signal };
+    notify();
+  });
+
+  function waitFor<T>(check: () => T | undefined, onExit: () => Error | undefined, timeoutMs: number, what: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const listener = () => {
+        const found = check();
+        if (found !== undefined) return done(() => resolve(found));
+        if (exit) {
+          const error = onExit();
+          if (error) return done(() => reject(error));
+        }
+      };
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${stderr}; stdout: ${lines.map((l) => l.raw).join('\n')}`))),
+        timeoutMs,
+      );
+      const done = (settle: () => void) => {
+        clearTimeout(timer);
+        listeners.delete(listener);
+        settle();
+      };
+      listeners.add(listener);
+      listener();
+    });
+  }
+
+  return {
+    child,
+    lines,
+    waitForLine(predicate, what, timeoutMs = 15_000) {
+      return waitFor(
+        () => lines.find(predicate),
+        () => new Error(`the server exited (${JSON.stringify(exit)}) before printing ${what}; stderr: ${stderr}; stdout: ${lines.map((l) => l.raw).join('\n')}`),
+        timeoutMs,
+        what,
+      );
+    },
+    waitForExit(timeoutMs = 10_000) {
+      return waitFor(() => exit ?? undefined, () => undefined, timeoutMs, 'the server to exit');
+    },
+    stderr: () => stderr,
+    kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
