@@ -13,6 +13,7 @@ import { registerErrorDocsRoute } from './http/routes/error-docs.js';
 import { registerHealthRoute } from './http/routes/health.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
+import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
 import { installValidators } from './http/validation.js';
@@ -72,6 +73,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerMeRoutes(typed);
       registerWorkspaceRoutes(typed, ctx);
       registerFormRoutes(typed, ctx);
+      registerSubmissionRoutes(typed, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -4,6 +4,7 @@ import { Database } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { FormService } from './services/forms.js';
+import { SubmissionService } from './services/submissions.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
@@ -17,6 +18,7 @@ export interface AppContext {
   tokens: TokenService;
   workspaces: WorkspaceService;
   forms: FormService;
+  submissions: SubmissionService;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
   errorsDocUrl(): string;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function openContext(config: Config): Promise<AppContext> {
       tokens: new TokenService(database),
       workspaces,
       forms: new FormService(database, workspaces, config.allowPrivateWebhooks),
+      submissions: new SubmissionService(database, workspaces),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),
     };

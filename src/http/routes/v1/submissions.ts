@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { problemResponses } from '../../../schemas/common.js';
+import { FormParams } from '../../../schemas/form.js';
+import { SubmissionListQuery, SubmissionPageSchema, SubmissionParams } from '../../../schemas/submission.js';
+import { WorkspaceParams } from '../../../schemas/workspace.js';
+import { toSubmissionResource } from '../../../services/submissions.js';
+import { principalOf } from '../../auth.js';
+import { pageRequest, toEnvelope } from '../../pagination.js';
+import type { FastifyTypeBox } from '../../types.js';
+import { operation } from './operation.js';
+
+export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): void {
+  app.get(
+    '/forms/:formId/submissions',
+    operation('submissions:read', {
+      operationId: 'listFormSubmissions',
+      tags: ['Submissions'],
+      summary: 'List a form’s submissions',
+      description: 'Newest first; spam and deleted submissions are excluded.',
+      params: FormParams,
+      querystring: SubmissionListQuery,
+      response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
+    }),
+    async (request) => {
+      const { formId } = request.params;
+      const list = `submissions:form:${formId}`;
+      const page = await ctx.submissions.listSubmissions(principalOf(request).userId, { formId }, pageRequest(ctx.cursors, list, request.query), request.query.search);
+      return toEnvelope(ctx.cursors, list, page, toSubmissionResource);
+    },
+  );
+
+  app.get(
+    '/workspaces/:workspaceId/submissions',
+    operation('submissions:read', {
+      operationId: 'listWorkspaceSubmissions',
+      tags: ['Submissions'],
+      summary: 'List the submissions of every form in a workspace',
+      description: 'Newest first; spam and deleted submissions are excluded.',
+      params: WorkspaceParams,
+      querystring: SubmissionListQuery,
+      response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
+    }),
+    async (request) => {
+      const { workspaceId } = request.params;
+      const list = `submissions:workspace:${workspaceId}`;
+      const page = await ctx.submissions.listSubmissions(
+        principalOf(request).userId,
+        { workspaceId },
+        pageRequest(ctx.cursors, list, request.query),
+        request.query.search,
+      );
+      return toEnvelope(ctx.cursors, list, page, toSubmissionResource);
+    },
+  );
+
+  app.delete(
+    '/submissions/:submissionId',
+    operation('submissions:write', {
+      operationId: 'deleteSubmission',
+      tags: ['Submissions'],
+      summary: 'Delete a submission',
+      description: 'A submission quarantined as spam cannot be deleted early: `409 conflict`.',
+      params: SubmissionParams,
+      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required', 'conflict') },
+    }),
+    async (request, reply) => {
+      await ctx.submissions.deleteSubmission(principalOf(request).userId, request.params.submissionId);
+      return reply.code(204).send(null);
+    },
+  );
+}

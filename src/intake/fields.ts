@@ -1,0 +1,154 @@
+import { validationError } from '../errors.js';
+import { buildData, createFieldTree, defineOwn, MAX_DEPTH, placeField } from './field-paths.js';
+
+/** What one submission carried: its stored fields, its control fields and its captcha answers. */
+export interface ParsedSubmission {
+  data: Record<string, unknown>;
+  controls: Record<string, string>;
+  captcha: Partial<Record<'botpoison' | 'recaptcha' | 'hcaptcha' | 'turnstile', string>>;
+}
+
+type CaptchaKind = keyof ParsedSubmission['captcha'];
+
+const MAX_FIELDS = 1000;
+const MAX_NAME = 256;
+
+// NOTE: a Map, not an object literal: a field named `constructor` must not find Object's constructor.
+// Captcha answers go to `captcha` only, never to `controls` or `data`: one place holds each token.
+const CAPTCHA_FIELDS = new Map<string, CaptchaKind>([
+  ['_botpoison', 'botpoison'],
+  ['g-recaptcha-response', 'recaptcha'],
+  ['h-captcha-response', 'hcaptcha'],
+  ['cf-turnstile-response', 'turnstile'],
+]);
+
+/** Urlencoded and multipart text fields, in the order sent, become a submission's data and controls. */
+export function fieldsFromPairs(pairs: Iterable<[string, string]>): ParsedSubmission {
+  const parsed = emptySubmission();
+  const tree = createFieldTree();
+  let count = 0;
+  for (const [name, value] of pairs) {
+    if (name === '') continue;
+    // Past the limit only count, so that the error can say how many were sent.
+    if (++count > MAX_FIELDS) continue;
+    checkName(name);
+    const kind = CAPTCHA_FIELDS.get(name);
+    if (kind) parsed.captcha[kind] ??= value;
+    else if (name.startsWith('_')) setControl(parsed.controls, name, value);
+    else placeField(tree, name, value);
+  }
+  checkCount(count);
+  parsed.data = buildData(tree);
+  return parsed;
+}
+
+/** A JSON body becomes the same shape as a form post; nested control objects are flattened with dots. */
+export function fieldsFromJson(body: unknown): ParsedSubmission {
+  if (!isObject(body)) throw validationError(['body: must be a JSON object of fields']);
+  const parsed = emptySubmission();
+  const count = { leaves: 0 };
+  for (const key of Object.keys(body)) {
+    // An unnamed field is dropped, as in a form post.
+    if (key === '') continue;
+    checkName(key);
+    const value = body[key];
+    const kind = CAPTCHA_FIELDS.get(key);
+    if (kind) {
+      count.leaves++;
+      if (typeof value === 'string') parsed.captcha[kind] = value;
+    } else if (key.startsWith('_')) {
+      flattenControl(parsed.controls, key, value, 1, count);
+    } else {
+      defineOwn(parsed.data, key, copyJson(value, 1, count));
+    }
+  }
+  checkCount(count.leaves);
+  return parsed;
+}
+
+/** The caller refuses a submission without any field of its own (controls and captcha do not count). */
+export function isEmpty(parsed: ParsedSubmission): boolean {
+  return Object.keys(parsed.data).length === 0;
+}
+
+/** Who to reply to and send the autoresponder to: the first valid address, controls before fields. */
+export function submitterAddress(parsed: ParsedSubmission): string | null {
+  const { controls, data } = parsed;
+  const candidates = [ownValue(controls, '_email.replyto'), ownValue(controls, '_replyto'), ownValue(data, 'email'), ownValue(data, 'mail')];
+  for (const candidate of candidates) {
+    // CR/LF is refused before trimming: it would otherwise be trimmed away from an injection attempt.
+    if (typeof candidate !== 'string' || /[\r\n]/.test(candidate)) continue;
+    const address = candidate.trim();
+    if (isEmailAddress(address)) return address;
+  }
+  return null;
+}
+
+// ASCII only (no SMTPUTF8): the address goes into an SMTP envelope and a Reply-To header.
+// Neither pattern can backtrack badly: the repeated groups are separated by a '.' that their class excludes.
+const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const DOMAIN = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+function isEmailAddress(address: string): boolean {
+  if (address.length > 254) return false;
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at);
+  return at > 0 && local.length <= 64 && LOCAL_PART.test(local) && DOMAIN.test(address.slice(at + 1));
+}
+
+function copyJson(value: unknown, depth: number, count: { leaves: number }): unknown {
+  if (depth > MAX_DEPTH) throw validationError([`fields: at most ${MAX_DEPTH} levels of nesting`]);
+  if (Array.isArray(value)) {
+    if (value.length === 0) count.leaves++;
+    return value.map((item) => copyJson(item, depth + 1, count));
+  }
+  if (!isObject(value)) {
+    count.leaves++;
+    return value;
+  }
+  const keys = Object.keys(value);
+  if (keys.length === 0) count.leaves++;
+  const copy = {};
+  for (const key of keys) {
+    checkName(key);
+    defineOwn(copy, key, copyJson(value[key], depth + 1, count));
+  }
+  return copy;
+}
+
+function flattenControl(controls: Record<string, string>, name: string, value: unknown, depth: number, count: { leaves: number }): void {
+  if (depth > MAX_DEPTH) throw validationError([`fields: at most ${MAX_DEPTH} levels of nesting`]);
+  if (isObject(value) && Object.keys(value).length > 0) {
+    for (const key of Object.keys(value)) {
+      checkName(key);
+      flattenControl(controls, `${name}.${key}`, value[key], depth + 1, count);
+    }
+    return;
+  }
+  count.leaves++;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') setControl(controls, name, String(value));
+}
+
+function setControl(controls: Record<string, string>, name: string, value: string): void {
+  if (!Object.hasOwn(controls, name)) defineOwn(controls, name, value);
+}
+
+function checkName(name: string): void {
+  if (name.length > MAX_NAME) throw validationError([`fields: a field name is longer than ${MAX_NAME} characters (${name.length})`]);
+}
+
+function checkCount(count: number): void {
+  if (count > MAX_FIELDS) throw validationError([`fields: at most ${MAX_FIELDS} fields, got ${count}`]);
+}
+
+function emptySubmission(): ParsedSubmission {
+  return { data: {}, controls: {}, captcha: {} };
+}
+
+function ownValue(target: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(target, key) ? target[key] : undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,93 @@
+import { fromJson, type Database } from '../db/database.js';
+import { submissionMatches } from '../db/search.js';
+import type { Plan } from '../db/schema/workspace.js';
+import { ProblemError } from '../errors.js';
+import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { requireUpgraded, type WorkspaceService } from './workspaces.js';
+
+/** What a listing returns of a submission. */
+export interface SubmissionListRow {
+  id: string;
+  formId: string;
+  data: unknown;
+  createdAt: number;
+}
+
+export type SubmissionScope = { formId: string } | { workspaceId: string };
+
+export class SubmissionService {
+  constructor(
+    private readonly database: Database,
+    private readonly workspaces: WorkspaceService,
+  ) {}
+
+  /**
+   * Accepted submissions of a form or of a whole workspace, newest first, optionally only those
+   * whose field names or values contain `search`. Spam, held and deleted ones are never listed.
+   */
+  async listSubmissions(userId: string, scope: SubmissionScope, page: PageRequest, search?: string): Promise<Page<SubmissionListRow>> {
+    if ('formId' in scope) requireUpgraded(await this.formWorkspace(userId, scope.formId));
+    else requireUpgraded(await this.workspaces.getForMember(userId, scope.workspaceId));
+
+    let query = this.database.db
+      .selectFrom('submissions')
+      .select(['submissions.id', 'submissions.formId', 'submissions.data', 'submissions.createdAt'])
+      .where('submissions.status', '=', 'accepted');
+    query = 'formId' in scope ? query.where('submissions.formId', '=', scope.formId) : query.where('submissions.workspaceId', '=', scope.workspaceId);
+    if (search !== undefined) query = query.where(submissionMatches(this.database.dialect, search));
+    return keysetPage(query, page, 'submissions');
+  }
+
+  /** Deletes a submission for good; quarantined spam cannot be deleted early (`409 conflict`). */
+  async deleteSubmission(userId: string, submissionId: string): Promise<void> {
+    const submission = await this.database.db
+      .selectFrom('submissions')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
+      .innerJoin('workspaces', 'workspaces.id', 'submissions.workspaceId')
+      .select(['submissions.id', 'submissions.status', 'submissions.workspaceId', 'workspaces.plan'])
+      .where('submissions.id', '=', submissionId)
+      .where('workspaceMembers.userId', '=', userId)
+      .executeTakeFirst();
+    if (!submission) throw new ProblemError('not_found', `Submission ${submissionId} was not found.`);
+    requireUpgraded({ id: submission.workspaceId, plan: submission.plan });
+    if (submission.status === 'spam') {
+      throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
+    }
+    await this.database.db.deleteFrom('submissions').where('id', '=', submissionId).execute();
+  }
+
+  private async formWorkspace(userId: string, formId: string): Promise<{ id: string; plan: Plan }> {
+    const row = await this.database.db
+      .selectFrom('forms')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      .select(['workspaces.id', 'workspaces.plan'])
+      .where('forms.id', '=', formId)
+      .where('workspaceMembers.userId', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw new ProblemError('not_found', `Form ${formId} was not found.`);
+    return row;
+  }
+}
+
+/** What `search` matches: every field name and value, lower-cased, one per line. */
+export function searchTextOf(data: unknown): string {
+  const parts: string[] = [];
+  const walk = (value: unknown) => {
+    if (value === null || value === undefined) return;
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        parts.push(key);
+        walk(inner);
+      }
+    } else parts.push(String(value));
+  };
+  walk(data);
+  return parts.join('\n').toLowerCase();
+}
+
+/** The Submission resource of 2.4. */
+export function toSubmissionResource(row: SubmissionListRow) {
+  return { id: row.id, formId: row.formId, data: fromJson<Record<string, unknown>>(row.data), createdAt: new Date(row.createdAt).toISOString() };
+}

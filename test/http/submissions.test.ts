@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { newId } from '../../src/ids.js';
+import { searchTextOf } from '../../src/services/submissions.js';
+import type { SubmissionStatus } from '../../src/db/schema/submission.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { assertAuthMatrix } from '../helpers/auth-matrix.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { assertProblem, assertValidation } from '../helpers/problems.js';
+
+// Rows are written directly until the submit surface (issue 3) stores them.
+async function insertSubmission(app: TestApp, form: { id: string; workspaceId: string }, data: Record<string, unknown>, createdAt: number, status: SubmissionStatus = 'accepted') {
+  const id = newId();
+  await app.ctx.database.db
+    .insertInto('submissions')
+    .values({ id, formId: form.id, workspaceId: form.workspaceId, data: JSON.stringify(data), status, createdAt, searchText: searchTextOf(data) })
+    .execute();
+  return id;
+}
+
+describe('submissions API', () => {
+  let app: TestApp;
+  let owner: Account;
+  let stranger: Account;
+  let form: any;
+  let other: any;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    app = await startApp();
+    owner = await createAccount(app);
+    stranger = await createAccount(app);
+    form = await createForm(app, owner, { name: 'Contact' });
+    other = await createForm(app, owner, { name: 'Orders' });
+    const t = Date.now() - 10_000;
+    ids.ann = await insertSubmission(app, form, { name: 'Ann', message: 'Hello World' }, t);
+    ids.bob = await insertSubmission(app, form, { name: 'Bob', 'Ünïcode Field': 'ZEBRA_x 50%' }, t + 1);
+    ids.order = await insertSubmission(app, other, { item: 'Lamp', car: { color: 'Red' } }, t + 2);
+    ids.spam = await insertSubmission(app, form, { name: 'Spammer', message: 'hello' }, t + 3, 'spam');
+    ids.held = await insertSubmission(app, form, { name: 'Held', message: 'hello' }, t + 4, 'held');
+  });
+  after(() => app.close());
+
+  it('lists a form’s accepted submissions newest first, with every field', async () => {
+    const answer = await app.api('GET', `/forms/${form.id}/submissions`, { token: owner.token });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.body.data.map((s: any) => s.id), [ids.bob, ids.ann]);
+    assert.deepEqual(answer.body.data[1], { id: ids.ann, formId: form.id, data: { name: 'Ann', message: 'Hello World' }, createdAt: answer.body.data[1].createdAt });
+    assert.equal(answer.body.hasMore, false);
+    assert.equal(answer.body.nextCursor, null);
+  });
+
+  it('lists a workspace across its forms, and pages with cursors', async () => {
+    const first = await app.api('GET', `/workspaces/${owner.workspaceId}/submissions?limit=2`, { token: owner.token });
+    assert.equal(first.status, 200);
+    assert.deepEqual(first.body.data.map((s: any) => s.id), [ids.order, ids.bob]);
+    assert.equal(first.body.hasMore, true);
+    const second = await app.api('GET', `/workspaces/${owner.workspaceId}/submissions?limit=2&startingAfter=${first.body.nextCursor}`, { token: owner.token });
+    assert.deepEqual(second.body.data.map((s: any) => s.id), [ids.ann]);
+    assert.equal(second.body.hasMore, false);
+    // a cursor of the workspace list is foreign to a form list
+    assertValidation(app, await app.api('GET', `/forms/${form.id}/submissions?startingAfter=${first.body.nextCursor}`, { token: owner.token }), 'startingAfter');
+  });
+
+  it('searches field names and values case-insensitively, wildcards taken literally', async () => {
+    const search = async (term: string, path = `/workspaces/${owner.workspaceId}/submissions`) =>
+      (await app.api('GET', `${path}?search=${encodeURIComponent(term)}`, { token: owner.token })).body.data.map((s: any) => s.id);
+    assert.deepEqual(await search('hello world'), [ids.ann]);
+    assert.deepEqual(await search('HELLO'), [ids.ann]);
+    assert.deepEqual(await search('ünïcode'), [ids.bob]);
+    assert.deepEqual(await search('zebra_x'), [ids.bob]);
+    assert.deepEqual(await search('50%'), [ids.bob]);
+    assert.deepEqual(await search('a_n'), []);
+    assert.deepEqual(await search('*'), []);
+    assert.deepEqual(await search('color'), [ids.order]);
+    assert.deepEqual(await search('ed'), [ids.order]);
+    assert.deepEqual(await search('lamp', `/forms/${form.id}/submissions`), []);
+  });
+
+  it('bounds search to 1..256 characters', async () => {
+    assertValidation(app, await app.api('GET', `/forms/${form.id}/submissions?search=`, { token: owner.token }), 'search');
+    assertValidation(app, await app.api('GET', `/forms/${form.id}/submissions?search=${'a'.repeat(257)}`, { token: owner.token }), 'search');
+    assert.equal((await app.api('GET', `/forms/${form.id}/submissions?search=${'a'.repeat(256)}`, { token: owner.token })).status, 200);
+  });
+
+  it('hides another account’s forms, workspaces and submissions', async () => {
+    assertProblem(app, await app.api('GET', `/forms/${form.id}/submissions`, { token: stranger.token }), 'not_found');
+    assertProblem(app, await app.api('GET', `/workspaces/${owner.workspaceId}/submissions`, { token: stranger.token }), 'not_found');
+    assertProblem(app, await app.api('DELETE', `/submissions/${ids.ann}`, { token: stranger.token }), 'not_found');
+  });
+
+  it('answers upgrade_required on a free workspace', async () => {
+    const free = await createAccount(app);
+    const freeForm = await createForm(app, free);
+    await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
+    assertProblem(app, await app.api('GET', `/forms/${freeForm.id}/submissions`, { token: free.token }), 'upgrade_required', { workspaceId: free.workspaceId });
+    assertProblem(app, await app.api('GET', `/workspaces/${free.workspaceId}/submissions`, { token: free.token }), 'upgrade_required', { workspaceId: free.workspaceId });
+  });
+
+  it('deletes a submission (204), refuses quarantined spam with 409', async () => {
+    assertProblem(app, await app.api('DELETE', `/submissions/${ids.spam}`, { token: owner.token }), 'conflict');
+    const deleted = await app.api('DELETE', `/submissions/${ids.ann}`, { token: owner.token });
+    assert.equal(deleted.status, 204);
+    assert.equal(deleted.body, null);
+    assertProblem(app, await app.api('DELETE', `/submissions/${ids.ann}`, { token: owner.token }), 'not_found');
+    const listed = await app.api('GET', `/forms/${form.id}/submissions?search=hello`, { token: owner.token });
+    assert.deepEqual(listed.body.data, []);
+  });
+
+  it('refuses bad tokens and missing scopes', async () => {
+    await assertAuthMatrix(app, owner, { method: 'GET', path: `/forms/${form.id}/submissions`, scope: 'submissions:read' });
+    await assertAuthMatrix(app, owner, { method: 'GET', path: `/workspaces/${owner.workspaceId}/submissions`, scope: 'submissions:read' });
+    await assertAuthMatrix(app, owner, { method: 'DELETE', path: `/submissions/${ids.bob}`, scope: 'submissions:write' });
+  });
+});
