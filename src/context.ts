@@ -32,6 +32,7 @@ export async function openContext(config: Config): Promise<AppContext> {
     const secret = config.secret ?? (await installationSecret(database));
     const users = new UserService(database);
     const workspaces = new WorkspaceService(database, users);
+    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
     return {
       config,
       database,
@@ -39,8 +40,8 @@ export async function openContext(config: Config): Promise<AppContext> {
       users,
       tokens: new TokenService(database),
       workspaces,
-      forms: new FormService(database, workspaces, config.allowPrivateWebhooks),
-      submissions: new SubmissionService(database, workspaces),
+      forms,
+      submissions: new SubmissionService(database, workspaces, forms),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),
     };

@@ -80,15 +80,13 @@ export class FormService {
   }
 
   async getForm(userId: string, formId: string): Promise<FormRow> {
-    const form = await this.formForMember(userId, formId);
-    requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    const form = await this.requireUpgradedForm(userId, formId);
     return withoutPlan(form);
   }
 
   /** Applies only the fields present; null clears a nullable field; the list of addresses is replaced whole. */
   async updateForm(userId: string, formId: string, settings: FormSettings): Promise<FormRow> {
-    const form = await this.formForMember(userId, formId);
-    requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    const form = await this.requireUpgradedForm(userId, formId);
     this.checkSettings(settings, await this.storedProviders(formId));
     const update: FormUpdate = {};
     for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {
@@ -106,8 +104,7 @@ export class FormService {
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade). */
   async deleteForm(userId: string, formId: string): Promise<void> {
-    const form = await this.formForMember(userId, formId);
-    requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    const form = await this.requireUpgradedForm(userId, formId);
     await this.database.db.deleteFrom('forms').where('id', '=', formId).execute();
   }
 
@@ -122,6 +119,13 @@ export class FormService {
       .values({ formId, provider, secret, createdAt: now, updatedAt: now })
       .onConflict((oc) => oc.columns(['formId', 'provider']).doUpdateSet({ secret, updatedAt: now }))
       .execute();
+  }
+
+  /** The form if the account belongs to its workspace (`not_found` otherwise) and that workspace is upgraded. */
+  async requireUpgradedForm(userId: string, formId: string): Promise<FormWithPlan> {
+    const form = await this.formForMember(userId, formId);
+    requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    return form;
   }
 
   private async formForMember(userId: string, formId: string): Promise<FormWithPlan> {

@@ -1,7 +1,7 @@
 import { fromJson, type Database } from '../db/database.js';
 import { submissionMatches } from '../db/search.js';
-import type { Plan } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
+import type { FormService } from './forms.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
@@ -19,6 +19,7 @@ export class SubmissionService {
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
+    private readonly forms: FormService,
   ) {}
 
   /**
@@ -26,7 +27,7 @@ export class SubmissionService {
    * whose field names or values contain `search`. Spam, held and deleted ones are never listed.
    */
   async listSubmissions(userId: string, scope: SubmissionScope, page: PageRequest, search?: string): Promise<Page<SubmissionListRow>> {
-    if ('formId' in scope) requireUpgraded(await this.formWorkspace(userId, scope.formId));
+    if ('formId' in scope) await this.forms.requireUpgradedForm(userId, scope.formId);
     else requireUpgraded(await this.workspaces.getForMember(userId, scope.workspaceId));
 
     let query = this.database.db
@@ -54,19 +55,6 @@ export class SubmissionService {
       throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
     }
     await this.database.db.deleteFrom('submissions').where('id', '=', submissionId).execute();
-  }
-
-  private async formWorkspace(userId: string, formId: string): Promise<{ id: string; plan: Plan }> {
-    const row = await this.database.db
-      .selectFrom('forms')
-      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
-      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
-      .select(['workspaces.id', 'workspaces.plan'])
-      .where('forms.id', '=', formId)
-      .where('workspaceMembers.userId', '=', userId)
-      .executeTakeFirst();
-    if (!row) throw new ProblemError('not_found', `Form ${formId} was not found.`);
-    return row;
   }
 }
 

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { Surfaces } from '../../src/app.js';
 import { listen } from '../../src/cli/serve.js';
-import { buildConfig } from '../../src/config/config.js';
+import { buildConfig, type Config } from '../../src/config/config.js';
 import type { RawEnv } from '../../src/config/env.js';
 import { openContext, type AppContext } from '../../src/context.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
@@ -33,13 +33,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/**
- * Starts the real service (both surfaces, on loopback, ephemeral ports) on a fresh database of the
- * suite's dialect. Rate limits are off unless `env` sets them.
- */
-export async function startApp(env: RawEnv = {}): Promise<TestApp> {
-  const database: TestDatabase = await createTestDatabase();
-  const config = buildConfig({
+/** The configuration of a test instance on `database`: loopback, ephemeral ports, rate limits off unless `env` sets them. */
+export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
+  return buildConfig({
     databaseUrl: database.url,
     dataDir: database.dataDir,
     host: '127.0.0.1',
@@ -49,6 +45,15 @@ export async function startApp(env: RawEnv = {}): Promise<TestApp> {
     rateLimitSubmit: 'off',
     ...env,
   });
+}
+
+/**
+ * Starts the real service (both surfaces, on loopback, ephemeral ports) on a fresh database of the
+ * suite's dialect. Rate limits are off unless `env` sets them.
+ */
+export async function startApp(env: RawEnv = {}): Promise<TestApp> {
+  const database: TestDatabase = await createTestDatabase();
+  const config = testConfig(database, env);
   const ctx = await openContext(config);
   let surfaces: Surfaces;
   try {

@@ -30,3 +30,17 @@ export function assertValidation(app: TestApp, answer: Answer, ...fields: string
     );
   }
 }
+
+/** Asserts a JSON (non-problem) answer with this status. */
+export function assertJson(answer: Answer, status: number): void {
+  assert.equal(answer.status, status, `expected ${status}, got ${answer.status} ${JSON.stringify(answer.body)}`);
+  assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
+}
+
+/** Two `not_found` answers that differ only by the id they name: nothing reveals which one exists. */
+export function assertSameNotFound(app: TestApp, a: Answer, idA: string, b: Answer, idB: string): void {
+  assertProblem(app, a, 'not_found');
+  assertProblem(app, b, 'not_found');
+  const mask = (body: any, id: string) => ({ ...body, detail: String(body.detail).split(id).join('<id>') });
+  assert.deepEqual(mask(a.body, idA), mask(b.body, idB));
+}

@@ -6,7 +6,8 @@ import { newId } from '../../src/ids.js';
 import { startApp, type Answer, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
-import { assertProblem, assertValidation } from '../helpers/problems.js';
+import { walkPages } from '../helpers/pagination.js';
+import { assertJson, assertProblem, assertSameNotFound, assertValidation } from '../helpers/problems.js';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -180,18 +181,6 @@ describe('forms API', () => {
     assert.deepEqual(body, { ...DEFAULTS, ...expected, id: body.id, createdAt: iso(stored.createdAt), updatedAt: iso(stored.updatedAt) });
   }
 
-  function assertJson(answer: Answer, status: number): void {
-    assert.equal(answer.status, status, `expected ${status}, got ${answer.status} ${JSON.stringify(answer.body)}`);
-    assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
-  }
-
-  /** Two `not_found` answers that differ only by the id they name. */
-  function assertSameNotFound(a: Answer, idA: string, b: Answer, idB: string): void {
-    assertProblem(app, a, 'not_found');
-    assertProblem(app, b, 'not_found');
-    const mask = (body: any, id: string) => ({ ...body, detail: String(body.detail).split(id).join('<id>') });
-    assert.deepEqual(mask(a.body, idA), mask(b.body, idB));
-  }
 
   const post = (account: Account, body: Record<string, unknown>) =>
     app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Contact', ...body } });
@@ -352,7 +341,7 @@ describe('forms API', () => {
       const missing = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: missingId, name: 'Contact' } });
       for (const other of [paid, free]) {
         const answer = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: other.workspaceId, name: 'Contact' } });
-        assertSameNotFound(answer, other.workspaceId, missing, missingId);
+        assertSameNotFound(app, answer, other.workspaceId, missing, missingId);
         assert.equal(await formCount(other.workspaceId), 0);
       }
     });
@@ -483,18 +472,7 @@ describe('forms API', () => {
       assert.deepEqual(one.body.data.map((f: any) => f.id), [all[0].id]);
       assert.equal(one.body.hasMore, true);
 
-      const walked: string[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
-        const query: string = cursor === null ? '' : `&startingAfter=${encodeURIComponent(cursor)}`;
-        const page = await app.api('GET', `${path}&limit=7${query}`, { token: account.token });
-        assertJson(page, 200);
-        pages++;
-        walked.push(...page.body.data.map((f: any) => f.id));
-        assert.equal(page.body.hasMore, page.body.nextCursor !== null);
-        cursor = page.body.nextCursor;
-      } while (cursor !== null && pages < 10);
+      const { ids: walked, pages } = await walkPages(app, account.token, path, 7);
       assert.equal(pages, 5);
       assert.deepEqual(walked, all.map((f: any) => f.id));
     });
@@ -534,7 +512,7 @@ describe('forms API', () => {
       const missing = await app.api('GET', `/forms?workspaceId=${missingId}`, { token: account.token });
       for (const other of [paid, free]) {
         const answer = await app.api('GET', `/forms?workspaceId=${other.workspaceId}`, { token: account.token });
-        assertSameNotFound(answer, other.workspaceId, missing, missingId);
+        assertSameNotFound(app, answer, other.workspaceId, missing, missingId);
       }
     });
 
@@ -592,7 +570,7 @@ describe('forms API', () => {
       const missingId = newId();
       const missing = await get(account, missingId);
       for (const form of [paidForm, freeForm]) {
-        assertSameNotFound(await get(account, form.id), form.id, missing, missingId);
+        assertSameNotFound(app, await get(account, form.id), form.id, missing, missingId);
       }
     });
 
@@ -848,7 +826,7 @@ describe('forms API', () => {
       const missingId = newId();
       const missing = await patch(account, missingId, { name: 'Hijacked' });
       for (const form of [paidForm, freeForm]) {
-        assertSameNotFound(await patch(account, form.id, { name: 'Hijacked' }), form.id, missing, missingId);
+        assertSameNotFound(app, await patch(account, form.id, { name: 'Hijacked' }), form.id, missing, missingId);
         assert.equal((await formRow(form.id))?.name, 'Contact');
       }
     });
@@ -921,7 +899,7 @@ describe('forms API', () => {
       const missingId = newId();
       const missing = await del(account, missingId);
       for (const form of [paidForm, freeForm]) {
-        assertSameNotFound(await del(account, form.id), form.id, missing, missingId);
+        assertSameNotFound(app, await del(account, form.id), form.id, missing, missingId);
         assert.ok(await formRow(form.id), 'the form still exists');
       }
     });

@@ -3,11 +3,10 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { listen } from '../../src/cli/serve.js';
-import { buildConfig } from '../../src/config/config.js';
 import type { RawEnv } from '../../src/config/env.js';
 import { openContext } from '../../src/context.js';
 import { newId } from '../../src/ids.js';
-import { startApp, type Answer, type TestApp } from '../helpers/app.js';
+import { startApp, testConfig, type Answer, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createAccount, type Account } from '../helpers/fixtures.js';
 import { assertValidation } from '../helpers/problems.js';
@@ -410,16 +409,7 @@ describe('pagination (4.6)', () => {
 
 /** A service instance on an existing database, as `formgate serve` would start it. */
 async function startOn(database: TestDatabase, env: RawEnv = {}) {
-  const config = buildConfig({
-    databaseUrl: database.url,
-    dataDir: database.dataDir,
-    host: '127.0.0.1',
-    port: '0',
-    submitPort: '0',
-    rateLimitApi: 'off',
-    rateLimitSubmit: 'off',
-    ...env,
-  });
+  const config = testConfig(database, env);
   const ctx = await openContext(config);
   const surfaces = await listen(ctx, pino({ level: 'silent' }), { publicUrl: false, submitUrl: false });
   return {

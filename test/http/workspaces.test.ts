@@ -5,7 +5,8 @@ import { newId } from '../../src/ids.js';
 import { startApp, type Answer, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, type Account } from '../helpers/fixtures.js';
-import { assertProblem, assertValidation } from '../helpers/problems.js';
+import { walkPages } from '../helpers/pagination.js';
+import { assertJson, assertProblem, assertSameNotFound, assertValidation } from '../helpers/problems.js';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -45,18 +46,6 @@ describe('workspaces API', () => {
     });
   }
 
-  function assertJson(answer: Answer, status: number): void {
-    assert.equal(answer.status, status, `expected ${status}, got ${answer.status} ${JSON.stringify(answer.body)}`);
-    assert.match(answer.headers.get('content-type') ?? '', /^application\/json/);
-  }
-
-  /** Two `not_found` answers that differ only by the id they name. */
-  function assertSameNotFound(a: Answer, idA: string, b: Answer, idB: string): void {
-    assertProblem(app, a, 'not_found');
-    assertProblem(app, b, 'not_found');
-    const mask = (body: any, id: string) => ({ ...body, detail: String(body.detail).split(id).join('<id>') });
-    assert.deepEqual(mask(a.body, idA), mask(b.body, idB));
-  }
 
   async function listIds(account: Account): Promise<string[]> {
     const answer = await app.api('GET', '/workspaces?limit=100', { token: account.token });
@@ -179,18 +168,7 @@ describe('workspaces API', () => {
       assert.equal(whole.body.nextCursor, null);
 
       // limit 7: pages of 7, 7, 7, 7, 2 in the same order
-      const walked: string[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
-        const query: string = cursor === null ? '' : `&startingAfter=${encodeURIComponent(cursor)}`;
-        const page = await app.api('GET', `/workspaces?limit=7${query}`, { token: account.token });
-        assertJson(page, 200);
-        pages++;
-        walked.push(...page.body.data.map((w: any) => w.id));
-        assert.equal(page.body.hasMore, page.body.nextCursor !== null);
-        cursor = page.body.nextCursor;
-      } while (cursor !== null && pages < 10);
+      const { ids: walked, pages } = await walkPages(app, account.token, '/workspaces', 7);
       assert.equal(pages, 5);
       assert.deepEqual(walked, all.map((w: any) => w.id));
     });
@@ -433,7 +411,7 @@ describe('workspaces API', () => {
       const missing = await app.api('PATCH', `/workspaces/${missingId}`, { token: account.token, body: { name: 'Mine now' } });
       for (const other of [paid, free]) {
         const answer = await app.api('PATCH', `/workspaces/${other.workspaceId}`, { token: account.token, body: { name: 'Mine now' } });
-        assertSameNotFound(answer, other.workspaceId, missing, missingId);
+        assertSameNotFound(app, answer, other.workspaceId, missing, missingId);
         assert.equal((await row(other.workspaceId)).name, 'My workspace');
       }
     });
