@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { API_PREFIX, type RateLimit } from './config/config.js';
 import type { AppContext } from './context.js';
 import { ProblemError } from './errors.js';
@@ -14,13 +15,21 @@ import { registerHealthRoute } from './http/routes/health.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
+import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
+import { IntakePipeline } from './intake/pipeline.js';
+import { SubmitRateLimiter } from './intake/rate-limit.js';
+import { SubmissionWriter } from './intake/writer.js';
+import { quotaNoticeJob } from './mail/quota-notice.js';
+import { SpamScorer } from './spam/score.js';
+import { createSubmitSurface, type SubmitSurface } from './submit/server.js';
+import { ThankYouLinks } from './submit/thank-you-link.js';
 import { installValidators } from './http/validation.js';
 
 export interface Surfaces {
   api: FastifyInstance;
-  submit: FastifyInstance;
+  submit: SubmitSurface;
   close(): Promise<void>;
 }
 
@@ -53,6 +62,23 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
   });
 }
 
+/** The submit surface and the intake pipeline behind it. */
+function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: Redis | null): SubmitSurface {
+  const log = logger as Logger;
+  const writer = new SubmissionWriter(ctx.database, async (trx, workspaceId) => {
+    log.warn({ workspaceId }, 'workspace reached its submission allowance; new submissions are held until it grows');
+    await quotaNoticeJob(trx, workspaceId, ctx.config);
+  });
+  const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer(), ctx.config.captchaVerifyUrls, log);
+  return createSubmitSurface({
+    ctx,
+    log,
+    limiter: new SubmitRateLimiter(ctx.config.rateLimitSubmit, redis),
+    pipeline,
+    links: new ThankYouLinks(ctx.secret),
+  });
+}
+
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
   const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true }) : null;
@@ -74,12 +100,12 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerWorkspaceRoutes(typed, ctx);
       registerFormRoutes(typed, ctx);
       registerSubmissionRoutes(typed, ctx);
+      registerTemplateRoutes(typed, ctx);
     },
     { prefix: API_PREFIX },
   );
 
-  const submit = baseServer(ctx, logger, 256 * 1024);
-  registerHealthRoute(submit, ctx.database);
+  const submit = buildSubmitSurface(ctx, logger, redis);
 
   return {
     api,

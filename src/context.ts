@@ -5,6 +5,7 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { FormService } from './services/forms.js';
 import { SubmissionService } from './services/submissions.js';
+import { TemplateService } from './services/templates.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
@@ -13,12 +14,15 @@ import { WorkspaceService } from './services/workspaces.js';
 export interface AppContext {
   config: Config;
   database: Database;
+  /** The installation's signing secret (cursors, thank-you links). */
+  secret: string;
   cursors: CursorCodec;
   users: UserService;
   tokens: TokenService;
   workspaces: WorkspaceService;
   forms: FormService;
   submissions: SubmissionService;
+  templates: TemplateService;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
   errorsDocUrl(): string;
   close(): Promise<void>;
@@ -36,12 +40,14 @@ export async function openContext(config: Config): Promise<AppContext> {
     return {
       config,
       database,
+      secret,
       cursors: new CursorCodec(secret),
       users,
       tokens: new TokenService(database),
       workspaces,
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
+      templates: new TemplateService(database, forms),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),
     };

@@ -5,6 +5,7 @@
 export const PROBLEMS = {
   validation_error: { status: 400, title: 'Validation error', summary: 'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. `errors` names each field and its problem.' },
   template_invalid: { status: 400, title: 'Template invalid', summary: 'An email template could not be compiled; nothing was stored. `errors` has one entry per problem.' },
+  captcha_failed: { status: 400, title: 'CAPTCHA failed', summary: 'Submit surface: the form requires a CAPTCHA and its answer was missing or did not verify; nothing was stored.' },
   invalid_token: { status: 401, title: 'Invalid token', summary: 'The Authorization header is missing or malformed, or the token is unknown, revoked or expired.' },
   insufficient_scope: { status: 403, title: 'Insufficient scope', summary: 'The token lacks the scope the operation needs; `requiredScope` names it.' },
   quota_exceeded: { status: 403, title: 'Quota exceeded', summary: 'A plan limit stopped the request (forms per workspace: 10 free, 100 upgraded; one free workspace per account; team members).' },
@@ -15,7 +16,7 @@ export const PROBLEMS = {
   payload_too_large: { status: 413, title: 'Payload too large', summary: 'The request body is larger than the service accepts.' },
   rate_limited: { status: 429, title: 'Too many requests', summary: 'Too many requests from this address; retry after the number of seconds in `Retry-After`.' },
   internal_error: { status: 500, title: 'Internal error', summary: 'The server failed; the details are in its log, never in the answer.' },
-  upstream_unavailable: { status: 503, title: 'Upstream unavailable', summary: 'A dependency (the template content checker) could not be reached; nothing changed; retry after a pause.' },
+  upstream_unavailable: { status: 503, title: 'Upstream unavailable', summary: 'A dependency (the template content checker, or on the submit surface the CAPTCHA provider) could not be reached; nothing changed; retry after the seconds in `Retry-After`.' },
 } as const satisfies Record<string, { status: number; title: string; summary: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

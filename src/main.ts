@@ -94,6 +94,12 @@ forms
   .requiredOption('--secret <secret>', 'the secret')
   .addOption(jsonOption())
   .action((o) => run((c) => admin.setSecret(c, o.form, o.provider, o.secret))());
+forms
+  .command('webhook-secret')
+  .description("print the form's webhook signing secret (Standard Webhooks), made on first use")
+  .requiredOption('--form <id>', 'the form')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.webhookSecret(c, o.form))());
 
 try {
   await program.parseAsync(process.argv);

@@ -61,7 +61,11 @@ export function setPlan(config: Config, workspaceId: string, plan: string): Prom
   return withContext(config, async (ctx) => {
     if (!isPlan(plan)) throw validationError([`--plan: "${plan}" is not one of ${PLANS.join(', ')}`]);
     const workspace = await ctx.workspaces.setPlan(workspaceId, plan);
-    return { json: { workspace: toWorkspaceResource(workspace) }, text: [`Workspace ${workspace.id} is now on plan ${workspace.plan}.`] };
+    const released = workspace.released > 0 ? [`${workspace.released} held submission(s) released.`] : [];
+    return {
+      json: { workspace: toWorkspaceResource(workspace), releasedSubmissions: workspace.released },
+      text: [`Workspace ${workspace.id} is now on plan ${workspace.plan}.`, ...released],
+    };
   });
 }
 
@@ -79,5 +83,12 @@ export function setSecret(config: Config, formId: string, provider: string, secr
     }
     await ctx.forms.setSecret(formId, provider as SecretProvider, secret);
     return { json: { formId, provider, stored: true }, text: [`Stored the ${provider} secret of form ${formId}.`] };
+  });
+}
+
+export function webhookSecret(config: Config, formId: string): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    const secret = await ctx.forms.webhookSecret(formId);
+    return { json: { formId, secret }, text: [secret] };
   });
 }

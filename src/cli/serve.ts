@@ -3,6 +3,8 @@ import { pino, type Logger } from 'pino';
 import { buildSurfaces, type Surfaces } from '../app.js';
 import { API_PREFIX, type Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
+import { startDelivery } from '../jobs/delivery.js';
+import { startSpamPurge } from '../jobs/spam-purge.js';
 
 function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -36,6 +38,8 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const logger = pino({ level: config.logLevel });
   const ctx = await openContext(config);
   const surfaces = await listen(ctx, logger, explicit);
+  const stopSpamPurge = startSpamPurge(ctx, logger);
+  const delivery = startDelivery(ctx, logger);
   logger.info(
     { baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect },
     `Formgate is ready: API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
@@ -51,7 +55,9 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       process.exit(1);
     }, 25_000).unref();
     try {
+      stopSpamPurge();
       await surfaces.close();
+      await delivery.stop(10_000);
       await ctx.close();
       clearTimeout(timer);
       logger.info('stopped');

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import type { SpamProtection } from '../db/schema/form.js';
+import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../spam/captcha.js';
 import { envName, type RawEnv } from './env.js';
 
 export type DatabaseConfig =
@@ -28,6 +30,12 @@ export interface Config {
   trustProxy: boolean;
   allowPrivateWebhooks: boolean;
   logLevel: string;
+  /** Quarantined spam is purged this long after it arrived. */
+  spamRetentionMs: number;
+  /** Each captcha provider's verify endpoint (stand-in servers in tests). */
+  captchaVerifyUrls: Record<SpamProtection, string>;
+  /** Slack's Web API base (`…/chat.postMessage` is appended); a stand-in in tests. */
+  slackApiUrl: string;
 }
 
 export const API_PREFIX = '/public/v1';
@@ -77,6 +85,13 @@ function parseUrl(value: string, key: keyof RawEnv): string {
   }
 }
 
+function parseDays(value: string | undefined, fallback: number, key: keyof RawEnv): number {
+  if (value === undefined) return fallback;
+  const days = /^\d{1,5}$/.test(value.trim()) ? Number(value) : NaN;
+  if (!(days >= 1)) throw new ConfigError(`${envName(key)} must be a whole number of days, at least 1, got "${value}"`);
+  return days;
+}
+
 function parseDatabase(value: string | undefined, dataDir: string): DatabaseConfig {
   if (value === undefined) return { dialect: 'sqlite', file: path.join(dataDir, 'formgate.db') };
   if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { dialect: 'postgres', url: value };
@@ -122,5 +137,13 @@ export function buildConfig(raw: RawEnv): Config {
     trustProxy: parseFlag(raw.trustProxy, 'trustProxy'),
     allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
     logLevel: raw.logLevel ?? 'info',
+    spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
+    slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
+    captchaVerifyUrls: {
+      BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,
+      GOOGLE_RECAPTCHA_V2: raw.recaptchaVerifyUrl ? parseUrl(raw.recaptchaVerifyUrl, 'recaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.GOOGLE_RECAPTCHA_V2,
+      HCAPTCHA: raw.hcaptchaVerifyUrl ? parseUrl(raw.hcaptchaVerifyUrl, 'hcaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.HCAPTCHA,
+      TURNSTILE: raw.turnstileVerifyUrl ? parseUrl(raw.turnstileVerifyUrl, 'turnstileVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.TURNSTILE,
+    },
   };
 }

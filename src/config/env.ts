@@ -18,6 +18,12 @@ export interface RawEnv {
   trustProxy?: string;
   allowPrivateWebhooks?: string;
   logLevel?: string;
+  spamRetentionDays?: string;
+  botpoisonVerifyUrl?: string;
+  recaptchaVerifyUrl?: string;
+  hcaptchaVerifyUrl?: string;
+  turnstileVerifyUrl?: string;
+  slackApiUrl?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -37,6 +43,12 @@ const NAMES: Record<keyof RawEnv, string> = {
   trustProxy: 'FORMGATE_TRUST_PROXY',
   allowPrivateWebhooks: 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS',
   logLevel: 'FORMGATE_LOG_LEVEL',
+  spamRetentionDays: 'FORMGATE_SPAM_RETENTION_DAYS',
+  botpoisonVerifyUrl: 'FORMGATE_BOTPOISON_VERIFY_URL',
+  recaptchaVerifyUrl: 'FORMGATE_RECAPTCHA_VERIFY_URL',
+  hcaptchaVerifyUrl: 'FORMGATE_HCAPTCHA_VERIFY_URL',
+  turnstileVerifyUrl: 'FORMGATE_TURNSTILE_VERIFY_URL',
+  slackApiUrl: 'FORMGATE_SLACK_API_URL',
 };
 
 export function envName(key: keyof RawEnv): string {

@@ -18,10 +18,13 @@ export class Database {
   private constructor(
     readonly db: Kysely<DB>,
     readonly dialect: Dialect,
+    /** Resolves when every connection opened so far has closed (PostgreSQL; SQLite closes at once). */
+    private readonly connectionsClosed: () => Promise<unknown> = async () => undefined,
   ) {}
 
   static open(config: DatabaseConfig): Database {
-    const plugins = [new CamelCasePlugin()];
+    // NOTE: nested keys are the visitors' own field names (jsonb on PostgreSQL): they are never renamed.
+    const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
     if (config.dialect === 'sqlite') {
       if (config.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(config.file)), { recursive: true });
       const sqlite = new SqliteDatabase(config.file);
@@ -33,7 +36,15 @@ export class Database {
       return new Database(new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins }), 'sqlite');
     }
     const pool = new pg.Pool({ connectionString: config.url, max: 10 });
-    return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres');
+    // NOTE: an idle connection's error (server restart, dropped socket) is emitted on the pool, which
+    // has already discarded that connection; unheard, it would crash the process.
+    pool.on('error', () => undefined);
+    const ends = new Set<Promise<void>>();
+    pool.on('connect', (client) => {
+      const end: Promise<void> = new Promise((resolve) => client.once('end', () => resolve(void ends.delete(end))));
+      ends.add(end);
+    });
+    return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres', () => Promise.all([...ends]));
   }
 
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
@@ -51,8 +62,12 @@ export class Database {
     }
   }
 
-  destroy(): Promise<void> {
-    return this.db.destroy();
+  /** Closes the database; on PostgreSQL it resolves once the server has seen every connection close. */
+  async destroy(): Promise<void> {
+    await this.db.destroy();
+    // NOTE: pg's pool.end() resolves before its sockets have closed; dropping the database right
+    // after (the test suite does) would then kill live backends.
+    await this.connectionsClosed();
   }
 }
 

@@ -3,13 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, type Config } from '../config/config.js';
 import { ProblemSchema } from '../schemas/common.js';
 import { FormSchema } from '../schemas/form.js';
+import { TemplateSchema } from '../schemas/template.js';
 import { SubmissionSchema } from '../schemas/submission.js';
 import { TokenSchema } from '../schemas/token.js';
 import { WorkspaceSchema } from '../schemas/workspace.js';
 
 /** Shared schemas, referenced by `$ref` from routes and listed under `components.schemas`. */
 export function addSharedSchemas(app: FastifyInstance): void {
-  for (const schema of [ProblemSchema, TokenSchema, WorkspaceSchema, FormSchema, SubmissionSchema]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, TokenSchema, WorkspaceSchema, FormSchema, SubmissionSchema, TemplateSchema]) app.addSchema(schema);
 }
 
 /** The OpenAPI 3.1 document, built from the route schemas; served at `{base_url}/openapi.json`. */

@@ -66,13 +66,19 @@ export function fieldsFromJson(body: unknown): ParsedSubmission {
   return parsed;
 }
 
+/** The answer the submission carried in a captcha response field (`g-recaptcha-response`, …), if any. */
+export function captchaAnswer(parsed: ParsedSubmission, fieldName: string): string | undefined {
+  const kind = CAPTCHA_FIELDS.get(fieldName);
+  return kind ? parsed.captcha[kind] : undefined;
+}
+
 /** The caller refuses a submission without any field of its own (controls and captcha do not count). */
 export function isEmpty(parsed: ParsedSubmission): boolean {
   return Object.keys(parsed.data).length === 0;
 }
 
 /** Who to reply to and send the autoresponder to: the first valid address, controls before fields. */
-export function submitterAddress(parsed: ParsedSubmission): string | null {
+export function submitterAddress(parsed: Pick<ParsedSubmission, 'data' | 'controls'>): string | null {
   const { controls, data } = parsed;
   const candidates = [ownValue(controls, '_email.replyto'), ownValue(controls, '_replyto'), ownValue(data, 'email'), ownValue(data, 'mail')];
   for (const candidate of candidates) {

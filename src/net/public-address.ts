@@ -38,3 +38,43 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
   if (ipaddr.isValid(host) && !isPublicAddress(host)) return 'must not point at a loopback, private, link-local or otherwise non-public address';
   return null;
 }
+
+// ipaddr.js range names, as an operator reads them in a refusal.
+const RANGE_LABELS: Record<string, string> = {
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  linkLocal: 'link-local',
+  loopback: 'loopback',
+  carrierGradeNat: 'carrier-grade NAT (100.64.0.0/10)',
+  private: 'private',
+  reserved: 'reserved',
+  uniqueLocal: 'unique local (fc00::/7)',
+  rfc6052: 'NAT64 (an IPv6 form embedding an IPv4 address)',
+  '6to4': '6to4 (an IPv6 form embedding an IPv4 address)',
+  teredo: 'Teredo (an IPv6 form embedding an IPv4 address)',
+  rfc6145: 'IPv4-translated (an IPv6 form embedding an IPv4 address)',
+  deprecatedSiteLocal: 'site-local',
+  benchmarking: 'benchmarking',
+  discard: 'discard-only',
+};
+
+/**
+ * Names the class of a non-public address for a refusal message ("loopback", "private", …), or
+ * returns null for a public one. Decides exactly as isPublicAddress does.
+ */
+export function nonPublicAddressClass(address: string): string | null {
+  if (isPublicAddress(address)) return null;
+  if (!ipaddr.isValid(address)) return 'invalid';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return `IPv4-mapped ${labelOf(v6.toIPv4Address().range())}`;
+    if (v6.parts.slice(0, 6).every((part) => part === 0) && v6.range() === 'unicast') return 'IPv4-compatible (deprecated ::a.b.c.d)';
+  }
+  return labelOf(parsed.range());
+}
+
+function labelOf(range: string): string {
+  return RANGE_LABELS[range] ?? range;
+}

@@ -3,6 +3,7 @@ import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/
 import type { Plan } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { newWebhookSecret } from '../jobs/channels/webhook.js';
 import { webhookUrlProblem } from '../net/public-address.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { planLimits } from './plans.js';
@@ -25,6 +26,22 @@ export interface FormSettings {
 export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK'];
 
 type FormWithPlan = FormRow & { plan: Plan };
+
+export interface IntakeForm {
+  id: string;
+  workspaceId: string;
+  plan: Plan;
+  customHoneypot: string | null;
+  customSpamWords: string | null;
+  spamProtection: SpamProtection | null;
+  /** JSON array (text on SQLite): decides the deliveries. */
+  notificationEmails: unknown;
+  slackChannel: string | null;
+  webhookUrl: string | null;
+  /** The autoresponder template's `paused` (0/1), or null when there is none. */
+  autoresponderPaused: number | null;
+  captchaSecret: string | null;
+}
 
 export class FormService {
   constructor(
@@ -58,7 +75,7 @@ export class FormService {
         throw new ProblemError('quota_exceeded', `A ${workspace.plan} workspace has at most ${limit} forms; delete one or upgrade.`);
       }
       const now = Date.now();
-      const form: FormRow = {
+      const form: Omit<FormRow, 'honeypotDrops'> = {
         id: newId(),
         workspaceId,
         name: settings.name,
@@ -75,7 +92,7 @@ export class FormService {
         updatedAt: now,
       };
       await trx.insertInto('forms').values({ ...form, notificationEmails: toJson(form.notificationEmails) }).execute();
-      return form;
+      return { ...form, honeypotDrops: 0 };
     });
   }
 
@@ -118,6 +135,44 @@ export class FormService {
       .insertInto('formSecrets')
       .values({ formId, provider, secret, createdAt: now, updatedAt: now })
       .onConflict((oc) => oc.columns(['formId', 'provider']).doUpdateSet({ secret, updatedAt: now }))
+      .execute();
+  }
+
+  /** What the submit pipeline needs of a form, with its workspace's plan and the captcha secret in use; null when there is no such form. */
+  async getIntakeForm(formId: string): Promise<IntakeForm | null> {
+    const form = await this.database.db
+      .selectFrom('forms')
+      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
+      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
+      .select(['forms.id', 'forms.workspaceId', 'forms.customHoneypot', 'forms.customSpamWords', 'forms.spamProtection', 'forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'workspaces.plan'])
+      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
+      .where('forms.id', '=', formId)
+      .executeTakeFirst();
+    return form ?? null;
+  }
+
+  /** The form's webhook signing secret, made on first use; `not_found` when there is no such form. */
+  async webhookSecret(formId: string): Promise<string> {
+    const form = await this.database.db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
+    if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
+    const now = Date.now();
+    // Concurrent first uses agree: the first insert wins and everyone reads it back.
+    await this.database.db
+      .insertInto('formSecrets')
+      .values({ formId, provider: 'WEBHOOK', secret: newWebhookSecret(), createdAt: now, updatedAt: now })
+      .onConflict((oc) => oc.columns(['formId', 'provider']).doNothing())
+      .execute();
+    const row = await this.database.db.selectFrom('formSecrets').select('secret').where('formId', '=', formId).where('provider', '=', 'WEBHOOK').executeTakeFirstOrThrow();
+    return row.secret;
+  }
+
+  /** Counts submissions dropped by a filled honeypot (they are not stored). */
+  async countHoneypotDrop(formId: string): Promise<void> {
+    await this.database.db
+      .updateTable('forms')
+      .set((eb) => ({ honeypotDrops: eb('honeypotDrops', '+', 1) }))
+      .where('id', '=', formId)
       .execute();
   }
 

@@ -56,6 +56,16 @@ export class SubmissionService {
     }
     await this.database.db.deleteFrom('submissions').where('id', '=', submissionId).execute();
   }
+
+  /** Removes quarantined spam older than the retention period; returns how many went. */
+  async purgeExpiredSpam(retentionMs: number, now = Date.now()): Promise<number> {
+    const result = await this.database.db
+      .deleteFrom('submissions')
+      .where('status', '=', 'spam')
+      .where('createdAt', '<', now - retentionMs)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
 }
 
 /** What `search` matches: every field name and value, lower-cased, one per line. */

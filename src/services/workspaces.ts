@@ -1,7 +1,10 @@
-import type { Database, Queryable } from '../db/database.js';
+import { fromJson, type Database, type Queryable } from '../db/database.js';
+import { submitterAddress } from '../intake/fields.js';
 import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
 import { newId } from '../ids.js';
+import { storedEmailControls } from '../jobs/channels/channel.js';
+import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
 import type { UserService } from './users.js';
@@ -60,7 +63,7 @@ export class WorkspaceService {
         throw new ProblemError('quota_exceeded', `An account has one free workspace and ${ownedFree.id} is it; upgrade it before creating another.`);
       }
       const now = Date.now();
-      const workspace: WorkspaceRow = { id: newId(), name, plan: 'FREE', ownerId: userId, submissionsUsed: 0, createdAt: now, updatedAt: now };
+      const workspace: WorkspaceRow = { id: newId(), name, plan: 'FREE', ownerId: userId, submissionsUsed: 0, quotaNotifiedAt: null, createdAt: now, updatedAt: now };
       await trx.insertInto('workspaces').values(workspace).execute();
       await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId, role: 'owner', createdAt: now }).execute();
       return workspace;
@@ -75,12 +78,43 @@ export class WorkspaceService {
     return { ...workspace, name, updatedAt };
   }
 
-  /** What a payment does on the hosted service (admin command). */
-  async setPlan(workspaceId: string, plan: Plan): Promise<WorkspaceRow> {
-    const workspace = await this.requireById(workspaceId);
-    const updatedAt = Date.now();
-    await this.database.db.updateTable('workspaces').set({ plan, updatedAt }).where('id', '=', workspaceId).execute();
-    return { ...workspace, plan, updatedAt };
+  /**
+   * What a payment does on the hosted service (admin command). When the allowance grows, held
+   * submissions are released oldest first, as far as it reaches: from then on they are listed.
+   */
+  async setPlan(workspaceId: string, plan: Plan): Promise<WorkspaceRow & { released: number }> {
+    return this.database.transaction(async (trx) => {
+      // NOTE: a no-op write locks the row first, so no submission is counted between the read and the write below.
+      await trx.updateTable('workspaces').set((eb) => ({ updatedAt: eb.ref('updatedAt') })).where('id', '=', workspaceId).execute();
+      const workspace = await this.requireById(workspaceId, trx);
+      const updatedAt = Date.now();
+      let used = workspace.submissionsUsed;
+      const room = planLimits(plan).submissions - used;
+      const held = room <= 0 ? [] : await trx
+        .selectFrom('submissions')
+        .innerJoin('forms', 'forms.id', 'submissions.formId')
+        .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
+        .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.data', 'submissions.emailControls'])
+        .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'templates.paused as autoresponderPaused'])
+        .where('submissions.workspaceId', '=', workspaceId)
+        .where('submissions.status', '=', 'held')
+        .orderBy('submissions.seq')
+        .limit(room)
+        .execute();
+      if (held.length > 0) {
+        await trx.updateTable('submissions').set({ status: 'accepted' }).where('seq', 'in', held.map((h) => h.seq)).execute();
+        // Released ones are delivered like any accepted submission, in the order they arrived.
+        for (const submission of held) {
+          const deliveries = deliveryPlan({ ...submission, plan }, hasSubmitter(submission.data, submission.emailControls));
+          await enqueueDeliveries(trx, submission, deliveries);
+        }
+        used += held.length;
+      }
+      // Under the allowance again: the owners will be told the next time it runs out.
+      const quotaNotifiedAt = used < planLimits(plan).submissions ? null : workspace.quotaNotifiedAt;
+      await trx.updateTable('workspaces').set({ plan, updatedAt, submissionsUsed: used, quotaNotifiedAt }).where('id', '=', workspaceId).execute();
+      return { ...workspace, plan, updatedAt, submissionsUsed: used, quotaNotifiedAt, released: held.length };
+    });
   }
 
   /** Adds an existing account to a workspace's team, within the plan's member limit (admin command). */
@@ -104,6 +138,10 @@ export class WorkspaceService {
     if (!workspace) throw new ProblemError('not_found', `Workspace ${workspaceId} was not found.`);
     return workspace;
   }
+}
+
+function hasSubmitter(data: unknown, emailControls: unknown): boolean {
+  return submitterAddress({ data: fromJson<Record<string, unknown>>(data), controls: storedEmailControls(emailControls) }) !== null;
 }
 
 export function upgradeRequired(workspaceId: string, detail = 'This operation needs an upgraded workspace.'): ProblemError {

@@ -4,6 +4,7 @@ import { listen } from '../../src/cli/serve.js';
 import { buildConfig, type Config } from '../../src/config/config.js';
 import type { RawEnv } from '../../src/config/env.js';
 import { openContext, type AppContext } from '../../src/context.js';
+import { startDelivery, type Delivery } from '../../src/jobs/delivery.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface Answer {
@@ -51,13 +52,17 @@ export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
  * Starts the real service (both surfaces, on loopback, ephemeral ports) on a fresh database of the
  * suite's dialect. Rate limits are off unless `env` sets them.
  */
-export async function startApp(env: RawEnv = {}): Promise<TestApp> {
+export async function startApp(env: RawEnv = {}, options: { delivery?: boolean } = {}): Promise<TestApp> {
   const database: TestDatabase = await createTestDatabase();
   const config = testConfig(database, env);
   const ctx = await openContext(config);
+  const logger = pino({ level: process.env.FORMGATE_TEST_LOG ?? 'silent' });
   let surfaces: Surfaces;
+  let delivery: Delivery | null = null;
   try {
-    surfaces = await listen(ctx, pino({ level: process.env.FORMGATE_TEST_LOG ?? 'silent' }), { publicUrl: false, submitUrl: false });
+    surfaces = await listen(ctx, logger, { publicUrl: false, submitUrl: false });
+    // as `formgate serve` does; off by default so that most tests run no background worker
+    if (options.delivery) delivery = startDelivery(ctx, logger);
   } catch (error) {
     await ctx.close();
     await database.drop();
@@ -90,6 +95,7 @@ export async function startApp(env: RawEnv = {}): Promise<TestApp> {
       if (closed) return;
       closed = true;
       await surfaces.close();
+      await delivery?.stop();
       await ctx.close().catch(() => undefined);
       await database.drop();
     },

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { PROBLEMS, type ProblemCode } from '../../src/errors.js';
+import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { startApp, type Answer, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, createToken, type Account } from '../helpers/fixtures.js';
 import { assertProblem, assertValidation } from '../helpers/problems.js';
+import { request } from '../helpers/submit.js';
 
 const CODES = Object.keys(PROBLEMS) as ProblemCode[];
 const anchorOf = (code: string) => code.replace(/_/g, '-');
@@ -23,22 +23,9 @@ function allowed(answer: Answer): string[] {
 }
 
 /** A GET from a chosen loopback source address (per-IP limits), with a deadline. */
+/** A GET from a loopback source address of its own: another visitor, to the rate limit. */
 function getFrom(localAddress: string, url: string, token: string): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(url, { localAddress, headers: { authorization: `Bearer ${token}` }, timeout: 5000 }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(response.headers)) if (typeof value === 'string') headers.set(name, value);
-        resolve({ status: response.statusCode ?? 0, headers, body: text === '' ? null : (headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text });
-      });
-      response.on('error', reject);
-    });
-    request.on('timeout', () => request.destroy(new Error(`no answer from ${url} within 5 s`)));
-    request.on('error', reject);
-  });
+  return request('GET', url, null, { authorization: `Bearer ${token}` }, localAddress);
 }
 
 function assertRateLimited(app: TestApp, answer: Answer, windowSeconds: number): void {
@@ -325,17 +312,9 @@ describe('rate limiting', () => {
   });
 
   it('shares the count between instances through Redis', async (t) => {
-    const redisUrl = 'redis://127.0.0.1:6379';
-    const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    redis.on('error', () => undefined);
-    try {
-      await redis.connect();
-      await redis.ping();
-    } catch (error) {
-      redis.disconnect();
-      t.skip(`SKIPPED: Redis is not reachable at ${redisUrl} (${(error as Error).message})`);
-      return;
-    }
+    const redis = await connectTestRedis(t);
+    if (!redis) return;
+    const redisUrl = TEST_REDIS_URL;
     // A source address of its own for this run (any 127/8 address is loopback): the counter key is
     // fresh whatever earlier or concurrent runs left behind; drop it anyway, before and after.
     const source = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;

@@ -8,7 +8,8 @@ import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { assertProblem, assertValidation } from '../helpers/problems.js';
 
-// Rows are written directly until the submit surface (issue 3) stores them.
+// Rows are written directly so that their times and statuses are exact; test/http/submit*.test.ts
+// store submissions through the submit surface and list them through this API.
 async function insertSubmission(app: TestApp, form: { id: string; workspaceId: string }, data: Record<string, unknown>, createdAt: number, status: SubmissionStatus = 'accepted') {
   const id = newId();
   await app.ctx.database.db

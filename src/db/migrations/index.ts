@@ -2,6 +2,9 @@ import { Migrator, type Kysely, type MigrationResult } from 'kysely';
 import type { Database, Dialect } from '../database.js';
 import { initial } from './0001-initial.js';
 import { submissionSearch } from './0002-submission-search.js';
+import { intake } from './0003-intake.js';
+import { jobs } from './0004-jobs.js';
+import { templates } from './0005-templates.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -12,6 +15,9 @@ export interface Migration {
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-submission-search': submissionSearch,
+  '0003-intake': intake,
+  '0004-jobs': jobs,
+  '0005-templates': templates,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */

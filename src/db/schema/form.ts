@@ -1,7 +1,8 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 export type SpamProtection = 'BOTPOISON' | 'GOOGLE_RECAPTCHA_V2' | 'HCAPTCHA' | 'TURNSTILE';
-export type SecretProvider = SpamProtection | 'SLACK';
+/** WEBHOOK: the form's Standard Webhooks signing secret, made by Formgate (`formgate forms webhook-secret`). */
+export type SecretProvider = SpamProtection | 'SLACK' | 'WEBHOOK';
 
 export interface FormTable {
   id: string;
@@ -18,6 +19,8 @@ export interface FormTable {
   customHoneypot: string | null;
   customSpamWords: string | null;
   spamProtection: SpamProtection | null;
+  /** Submissions dropped by a filled honeypot: not stored, only counted. */
+  honeypotDrops: Generated<number>;
   createdAt: number;
   updatedAt: number;
 }

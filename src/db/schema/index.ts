@@ -1,5 +1,7 @@
 import type { FormSecretTable, FormTable } from './form.js';
+import type { JobAttemptTable, JobTable } from './job.js';
 import type { SubmissionTable } from './submission.js';
+import type { TemplateTable } from './template.js';
 import type { TokenTable } from './token.js';
 import type { SettingTable, UserTable } from './user.js';
 import type { WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
@@ -14,4 +16,7 @@ export interface DB {
   forms: FormTable;
   formSecrets: FormSecretTable;
   submissions: SubmissionTable;
+  jobs: JobTable;
+  jobAttempts: JobAttemptTable;
+  templates: TemplateTable;
 }

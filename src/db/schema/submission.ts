@@ -14,6 +14,8 @@ export interface SubmissionTable {
   status: SubmissionStatus;
   /** Lower-cased field names and values, one per line: what `search` matches. */
   searchText: Generated<string>;
+  /** `_email.*` and `_replyto` of the submission, kept for the email step (JSON), or null. */
+  emailControls: unknown;
   createdAt: number;
 }
 export type SubmissionRow = Selectable<SubmissionTable>;

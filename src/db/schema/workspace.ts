@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 export type Plan = 'FREE' | 'BUNDLE_50000' | 'DEALIFY';
 
@@ -10,6 +10,8 @@ export interface WorkspaceTable {
   ownerId: string;
   /** Accepted submissions counted against the plan's allowance (never decremented). */
   submissionsUsed: number;
+  /** When the owners were told the allowance ran out; cleared when it grows again. */
+  quotaNotifiedAt: Generated<number | null>;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,0 +1,41 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/** pending: waiting or being tried (see `leaseUntil`); done: delivered; failed: given up. */
+export type JobStatus = 'pending' | 'done' | 'failed';
+
+/** One side effect in the outbox, e.g. an email; `kind` names the channel that delivers it. */
+export interface JobTable {
+  id: string;
+  kind: string;
+  /** What the channel needs, as JSON (text on SQLite, jsonb on PostgreSQL). */
+  payload: unknown;
+  status: JobStatus;
+  /** Tries started so far; also fences a worker whose lease expired from finishing the job. */
+  attempts: Generated<number>;
+  /** Epoch ms from which the job is due. */
+  runAt: number;
+  /** Epoch ms until which a worker holds the job; a crashed worker's lease simply runs out. */
+  leaseUntil: number | null;
+  lastError: string | null;
+  submissionId: string | null;
+  idempotencyKey: string;
+  createdAt: number;
+  updatedAt: number;
+}
+export type JobRow = Selectable<JobTable>;
+export type NewJobRow = Insertable<JobTable>;
+
+export type AttemptOutcome = 'ok' | 'retry' | 'failed';
+
+/** One try at delivering a job. */
+export interface JobAttemptTable {
+  id: string;
+  jobId: string;
+  startedAt: number;
+  finishedAt: number;
+  outcome: AttemptOutcome;
+  /** The receiver's status (SMTP reply code, HTTP status) when it gave one. */
+  statusCode: number | null;
+  error: string | null;
+}
+export type JobAttemptRow = Selectable<JobAttemptTable>;

@@ -1,0 +1,16 @@
+import type { Selectable } from 'kysely';
+
+export type TemplateKind = 'notification' | 'autoresponder';
+
+export interface TemplateTable {
+  formId: string;
+  kind: TemplateKind;
+  /** `code` for templates written through the API; `visual` ones come from the dashboard's editor. */
+  mode: 'code' | 'visual';
+  code: string;
+  /** 0 or 1 for the autoresponder; null for the notification template, which is not content checked. */
+  paused: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+export type TemplateRow = Selectable<TemplateTable>;

@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import type { AppContext } from '../../../context.js';
+import { problemResponses } from '../../../schemas/common.js';
+import { TemplateParams, TemplatePreviewBody, TemplatePreviewSchema, TemplatePutBody } from '../../../schemas/template.js';
+import { toTemplateResource } from '../../../services/templates.js';
+import { principalOf } from '../../auth.js';
+import type { FastifyTypeBox } from '../../types.js';
+import { operation } from './operation.js';
+
+const PATH = '/forms/:formId/templates/:kind';
+
+export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): void {
+  app.get(
+    PATH,
+    operation('forms:read', {
+      operationId: 'getTemplate',
+      tags: ['Templates'],
+      summary: 'Get a form’s email template',
+      description: '`404 not_found` when the form has no template of this kind (it uses the default layout).',
+      params: TemplateParams,
+      response: { 200: Type.Ref('Template'), ...problemResponses('upgrade_required', 'upstream_unavailable') },
+    }),
+    async (request) => toTemplateResource(await ctx.templates.getTemplate(principalOf(request).userId, request.params.formId, request.params.kind)),
+  );
+
+  app.put(
+    PATH,
+    operation('forms:write', {
+      operationId: 'putTemplate',
+      tags: ['Templates'],
+      summary: 'Write a form’s email template',
+      description:
+        'Compiled before it is stored: a template that does not compile is `400 template_invalid` and the stored one is kept. ' +
+        'Writing the autoresponder template turns the autoresponder on (upgraded workspaces only); its content is checked and ' +
+        'marketing phrasing or bare links pause it (`paused: true`; the write still answers 200).',
+      params: TemplateParams,
+      body: TemplatePutBody,
+      response: { 200: Type.Ref('Template'), ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable') },
+    }),
+    async (request) =>
+      toTemplateResource(await ctx.templates.putTemplate(principalOf(request).userId, request.params.formId, request.params.kind, request.body.code)),
+  );
+
+  app.delete(
+    PATH,
+    operation('forms:write', {
+      operationId: 'deleteTemplate',
+      tags: ['Templates'],
+      summary: 'Delete a form’s email template',
+      description: 'Notifications go back to the default layout; deleting the autoresponder template turns the autoresponder off.',
+      params: TemplateParams,
+      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required', 'upstream_unavailable') },
+    }),
+    async (request, reply) => {
+      await ctx.templates.deleteTemplate(principalOf(request).userId, request.params.formId, request.params.kind);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    `${PATH}/preview`,
+    operation('forms:read', {
+      operationId: 'previewTemplate',
+      tags: ['Templates'],
+      summary: 'Render a template without sending it',
+      description:
+        'Renders against `data`, or without it against the fields of the form’s latest submission (a sample when it has none). ' +
+        'A notification preview without a template shows the default layout.',
+      params: TemplateParams,
+      body: TemplatePreviewBody,
+      response: { 200: TemplatePreviewSchema, ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable') },
+    }),
+    async (request) =>
+      ctx.templates.previewTemplate(principalOf(request).userId, request.params.formId, request.params.kind, request.body?.data as Record<string, unknown> | undefined),
+  );
+}

@@ -1,0 +1,93 @@
+import type { Logger } from 'pino';
+import type { SpamProtection } from '../db/schema/form.js';
+import type { SubmissionStatus } from '../db/schema/submission.js';
+import { ProblemError, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { deliveryPlan } from '../jobs/submission-jobs.js';
+import type { FormService, IntakeForm } from '../services/forms.js';
+import { captchaFieldName, verifyCaptcha, type CaptchaVerifyUrls } from '../spam/captcha.js';
+import { honeypotFilled, removeTrapField } from '../spam/honeypot.js';
+import type { SpamScorer } from '../spam/score.js';
+import { compileSpamWords } from '../spam/spam-words.js';
+import { captchaAnswer, isEmpty, submitterAddress, type ParsedSubmission } from './fields.js';
+import { visitorKey } from './rate-limit.js';
+import type { SubmissionWriter } from './writer.js';
+
+/** What the visitor is told about a submission; `outcome` stays on the server. */
+export interface ReceivedSubmission {
+  id: string;
+  formId: string;
+  createdAt: number;
+  data: Record<string, unknown>;
+  outcome: SubmissionStatus | 'dropped';
+}
+
+const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_replyto'];
+
+/**
+ * Decides what happens to one submission, in the documented order: honeypot (dropped, success
+ * shown), empty (refused), captcha (refused), spam words and the automatic filter (stored as spam),
+ * then the quota (held past the allowance) as it is written.
+ */
+export class IntakePipeline {
+  constructor(
+    private readonly forms: FormService,
+    private readonly writer: SubmissionWriter,
+    private readonly scorer: SpamScorer,
+    private readonly captchaUrls: CaptchaVerifyUrls,
+    private readonly log: Logger,
+  ) {}
+
+  async receive(formId: string, parsed: ParsedSubmission, ip: string): Promise<ReceivedSubmission> {
+    const form = await this.forms.getIntakeForm(formId);
+    if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
+
+    if (honeypotFilled(parsed, form.customHoneypot)) {
+      // Awaited so the count is settled when the visitor is answered; a failed count drops nothing.
+      await this.forms.countHoneypotDrop(form.id).catch((err: unknown) => this.log.error({ err, formId }, 'could not count a honeypot drop'));
+      // The bot sees what a person would: an answer indistinguishable from success.
+      return { id: newId(), formId, createdAt: Date.now(), data: parsed.data, outcome: 'dropped' };
+    }
+    removeTrapField(parsed, form.customHoneypot);
+    if (isEmpty(parsed)) throw validationError(['fields: the submission has no fields; give each input a name'], 'The submission is empty.');
+    if (form.spamProtection) await this.checkCaptcha(form, form.spamProtection, parsed, ip);
+
+    const spamReasons = this.spamReasons(form, parsed, ip);
+    const spam = spamReasons.length > 0;
+    if (spam) this.log.info({ formId, reasons: spamReasons }, 'submission quarantined as spam');
+    const stored = await this.writer.store({
+      formId,
+      workspaceId: form.workspaceId,
+      data: parsed.data,
+      emailControls: emailControlsOf(parsed.controls),
+      spam,
+      deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
+    });
+    return { id: stored.id, formId, createdAt: stored.createdAt, data: parsed.data, outcome: stored.status };
+  }
+
+  private async checkCaptcha(form: IntakeForm, provider: SpamProtection, parsed: ParsedSubmission, ip: string): Promise<void> {
+    const token = captchaAnswer(parsed, captchaFieldName(provider));
+    const outcome = await verifyCaptcha(provider, { secret: form.captchaSecret, token, ip }, this.captchaUrls);
+    if (outcome.ok) return;
+    if (outcome.reason === 'unreachable') {
+      this.log.warn({ formId: form.id, provider, detail: outcome.detail }, 'captcha provider unreachable');
+      throw new ProblemError('upstream_unavailable', 'The CAPTCHA could not be checked right now; nothing was stored. Submit again in a moment.');
+    }
+    throw new ProblemError('captcha_failed', outcome.detail, { errors: [`${captchaFieldName(provider)}: ${outcome.reason === 'missing' ? 'is required' : 'did not verify'}`] });
+  }
+
+  /** Why the submission is spam (none: it is not): custom spam words first, the owner's own rule, then the automatic filter. */
+  private spamReasons(form: IntakeForm, parsed: ParsedSubmission, ip: string): string[] {
+    const word = compileSpamWords(form.customSpamWords)?.firstMatch(parsed.data);
+    if (word != null) return [`custom spam word "${word}"`];
+    const verdict = this.scorer.score(parsed.data, visitorKey(ip));
+    return verdict.spam ? verdict.reasons : [];
+  }
+}
+
+function emailControlsOf(controls: Record<string, string>): Record<string, string> | null {
+  const kept: Record<string, string> = {};
+  for (const name of EMAIL_CONTROLS) if (Object.hasOwn(controls, name)) kept[name] = controls[name]!;
+  return Object.keys(kept).length > 0 ? kept : null;
+}

@@ -1,0 +1,48 @@
+import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { RateLimit } from '../config/config.js';
+
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Per-client limits of the submit surface (rate-limiter-flexible). With Redis every instance
+ * shares the counters; if Redis stops answering, each instance falls back to its own counters
+ * rather than refusing or waving through every visitor.
+ */
+export class SubmitRateLimiter {
+  private readonly limiter: RateLimiterAbstract | null;
+
+  constructor(limit: RateLimit, redis: Redis | null) {
+    if (!limit) {
+      this.limiter = null;
+      return;
+    }
+    const options = { points: limit.max, duration: Math.max(1, Math.ceil(limit.windowMs / 1000)), keyPrefix: 'formgate-rl-submit' };
+    const memory = new RateLimiterMemory(options);
+    this.limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory }) : memory;
+  }
+
+  /** Counts one request from `clientKey` and says whether it may go on. */
+  async consume(clientKey: string): Promise<RateDecision> {
+    if (!this.limiter) return { allowed: true };
+    try {
+      await this.limiter.consume(clientKey);
+      return { allowed: true };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      throw rejection;
+    }
+  }
+}
+
+/**
+ * Who a visitor is to the rate limit and the spam filter's repeat signal: one IPv4 address, or one
+ * IPv6 /64 (a subscriber usually holds a whole /64, so counting per address would let one visitor
+ * rotate freely).
+ */
+export function visitorKey(ip: string): string {
+  if (!ipaddr.IPv6.isValid(ip) || ipaddr.IPv4.isValid(ip)) return ip;
+  const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 4);
+  return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
+}

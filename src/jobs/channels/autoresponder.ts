@@ -1,0 +1,54 @@
+import type { Database } from '../../db/database.js';
+import { fromJson } from '../../db/database.js';
+import { submitterAddress } from '../../intake/fields.js';
+import { headerText } from '../../mail/notification.js';
+import { compileTemplate, renderTemplate } from '../../mail/template-engine.js';
+import type { Mailer } from '../../mail/transport.js';
+import { isUpgraded } from '../../services/plans.js';
+import { DeliveryError, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+
+export const AUTORESPONDER_KIND = 'autoresponder';
+
+/**
+ * Answers the submitter from the form's autoresponder template, replying to the form's first
+ * notification recipient. Everything is checked again when it is sent: a template deleted or
+ * paused meanwhile, or a workspace no longer upgraded, sends nothing.
+ */
+export class AutoresponderChannel implements Channel {
+  constructor(
+    private readonly database: Database,
+    private readonly mailer: Mailer,
+  ) {}
+
+  async send(job: Job): Promise<void> {
+    const row = await this.database.db
+      .selectFrom('submissions')
+      .innerJoin('forms', 'forms.id', 'submissions.formId')
+      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
+      .select(['submissions.data', 'submissions.emailControls', 'forms.name', 'forms.notificationEmails', 'workspaces.plan', 'templates.code', 'templates.paused'])
+      .where('submissions.id', '=', submissionIdOf(job))
+      .executeTakeFirst();
+    if (!row) throw submissionGone();
+    if (!isUpgraded(row.plan)) throw new DeliveryError('the autoresponder needs an upgraded workspace', { permanent: true });
+    if (row.code == null) throw new DeliveryError('the autoresponder was turned off (its template was deleted)', { permanent: true });
+    if (row.paused === 1) throw new DeliveryError('the autoresponder is paused by the content check', { permanent: true });
+
+    const data = fromJson<Record<string, unknown>>(row.data);
+    const to = submitterAddress({ data, controls: storedEmailControls(row.emailControls) });
+    if (!to) throw new DeliveryError('the submission has no address to answer', { permanent: true });
+    const compiled = compileTemplate(row.code);
+    if (!compiled.ok) throw new DeliveryError(`the autoresponder template no longer compiles: ${compiled.errors[0]}`, { permanent: true });
+    const body = renderTemplate(compiled.template, data);
+    const replyTo = fromJson<string[]>(row.notificationEmails)[0];
+    await this.mailer.send({
+      to: [to],
+      subject: headerText(`Re: ${row.name}`, 200),
+      html: body.html,
+      text: body.text,
+      ...(replyTo ? { replyTo } : {}),
+      // An automatic answer (RFC 3834): other robots must not answer it in turn.
+      headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
+    });
+  }
+}

@@ -1,0 +1,48 @@
+import { fromJson } from '../../db/database.js';
+
+/** A claimed job as a channel sees it: the payload already parsed. */
+export interface Job<P = unknown> {
+  id: string;
+  kind: string;
+  payload: P;
+  /** 1 on the first try. */
+  attempt: number;
+  submissionId: string | null;
+  /** Stable across retries and shared by a submission's jobs: what a receiver deduplicates on. */
+  idempotencyKey: string;
+}
+
+/** Delivers one kind of job (email, webhook, Slack…). Resolving means delivered. */
+export interface Channel {
+  /** Throws DeliveryError to say whether trying again can help; any other error is transient. */
+  send(job: Job): Promise<void>;
+}
+
+/** A failed delivery; `permanent` ones are not retried (a 5xx SMTP reply, an HTTP 4xx). */
+export class DeliveryError extends Error {
+  readonly permanent: boolean;
+  readonly statusCode: number | undefined;
+
+  constructor(message: string, options: { permanent: boolean; statusCode?: number; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = 'DeliveryError';
+    this.permanent = options.permanent;
+    this.statusCode = options.statusCode;
+  }
+}
+
+/** The submission a job delivers; a job without one cannot be delivered. */
+export function submissionIdOf(job: Job): string {
+  if (!job.submissionId) throw new DeliveryError('the job names no submission', { permanent: true });
+  return job.submissionId;
+}
+
+/** A submission deleted while its delivery waited: nothing left to send. */
+export function submissionGone(): DeliveryError {
+  return new DeliveryError('the submission was deleted before it was delivered', { permanent: true });
+}
+
+/** A stored submission's `_email.*` and `_replyto` controls (none when it sent none). */
+export function storedEmailControls(stored: unknown): Record<string, string> {
+  return stored == null ? {} : fromJson<Record<string, string>>(stored);
+}

@@ -1,0 +1,60 @@
+import type { Database } from '../../db/database.js';
+import { fromJson } from '../../db/database.js';
+import { fieldRows } from '../../mail/notification.js';
+import { DeliveryError, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+
+export const SLACK_KIND = 'slack';
+
+const TIMEOUT_MS = 10_000;
+// Slack's answers that no retry can fix: the owner must change the token or the channel.
+const PERMANENT_ERRORS = new Set([
+  'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'no_permission', 'missing_scope',
+  'channel_not_found', 'not_in_channel', 'is_archived', 'msg_too_long', 'invalid_arguments', 'restricted_action',
+]);
+
+/** Posts a submission to the form's `slackChannel` with `chat.postMessage`, using the form's stored Slack token. */
+export class SlackChannel implements Channel {
+  constructor(
+    private readonly database: Database,
+    private readonly apiUrl: string,
+  ) {}
+
+  async send(job: Job): Promise<void> {
+    const row = await this.database.db
+      .selectFrom('submissions')
+      .innerJoin('forms', 'forms.id', 'submissions.formId')
+      .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').on('formSecrets.provider', '=', 'SLACK'))
+      .select(['submissions.data', 'forms.name', 'forms.slackChannel', 'formSecrets.secret as token'])
+      .where('submissions.id', '=', submissionIdOf(job))
+      .executeTakeFirst();
+    if (!row) throw submissionGone();
+    if (!row.slackChannel) throw new DeliveryError('the form has no Slack channel any more', { permanent: true });
+    if (!row.token) throw new DeliveryError('no Slack token is stored for the form (formgate forms set-secret --provider SLACK)', { permanent: true });
+
+    const response = await fetch(`${this.apiUrl}/chat.postMessage`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${row.token}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ channel: row.slackChannel, text: slackText(row.name, fromJson<Record<string, unknown>>(row.data)), unfurl_links: false, unfurl_media: false }),
+      redirect: 'error',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    }).catch((err: unknown) => {
+      throw new DeliveryError(`Slack could not be reached: ${(err as Error).message}`, { permanent: false, cause: err });
+    });
+    const answer = (await response.json().catch(() => null)) as { ok?: boolean; error?: string } | null;
+    if (response.ok && answer?.ok === true) return;
+    const error = answer?.error ?? `HTTP ${response.status}`;
+    const permanent = response.status !== 429 && response.status < 500 && PERMANENT_ERRORS.has(error);
+    throw new DeliveryError(`Slack refused the message: ${error}`, { permanent, statusCode: response.status });
+  }
+}
+
+/** A readable message: the form's name, then one `name: value` line per field (Slack's own escaping applied). */
+export function slackText(formName: string, data: Record<string, unknown>): string {
+  const lines = fieldRows(data).map(([name, value]) => `*${escapeSlack(name)}:* ${escapeSlack(value)}`);
+  return [`New submission to *${escapeSlack(formName)}*`, ...lines].join('\n');
+}
+
+// Slack reads &, < and > as markup (links, mentions); everything else is shown as sent.
+function escapeSlack(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}

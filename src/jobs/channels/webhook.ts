@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { postJsonSafely, type HostLookup } from '../../net/safe-http.js';
+import { DeliveryError, type Channel, type Job } from './channel.js';
+
+export const WEBHOOK_KIND = 'webhook';
+
+/** What a 'webhook' job carries: where to post, and the submitted fields as one flat object. */
+export interface WebhookPayload {
+  url: string;
+  formId: string;
+  fields: Record<string, unknown>;
+}
+
+export interface WebhookChannelOptions {
+  /** The form's Standard Webhooks secret (`whsec_…`). */
+  signingSecret: (formId: string) => Promise<string>;
+  /** FORMGATE_ALLOW_PRIVATE_WEBHOOKS: let webhooks reach loopback and private addresses (tests only). */
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  /** For tests: resolve host names without DNS. */
+  lookup?: HostLookup;
+  /** For tests: the moment the signature is made. */
+  now?: () => Date;
+}
+
+export const WEBHOOK_USER_AGENT = 'Formgate-Webhook/1';
+
+/** Posts 'webhook' jobs, signed per Standard Webhooks, to a URL checked against SSRF at call time. */
+export class WebhookChannel implements Channel {
+  constructor(private readonly options: WebhookChannelOptions) {}
+
+  async send(job: Job): Promise<void> {
+    const payload = job.payload as Partial<WebhookPayload> | null;
+    if (!payload || typeof payload.url !== 'string' || typeof payload.formId !== 'string' || typeof payload.fields !== 'object' || payload.fields === null) {
+      throw new DeliveryError('the webhook job has no url, formId or fields', { permanent: true });
+    }
+    const secret = await this.options.signingSecret(payload.formId);
+    const body = JSON.stringify(payload.fields);
+    const timestamp = (this.options.now ?? (() => new Date()))();
+    let signature: string;
+    try {
+      // NOTE: the id is the submission's idempotency key, so a receiver drops the duplicates that at-least-once delivery brings.
+      signature = new Webhook(secret).sign(job.idempotencyKey, timestamp, body);
+    } catch (err) {
+      throw new DeliveryError(`the form's webhook secret is unusable: ${(err as Error).message}`, { permanent: true, cause: err });
+    }
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': WEBHOOK_USER_AGENT,
+      'webhook-id': job.idempotencyKey,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': signature,
+    };
+    const { status } = await postJsonSafely(payload.url, body, headers, { allowPrivate: this.options.allowPrivate, timeoutMs: this.options.timeoutMs, lookup: this.options.lookup });
+    throwUnlessDelivered(status);
+  }
+}
+
+/** 2xx is delivered; 408, 429 and 5xx may pass on a later try; other 4xx and any 3xx will not. */
+export function throwUnlessDelivered(status: number): void {
+  if (status >= 200 && status < 300) return;
+  if (status >= 300 && status < 400) throw new DeliveryError(`the webhook answered ${status}: redirects are not followed, point the form at the final URL`, { permanent: true, statusCode: status });
+  const transient = status === 408 || status === 429 || status >= 500;
+  throw new DeliveryError(`the webhook answered ${status}`, { permanent: !transient, statusCode: status });
+}
+
+/** A new Standard Webhooks signing secret for a form: `whsec_` and 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}

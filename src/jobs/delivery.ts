@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { AppContext } from '../context.js';
+import { ProblemError } from '../errors.js';
+import { createMailer, mailWarning, type Mailer } from '../mail/transport.js';
+import { AUTORESPONDER_KIND, AutoresponderChannel } from './channels/autoresponder.js';
+import { DeliveryError } from './channels/channel.js';
+import { EMAIL_KIND, EmailChannel } from './channels/email.js';
+import { NOTIFICATION_KIND, NotificationChannel } from './channels/notification.js';
+import { SLACK_KIND, SlackChannel } from './channels/slack.js';
+import { WEBHOOK_KIND, WebhookChannel } from './channels/webhook.js';
+import { JobWorker, type WorkerOptions } from './worker.js';
+
+export interface Delivery {
+  worker: JobWorker;
+  mailer: Mailer;
+  /** Stops claiming, lets jobs in flight finish (up to `deadlineMs`), then closes the mailer. */
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+/** A deleted form has no secret: its webhook jobs fail for good instead of retrying. */
+async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Promise<string> {
+  try {
+    return await ctx.forms.webhookSecret(formId);
+  } catch (err) {
+    if (err instanceof ProblemError) throw new DeliveryError(`the form is gone: ${err.detail}`, { permanent: true });
+    throw err;
+  }
+}
+
+/** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
+export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'forms'>, logger: Logger, options: WorkerOptions = {}): Delivery {
+  const warning = mailWarning(ctx.config);
+  if (warning) logger.warn(warning);
+  const mailer = createMailer(ctx.config);
+  const log = logger.child({ component: 'delivery' });
+  const channels = {
+    [EMAIL_KIND]: new EmailChannel(mailer),
+    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom),
+    [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl),
+    [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer),
+    [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),
+  };
+  const worker = new JobWorker(ctx.database, channels, { logger: log, ...options });
+  worker.start();
+  return {
+    worker,
+    mailer,
+    async stop(deadlineMs) {
+      await worker.stop(deadlineMs);
+      mailer.close();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import { fromJson, type Queryable } from '../db/database.js';
+import type { Plan } from '../db/schema/workspace.js';
+import { isUpgraded } from '../services/plans.js';
+import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
+import { NOTIFICATION_KIND } from './channels/notification.js';
+import { SLACK_KIND } from './channels/slack.js';
+import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';
+import { enqueueJob } from './outbox.js';
+
+/** What of a form decides which deliveries its submissions get. */
+export interface DeliverySettings {
+  notificationEmails: unknown;
+  slackChannel: string | null;
+  webhookUrl: string | null;
+  plan: Plan;
+  /** The autoresponder template's `paused` (0/1), or null when the form has none. */
+  autoresponderPaused: number | null;
+}
+
+/** The deliveries an accepted submission gets, one job each; the autoresponder only with someone to answer. */
+export function deliveryKinds(form: DeliverySettings, hasSubmitter: boolean): string[] {
+  const kinds: string[] = [];
+  if (hasSubmitter && isUpgraded(form.plan) && form.autoresponderPaused === 0) kinds.push(AUTORESPONDER_KIND);
+  if (fromJson<string[]>(form.notificationEmails).length > 0) kinds.push(NOTIFICATION_KIND);
+  if (form.slackChannel) kinds.push(SLACK_KIND);
+  if (form.webhookUrl) kinds.push(WEBHOOK_KIND);
+  return kinds;
+}
+
+/** A submission's deliveries: the job kinds, and the webhook's address when there is one. */
+export interface DeliveryPlan {
+  kinds: string[];
+  webhookUrl: string | null;
+}
+
+export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean): DeliveryPlan {
+  return { kinds: deliveryKinds(form, hasSubmitter), webhookUrl: form.webhookUrl };
+}
+
+/**
+ * Enqueues a submission's deliveries in the transaction that accepts it (after its row is written).
+ * Most jobs name the submission and read it when sent; the webhook job carries its body as it will
+ * be posted (the outbox message: what was accepted is what is sent).
+ */
+export async function enqueueDeliveries(trx: Queryable, submission: { id: string; formId: string; data: unknown }, plan: DeliveryPlan): Promise<void> {
+  for (const kind of plan.kinds) {
+    const payload =
+      kind === WEBHOOK_KIND
+        ? ({ url: plan.webhookUrl!, formId: submission.formId, fields: fromJson<Record<string, unknown>>(submission.data) } satisfies WebhookPayload)
+        : { formId: submission.formId };
+    await enqueueJob(trx, { kind, payload, submissionId: submission.id });
+  }
+}

@@ -1,0 +1,176 @@
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import { DeliveryError, type Channel, type Job } from './channels/channel.js';
+import { JobQueue, type AttemptResult } from './job-queue.js';
+import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './retry-policy.js';
+
+export interface WorkerOptions {
+  /** Jobs in flight at once in this instance. */
+  concurrency?: number;
+  pollIntervalMs?: number;
+  /** How long a claim holds a job; a crashed worker's jobs run again after it. */
+  leaseMs?: number;
+  /** A send still running after this counts as a transient failure; must stay below `leaseMs`. */
+  jobTimeoutMs?: number;
+  retry?: RetryPolicy;
+  /** The clock (tests move it instead of sleeping). */
+  now?: () => number;
+  random?: () => number;
+  logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/**
+ * Claims due jobs from the outbox and delivers them through their channel, in every instance:
+ * leases keep two workers off the same job, and retries with backoff ride out outages.
+ */
+export class JobWorker {
+  private readonly queue: JobQueue;
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private readonly leaseMs: number;
+  private readonly jobTimeoutMs: number;
+  private readonly retry: RetryPolicy;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  private readonly inFlight = new Set<Promise<void>>();
+  private polling: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopping = false;
+  private wakeRequested = false;
+
+  constructor(
+    database: Database,
+    private readonly channels: Record<string, Channel>,
+    options: WorkerOptions = {},
+  ) {
+    this.queue = new JobQueue(database);
+    this.concurrency = options.concurrency ?? 16;
+    this.pollIntervalMs = options.pollIntervalMs ?? 500;
+    this.leaseMs = options.leaseMs ?? 5 * 60_000;
+    this.jobTimeoutMs = options.jobTimeoutMs ?? 2 * 60_000;
+    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.log = options.logger ?? silent;
+  }
+
+  /** Starts polling in the background. */
+  start(): void {
+    if (this.running || this.stopping) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Polls at once, e.g. right after a transaction that enqueued jobs committed. */
+  wake(): void {
+    if (!this.running) return;
+    if (this.polling) this.wakeRequested = true;
+    else this.schedule(0);
+  }
+
+  /** Claims one batch (as many as there are free slots) and resolves once all of it has run; returns its size. */
+  async runOnce(): Promise<number> {
+    const started = await this.claimAndStart(this.concurrency - this.inFlight.size);
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /**
+   * Stops claiming, waits for jobs in flight up to `deadlineMs`, and gives back jobs claimed but not
+   * started. A job still running at the deadline keeps its lease and runs again after it expires.
+   */
+  async stop(deadlineMs = 10_000): Promise<void> {
+    this.running = false;
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.polling;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+    await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
+    clearTimeout(timer);
+    if (this.inFlight.size > 0) this.log.warn({ jobs: this.inFlight.size }, 'stopped with deliveries in flight; they run again when their lease expires');
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.poll(), ms);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (!this.running || this.polling) return;
+    const free = this.concurrency - this.inFlight.size;
+    let claimed = 0;
+    this.polling = this.claimAndStart(free).then(
+      (started) => void (claimed = started.length),
+      (err: unknown) => this.log.error({ err }, 'claiming jobs failed; trying again at the next poll'),
+    );
+    await this.polling;
+    this.polling = null;
+    // A full batch means more may be due: poll again at once; otherwise wait (or for wake()).
+    const again = this.wakeRequested || (free > 0 && claimed === free);
+    this.wakeRequested = false;
+    if (this.running) this.schedule(again ? 0 : this.pollIntervalMs);
+  }
+
+  /** Claims up to `limit` jobs and starts each; the promises settle when each has been recorded. */
+  private async claimAndStart(limit: number): Promise<Promise<void>[]> {
+    if (limit <= 0 || this.stopping) return [];
+    const jobs = await this.queue.claim(limit, this.now(), this.leaseMs);
+    if (this.stopping) {
+      await this.queue.release(jobs, this.now());
+      return [];
+    }
+    return jobs.map((job) => {
+      const run = this.run(job).finally(() => {
+        this.inFlight.delete(run);
+        if (this.running && this.inFlight.size === this.concurrency - 1) this.wake();
+      });
+      this.inFlight.add(run);
+      return run;
+    });
+  }
+
+  /** Sends one job and records the outcome; never rejects. */
+  private async run(job: Job): Promise<void> {
+    const startedAt = this.now();
+    let result: AttemptResult;
+    try {
+      const channel = this.channels[job.kind];
+      if (!channel) throw new DeliveryError(`no channel delivers jobs of kind "${job.kind}"`, { permanent: true });
+      await withTimeout(channel.send(job), this.jobTimeoutMs);
+      result = { outcome: 'ok', startedAt, finishedAt: this.now() };
+    } catch (err) {
+      result = this.failure(job, err, startedAt);
+      this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempt, outcome: result.outcome, error: result.error }, 'delivery failed');
+    }
+    try {
+      const kept = await this.queue.finish(job, result);
+      if (!kept) this.log.warn({ jobId: job.id }, 'lease expired before the job finished; another worker took it over');
+    } catch (err) {
+      this.log.error({ err, jobId: job.id }, 'recording a delivery failed; the job runs again when its lease expires');
+    }
+  }
+
+  private failure(job: Job, err: unknown, startedAt: number): AttemptResult {
+    const permanent = err instanceof DeliveryError && err.permanent;
+    const statusCode = err instanceof DeliveryError ? err.statusCode : undefined;
+    const error = err instanceof Error ? err.message : String(err);
+    const finishedAt = this.now();
+    if (permanent || job.attempt >= this.retry.maxAttempts) return { outcome: 'failed', startedAt, finishedAt, statusCode, error };
+    return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt: finishedAt + retryDelay(this.retry, job.attempt, this.random) };
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

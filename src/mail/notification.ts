@@ -1,0 +1,95 @@
+import { submitterAddress } from '../intake/fields.js';
+import type { MailMessage } from './transport.js';
+
+/** What the notification of one submission is built from. */
+export interface NotificationInput {
+  form: { id: string; name: string; notificationEmails: string[]; emailThreading: boolean };
+  submission: { id: string; createdAt: number; data: Record<string, unknown>; emailControls: Record<string, string> | null };
+  /** FORMGATE_MAIL_FROM: its domain names the message ids. */
+  mailFrom: string;
+  /** The form's notification template, rendered; the default layout when absent. */
+  rendered?: { html: string; text: string } | null;
+}
+
+/** A notification, plus the display name `_email.from` asks for (the address stays the configured sender). */
+export type NotificationMessage = MailMessage & { fromName: string | null };
+
+const SUBJECT_MAX = 200;
+const NAME_MAX = 64;
+
+/**
+ * The email to a form's recipients: default layout (every field, escaped) or the rendered template,
+ * `_email.subject` / `_email.from` / reply-to applied with header injection neutralised, and with
+ * `emailThreading` every notification of the form in one thread.
+ */
+export function notificationMessage(input: NotificationInput): NotificationMessage {
+  const { form, submission } = input;
+  const controls = submission.emailControls ?? {};
+  const subject = headerText(controls['_email.subject'], SUBJECT_MAX) || headerText(`New submission: ${form.name}`, SUBJECT_MAX);
+  const replyTo = submitterAddress({ data: submission.data, controls });
+  const domain = domainOf(input.mailFrom);
+  const headers: Record<string, string> = { 'Message-ID': `<${submission.id}@${domain}>` };
+  if (form.emailThreading) {
+    // Every notification refers to one root id per form, so mail clients keep them in one thread.
+    const root = `<form-${form.id}@${domain}>`;
+    headers['In-Reply-To'] = root;
+    headers.References = root;
+  }
+  const body = input.rendered ?? defaultLayout(form.name, submission);
+  return {
+    to: form.notificationEmails,
+    subject,
+    text: body.text,
+    html: body.html,
+    ...(replyTo ? { replyTo } : {}),
+    headers,
+    fromName: headerText(controls['_email.from'], NAME_MAX) || null,
+  };
+}
+
+/** One line, printable, bounded: CR/LF and other controls become spaces, so no header can be injected. */
+export function headerText(value: string | undefined, max: number): string {
+  if (!value) return '';
+  const line = value.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return [...line].slice(0, max).join('');
+}
+
+/** The submitted fields as name/value rows: nested names dotted (`car.color`), arrays joined. */
+export function fieldRows(data: Record<string, unknown>): [string, string][] {
+  const rows: [string, string][] = [];
+  const walk = (prefix: string, value: unknown) => {
+    if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) rows.push([prefix, value.map(String).join(', ')]);
+    else if (Array.isArray(value)) value.forEach((v, i) => walk(`${prefix}[${i}]`, v));
+    else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(prefix ? `${prefix}.${k}` : k, v);
+    else rows.push([prefix, value === null || value === undefined ? '' : String(value)]);
+  };
+  walk('', data);
+  return rows;
+}
+
+function defaultLayout(formName: string, submission: NotificationInput['submission']): { html: string; text: string } {
+  const rows = fieldRows(submission.data);
+  const when = new Date(submission.createdAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  const text = [`New submission to ${formName} (${when})`, '', ...rows.map(([name, value]) => `${name}: ${value}`), '', `Submission ${submission.id}`].join('\n');
+  const cell = 'padding:8px 12px;border-bottom:1px solid #e5e7eb;vertical-align:top;text-align:left;';
+  const htmlRows = rows
+    .map(([name, value]) => `<tr><th style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${escapeHtml(value).replace(/\r?\n/g, '<br>')}</td></tr>`)
+    .join('');
+  const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;">
+<div style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">
+<h1 style="margin:0 0 4px;font-size:18px;color:#111827;">New submission to ${escapeHtml(formName)}</h1>
+<p style="margin:0 0 16px;font-size:13px;color:#6b7280;">${escapeHtml(when)}</p>
+<table style="width:100%;border-collapse:collapse;font-size:14px;">${htmlRows}</table>
+<p style="margin:16px 0 0;font-size:12px;color:#9ca3af;">Submission ${escapeHtml(submission.id)}</p>
+</div></body></html>`;
+  return { html, text };
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function domainOf(mailFrom: string): string {
+  const match = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom);
+  return match ? match[1]! : 'formgate.invalid';
+}

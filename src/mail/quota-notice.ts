@@ -1,0 +1,69 @@
+import type { Config } from '../config/config.js';
+import type { Queryable } from '../db/database.js';
+import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
+import { enqueueJob } from '../jobs/outbox.js';
+import { planLimits } from '../services/plans.js';
+
+/**
+ * Enqueues the one email telling a workspace's owners that its allowance ran out, in the
+ * transaction that held the first submission past it. Returns the job id, or null with no owner to tell.
+ */
+export async function quotaNoticeJob(trx: Queryable, workspaceId: string, config: Pick<Config, 'publicUrl'>): Promise<string | null> {
+  const workspace = await trx.selectFrom('workspaces').select(['id', 'name', 'plan', 'ownerId']).where('id', '=', workspaceId).executeTakeFirst();
+  if (!workspace) return null;
+  // Owners decide on an upgrade; members cannot, so they are not told.
+  const owners = await trx
+    .selectFrom('users')
+    .select('email')
+    .where((eb) =>
+      eb.or([
+        eb('id', '=', workspace.ownerId),
+        eb('id', 'in', eb.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', workspaceId).where('role', '=', 'owner')),
+      ]),
+    )
+    .orderBy('email')
+    .execute();
+  if (owners.length === 0) return null;
+
+  const payload: EmailPayload = {
+    to: owners.map((o) => o.email),
+    ...quotaNoticeMessage({ name: workspace.name, id: workspace.id, plan: workspace.plan, allowance: planLimits(workspace.plan).submissions, url: config.publicUrl }),
+    // Automatic mail: vacation responders must not answer it (RFC 3834).
+    headers: { 'Auto-Submitted': 'auto-generated' },
+  };
+  return enqueueJob(trx, { kind: EMAIL_KIND, payload });
+}
+
+interface NoticeFacts {
+  name: string;
+  id: string;
+  plan: string;
+  allowance: number;
+  url: string;
+}
+
+/** The notice's subject, text and HTML. */
+export function quotaNoticeMessage(facts: NoticeFacts): { subject: string; text: string; html: string } {
+  const allowance = facts.allowance.toLocaleString('en-US');
+  // NOTE: a workspace name could hold line breaks; a subject must be one line.
+  const subject = `Workspace "${facts.name.replace(/[\r\n\t]+/g, ' ')}" reached its allowance of ${allowance} submissions`;
+  const paragraphs = [
+    `Your workspace "${facts.name}" has reached its allowance of ${allowance} accepted submissions on the ${facts.plan} plan.`,
+    'New submissions are still being kept: they are stored as held, not lost. Held submissions are not listed or delivered yet.',
+    'When the allowance grows (an upgrade), held submissions are released in the order they arrived, then listed and delivered.',
+  ];
+  const footer = `Workspace ${facts.id} · ${facts.url}`;
+  const text = ['Hello,', ...paragraphs, footer, 'You receive this email once each time the allowance runs out.'].join('\n\n') + '\n';
+  const html =
+    '<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">' +
+    '<p>Hello,</p>' +
+    paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('') +
+    `<p style="color:#666">Workspace ${escapeHtml(facts.id)} · <a href="${escapeHtml(facts.url)}">${escapeHtml(facts.url)}</a></p>` +
+    '<p style="color:#666">You receive this email once each time the allowance runs out.</p>' +
+    '</body></html>';
+  return { subject, text, html };
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}

@@ -1,0 +1,49 @@
+import { htmlToText } from './template-engine.js';
+
+/** Points at which an autoresponder template is paused (documented in docs/templates.md). */
+export const PAUSE_THRESHOLD = 4;
+
+// Marketing phrasing: what turns an acknowledgement into a campaign sent to strangers.
+const MARKETING = [
+  'limited time', 'limited offer', 'buy now', 'order now', 'act now', 'click here', 'special offer', 'special promotion', 'exclusive deal',
+  'free gift', 'discount', 'coupon', 'promo code', 'unsubscribe', 'winner', 'congratulations', 'best price', 'lowest price', 'risk free',
+  'money back', 'don\'t miss', 'sale ends', 'subscribe now', 'call now',
+];
+const MARKETING_PATTERN = new RegExp(`(?<![\\p{L}\\p{N}])(?:${MARKETING.map((p) => p.replace(/[.*+?^${}()|[\]\\']/g, (c) => (c === "'" ? "['’]" : `\\${c}`)).replace(/ /g, '\\s+')).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+const PERCENT_OFF = /\d+\s*%\s*off\b/gi;
+const URL_IN_TEXT = /\b(?:https?:\/\/|www\.)[^\s<>"']+/gi;
+const SHOUTING = /\b[A-Z]{4,}(?:\s+[A-Z]{2,}){2,}\b/g;
+const EXCLAIMING = /!{3,}/g;
+
+/**
+ * Scores an autoresponder template alone (no submission filled in): marketing phrasing, bare links
+ * (an address shown as text, not a link with words), shouting and exclamation runs. At the
+ * threshold the template is paused: it is stored but sends nothing until rewritten.
+ */
+export function checkAutoresponderContent(code: string): { paused: boolean; reasons: string[] } {
+  const text = htmlToText(code.replace(/\{\{[^}]*\}\}/g, ' '));
+  const reasons: string[] = [];
+  let score = 0;
+  const marketing = new Set([...text.matchAll(MARKETING_PATTERN)].map((m) => m[0].toLowerCase().replace(/\s+/g, ' ')));
+  const percentOff = text.match(PERCENT_OFF)?.length ?? 0;
+  if (marketing.size + percentOff > 0) {
+    score += 2 * (marketing.size + percentOff);
+    reasons.push(`marketing phrasing: ${[...marketing, ...(percentOff ? ['% off'] : [])].join(', ')}`);
+  }
+  const bareLinks = text.match(URL_IN_TEXT)?.length ?? 0;
+  if (bareLinks > 0) {
+    score += PAUSE_THRESHOLD * bareLinks;
+    reasons.push(`${bareLinks} bare link(s)`);
+  }
+  if (SHOUTING.test(text)) {
+    score += 1;
+    reasons.push('shouting (words in capitals)');
+  }
+  if (EXCLAIMING.test(text)) {
+    score += 1;
+    reasons.push('exclamation marks');
+  }
+  SHOUTING.lastIndex = 0;
+  EXCLAIMING.lastIndex = 0;
+  return { paused: score >= PAUSE_THRESHOLD, reasons };
+}

@@ -1,0 +1,97 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { createTransport } from 'nodemailer';
+import { ConfigError, type Config } from '../config/config.js';
+import { newId } from '../ids.js';
+import { DeliveryError } from '../jobs/channels/channel.js';
+
+export interface MailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  html?: string;
+  replyTo?: string;
+  headers?: Record<string, string>;
+  /** A display name for the sender (`_email.from`); the address is always FORMGATE_MAIL_FROM's. */
+  fromName?: string | null;
+}
+
+/** Sends mail from `config.mailFrom`; throws DeliveryError (permanent for a 5xx SMTP reply). */
+export interface Mailer {
+  send(message: MailMessage): Promise<void>;
+  close(): void;
+}
+
+type MailConfig = Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>;
+
+/** Where mail goes when no SMTP server is configured. */
+export function outboxDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'outbox');
+}
+
+/** The line `formgate serve` prints at start when mail is not really sent; null when it is. */
+export function mailWarning(config: MailConfig): string | null {
+  if (config.smtpUrl) return null;
+  return `FORMGATE_SMTP_URL is not set: emails are not sent but written to ${outboxDir(config)}/*.eml`;
+}
+
+/** SMTP (pooled) when FORMGATE_SMTP_URL is set; otherwise .eml files, so nothing is lost on a laptop. */
+export function createMailer(config: MailConfig): Mailer {
+  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : fileMailer(outboxDir(config), config.mailFrom);
+}
+
+function smtpMailer(url: string, from: string): Mailer {
+  const protocol = safeProtocol(url);
+  if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new ConfigError(`FORMGATE_SMTP_URL must start with smtp:// or smtps://, got ${protocol ? `"${protocol}//…"` : 'a value that is not a URL'}`);
+  // NOTE: timeouts well below the worker's job timeout, so a stuck server fails the try, not the lease.
+  const transport = createTransport({ url, pool: true, maxConnections: 5, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
+  return {
+    async send(message) {
+      try {
+        await transport.sendMail(withSender(message, from));
+      } catch (err) {
+        throw classifySmtpError(err);
+      }
+    },
+    close: () => transport.close(),
+  };
+}
+
+function fileMailer(dir: string, from: string): Mailer {
+  const transport = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(message) {
+      const info = await transport.sendMail(withSender(message, from));
+      await fs.mkdir(dir, { recursive: true });
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`;
+      // Written aside and renamed, so whoever watches the folder never reads half a message.
+      const partial = path.join(dir, `.${name}.partial`);
+      await fs.writeFile(partial, info.message as Buffer);
+      await fs.rename(partial, path.join(dir, name));
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** The message as nodemailer takes it: the configured sender, under the requested display name if any. */
+function withSender({ fromName, ...message }: MailMessage, from: string) {
+  if (!fromName) return { ...message, from };
+  const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+  return { ...message, from: { name: fromName, address } };
+}
+
+/** 5xx replies are final; 4xx replies, network errors and failed logins (a fixable setting) are retried. */
+function classifySmtpError(err: unknown): DeliveryError {
+  const e = err as { message?: string; responseCode?: number; code?: string };
+  const statusCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
+  const permanent = statusCode !== undefined && statusCode >= 500 && e.code !== 'EAUTH';
+  return new DeliveryError(`SMTP: ${e.message ?? String(err)}`, { permanent, statusCode, cause: err });
+}
+
+function safeProtocol(url: string): string | null {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return null;
+  }
+}

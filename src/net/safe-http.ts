@@ -1,0 +1,168 @@
+import { promises as dns } from 'node:dns';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { DeliveryError } from '../jobs/channels/channel.js';
+import { nonPublicAddressClass } from './public-address.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a host name to every address it has, like `dns.promises.lookup(name, { all: true })`. */
+export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface SafePostOptions {
+  /** Skip the address check (FORMGATE_ALLOW_PRIVATE_WEBHOOKS, tests only). */
+  allowPrivate: boolean;
+  /** The whole call, resolution included. Default 10 s. */
+  timeoutMs?: number;
+  /** Bytes of the answer kept; reading stops past them. Default 64 KiB. */
+  maxResponseBytes?: number;
+  lookup?: HostLookup;
+}
+
+export interface SafePostResult {
+  status: number;
+  /** The answer's body, cut at `maxResponseBytes`. */
+  body: string;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+const systemLookup: HostLookup = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+
+/**
+ * POSTs to a URL an outsider chose without letting it reach the inside network (SSRF): every
+ * address the host resolves to must be public, and the connection goes to the address that was
+ * checked, so a second DNS answer cannot swap in a private one. No redirect is followed.
+ * Refusals are permanent DeliveryErrors; network failures and timeouts are transient.
+ */
+export async function postJsonSafely(url: string, body: string, headers: Record<string, string>, options: SafePostOptions): Promise<SafePostResult> {
+  const target = parseTarget(url);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const address = await withAbort(resolveChecked(target.hostname, options), controller.signal, timeoutMs);
+    return await send(target, address, body, headers, controller.signal, timeoutMs, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function parseTarget(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new DeliveryError(`refused: ${JSON.stringify(value)} is not an absolute URL`, { permanent: true });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DeliveryError(`refused: ${url.protocol} URLs are not called, only http and https`, { permanent: true });
+  if (url.username || url.password) throw new DeliveryError('refused: the URL carries credentials', { permanent: true });
+  return url;
+}
+
+/** The address to connect to, after checking every address the host has. */
+async function resolveChecked(host: string, options: SafePostOptions): Promise<ResolvedAddress> {
+  // NOTE: WHATWG URL keeps IPv6 literals in brackets and has already normalised odd IPv4 spellings.
+  const hostname = host.replace(/^\[(.*)\]$/, '$1');
+  const family = isIP(hostname);
+  let addresses: ResolvedAddress[];
+  if (family !== 0) {
+    addresses = [{ address: hostname, family }];
+  } else {
+    try {
+      addresses = await (options.lookup ?? systemLookup)(hostname);
+    } catch (err) {
+      throw new DeliveryError(`could not resolve ${hostname}: ${(err as Error).message}`, { permanent: false, cause: err });
+    }
+  }
+  const first = addresses[0];
+  if (!first) throw new DeliveryError(`could not resolve ${hostname}: no address`, { permanent: false });
+  if (!options.allowPrivate) {
+    for (const { address } of addresses) {
+      const kind = nonPublicAddressClass(address);
+      if (kind !== null) {
+        const via = address === hostname ? '' : ` (${hostname} resolves to ${address})`;
+        throw new DeliveryError(`refused: ${address} is a ${kind} address, not a public one${via}`, { permanent: true });
+      }
+    }
+  }
+  return first;
+}
+
+function send(url: URL, target: ResolvedAddress, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, maxBytes: number): Promise<SafePostResult> {
+  // Hands the connection the checked address whatever name it asks for; the URL's host name
+  // stays in the Host header and in TLS SNI (https.request derives servername from it).
+  const pinned = ((_hostname: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  }) as unknown as LookupFunction;
+  const requestOptions: RequestOptions = {
+    method: 'POST',
+    headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    lookup: pinned,
+    // NOTE: no pooled sockets: a kept-alive one could have been opened for another check.
+    agent: false,
+  };
+
+  return new Promise<SafePostResult>((resolve, reject) => {
+    let settled = false;
+    const finish = (outcome: SafePostResult | DeliveryError) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (outcome instanceof DeliveryError) reject(outcome);
+      else resolve(outcome);
+    };
+    const onAbort = () => {
+      finish(new DeliveryError(`no complete answer from ${url.host} within ${timeoutMs} ms`, { permanent: false }));
+      request.destroy();
+    };
+
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, requestOptions, (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8') });
+        response.destroy();
+      };
+      response.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        if (size >= maxBytes) done();
+      });
+      response.on('end', done);
+      response.on('error', (err) => finish(new DeliveryError(`the answer from ${url.host} broke off: ${err.message}`, { permanent: false, cause: err })));
+      response.on('close', () => {
+        if (!response.complete) finish(new DeliveryError(`the answer from ${url.host} broke off`, { permanent: false }));
+      });
+    });
+    request.on('error', (err) => finish(new DeliveryError(`could not reach ${url.host}: ${err.message}`, { permanent: false, cause: err })));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort);
+    request.end(body);
+  });
+}
+
+/** Rejects with a transient timeout when the signal fires first (a lookup cannot be cancelled). */
+function withAbort<T>(promise: Promise<T>, signal: AbortSignal, timeoutMs: number): Promise<T> {
+  if (signal.aborted) return Promise.reject(new DeliveryError(`no answer within ${timeoutMs} ms`, { permanent: false }));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new DeliveryError(`the host name was not resolved within ${timeoutMs} ms`, { permanent: false }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}

@@ -1,0 +1,100 @@
+import type { Database } from '../db/database.js';
+import { fromJson } from '../db/database.js';
+import type { TemplateKind, TemplateRow } from '../db/schema/template.js';
+import { ProblemError } from '../errors.js';
+import { notificationMessage } from '../mail/notification.js';
+import { checkAutoresponderContent } from '../mail/template-check.js';
+import { compileTemplate, renderTemplate } from '../mail/template-engine.js';
+import type { FormService } from './forms.js';
+
+/** What a preview renders when the form has no submission yet (documented in docs/templates.md). */
+export const SAMPLE_DATA = { name: 'Jane Doe', email: 'jane@example.com', message: 'Hello! I would like to know more about your services.' };
+
+export class TemplateService {
+  constructor(
+    private readonly database: Database,
+    private readonly forms: FormService,
+  ) {}
+
+  async getTemplate(userId: string, formId: string, kind: TemplateKind): Promise<TemplateRow> {
+    await this.forms.requireUpgradedForm(userId, formId);
+    return this.requireTemplate(formId, kind);
+  }
+
+  /**
+   * Compiles the code, then stores it (creating the template if absent). A template that does not
+   * compile is `template_invalid` and the stored one is kept. The autoresponder is content checked:
+   * marketing phrasing or bare links pause it, and the write still succeeds.
+   */
+  async putTemplate(userId: string, formId: string, kind: TemplateKind, code: string): Promise<TemplateRow> {
+    await this.forms.requireUpgradedForm(userId, formId);
+    const compiled = compileTemplate(code);
+    if (!compiled.ok) throw new ProblemError('template_invalid', 'The template could not be compiled; nothing was stored.', { errors: compiled.errors });
+    const paused = kind === 'autoresponder' ? (checkAutoresponderContent(code).paused ? 1 : 0) : null;
+    const now = Date.now();
+    await this.database.db
+      .insertInto('templates')
+      .values({ formId, kind, mode: 'code', code, paused, createdAt: now, updatedAt: now })
+      .onConflict((oc) => oc.columns(['formId', 'kind']).doUpdateSet({ mode: 'code', code, paused, updatedAt: now }))
+      .execute();
+    return this.requireTemplate(formId, kind);
+  }
+
+  /** Removes the template: notifications go back to the default layout; the autoresponder is off. */
+  async deleteTemplate(userId: string, formId: string, kind: TemplateKind): Promise<void> {
+    await this.forms.requireUpgradedForm(userId, formId);
+    const result = await this.database.db.deleteFrom('templates').where('formId', '=', formId).where('kind', '=', kind).executeTakeFirst();
+    if (result.numDeletedRows === 0n) throw notFound(formId, kind);
+  }
+
+  /** Renders without sending: against `data`, else the form's latest submission, else a sample. */
+  async previewTemplate(userId: string, formId: string, kind: TemplateKind, data?: Record<string, unknown>): Promise<{ html: string; text: string }> {
+    const form = await this.forms.requireUpgradedForm(userId, formId);
+    const template = await this.findTemplate(formId, kind);
+    if (!template && kind === 'autoresponder') throw notFound(formId, kind);
+    const fields = data ?? (await this.exampleData(formId));
+    if (!template) {
+      // no notification template: the default layout is what would be sent
+      const message = notificationMessage({
+        form: { id: form.id, name: form.name, notificationEmails: [], emailThreading: false },
+        submission: { id: 'preview', createdAt: Date.now(), data: fields, emailControls: null },
+        mailFrom: 'preview@formgate.invalid',
+      });
+      return { html: message.html ?? '', text: message.text };
+    }
+    const compiled = compileTemplate(template.code);
+    if (!compiled.ok) throw new ProblemError('template_invalid', 'The stored template no longer compiles.', { errors: compiled.errors });
+    return renderTemplate(compiled.template, fields);
+  }
+
+  private async exampleData(formId: string): Promise<Record<string, unknown>> {
+    const latest = await this.database.db
+      .selectFrom('submissions')
+      .select('data')
+      .where('formId', '=', formId)
+      .where('status', '=', 'accepted')
+      .orderBy('createdAt', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return latest ? fromJson<Record<string, unknown>>(latest.data) : SAMPLE_DATA;
+  }
+
+  private findTemplate(formId: string, kind: TemplateKind): Promise<TemplateRow | undefined> {
+    return this.database.db.selectFrom('templates').selectAll().where('formId', '=', formId).where('kind', '=', kind).executeTakeFirst();
+  }
+
+  private async requireTemplate(formId: string, kind: TemplateKind): Promise<TemplateRow> {
+    const template = await this.findTemplate(formId, kind);
+    if (!template) throw notFound(formId, kind);
+    return template;
+  }
+}
+
+function notFound(formId: string, kind: TemplateKind): ProblemError {
+  return new ProblemError('not_found', `Form ${formId} has no ${kind} template.`);
+}
+
+/** The Template resource of 2.5. */
+export function toTemplateResource(t: TemplateRow) {
+  return { kind: t.kind, mode: t.mode, code: t.code, updatedAt: new Date(t.updatedAt).toISOString(), paused: t.paused === null ? null : t.paused === 1 };
+}

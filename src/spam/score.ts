@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import {
+  gibberishFindings,
+  linkFindings,
+  markupFindings,
+  phraseFindings,
+  SPAM_THRESHOLD,
+  WEIGHTS,
+  type Finding,
+  type ScannedField,
+} from './score-rules.js';
+
+/** The automatic filter's answer for one submission; `reasons` name each signal that fired with its points. */
+export interface SpamVerdict {
+  spam: boolean;
+  score: number;
+  reasons: string[];
+}
+
+export interface SpamScorerOptions {
+  /** Milliseconds since the epoch; tests pass their own clock instead of sleeping. */
+  now?: () => number;
+  /** How many (address, content) pairs the repeat signal remembers; the least recently seen go first. */
+  maxTracked?: number;
+}
+
+// NOTE: the scorer runs on every submission, so it reads at most this much of each value and of the
+// whole submission: a 256 KB body of one value costs the same as a 70 KB one.
+export const MAX_VALUE_CHARS = 20_000;
+export const MAX_TOTAL_CHARS = 50_000;
+const MAX_LEAVES = 2_000;
+const MAX_DEPTH = 32;
+export const REPEAT_WINDOW_MS = 10 * 60_000;
+export const REPEAT_LIMIT = 3;
+const DEFAULT_MAX_TRACKED = 10_000;
+// Soft hyphens and zero-width characters split a word for a filter but not for a reader ("via\u200Bgra").
+const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
+const WHITESPACE = /\s+/g;
+const WORD = /[\p{L}\p{M}]+/gu;
+const LATIN = /[A-Za-z]/;
+const CYRILLIC_OR_GREEK = /[\u0370-\u03FF\u0400-\u04FF\u0500-\u052F]/;
+// Cyrillic and Greek letters drawn like Latin ones, as spammers mix them into a word ("viаgra" with a Cyrillic а).
+const LOOK_ALIKES = new Map(
+  Object.entries({
+    а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ӏ: 'l', ԛ: 'q', ԝ: 'w',
+    А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', І: 'I', Ј: 'J', Ѕ: 'S', У: 'Y',
+    α: 'a', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', υ: 'u', χ: 'x',
+    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  }),
+);
+
+/**
+ * Scores submissions on their content and on repeats from one address. Always on and not
+ * configurable; one instance per process, since the repeat record lives in memory.
+ */
+export class SpamScorer {
+  private readonly now: () => number;
+  private readonly recent: LRUCache<string, number[]>;
+
+  constructor(options: SpamScorerOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.recent = new LRUCache({ max: Math.max(1, options.maxTracked ?? DEFAULT_MAX_TRACKED) });
+  }
+
+  /** Scores one submission's stored data (control fields already removed) from client ip. Records it for the repeat signal. */
+  score(data: Record<string, unknown>, ip: string): SpamVerdict {
+    const fields = scannedFields(data);
+    const text = fields.map((field) => field.text).join('\n');
+    const findings = [
+      ...linkFindings(text),
+      ...phraseFindings(text),
+      ...markupFindings(text),
+      ...gibberishFindings(fields),
+      ...this.repeatFindings(fields, ip),
+    ];
+    const score = findings.reduce((sum, finding) => sum + finding.points, 0);
+    return { spam: score >= SPAM_THRESHOLD, score, reasons: findings.map((finding) => `${finding.reason} (+${finding.points})`) };
+  }
+
+  /** How many (address, content) pairs are remembered now; for tests of the bound. */
+  get trackedCount(): number {
+    return this.recent.size;
+  }
+
+  // A person may send the same message twice (a double click, a retry); a third time within the window is a bot.
+  private repeatFindings(fields: ScannedField[], ip: string): Finding[] {
+    const key = `${ip} ${contentHash(fields)}`;
+    const now = this.now();
+    const times = (this.recent.get(key) ?? []).filter((time) => now - time < REPEAT_WINDOW_MS);
+    times.push(now);
+    this.recent.set(key, times.slice(-REPEAT_LIMIT));
+    if (times.length < REPEAT_LIMIT) return [];
+    return [{ points: WEIGHTS.repeated, reason: `same content ${REPEAT_LIMIT} or more times from this address within ${REPEAT_WINDOW_MS / 60_000} minutes` }];
+  }
+}
+
+/** Every value of the submission (never a field name), normalised and within the reading budget. */
+function scannedFields(data: Record<string, unknown>): ScannedField[] {
+  const fields: ScannedField[] = [];
+  let budget = MAX_TOTAL_CHARS;
+  let leaves = 0;
+  const seen = new WeakSet<object>();
+  const visit = (key: string, value: unknown, depth: number): void => {
+    if (budget <= 0 || leaves >= MAX_LEAVES) return;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      leaves++;
+      const limit = Math.min(MAX_VALUE_CHARS, budget);
+      const text = normaliseText(String(value).slice(0, limit)).slice(0, limit);
+      budget -= text.length;
+      if (text !== '') fields.push({ key, text });
+      return;
+    }
+    // An object met twice (shared or cyclic, never from the parser) is read once: the walk stays linear.
+    if (typeof value !== 'object' || value === null || depth >= MAX_DEPTH || seen.has(value)) return;
+    seen.add(value);
+    if (Array.isArray(value)) for (const item of value) visit(key, item, depth + 1);
+    else for (const [childKey, child] of Object.entries(value)) visit(childKey, child, depth + 1);
+  };
+  for (const [key, value] of Object.entries(data)) visit(key, value, 0);
+  return fields;
+}
+
+// NFKC folds full-width and mathematical letters into the plain ones the rules know; a word mixing
+// Latin with Cyrillic or Greek has its look-alikes folded too (a word in one script is left alone).
+function normaliseText(text: string): string {
+  return text.normalize('NFKC').replace(INVISIBLE, '').replace(WORD, (word) => (isMixedScript(word) ? foldLookAlikes(word) : word));
+}
+
+function isMixedScript(word: string): boolean {
+  return LATIN.test(word) && CYRILLIC_OR_GREEK.test(word);
+}
+
+function foldLookAlikes(word: string): string {
+  let folded = '';
+  for (const char of word) folded += LOOK_ALIKES.get(char) ?? char;
+  return folded;
+}
+
+// Case and spacing do not make a message new: "Buy NOW" and "buy  now" are one content.
+function contentHash(fields: ScannedField[]): string {
+  const hash = createHash('sha256');
+  for (const { key, text } of fields) hash.update(key).update('\0').update(text.toLowerCase().replace(WHITESPACE, ' ').trim()).update('\0');
+  return hash.digest('base64url');
+}

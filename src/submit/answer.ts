@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PAGE_CONTENT_SECURITY_POLICY } from './pages.js';
+
+/** `Accept: application/json` (or any `+json` type) asks for JSON instead of a redirect or a page. */
+export function wantsJson(request: IncomingMessage): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes('application/json') || accept.includes('+json');
+}
+
+/** A browser navigating (a plain HTML form) asks for HTML; everything else gets JSON problems. */
+export function wantsHtml(request: IncomingMessage): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+export function sendJson(response: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': `${type}; charset=utf-8`, 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+// The built-in pages load nothing from anywhere: styles are inline and there is no script.
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': PAGE_CONTENT_SECURITY_POLICY,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+export function sendPage(response: ServerResponse, status: number, html: string): void {
+  response.writeHead(status, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(html) });
+  response.end(html);
+}
+
+export function redirect(response: ServerResponse, location: string): void {
+  response.writeHead(303, { location, 'content-length': 0 });
+  response.end();
+}
+
+/** An absolute http(s) URL given by the visitor's form, or null for anything else. */
+export function httpUrl(value: string | undefined | null): URL | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Where the visitor came from, for a link back to the form (`Referer`, when it is http(s)). */
+export function refererOf(request: IncomingMessage): string | null {
+  return httpUrl(request.headers.referer)?.toString() ?? null;
+}

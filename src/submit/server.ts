@@ -1,0 +1,215 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { AppContext } from '../context.js';
+import { ProblemError } from '../errors.js';
+import { problemBody } from '../http/problem-handler.js';
+import { requestId } from '../http/request-log.js';
+import { healthOf } from '../http/routes/health.js';
+import { submitterAddress } from '../intake/fields.js';
+import { isUpgraded } from '../services/plans.js';
+import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
+import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
+import { httpUrl, redirect, refererOf, sendJson, sendPage, wantsHtml, wantsJson } from './answer.js';
+import { readSubmission } from './body.js';
+import { clientIp } from './client-ip.js';
+import { feedbackOf, renderErrorPage, renderThankYouPage } from './pages.js';
+import type { ThankYouLinks } from './thank-you-link.js';
+
+export interface SubmitSurface {
+  server: http.Server;
+  listen(options: { host: string; port: number }): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SubmitDependencies {
+  ctx: AppContext;
+  log: Logger;
+  limiter: SubmitRateLimiter;
+  pipeline: IntakePipeline;
+  links: ThankYouLinks;
+}
+
+const FORM_ID = /^[a-z2-7]{20}$/;
+const RETRY_AFTER_UNAVAILABLE = 30;
+const FALSE_WORDS = new Set(['', '0', 'false', 'no', 'off']);
+
+/**
+ * The submit surface: where HTML forms and `fetch` clients post. It is the hottest path in the
+ * system, so it is a plain `node:http` handler with a few fixed routes rather than a framework
+ * (design.md measured the framework as the main per-request cost).
+ */
+export function createSubmitSurface(deps: SubmitDependencies): SubmitSurface {
+  const { ctx, log } = deps;
+  const server = http.createServer((request, response) => void handle(deps, request, response));
+  server.keepAliveTimeout = 5000;
+  // NOTE: a slow client may not hold a connection open forever while sending its body.
+  server.requestTimeout = 30_000;
+  return {
+    server,
+    listen: ({ host, port }) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        log.debug({ submitUrl: ctx.config.submitUrl }, 'submit surface closed');
+      }),
+  };
+}
+
+async function handle(deps: SubmitDependencies, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const started = performance.now();
+  const reqId = requestId(request);
+  const url = request.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const path = queryAt === -1 ? url : url.slice(0, queryAt);
+  response.setHeader('x-request-id', reqId);
+  // Any site may post with `fetch`; nothing here depends on cookies, so no credentials are allowed.
+  response.setHeader('access-control-allow-origin', '*');
+  response.setHeader('access-control-expose-headers', 'Location, Retry-After, X-Request-Id');
+  response.once('finish', () => {
+    deps.log.info({ reqId, method: request.method, path, status: response.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+  });
+
+  let controls: Record<string, string> | null = null;
+  try {
+    const method = request.method ?? 'GET';
+    if (method === 'OPTIONS') return preflight(request, response);
+    const [, first = '', second, ...rest] = path.split('/');
+    if (rest.length > 0 || (second !== undefined && (second !== 'thanks' || !FORM_ID.test(first)))) throw notFound(method, path);
+
+    if (second === 'thanks') {
+      requireMethod(response, method, ['GET', 'HEAD']);
+      return await thankYouPage(deps, first, new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)), response);
+    }
+    if (first === 'healthz') {
+      requireMethod(response, method, ['GET', 'HEAD']);
+      const health = await healthOf(deps.ctx.database);
+      return sendJson(response, health.status, health.body);
+    }
+    if (first !== 'echo' && !FORM_ID.test(first)) throw notFound(method, path);
+    requireMethod(response, method, ['POST']);
+
+    const ip = clientIp(request, deps.ctx.config.trustProxy);
+    const decision = await deps.limiter.consume(visitorKey(ip));
+    if (!decision.allowed) {
+      response.setHeader('retry-after', String(decision.retryAfterSeconds));
+      throw new ProblemError('rate_limited', `Too many submissions from this address; retry in ${decision.retryAfterSeconds} seconds.`);
+    }
+    const parsed = await readSubmission(request);
+    controls = parsed.controls;
+    if (first === 'echo') {
+      return sendJson(response, 200, {
+        data: parsed.data,
+        controls: parsed.controls,
+        captchaFields: Object.keys(parsed.captcha),
+        submitter: submitterAddress(parsed),
+      });
+    }
+    const target = redirectTarget(controls);
+    const received = await deps.pipeline.receive(first, parsed, ip);
+    answerSuccess(deps, request, response, received, controls, target);
+  } catch (error) {
+    answerFailure(deps, request, response, error, controls, reqId);
+  }
+}
+
+/** `_redirect` (and `_error`) must be http(s) URLs; anything else is refused before anything is stored. */
+function redirectTarget(controls: Record<string, string>): URL | null {
+  const errors: string[] = [];
+  for (const name of ['_redirect', '_error']) {
+    if (Object.hasOwn(controls, name) && controls[name] !== '' && !httpUrl(controls[name])) errors.push(`${name}: must be an absolute http or https URL`);
+  }
+  if (errors.length > 0) throw new ProblemError('validation_error', 'A redirect address of the form is not allowed.', { errors });
+  return httpUrl(controls._redirect);
+}
+
+function answerSuccess(
+  deps: SubmitDependencies,
+  request: IncomingMessage,
+  response: ServerResponse,
+  received: ReceivedSubmission,
+  controls: Record<string, string>,
+  target: URL | null,
+): void {
+  if (wantsJson(request)) {
+    const { id, formId, createdAt, data } = received;
+    return sendJson(response, 200, { id, formId, createdAt: new Date(createdAt).toISOString(), data });
+  }
+  if (target) {
+    if (Object.hasOwn(controls, '_append') && !FALSE_WORDS.has(controls._append!.trim().toLowerCase())) {
+      target.searchParams.set('submissionId', received.id);
+    }
+    return redirect(response, target.toString());
+  }
+  const feedback = feedbackOf(controls, 'success');
+  redirect(response, deps.links.build(deps.ctx.config.submitUrl, received.formId, { ...feedback, backUrl: refererOf(request) }));
+}
+
+/** By the request: JSON asked for → a problem; `_error` given → redirect there; a browser → a page; else a problem. */
+function answerFailure(
+  deps: SubmitDependencies,
+  request: IncomingMessage,
+  response: ServerResponse,
+  error: unknown,
+  controls: Record<string, string> | null,
+  reqId: string,
+): void {
+  const problem = error instanceof ProblemError ? error : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
+  if (!(error instanceof ProblemError)) deps.log.error({ err: error, reqId }, 'submission failed');
+  if (response.headersSent) return void response.destroy();
+  if (problem.code === 'payload_too_large') response.setHeader('connection', 'close');
+  if (problem.status === 503) response.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE));
+  const extra = problem.extra;
+
+  const errorTarget = httpUrl(controls?._error);
+  if (!wantsJson(request) && errorTarget) return redirect(response, errorTarget.toString());
+  if (!wantsJson(request) && wantsHtml(request)) {
+    const feedback = controls ? feedbackOf(controls, 'error') : { dark: false };
+    const errors = Array.isArray(extra.errors) ? (extra.errors as string[]) : undefined;
+    const page = renderErrorPage(problem.status, {
+      title: feedback.title,
+      message: feedback.message ?? problem.detail,
+      dark: feedback.dark,
+      branding: false,
+      backUrl: refererOf(request),
+      errors,
+    });
+    return sendPage(response, problem.status, page);
+  }
+  sendJson(response, problem.status, problemBody(deps.ctx.errorsDocUrl(), problem.code, problem.detail, extra), 'application/problem+json');
+}
+
+async function thankYouPage(deps: SubmitDependencies, formId: string, query: URLSearchParams, response: ServerResponse): Promise<void> {
+  const form = await deps.ctx.forms.getIntakeForm(formId);
+  if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
+  const content = deps.links.read(formId, query);
+  sendPage(response, 200, renderThankYouPage({ ...content, branding: !isUpgraded(form.plan) }));
+}
+
+function preflight(request: IncomingMessage, response: ServerResponse): void {
+  const requested = request.headers['access-control-request-headers'];
+  response.writeHead(204, {
+    'access-control-allow-methods': 'POST, OPTIONS',
+    'access-control-allow-headers': typeof requested === 'string' && requested.length <= 1024 ? requested : 'Content-Type, Accept',
+    'access-control-max-age': '86400',
+    'content-length': 0,
+  });
+  response.end();
+}
+
+function requireMethod(response: ServerResponse, method: string, allowed: string[]): void {
+  if (allowed.includes(method)) return;
+  response.setHeader('allow', allowed.join(', '));
+  throw new ProblemError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(' or ')}.`);
+}
+
+function notFound(method: string, path: string): ProblemError {
+  return new ProblemError('not_found', `There is nothing at ${method} ${path}.`);
+}

@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser } from 'playwright-core';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { listed } from '../helpers/submit.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+
+/** A site's contact page: a plain HTML form, no script, posting to Formgate. */
+function contactPage(action: string, extra = ''): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact us</title></head><body>
+<form action="${action}" method="post">
+  <label>Name <input name="name" id="name"></label>
+  <label>Email <input name="email" id="email" type="email"></label>
+  <label>Message <textarea name="message" id="message"></textarea></label>
+  <label><input type="checkbox" name="topics" value="sales" id="sales"> Sales</label>
+  <label><input type="checkbox" name="topics" value="support" id="support"> Support</label>
+  <select name="size" id="size"><option>S</option><option>M</option></select>
+  <input type="text" name="_gotcha" style="display:none" tabindex="-1" autocomplete="off">
+  <label>Company <input name="company"></label>
+  <input id="no-name" value="dropped">
+  ${extra}
+  <button type="submit" id="send">Send</button>
+</form></body></html>`;
+}
+
+describe('a real HTML form in headless Chromium', { skip: !fs.existsSync(CHROMIUM) && `SKIPPED: ${CHROMIUM} is not installed (.ci/run installs it)` }, () => {
+  let app: TestApp;
+  let account: Account;
+  let browser: Browser;
+  let site: http.Server;
+  let siteUrl: string;
+  const pages = new Map<string, string>();
+
+  before(async () => {
+    app = await startApp();
+    account = await createAccount(app);
+    site = http.createServer((request, response) => {
+      const page = pages.get((request.url ?? '').split('?')[0]!);
+      response.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(page ?? 'not found');
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  });
+  after(async () => {
+    await browser?.close();
+    await new Promise((resolve) => site?.close(resolve));
+    await app?.close();
+  });
+
+  it('posts the form, follows the redirect to the thank-you page, and the submission is stored as typed', async () => {
+    const form = await createForm(app, account);
+    pages.set('/contact', contactPage(`${app.submitUrl}/${form.id}`));
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${siteUrl}/contact`);
+      await page.fill('#name', 'Margaret Hamilton');
+      await page.fill('#email', 'margaret@example.com');
+      await page.fill('#message', 'Bonjour! Ünïcödé and a second line.\nLine two.');
+      await page.check('#sales');
+      await page.check('#support');
+      await page.selectOption('#size', 'M');
+      await Promise.all([page.waitForURL(new RegExp(`/${form.id}/thanks`)), page.click('#send')]);
+
+      assert.equal(await page.textContent('h1'), 'Thank you!');
+      assert.ok(await page.isVisible('main'));
+      // the link back to the form (the browser sends the site's origin as Referer across origins)
+      const back = await page.getAttribute('a', 'href');
+      assert.ok(back?.startsWith(siteUrl), `back link ${back}`);
+
+      const [stored] = await listed(app, account.token, form.id);
+      assert.deepEqual(stored.data, {
+        name: 'Margaret Hamilton',
+        email: 'margaret@example.com',
+        message: 'Bonjour! Ünïcödé and a second line.\r\nLine two.',
+        topics: ['sales', 'support'],
+        size: 'M',
+        company: '',
+      });
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('follows _redirect and shows the custom wording of _feedback on the thank-you page', async () => {
+    const form = await createForm(app, account);
+    pages.set('/done', '<!doctype html><title>Done</title><h1>Back on our site</h1>');
+    pages.set('/with-redirect', contactPage(`${app.submitUrl}/${form.id}`, `<input type="hidden" name="_redirect" value="${siteUrl}/done"><input type="hidden" name="_append" value="true">`));
+    pages.set('/with-feedback', contactPage(`${app.submitUrl}/${form.id}`, '<input type="hidden" name="_feedback.success.title" value="Merci !"><input type="hidden" name="_feedback.dark" value="true">'));
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${siteUrl}/with-redirect`);
+      await page.fill('#name', 'Katherine Johnson');
+      await Promise.all([page.waitForURL(/\/done\?submissionId=/), page.click('#send')]);
+      assert.equal(await page.textContent('h1'), 'Back on our site');
+      const submissionId = new URL(page.url()).searchParams.get('submissionId');
+      assert.equal((await listed(app, account.token, form.id))[0].id, submissionId);
+
+      await page.goto(`${siteUrl}/with-feedback`);
+      await page.fill('#name', 'Dorothy Vaughan');
+      await Promise.all([page.waitForURL(/\/thanks\?/), page.click('#send')]);
+      assert.equal(await page.textContent('h1'), 'Merci !');
+      assert.equal(await page.getAttribute('body', 'class'), 'theme-dark');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('shows the readable error page when the form is unknown', async () => {
+    pages.set('/broken', contactPage(`${app.submitUrl}/aaaaaaaaaaaaaaaaaaaa`));
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${siteUrl}/broken`);
+      await page.fill('#name', 'Nobody');
+      const [response] = await Promise.all([page.waitForResponse(`${app.submitUrl}/aaaaaaaaaaaaaaaaaaaa`), page.click('#send')]);
+      assert.equal(response.status(), 404);
+      await page.waitForSelector('h1');
+      assert.equal(await page.textContent('h1'), 'Form not found');
+    } finally {
+      await page.close();
+    }
+  });
+});

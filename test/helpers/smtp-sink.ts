@@ -1,0 +1,88 @@
+import { simpleParser, type ParsedMail } from 'mailparser';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+
+/** How the sink answers MAIL FROM: accept, 451 (try later) or 550 (refused for good). */
+export type SinkMode = 'accept' | 'transient' | 'permanent';
+
+export interface ReceivedMail {
+  /** The envelope: who the message was really sent to, and by. */
+  envelopeFrom: string;
+  envelopeTo: string[];
+  parsed: ParsedMail;
+}
+
+export interface SmtpSink {
+  /** `smtp://127.0.0.1:<port>`: what FORMGATE_SMTP_URL points at in tests. */
+  url: string;
+  messages: ReceivedMail[];
+  mode: SinkMode;
+  /** Resolves once `count` messages have arrived; rejects after `deadlineMs`. */
+  waitFor(count: number, deadlineMs?: number): Promise<ReceivedMail[]>;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on loopback (no TLS, no auth required) that keeps every message it accepts, parsed. */
+export async function startSmtpSink(): Promise<SmtpSink> {
+  const messages: ReceivedMail[] = [];
+  const waiters = new Set<() => void>();
+  const sink: SmtpSink = { url: '', messages, mode: 'accept', waitFor, close };
+
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onMailFrom(_address, _session, callback) {
+      if (sink.mode === 'accept') return callback();
+      const error = Object.assign(new Error(sink.mode === 'transient' ? 'Try again later' : 'Mailbox unavailable'), {
+        responseCode: sink.mode === 'transient' ? 451 : 550,
+      });
+      callback(error);
+    },
+    onData(stream, session, callback) {
+      simpleParser(stream).then(
+        (parsed) => {
+          messages.push({
+            envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+            parsed,
+          });
+          for (const wake of waiters) wake();
+          callback();
+        },
+        (err: Error) => callback(err),
+      );
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  sink.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
+
+  function waitFor(count: number, deadlineMs = 5_000): Promise<ReceivedMail[]> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (messages.length < count) return;
+        done();
+        resolve(messages.slice(0, count));
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`the SMTP sink received ${messages.length} of ${count} messages within ${deadlineMs} ms`));
+      }, deadlineMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+  }
+
+  function close(): Promise<void> {
+    return new Promise((resolve) => server.close(() => resolve()));
+  }
+
+  return sink;
+}

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { postJson, storedRows } from '../helpers/submit.js';
+
+let visitor = 0;
+const from = () => ({ localAddress: `127.0.7.${++visitor}` });
+
+describe('submit surface: deliveries of accepted submissions', () => {
+  let app: TestApp;
+  let sink: SmtpSink;
+  let account: Account;
+  before(async () => {
+    sink = await startSmtpSink();
+    app = await startApp({ smtpUrl: sink.url, mailFrom: 'Forms <forms@mail.example.org>' }, { delivery: true });
+    account = await createAccount(app);
+  });
+  after(async () => {
+    await app.close();
+    await sink.close();
+  });
+
+  async function jobsOf(formId: string) {
+    return app.ctx.database.db
+      .selectFrom('jobs')
+      .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
+      .select(['jobs.kind', 'jobs.submissionId'])
+      .where('submissions.formId', '=', formId)
+      .execute();
+  }
+
+  it("emails an accepted submission to the form's recipients, with the email controls applied", async () => {
+    const form = await createForm(app, account, { name: 'Quotes', notificationEmails: ['sales@example.com', 'boss@example.com'], emailThreading: true });
+    const before = sink.messages.length;
+    const answer = await postJson(
+      app,
+      form.id,
+      { name: 'Ada', email: 'ada@example.com', message: 'A quote for <b>two</b> engines, please.', _email: { subject: 'Quote request', from: 'Website' } },
+      from(),
+    );
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const mail = (await sink.waitFor(before + 1)).at(-1)!;
+    assert.deepEqual(mail.envelopeTo.sort(), ['boss@example.com', 'sales@example.com']);
+    assert.equal(mail.parsed.subject, 'Quote request');
+    assert.deepEqual(mail.parsed.from?.value[0], { name: 'Website', address: 'forms@mail.example.org' });
+    assert.equal(mail.parsed.replyTo?.value[0]?.address, 'ada@example.com');
+    assert.equal(mail.parsed.messageId, `<${answer.body.id}@mail.example.org>`);
+    assert.equal(mail.parsed.inReplyTo, `<form-${form.id}@mail.example.org>`);
+    assert.ok(String(mail.parsed.html).includes('&lt;b&gt;two&lt;/b&gt;'), 'values are escaped');
+    assert.match(mail.parsed.text ?? '', /^message: A quote for <b>two<\/b> engines, please\.$/m);
+  });
+
+  it('delivers nothing for spam, nothing for a form without recipients, and a held submission only once released', async () => {
+    const quiet = await createForm(app, account);
+    assert.equal((await postJson(app, quiet.id, { name: 'No one to tell' }, from())).status, 200);
+    assert.deepEqual(await jobsOf(quiet.id), []);
+
+    const guarded = await createForm(app, account, { notificationEmails: ['x@example.com'], customSpamWords: 'casino' });
+    assert.equal((await postJson(app, guarded.id, { message: 'casino bonus' }, from())).status, 200);
+    assert.deepEqual(await jobsOf(guarded.id), []);
+
+    const free = await createAccount(app);
+    const form = await createForm(app, free, { notificationEmails: ['owner@example.com'] });
+    await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
+    await app.ctx.database.db.updateTable('workspaces').set({ submissionsUsed: 250 }).where('id', '=', free.workspaceId).execute();
+    assert.equal((await postJson(app, form.id, { name: 'Waiting' }, from())).status, 200);
+    assert.deepEqual((await storedRows(app, form.id)).map((r) => r.status), ['held']);
+    assert.deepEqual(await jobsOf(form.id), [], 'held: not delivered');
+    await app.ctx.workspaces.setPlan(free.workspaceId, 'BUNDLE_50000');
+    const [row] = await storedRows(app, form.id);
+    assert.deepEqual(await jobsOf(form.id), [{ kind: 'notification', submissionId: row!.id }], 'released: delivered');
+  });
+});

@@ -1,0 +1,363 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { assertProblem, assertValidation } from '../helpers/problems.js';
+import { BROWSER_ACCEPT, JSON_ACCEPT, listed, multipartBody, post, postJson, request, storedRows } from '../helpers/submit.js';
+
+const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for the analytical engine?' };
+
+describe('submit surface (4.7)', () => {
+  let app: TestApp;
+  let account: Account;
+  let form: any;
+  before(async () => {
+    app = await startApp();
+    account = await createAccount(app);
+    form = await createForm(app, account);
+  });
+  after(() => app.close());
+
+  async function freshForm(body: Record<string, unknown> = {}) {
+    return createForm(app, account, body);
+  }
+
+  describe('content types', () => {
+    it('takes a urlencoded post (a plain HTML form), answers 303 to the thank-you page, and stores the fields', async () => {
+      const target = await freshForm();
+      const answer = await post(app, target.id, CONTACT);
+      assert.equal(answer.status, 303);
+      const location = new URL(answer.headers.get('location')!);
+      assert.equal(location.origin + location.pathname, `${app.submitUrl}/${target.id}/thanks`);
+      const [stored] = await listed(app, account.token, target.id);
+      assert.deepEqual(stored.data, CONTACT);
+      assert.equal(stored.formId, target.id);
+      assert.match(stored.createdAt, /^\d{4}-\d\d-\d\dT/);
+    });
+
+    it('answers JSON { id, formId, createdAt, data } with 200 when the request accepts JSON', async () => {
+      const target = await freshForm();
+      const answer = await postJson(app, target.id, CONTACT);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual(Object.keys(answer.body).sort(), ['createdAt', 'data', 'formId', 'id']);
+      assert.equal(answer.body.formId, target.id);
+      assert.deepEqual(answer.body.data, CONTACT);
+      const [stored] = await listed(app, account.token, target.id);
+      assert.equal(stored.id, answer.body.id);
+      assert.equal(stored.createdAt, answer.body.createdAt);
+      // a urlencoded post asking for JSON gets JSON too
+      const urlencoded = await post(app, target.id, CONTACT, { accept: JSON_ACCEPT });
+      assert.equal(urlencoded.status, 200);
+      assert.deepEqual(urlencoded.body.data, CONTACT);
+    });
+
+    it('takes multipart/form-data text fields', async () => {
+      const target = await freshForm();
+      const answer = await post(app, target.id, { ...CONTACT, topics: ['a', 'b'] }, { as: 'multipart', accept: JSON_ACCEPT });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body.data, { ...CONTACT, topics: ['a', 'b'] });
+    });
+
+    it('refuses a multipart post that carries a file, and stores nothing; an empty file input is no file', async () => {
+      const target = await freshForm();
+      const withFile = multipartBody(CONTACT, [{ name: 'cv', filename: 'cv.pdf', content: '%PDF-1.4 ...' }]);
+      const refused = await request('POST', `${app.submitUrl}/${target.id}`, withFile.body, { 'content-type': withFile.contentType, accept: JSON_ACCEPT });
+      assertValidation(app, refused, 'cv');
+      assert.match(refused.body.errors[0], /file uploads are not accepted/);
+      assert.equal((await storedRows(app, target.id)).length, 0);
+
+      const emptyInput = multipartBody(CONTACT, [{ name: 'cv', filename: '', content: '' }]);
+      const taken = await request('POST', `${app.submitUrl}/${target.id}`, emptyInput.body, { 'content-type': emptyInput.contentType, accept: JSON_ACCEPT });
+      assert.equal(taken.status, 200, JSON.stringify(taken.body));
+      assert.deepEqual(taken.body.data, CONTACT);
+    });
+
+    it('keeps every value of a repeated name as an array, and builds arrays and objects from a[0], a[] and car.color', async () => {
+      const target = await freshForm();
+      const answer = await post(
+        app,
+        target.id,
+        [
+          ['interests', 'design'],
+          ['interests', 'code'],
+          ['sizes[]', 'S'],
+          ['sizes[]', 'M'],
+          ['items[0]', 'first'],
+          ['items[1]', 'second'],
+          ['car.color', 'red'],
+          ['car.doors', '5'],
+        ],
+        { accept: JSON_ACCEPT },
+      );
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      const expected = { interests: ['design', 'code'], sizes: ['S', 'M'], items: ['first', 'second'], car: { color: 'red', doors: '5' } };
+      assert.deepEqual(answer.body.data, expected);
+      assert.deepEqual((await listed(app, account.token, target.id))[0].data, expected);
+    });
+
+    it('stores names and values as sent, in UTF-8', async () => {
+      const target = await freshForm();
+      const fields = { 'имя': 'Ёжик', '名前': '山田 太郎', first_name: 'Kept', 'Last-Name': 'As sent', message: 'Grüße 👋 — "quotes" & <tags>' };
+      for (const as of ['urlencoded', 'multipart', 'json'] as const) {
+        const answer = await post(app, target.id, fields, { as, accept: JSON_ACCEPT });
+        assert.equal(answer.status, 200, `${as}: ${JSON.stringify(answer.body)}`);
+        assert.deepEqual(answer.body.data, fields, as);
+      }
+      const rows = await storedRows(app, target.id);
+      assert.equal(rows.length, 3);
+      for (const row of rows) assert.deepEqual(row.data, fields);
+    });
+
+    it('takes nested JSON as sent', async () => {
+      const target = await freshForm();
+      const data = { name: 'A', tags: ['x', 'y'], address: { city: 'Paris', zip: '75001' }, consent: true, count: 3 };
+      const answer = await postJson(app, target.id, data);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body.data, data);
+    });
+
+    it('refuses an empty submission, a body of control fields only, a body it cannot read, and other content types; nothing is stored', async () => {
+      const target = await freshForm();
+      assertValidation(app, await post(app, target.id, {}, { accept: JSON_ACCEPT }), 'fields');
+      assertValidation(app, await post(app, target.id, { _redirect: 'https://example.com/', _gotcha: '' }, { accept: JSON_ACCEPT }), 'fields');
+      assertValidation(app, await postJson(app, target.id, {}), 'fields');
+      assertValidation(app, await post(app, target.id, '{"name":', { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT }), 'body');
+      assertValidation(app, await post(app, target.id, '[1,2]', { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT }), 'body');
+      assertValidation(app, await post(app, target.id, 'name=x', { as: 'raw', contentType: 'text/plain', accept: JSON_ACCEPT }), 'body');
+      assertValidation(app, await post(app, target.id, 'name=x', { as: 'raw', accept: JSON_ACCEPT }), 'body');
+      assertValidation(app, await post(app, target.id, 'x', { as: 'raw', contentType: 'multipart/form-data', accept: JSON_ACCEPT }), 'body');
+      assert.equal((await storedRows(app, target.id)).length, 0);
+    });
+
+    it('answers an oversized body with 413 payload_too_large, with or without Content-Length, and stores nothing', async () => {
+      const target = await freshForm();
+      const huge = `message=${'x'.repeat(300 * 1024)}`;
+      assertProblem(app, await post(app, target.id, huge, { as: 'raw', contentType: 'application/x-www-form-urlencoded', accept: JSON_ACCEPT }), 'payload_too_large');
+      const streamed = await new Promise<number>((resolve, reject) => {
+        const outgoing = http.request(`${app.submitUrl}/${target.id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: JSON_ACCEPT, 'transfer-encoding': 'chunked' },
+        }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        outgoing.on('error', reject);
+        outgoing.write('message=');
+        for (let i = 0; i < 40; i++) outgoing.write('y'.repeat(8 * 1024));
+        outgoing.end();
+      });
+      assert.equal(streamed, 413);
+      assert.equal((await storedRows(app, target.id)).length, 0);
+      // the surface is still there for the next visitor
+      assert.equal((await postJson(app, target.id, CONTACT)).status, 200);
+    });
+  });
+
+  describe('control fields', () => {
+    it('removes every underscore field from the data and keeps the email controls for the email step', async () => {
+      const target = await freshForm();
+      const answer = await post(
+        app,
+        target.id,
+        {
+          ...CONTACT,
+          _redirect: 'https://example.com/done',
+          _error: 'https://example.com/oops',
+          _append: 'false',
+          '_email.subject': 'New lead',
+          '_email.from': 'Website',
+          '_email.replyto': 'reply@example.com',
+          _replyto: 'other@example.com',
+          '_feedback.success.title': 'Merci',
+          _honeypot: '',
+          _gotcha: '',
+          _anything: 'else',
+          'g-recaptcha-response': 'token',
+        },
+        { accept: JSON_ACCEPT },
+      );
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body.data, CONTACT);
+      const [row] = await storedRows(app, target.id);
+      assert.deepEqual(row!.data, CONTACT);
+      assert.deepEqual(row!.emailControls, {
+        '_email.subject': 'New lead',
+        '_email.from': 'Website',
+        '_email.replyto': 'reply@example.com',
+        _replyto: 'other@example.com',
+      });
+    });
+
+    it('takes nested control objects from JSON ({"_email": {"subject": …}})', async () => {
+      const target = await freshForm();
+      const answer = await postJson(app, target.id, { ...CONTACT, _email: { subject: 'Nested', replyto: 'n@example.com' } });
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.body.data, CONTACT);
+      const [row] = await storedRows(app, target.id);
+      assert.deepEqual(row!.emailControls, { '_email.subject': 'Nested', '_email.replyto': 'n@example.com' });
+    });
+
+    it('redirects to _redirect with 303, and _append adds submissionId to its query', async () => {
+      const target = await freshForm();
+      const plain = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/thanks?lang=en' });
+      assert.equal(plain.status, 303);
+      assert.equal(plain.headers.get('location'), 'https://example.com/thanks?lang=en');
+
+      const appended = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/thanks?lang=en#top', _append: 'true' });
+      assert.equal(appended.status, 303);
+      const location = new URL(appended.headers.get('location')!);
+      assert.equal(location.searchParams.get('lang'), 'en');
+      assert.equal(location.hash, '#top');
+      const rows = await storedRows(app, target.id);
+      assert.equal(location.searchParams.get('submissionId'), rows.at(-1)!.id);
+
+      const notAppended = await post(app, target.id, { ...CONTACT, _redirect: 'http://example.com/x', _append: 'false' });
+      assert.equal(notAppended.headers.get('location'), 'http://example.com/x');
+    });
+
+    it('refuses a _redirect or _error that is not an http(s) URL, and stores nothing', async () => {
+      const target = await freshForm();
+      for (const [name, value] of [
+        ['_redirect', 'javascript:alert(1)'],
+        ['_redirect', '/relative/path'],
+        ['_redirect', 'ftp://example.com/'],
+        ['_error', 'data:text/html,hi'],
+      ]) {
+        const answer = await post(app, target.id, { ...CONTACT, [name!]: value! }, { accept: JSON_ACCEPT });
+        assertValidation(app, answer, name!);
+      }
+      // a browser gets the error page, not a redirect to the refused address
+      const page = await post(app, target.id, { ...CONTACT, _redirect: 'javascript:alert(1)' }, { accept: BROWSER_ACCEPT });
+      assert.equal(page.status, 400);
+      assert.match(page.headers.get('content-type')!, /^text\/html/);
+      assert.equal((await storedRows(app, target.id)).length, 0);
+    });
+
+    it('sends failures to _error with 303, but answers JSON when JSON is asked for', async () => {
+      const target = await freshForm();
+      const redirected = await post(app, target.id, { _error: 'https://example.com/failed' });
+      assert.equal(redirected.status, 303);
+      assert.equal(redirected.headers.get('location'), 'https://example.com/failed');
+      const unknown = await post(app, 'aaaaaaaaaaaaaaaaaaaa', { ...CONTACT, _error: 'https://example.com/failed' });
+      assert.equal(unknown.headers.get('location'), 'https://example.com/failed', 'an unknown form goes to _error too');
+      assertValidation(app, await post(app, target.id, { _error: 'https://example.com/failed' }, { accept: JSON_ACCEPT }), 'fields');
+    });
+
+    it('restyles the thank-you page with _feedback.success.* and _feedback.dark, through a signed link', async () => {
+      const target = await freshForm();
+      const answer = await post(
+        app,
+        target.id,
+        { ...CONTACT, '_feedback.success.title': 'Merci beaucoup', '_feedback.success.message': 'On vous répond <vite>.', '_feedback.dark': 'true' },
+        { headers: { referer: 'https://shop.example.com/contact' } },
+      );
+      assert.equal(answer.status, 303);
+      const link = answer.headers.get('location')!;
+      const page = await request('GET', link, null, { accept: BROWSER_ACCEPT });
+      assert.equal(page.status, 200);
+      assert.match(page.headers.get('content-type')!, /^text\/html; charset=utf-8/);
+      assert.ok(page.headers.get('content-security-policy')?.includes("default-src 'none'"));
+      assert.ok(page.body.includes('Merci beaucoup'));
+      assert.ok(page.body.includes('On vous répond &lt;vite&gt;.'), 'the message is escaped');
+      assert.ok(page.body.includes('theme-dark'));
+      assert.ok(page.body.includes('href="https://shop.example.com/contact"'), 'a link back to the form');
+
+      // the wording cannot be forged: an altered link shows the default page
+      const forged = new URL(link);
+      forged.searchParams.set('t', 'Your account is suspended');
+      const defaults = await request('GET', forged.toString(), null, {});
+      assert.equal(defaults.status, 200);
+      assert.ok(!defaults.body.includes('suspended'));
+      assert.ok(defaults.body.includes('Thank you!'));
+    });
+
+    it('shows "Powered by Formgate" on the thank-you page of free workspaces only', async () => {
+      const free = await createAccount(app);
+      const freeForm = await createForm(app, free);
+      await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
+      const thanksOf = async (formId: string) => {
+        const answer = await post(app, formId, CONTACT);
+        return (await request('GET', answer.headers.get('location')!, null, {})).body as string;
+      };
+      assert.ok((await thanksOf(freeForm.id)).includes('Powered by Formgate'));
+      assert.ok(!(await thanksOf(form.id)).includes('Powered by Formgate'));
+    });
+
+    it('renders failures as a readable HTML page for a browser, restyled by _feedback.error.*', async () => {
+      const target = await freshForm();
+      const page = await post(app, target.id, { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.dark': '1' }, { accept: BROWSER_ACCEPT });
+      assert.equal(page.status, 400);
+      assert.match(page.headers.get('content-type')!, /^text\/html/);
+      assert.ok(page.body.includes('Oups'));
+      assert.ok(page.body.includes('theme-dark'));
+      const unknown = await post(app, 'aaaaaaaaaaaaaaaaaaaa', CONTACT, { accept: BROWSER_ACCEPT });
+      assert.equal(unknown.status, 404);
+      assert.ok(unknown.body.includes('Form not found'));
+    });
+  });
+
+  describe('addresses and methods', () => {
+    it('answers an unknown or deleted form with 404 not_found', async () => {
+      assertProblem(app, await postJson(app, 'aaaaaaaaaaaaaaaaaaaa', CONTACT), 'not_found');
+      assertProblem(app, await postJson(app, 'not-a-form', CONTACT), 'not_found');
+      const doomed = await freshForm();
+      assert.equal((await app.api('DELETE', `/forms/${doomed.id}`, { token: account.token })).status, 204);
+      assertProblem(app, await postJson(app, doomed.id, CONTACT), 'not_found');
+      assertProblem(app, await request('GET', `${app.submitUrl}/${doomed.id}/thanks`, null, {}), 'not_found');
+    });
+
+    it('answers another method on a form address with 405 and Allow: POST', async () => {
+      const answer = await request('GET', `${app.submitUrl}/${form.id}`, null, {});
+      assertProblem(app, answer, 'method_not_allowed');
+      assert.equal(answer.headers.get('allow'), 'POST');
+      assert.equal((await request('POST', `${app.submitUrl}/${form.id}/thanks`, '', {})).headers.get('allow'), 'GET, HEAD');
+    });
+
+    it('lets any origin post: CORS headers on answers, preflight answered', async () => {
+      const preflight = await request('OPTIONS', `${app.submitUrl}/${form.id}`, null, {
+        origin: 'https://site.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+      assert.match(preflight.headers.get('access-control-allow-methods')!, /POST/);
+      assert.match(preflight.headers.get('access-control-allow-headers')!, /content-type/i);
+      const answer = await postJson(app, form.id, CONTACT, { headers: { origin: 'https://site.example' } });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.headers.get('access-control-allow-origin'), '*');
+      const refused = await postJson(app, form.id, {}, { headers: { origin: 'https://site.example' } });
+      assert.equal(refused.headers.get('access-control-allow-origin'), '*', 'errors are readable cross-origin too');
+    });
+
+    it('echoes the parsed submission on /echo and stores nothing', async () => {
+      const before = await app.ctx.database.db.selectFrom('submissions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const answer = await post(app, 'echo', [
+        ['name', 'Ada'],
+        ['tags', 'a'],
+        ['tags', 'b'],
+        ['_redirect', 'https://example.com/'],
+        ['email', 'ada@example.com'],
+        ['cf-turnstile-response', 'tok'],
+      ]);
+      assert.equal(answer.status, 200);
+      assert.deepEqual(answer.body, {
+        data: { name: 'Ada', tags: ['a', 'b'], email: 'ada@example.com' },
+        controls: { _redirect: 'https://example.com/' },
+        captchaFields: ['turnstile'],
+        submitter: 'ada@example.com',
+      });
+      const after = await app.ctx.database.db.selectFrom('submissions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      assert.equal(Number(after.n), Number(before.n));
+    });
+
+    it('echoes X-Request-Id and answers /healthz', async () => {
+      const answer = await postJson(app, form.id, CONTACT, { headers: { 'x-request-id': 'submit-test-1' } });
+      assert.equal(answer.headers.get('x-request-id'), 'submit-test-1');
+      const health = await request('GET', `${app.submitUrl}/healthz`, null, {});
+      assert.equal(health.status, 200);
+      assert.deepEqual(health.body, { status: 'ok', database: 'reachable' });
+    });
+  });
+});

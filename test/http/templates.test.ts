@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { assertAuthMatrix } from '../helpers/auth-matrix.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { assertProblem, assertValidation } from '../helpers/problems.js';
+import { postJson } from '../helpers/submit.js';
+
+const NOTIFICATION = '<h1 style="color:#333">New message from {{data.name}}</h1><p>{{data.message}}</p>';
+const POLITE = '<p>Hi {{data.name}}, thanks for writing to us. We will reply within two working days.</p><p>The Acme team</p>';
+const PUSHY = '<p>LIMITED TIME OFFER!!! Buy now and get 50% off: http://deals.example.com/promo click here http://deals.example.com/x</p>';
+
+describe('templates API (4.4)', () => {
+  let app: TestApp;
+  let owner: Account;
+  let stranger: Account;
+  let form: any;
+  before(async () => {
+    app = await startApp();
+    owner = await createAccount(app);
+    stranger = await createAccount(app);
+    form = await createForm(app, owner, { notificationEmails: ['team@example.com'] });
+  });
+  after(() => app.close());
+
+  const path = (kind: string, formId = form.id) => `/forms/${formId}/templates/${kind}`;
+
+  it('has no template at first: GET is 404 not_found, and notifications use the default layout', async () => {
+    assertProblem(app, await app.api('GET', path('notification'), { token: owner.token }), 'not_found');
+    assertProblem(app, await app.api('GET', path('autoresponder'), { token: owner.token }), 'not_found');
+  });
+
+  it('writes a notification template with PUT (200, the Template), reads it back, and deletes it (204)', async () => {
+    const put = await app.api('PUT', path('notification'), { token: owner.token, body: { code: NOTIFICATION } });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.deepEqual(Object.keys(put.body).sort(), ['code', 'kind', 'mode', 'paused', 'updatedAt']);
+    assert.equal(put.body.kind, 'notification');
+    assert.equal(put.body.mode, 'code');
+    assert.equal(put.body.code, NOTIFICATION);
+    assert.equal(put.body.paused, null, 'notification templates are not content checked');
+    const got = await app.api('GET', path('notification'), { token: owner.token });
+    assert.deepEqual(got.body, put.body);
+
+    const rewritten = await app.api('PUT', path('notification'), { token: owner.token, body: { code: '<p>{{data.email}}</p>', mode: 'visual' } });
+    assert.equal(rewritten.body.mode, 'code', 'written through the API: code');
+    assert.equal(rewritten.body.code, '<p>{{data.email}}</p>');
+
+    const deleted = await app.api('DELETE', path('notification'), { token: owner.token });
+    assert.equal(deleted.status, 204);
+    assert.equal(deleted.body, null);
+    assertProblem(app, await app.api('GET', path('notification'), { token: owner.token }), 'not_found');
+    assertProblem(app, await app.api('DELETE', path('notification'), { token: owner.token }), 'not_found');
+  });
+
+  it('refuses a template that does not compile with 400 template_invalid, one entry per problem, and keeps the stored one', async () => {
+    const target = await createForm(app, owner);
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: NOTIFICATION } });
+    const refused = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{#if data.x}}<p>{{data.y}}</p>' } });
+    assertProblem(app, refused, 'template_invalid');
+    assert.ok(Array.isArray(refused.body.errors) && refused.body.errors.length >= 1);
+    const several = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{> header}}{{{data.raw}}}{{lookup data "constructor"}}' } });
+    assertProblem(app, several, 'template_invalid');
+    assert.ok(several.body.errors.length >= 2, JSON.stringify(several.body.errors));
+    assert.equal((await app.api('GET', path('notification', target.id), { token: owner.token })).body.code, NOTIFICATION);
+  });
+
+  it('content checks the autoresponder: a polite reply is on, marketing and bare links pause it, rewriting re-scores it', async () => {
+    const target = await createForm(app, owner);
+    const polite = await app.api('PUT', path('autoresponder', target.id), { token: owner.token, body: { code: POLITE } });
+    assert.equal(polite.status, 200);
+    assert.equal(polite.body.paused, false);
+    const pushy = await app.api('PUT', path('autoresponder', target.id), { token: owner.token, body: { code: PUSHY } });
+    assert.equal(pushy.status, 200, 'the write that pauses it still answers 200');
+    assert.equal(pushy.body.paused, true);
+    const again = await app.api('PUT', path('autoresponder', target.id), { token: owner.token, body: { code: POLITE } });
+    assert.equal(again.body.paused, false);
+  });
+
+  it('previews without sending: against data, else the latest submission, else a sample; the default layout without a template', async () => {
+    const target = await createForm(app, owner, { notificationEmails: ['x@example.com'] });
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: NOTIFICATION } });
+    const given = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { name: '<Ada>', message: 'Hi' } } });
+    assert.equal(given.status, 200, JSON.stringify(given.body));
+    assert.deepEqual(Object.keys(given.body).sort(), ['html', 'text']);
+    assert.ok(given.body.html.includes('New message from &lt;Ada&gt;'));
+    assert.match(given.body.text, /New message from <Ada>/);
+
+    const sample = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: {} });
+    assert.ok(sample.body.html.includes('Jane Doe'), 'a sample before any submission');
+    assert.equal((await postJson(app, target.id, { name: 'Grace', message: 'From the latest submission' })).status, 200);
+    const latest = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: {} });
+    assert.ok(latest.body.html.includes('Grace'), latest.body.html);
+
+    await app.api('DELETE', path('notification', target.id), { token: owner.token });
+    const byDefault = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { city: 'Paris' } } });
+    assert.equal(byDefault.status, 200);
+    assert.match(byDefault.body.text, /^city: Paris$/m);
+    assertProblem(app, await app.api('POST', `${path('autoresponder', target.id)}/preview`, { token: owner.token, body: {} }), 'not_found');
+    const count = await app.ctx.database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', 'email').executeTakeFirstOrThrow();
+    assert.equal(Number(count.n), 0, 'a preview sends nothing');
+  });
+
+  it('validates the kind, the body and the size', async () => {
+    assertValidation(app, await app.api('GET', path('welcome'), { token: owner.token }), 'kind');
+    assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: {} }), 'code');
+    assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: { code: 5 } }), 'code');
+    assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: { code: 'x', extra: 1 } }), 'extra');
+    assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: { code: 'x'.repeat(262_145) } }), 'code');
+    assertValidation(app, await app.api('POST', `${path('notification')}/preview`, { token: owner.token, body: { data: 'text' } }), 'data');
+  });
+
+  it('keeps other accounts out (404) and free workspaces need an upgrade (403 upgrade_required)', async () => {
+    assertProblem(app, await app.api('GET', path('notification'), { token: stranger.token }), 'not_found');
+    assertProblem(app, await app.api('PUT', path('autoresponder'), { token: stranger.token, body: { code: POLITE } }), 'not_found');
+    const free = await createAccount(app);
+    const freeForm = await createForm(app, free);
+    await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
+    assertProblem(app, await app.api('PUT', path('autoresponder', freeForm.id), { token: free.token, body: { code: POLITE } }), 'upgrade_required', {
+      workspaceId: free.workspaceId,
+    });
+  });
+
+  it('answers the 401/403 matrix on every template operation', async () => {
+    await assertAuthMatrix(app, owner, { method: 'GET', path: path('notification'), scope: 'forms:read' });
+    await assertAuthMatrix(app, owner, { method: 'PUT', path: path('notification'), scope: 'forms:write', body: { code: 'x' } });
+    await assertAuthMatrix(app, owner, { method: 'DELETE', path: path('notification'), scope: 'forms:write' });
+    await assertAuthMatrix(app, owner, { method: 'POST', path: `${path('notification')}/preview`, scope: 'forms:read', body: {} });
+  });
+});

@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { postJson } from '../helpers/submit.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+let visitor = 0;
+const from = () => ({ localAddress: `127.0.10.${++visitor}` });
+
+/** Waits, with a deadline, until `check` holds (the worker runs in the background). */
+async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, deadlineMs = 10_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('webhook deliveries', () => {
+  let app: TestApp;
+  let receiver: WebhookReceiver;
+  let account: Account;
+  before(async () => {
+    receiver = await startWebhookReceiver();
+    app = await startApp({ allowPrivateWebhooks: 'true' }, { delivery: true });
+    account = await createAccount(app);
+  });
+  after(async () => {
+    await app.close();
+    await receiver.close();
+  });
+
+  it('posts the fields as one flat JSON object, signed with the form’s secret (Standard Webhooks), webhook-id = submission id', async () => {
+    receiver.mode = { status: 200 };
+    const form = await createForm(app, account, { webhookUrl: receiver.url });
+    const before = receiver.requests.length;
+    const answer = await postJson(app, form.id, { name: 'Ada', tags: ['a', 'b'], _email: { subject: 'not sent' } }, from());
+    assert.equal(answer.status, 200);
+    const request = await eventually(async () => receiver.requests[before], 'the webhook');
+    assert.deepEqual(JSON.parse(request.rawBody), { name: 'Ada', tags: ['a', 'b'] });
+    assert.equal(request.headers['webhook-id'], answer.body.id);
+    const secret = await app.ctx.forms.webhookSecret(form.id);
+    assert.match(secret, /^whsec_/);
+    const verified = new Webhook(secret).verify(request.rawBody, {
+      'webhook-id': String(request.headers['webhook-id']),
+      'webhook-timestamp': String(request.headers['webhook-timestamp']),
+      'webhook-signature': String(request.headers['webhook-signature']),
+    });
+    assert.deepEqual(verified, { name: 'Ada', tags: ['a', 'b'] });
+  });
+
+  it('retries a failing receiver, recording each attempt, and delivers once it recovers', async () => {
+    receiver.mode = { failures: 1 };
+    const form = await createForm(app, account, { webhookUrl: receiver.url });
+    const answer = await postJson(app, form.id, { name: 'Grace' }, from());
+    const job = await eventually(
+      () => app.ctx.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', answer.body.id).where('kind', '=', 'webhook').where('attempts', '=', 1).where('leaseUntil', 'is', null).executeTakeFirst(),
+      'the first, failed attempt',
+    );
+    assert.equal(job.status, 'pending');
+    assert.ok(job.runAt > Date.now(), 'the retry waits its backoff');
+    assert.match(job.lastError ?? '', /500/);
+    const [attempt] = await app.ctx.database.db.selectFrom('jobAttempts').selectAll().where('jobId', '=', job.id).execute();
+    assert.equal(attempt!.outcome, 'retry');
+    assert.equal(attempt!.statusCode, 500);
+    // bring the retry forward instead of waiting out the backoff
+    await app.ctx.database.db.updateTable('jobs').set({ runAt: Date.now() }).where('id', '=', job.id).execute();
+    const done = await eventually(
+      () => app.ctx.database.db.selectFrom('jobs').selectAll().where('id', '=', job.id).where('status', '=', 'done').executeTakeFirst(),
+      'the retried delivery',
+    );
+    assert.equal(done.attempts, 2);
+    const ids = receiver.requests.filter((r) => r.headers['webhook-id'] === answer.body.id);
+    assert.equal(ids.length, 2, 'the same webhook-id on the retry, so the receiver can drop duplicates');
+  });
+
+  it('prints the signing secret with `formgate forms webhook-secret`', async () => {
+    const form = await createForm(app, account);
+    const db = app.ctx.config.database;
+    const url = db.dialect === 'sqlite' ? `sqlite:${db.file}` : db.url;
+    const result = await runCli(cliEnv({ url, dataDir: app.ctx.config.dataDir, drop: async () => undefined }), ['forms', 'webhook-secret', '--form', form.id, '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(JSON.parse(result.stdout).secret, await app.ctx.forms.webhookSecret(form.id));
+  });
+});

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openContext, type AppContext } from '../../src/context.js';
+import { testConfig } from '../helpers/app.js';
+import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { request } from '../helpers/submit.js';
+
+const READY = (line: LogLine) => typeof line.json?.msg === 'string' && line.json.msg.startsWith('Formgate is ready');
+
+/** Starts `formgate serve` on this database and returns it with its submit address. */
+async function serve(env: NodeJS.ProcessEnv): Promise<{ server: ServerProcess; submitUrl: string }> {
+  const server = spawnServe(env);
+  const ready = await server.waitForLine(READY, 'the ready line', 30_000);
+  return { server, submitUrl: String(ready.json!.submitUrl) };
+}
+
+async function submit(submitUrl: string, formId: string, n: number): Promise<string> {
+  const body = new URLSearchParams({ name: `Visitor ${n}`, message: `Message number ${n}` }).toString();
+  // each from an address of its own, as from real visitors
+  const answer = await request('POST', `${submitUrl}/${formId}`, body, { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, `127.0.11.${n + 1}`);
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body.id;
+}
+
+/** Waits, with a deadline, until `count` distinct submissions have been mailed. */
+async function mailedIds(sink: SmtpSink, count: number): Promise<string[]> {
+  await sink.waitFor(count, 30_000);
+  return sink.messages.map((m) => m.parsed.messageId ?? '');
+}
+
+describe('deliveries survive crashes and several instances', () => {
+  let database: TestDatabase;
+  let ctx: AppContext;
+  let sink: SmtpSink;
+  let env: NodeJS.ProcessEnv;
+  let formId: string;
+  const servers: ServerProcess[] = [];
+
+  before(async () => {
+    database = await createTestDatabase();
+    sink = await startSmtpSink();
+    ctx = await openContext(testConfig(database));
+    const { user, workspace } = await ctx.users.createUser(`crash-${process.pid}@example.com`);
+    await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000');
+    formId = (await ctx.forms.createForm(user.id, workspace.id, { name: 'Crash', notificationEmails: ['ops@example.com'] })).id;
+    env = cliEnv(database, { FORMGATE_PORT: '0', FORMGATE_SUBMIT_PORT: '0', FORMGATE_SMTP_URL: sink.url, FORMGATE_RATE_LIMIT_SUBMIT: 'off' });
+  });
+  after(async () => {
+    for (const server of servers) server.kill();
+    await Promise.all(servers.map((s) => s.waitForExit().catch(() => undefined)));
+    await ctx?.close();
+    await sink?.close();
+    await database?.drop();
+  });
+
+  it('delivers every job after the server is killed (SIGKILL) with jobs pending and started again', async () => {
+    sink.messages.length = 0;
+    sink.mode = 'transient';
+    const first = await serve(env);
+    servers.push(first.server);
+    const ids: string[] = [];
+    for (let n = 0; n < 10; n++) ids.push(await submit(first.submitUrl, formId, n));
+    first.server.kill();
+    await first.server.waitForExit();
+
+    // time passes: the dead worker's leases and the retry delays run out
+    await ctx.database.db.updateTable('jobs').set({ leaseUntil: Date.now() - 1, runAt: Date.now() - 1 }).where('status', '=', 'pending').execute();
+    sink.mode = 'accept';
+    const second = await serve(env);
+    servers.push(second.server);
+    const mailed = await mailedIds(sink, 10);
+    assert.deepEqual([...new Set(mailed)].sort(), ids.map((id) => mailed.find((m) => m.startsWith(`<${id}@`))!).sort(), 'each submission mailed');
+    // the worker marks a job done just after the server accepted the message
+    const deadline = Date.now() + 10_000;
+    let states: { status: string }[] = [];
+    do {
+      states = await ctx.database.db.selectFrom('jobs').select('status').where('kind', '=', 'notification').execute();
+      if (states.every((s) => s.status === 'done')) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } while (Date.now() < deadline);
+    assert.ok(states.length === 10 && states.every((s) => s.status === 'done'), JSON.stringify(states));
+    second.server.kill();
+    await second.server.waitForExit();
+  });
+
+  it('delivers each job once with two instances on one PostgreSQL database', { skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (several instances need it)' }, async () => {
+    sink.messages.length = 0;
+    sink.mode = 'accept';
+    const a = await serve(env);
+    const b = await serve(env);
+    servers.push(a.server, b.server);
+    const ids: string[] = [];
+    for (let n = 20; n < 50; n++) ids.push(await submit(n % 2 === 0 ? a.submitUrl : b.submitUrl, formId, n));
+    const mailed = await mailedIds(sink, 30);
+    assert.equal(mailed.length, 30);
+    assert.equal(new Set(mailed).size, 30, 'no submission mailed twice');
+    for (const id of ids) assert.ok(mailed.some((m) => m.startsWith(`<${id}@`)), `${id} was mailed`);
+  });
+});

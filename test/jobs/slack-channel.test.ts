@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { DeliveryError, type Job } from '../../src/jobs/channels/channel.js';
+import { SlackChannel, slackText } from '../../src/jobs/channels/slack.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { startSlackStandIn, type SlackStandIn } from '../helpers/slack-stand-in.js';
+import { postJson } from '../helpers/submit.js';
+
+const TOKEN = 'xoxb-stand-in';
+
+describe('Slack deliveries', () => {
+  let slack: SlackStandIn;
+  let app: TestApp;
+  let account: Account;
+  before(async () => {
+    slack = await startSlackStandIn(TOKEN);
+    app = await startApp({ slackApiUrl: slack.url }, { delivery: true });
+    account = await createAccount(app);
+  });
+  after(async () => {
+    await app.close();
+    await slack.close();
+  });
+
+  async function slackForm(channel = '#leads') {
+    const form = await createForm(app, account, { name: 'Leads & <friends>', slackChannel: channel });
+    await app.ctx.forms.setSecret(form.id, 'SLACK', TOKEN);
+    return form;
+  }
+
+  it('posts an accepted submission to the form’s channel with the stored token, readable and escaped', async () => {
+    const form = await slackForm();
+    const before = slack.posts.length;
+    assert.equal((await postJson(app, form.id, { name: 'Ada <@U123>', message: 'Call me & soon' }, { localAddress: '127.0.8.1' })).status, 200);
+    const deadline = Date.now() + 10_000;
+    // the worker polls; wait for the post with a deadline
+    while (slack.posts.length === before && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    const post = slack.posts.at(-1)!;
+    assert.ok(post, 'Slack received the post');
+    assert.equal(post.authorization, `Bearer ${TOKEN}`);
+    assert.equal(post.body.channel, '#leads');
+    assert.equal(post.body.text, 'New submission to *Leads &amp; &lt;friends&gt;*\n*name:* Ada &lt;@U123&gt;\n*message:* Call me &amp; soon');
+  });
+
+  it('fails for good on a refused token or a missing channel, and retries on 429 or 5xx', async () => {
+    const form = await slackForm('#sales');
+    const answer = await postJson(app, form.id, { name: 'Grace' }, { localAddress: '127.0.8.2' });
+    const job: Job = { id: 'j', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
+    const channel = new SlackChannel(app.ctx.database, slack.url);
+    const outcome = async () => channel.send(job).then(() => 'ok', (err: DeliveryError) => (err.permanent ? `permanent ${err.message}` : `transient ${err.statusCode}`));
+
+    slack.mode = { ok: true };
+    assert.equal(await outcome(), 'ok');
+    slack.mode = { error: 'channel_not_found' };
+    assert.match(await outcome(), /^permanent .*channel_not_found/);
+    slack.mode = { status: 429 };
+    assert.equal(await outcome(), 'transient 429');
+    slack.mode = { status: 503 };
+    assert.equal(await outcome(), 'transient 503');
+    slack.mode = { ok: true };
+    await app.ctx.forms.setSecret(form.id, 'SLACK', 'xoxb-wrong');
+    assert.match(await outcome(), /^permanent .*invalid_auth/);
+    await app.ctx.database.db.deleteFrom('formSecrets').where('formId', '=', form.id).execute();
+    assert.match(await outcome(), /^permanent .*no Slack token/);
+  });
+
+  it('formats nested fields as dotted names', () => {
+    assert.equal(slackText('F', { car: { color: 'red' }, tags: ['a', 'b'] }), 'New submission to *F*\n*car.color:* red\n*tags:* a, b');
+  });
+});

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fieldRows, headerText, notificationMessage, type NotificationInput } from '../../src/mail/notification.js';
+import { createMailer } from '../../src/mail/transport.js';
+import { startSmtpSink } from '../helpers/smtp-sink.js';
+
+function input(overrides: { controls?: Record<string, string> | null; data?: Record<string, unknown>; threading?: boolean } = {}): NotificationInput {
+  return {
+    form: { id: 'form1', name: 'Contact', notificationEmails: ['owner@example.com', 'team@example.com'], emailThreading: overrides.threading ?? false },
+    submission: {
+      id: 'sub1',
+      createdAt: Date.UTC(2026, 10, 22, 9, 30),
+      data: overrides.data ?? { name: 'Ada', email: 'ada@example.com', message: 'Line one\nLine <two>' },
+      emailControls: overrides.controls ?? null,
+    },
+    mailFrom: 'Formgate <forms@mail.example.org>',
+  };
+}
+
+describe('notification email', () => {
+  it('lists every field, escaped, in HTML with a plain-text alternative, to every recipient', () => {
+    const message = notificationMessage(input({ data: { name: '<script>alert(1)</script>', tags: ['a', 'b'], car: { color: 'red' } } }));
+    assert.deepEqual(message.to, ['owner@example.com', 'team@example.com']);
+    assert.equal(message.subject, 'New submission: Contact');
+    assert.ok(message.html!.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
+    assert.ok(!message.html!.includes('<script>'));
+    assert.match(message.text, /^name: <script>alert\(1\)<\/script>$/m);
+    assert.match(message.text, /^tags: a, b$/m);
+    assert.match(message.text, /^car\.color: red$/m);
+  });
+
+  it('applies _email.subject and _email.from, neutralising line breaks and over-long values', () => {
+    const message = notificationMessage(input({ controls: { '_email.subject': 'Hello\r\nBcc: victim@example.com', '_email.from': `Website${'x'.repeat(100)}` } }));
+    assert.equal(message.subject, 'Hello Bcc: victim@example.com');
+    assert.equal(message.fromName!.length, 64);
+    assert.equal(headerText('a\u2028b\u0000c', 10), 'a b c');
+    assert.equal(headerText('x'.repeat(300), 200).length, 200);
+  });
+
+  it('replies to the submitter: _email.replyto, then _replyto, then email, then mail; none when none is valid', () => {
+    assert.equal(notificationMessage(input({ controls: { '_email.replyto': 'r@example.com', _replyto: 'o@example.com' } })).replyTo, 'r@example.com');
+    assert.equal(notificationMessage(input({ controls: { _replyto: 'o@example.com' } })).replyTo, 'o@example.com');
+    assert.equal(notificationMessage(input()).replyTo, 'ada@example.com');
+    assert.equal(notificationMessage(input({ data: { email: 'bad\r\nBcc: x@example.com' } })).replyTo, undefined);
+  });
+
+  it('threads every notification of a form when emailThreading is on, and not otherwise', () => {
+    const threaded = notificationMessage(input({ threading: true }));
+    assert.equal(threaded.headers!['Message-ID'], '<sub1@mail.example.org>');
+    assert.equal(threaded.headers!['In-Reply-To'], '<form-form1@mail.example.org>');
+    assert.equal(threaded.headers!.References, '<form-form1@mail.example.org>');
+    const alone = notificationMessage(input({ threading: false }));
+    assert.equal(alone.headers!['In-Reply-To'], undefined);
+    assert.equal(alone.headers!.References, undefined);
+  });
+
+  it('uses the rendered template when the form has one', () => {
+    const message = notificationMessage({ ...input(), rendered: { html: '<p>Custom</p>', text: 'Custom' } });
+    assert.equal(message.html, '<p>Custom</p>');
+    assert.equal(message.text, 'Custom');
+  });
+
+  it('flattens nested fields into dotted rows', () => {
+    assert.deepEqual(fieldRows({ a: { b: { c: '1' } }, list: [{ x: 'y' }], empty: null }), [
+      ['a.b.c', '1'],
+      ['list[0].x', 'y'],
+      ['empty', ''],
+    ]);
+  });
+
+  it('arrives over SMTP with its headers intact and no injected header', async () => {
+    const sink = await startSmtpSink();
+    const mailer = createMailer({ smtpUrl: sink.url, mailFrom: 'Formgate <forms@mail.example.org>', dataDir: '/nonexistent' });
+    try {
+      const { fromName: _fromName, ...message } = notificationMessage(
+        input({ threading: true, controls: { '_email.subject': 'Hi\r\nBcc: victim@example.com' } }),
+      );
+      await mailer.send(message);
+      const [mail] = await sink.waitFor(1);
+      assert.deepEqual(mail!.envelopeTo.sort(), ['owner@example.com', 'team@example.com']);
+      assert.equal(mail!.parsed.subject, 'Hi Bcc: victim@example.com');
+      assert.equal(mail!.parsed.headers.get('bcc'), undefined);
+      assert.equal(mail!.parsed.messageId, '<sub1@mail.example.org>');
+      assert.equal(mail!.parsed.inReplyTo, '<form-form1@mail.example.org>');
+      assert.equal(mail!.parsed.replyTo?.value[0]?.address, 'ada@example.com');
+      assert.match(mail!.parsed.text ?? '', /message: Line one/);
+    } finally {
+      mailer.close();
+      await sink.close();
+    }
+  });
+});

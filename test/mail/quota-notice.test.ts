@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { openContext, type AppContext } from '../../src/context.js';
+import { fromJson } from '../../src/db/database.js';
+import { EmailChannel, type EmailPayload } from '../../src/jobs/channels/email.js';
+import { JobWorker } from '../../src/jobs/worker.js';
+import { createMailer } from '../../src/mail/transport.js';
+import { quotaNoticeJob } from '../../src/mail/quota-notice.js';
+import { testConfig } from '../helpers/app.js';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+
+describe(`quota notice (${TEST_DIALECT})`, () => {
+  let sink: SmtpSink;
+  let testDb: TestDatabase;
+  let ctx: AppContext;
+
+  before(async () => {
+    sink = await startSmtpSink();
+    testDb = await createTestDatabase();
+    ctx = await openContext(testConfig(testDb, { smtpUrl: sink.url, mailFrom: 'Formgate <forms@example.test>' }));
+  });
+  after(async () => {
+    await ctx?.close();
+    await testDb?.drop();
+    await sink?.close();
+  });
+
+  it('enqueues one email to the workspace owners (not its members) saying submissions are held, not lost', async () => {
+    const stamp = `${process.pid}-${Date.now()}`;
+    const { user, workspace } = await ctx.users.createUser(`owner-${stamp}@example.com`);
+    const coOwner = await ctx.users.createUser(`co-owner-${stamp}@example.com`);
+    await ctx.database.db.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: coOwner.user.id, role: 'owner', createdAt: Date.now() }).execute();
+    await ctx.users.createUser(`member-${stamp}@example.com`);
+    await ctx.workspaces.addMember(workspace.id, `member-${stamp}@example.com`);
+    await ctx.database.db.updateTable('workspaces').set({ name: 'Acme <b>& "Co"' }).where('id', '=', workspace.id).execute();
+
+    const jobId = await ctx.database.transaction((trx) => quotaNoticeJob(trx, workspace.id, ctx.config));
+    assert.ok(jobId);
+    const jobs = await ctx.database.db.selectFrom('jobs').selectAll().execute();
+    assert.equal(jobs.length, 1);
+    const job = jobs[0]!;
+    assert.equal(job.kind, 'email');
+    assert.equal(job.status, 'pending');
+    const payload = fromJson<EmailPayload>(job.payload);
+    assert.deepEqual([...payload.to].sort(), [user.email, coOwner.user.email].sort());
+    assert.equal(payload.subject, 'Workspace "Acme <b>& "Co"" reached its allowance of 250 submissions');
+    assert.match(payload.text, /reached its allowance of 250 accepted submissions on the FREE plan/);
+    assert.match(payload.text, /stored as held, not lost/);
+    assert.match(payload.text, /released in the order they arrived, then listed and delivered/);
+    assert.match(payload.text, new RegExp(workspace.id));
+    assert.ok(payload.html?.includes('Acme &lt;b&gt;&amp; &quot;Co&quot;'), 'the name is escaped in HTML');
+    assert.ok(!payload.html?.includes('<b>&'), 'no markup from the name');
+
+    const mailer = createMailer(ctx.config);
+    try {
+      const worker = new JobWorker(ctx.database, { email: new EmailChannel(mailer) });
+      assert.equal(await worker.runOnce(), 1);
+    } finally {
+      mailer.close();
+    }
+    const [mail] = await sink.waitFor(1);
+    assert.deepEqual([...mail!.envelopeTo].sort(), [user.email, coOwner.user.email].sort());
+    assert.equal(mail!.parsed.subject, payload.subject);
+    assert.equal(mail!.parsed.headers.get('auto-submitted'), 'auto-generated');
+    assert.match(mail!.parsed.text ?? '', /not lost/);
+  });
+
+  it('enqueues nothing for a workspace that does not exist', async () => {
+    assert.equal(await ctx.database.transaction((trx) => quotaNoticeJob(trx, 'no-such-workspace', ctx.config)), null);
+  });
+});

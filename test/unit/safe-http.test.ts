@@ -1,0 +1,191 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { postJsonSafely, type HostLookup } from '../../src/net/safe-http.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { deliveryErrorOf } from '../helpers/delivery-errors.js';
+
+/** The address as the host of a URL: IPv6 in brackets. */
+const hostOf = (address: string) => (address.includes(':') ? `[${address}]` : address);
+const familyOf = (address: string) => (address.includes(':') ? 6 : 4);
+
+/** A resolver that knows only the names given. */
+function lookupOf(table: Record<string, string[]>, calls: string[] = []): HostLookup {
+  return async (hostname) => {
+    calls.push(hostname);
+    const addresses = table[hostname];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+    return addresses.map((address) => ({ address, family: familyOf(address) }));
+  };
+}
+
+const REFUSED: Array<[string, RegExp]> = [
+  ['127.0.0.1', /loopback/],
+  ['127.1.2.3', /loopback/],
+  ['::1', /loopback/],
+  ['10.0.0.1', /private/],
+  ['172.16.0.1', /private/],
+  ['172.31.255.254', /private/],
+  ['192.168.1.1', /private/],
+  ['169.254.169.254', /link-local/],
+  ['fe80::1', /link-local/],
+  ['fc00::1', /unique local/],
+  ['fd12:3456::1', /unique local/],
+  ['100.64.0.1', /carrier-grade NAT/],
+  ['100.127.255.254', /carrier-grade NAT/],
+  ['224.0.0.1', /multicast/],
+  ['ff02::1', /multicast/],
+  ['240.0.0.1', /reserved/],
+  ['0.0.0.0', /unspecified/],
+  ['::', /unspecified/],
+  ['255.255.255.255', /broadcast/],
+  ['::ffff:127.0.0.1', /IPv4-mapped loopback/],
+  ['::ffff:10.0.0.1', /IPv4-mapped private/],
+  ['64:ff9b::7f00:1', /NAT64/],
+  ['2002:7f00:1::1', /6to4/],
+];
+
+describe('postJsonSafely', () => {
+  let receiver: WebhookReceiver;
+  before(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  after(() => receiver.close());
+
+  const post = (url: string, options: Parameters<typeof postJsonSafely>[3]) => postJsonSafely(url, '{"a":1}', { 'content-type': 'application/json' }, options);
+
+  for (const [address, kind] of REFUSED) {
+    it(`refuses the literal address ${address} (${kind.source}) as permanent`, async () => {
+      receiver.requests.length = 0;
+      const err = await deliveryErrorOf(post(`http://${hostOf(address)}:${receiver.port}/hook`, { allowPrivate: false, lookup: lookupOf({}) }));
+      assert.equal(err.permanent, true);
+      assert.match(err.message, kind);
+      assert.match(err.message, /refused/);
+      assert.equal(receiver.requests.length, 0);
+    });
+
+    it(`refuses a host name resolving to ${address}`, async () => {
+      const err = await deliveryErrorOf(post(`http://evil.example:${receiver.port}/hook`, { allowPrivate: false, lookup: lookupOf({ 'evil.example': [address] }) }));
+      assert.equal(err.permanent, true);
+      assert.match(err.message, kind);
+      assert.match(err.message, /evil\.example resolves to/);
+    });
+  }
+
+  it('refuses a host name resolving to 127.0.0.1 without connecting', async () => {
+    receiver.requests.length = 0;
+    const err = await deliveryErrorOf(post(`http://evil.example:${receiver.port}/hook`, { allowPrivate: false, lookup: lookupOf({ 'evil.example': ['127.0.0.1'] }) }));
+    assert.equal(err.permanent, true);
+    assert.equal(err.message, 'refused: 127.0.0.1 is a loopback address, not a public one (evil.example resolves to 127.0.0.1)');
+    assert.equal(receiver.requests.length, 0);
+  });
+
+  it('refuses a host name when any one of its addresses is not public, in either order', async () => {
+    for (const addresses of [['93.184.215.14', '10.0.0.7'], ['10.0.0.7', '93.184.215.14'], ['2606:4700::1', '::1']]) {
+      const err = await deliveryErrorOf(post('https://mixed.example/hook', { allowPrivate: false, lookup: lookupOf({ 'mixed.example': addresses }) }));
+      assert.equal(err.permanent, true, addresses.join());
+      assert.match(err.message, /private|loopback/, addresses.join());
+    }
+  });
+
+  it('refuses schemes other than http and https and URLs with credentials, even when private addresses are allowed', async () => {
+    for (const url of ['ftp://example.com/x', 'file:///etc/passwd', 'gopher://example.com/', 'https://user:pw@example.com/', 'not a url']) {
+      const err = await deliveryErrorOf(post(url, { allowPrivate: true, lookup: lookupOf({}) }));
+      assert.equal(err.permanent, true, url);
+      assert.match(err.message, /^refused: /, url);
+    }
+  });
+
+  it('connects to the address it checked, keeping the host name in the Host header', async () => {
+    receiver.requests.length = 0;
+    const calls: string[] = [];
+    const result = await postJsonSafely(`http://hook.example:${receiver.port}/hook?x=1`, '{"a":1}', { 'content-type': 'application/json', 'x-extra': 'yes' }, { allowPrivate: true, lookup: lookupOf({ 'hook.example': ['127.0.0.1'] }, calls) });
+    assert.deepEqual(result, { status: 200, body: '' });
+    assert.deepEqual(calls, ['hook.example'], 'resolved once, by the injected lookup only');
+    assert.equal(receiver.requests.length, 1);
+    const [request] = receiver.requests;
+    assert.equal(request!.method, 'POST');
+    assert.equal(request!.path, '/hook?x=1');
+    assert.equal(request!.headers.host, `hook.example:${receiver.port}`);
+    assert.equal(request!.headers['x-extra'], 'yes');
+    assert.equal(request!.headers['content-length'], '7');
+    assert.equal(request!.rawBody, '{"a":1}');
+  });
+
+  it('connects to the first checked address even when the name would resolve differently later (no rebinding window)', async () => {
+    receiver.requests.length = 0;
+    let answers = 0;
+    // a rebinding resolver: loopback first, then an address nothing listens on
+    const rebinding: HostLookup = async () => (answers++ === 0 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.255.255.1', family: 4 }]);
+    const result = await post(`http://rebind.example:${receiver.port}/hook`, { allowPrivate: true, lookup: rebinding });
+    assert.equal(result.status, 200);
+    assert.equal(answers, 1);
+    assert.equal(receiver.requests.length, 1);
+  });
+
+  it('does not follow a redirect: a 3xx is just a status', async () => {
+    const redirecting = await startWebhookReceiver({ status: 302 });
+    try {
+      const result = await post(redirecting.url, { allowPrivate: true });
+      assert.equal(result.status, 302);
+      assert.equal(redirecting.requests.length, 1);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  it('gives up on a receiver that never answers, as a transient failure', async () => {
+    const hanging = await startWebhookReceiver({ hang: true });
+    try {
+      const err = await deliveryErrorOf(post(hanging.url, { allowPrivate: true, timeoutMs: 150 }));
+      assert.equal(err.permanent, false);
+      assert.match(err.message, /within 150 ms/);
+      assert.equal(hanging.requests.length, 1);
+    } finally {
+      await hanging.close();
+    }
+  });
+
+  it('gives up on a host name that is never resolved, as a transient failure', async () => {
+    const never: HostLookup = () => new Promise(() => {});
+    const err = await deliveryErrorOf(post('https://slow-dns.example/hook', { allowPrivate: false, timeoutMs: 50, lookup: never }));
+    assert.equal(err.permanent, false);
+    assert.match(err.message, /not resolved within 50 ms/);
+  });
+
+  it('stops reading an answer past the size cap', async () => {
+    const endless = await startWebhookReceiver({ endless: true });
+    try {
+      const small = await post(endless.url, { allowPrivate: true, maxResponseBytes: 1000 });
+      assert.equal(small.status, 200);
+      assert.equal(small.body, 'x'.repeat(1000));
+      const byDefault = await post(endless.url, { allowPrivate: true });
+      assert.equal(byDefault.body.length, 64 * 1024);
+    } finally {
+      await endless.close();
+    }
+  });
+
+  it('reports an unknown host name and a refused connection as transient', async () => {
+    const unknown = await deliveryErrorOf(post('https://nowhere.example/hook', { allowPrivate: false, lookup: lookupOf({}) }));
+    assert.equal(unknown.permanent, false);
+    assert.match(unknown.message, /could not resolve nowhere\.example: .*ENOTFOUND/);
+
+    const empty = await deliveryErrorOf(post('https://empty.example/hook', { allowPrivate: false, lookup: lookupOf({ 'empty.example': [] }) }));
+    assert.equal(empty.permanent, false);
+
+    const gone = await startWebhookReceiver();
+    await gone.close();
+    const refused = await deliveryErrorOf(post(gone.url, { allowPrivate: true }));
+    assert.equal(refused.permanent, false);
+    assert.match(refused.message, /could not reach 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+  });
+
+  it('returns the answer body and status of a normal call', async () => {
+    const answering = await startWebhookReceiver({ status: 201, body: 'created ✓' });
+    try {
+      assert.deepEqual(await post(answering.url, { allowPrivate: true }), { status: 201, body: 'created ✓' });
+    } finally {
+      await answering.close();
+    }
+  });
+});
