@@ -1,4 +1,5 @@
 import Handlebars from 'handlebars';
+import { LRUCache } from 'lru-cache';
 
 /** A template that compiled: render it with `renderTemplate`. */
 export interface CompiledTemplate {
@@ -7,6 +8,8 @@ export interface CompiledTemplate {
 
 export const MAX_TEMPLATE_CHARS = 262_144;
 const MAX_OUTPUT_CHARS = 1_048_576;
+/** A render may take this long; `{{#each}}` nested over large arrays could otherwise run for minutes. */
+export const RENDER_TIME_LIMIT_MS = 250;
 const ALLOWED_HELPERS = new Set(['if', 'unless', 'each', 'with']);
 const FORBIDDEN_PARTS = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
 
@@ -39,11 +42,48 @@ export function compileTemplate(code: string): { ok: true; template: CompiledTem
 
 const RUNTIME: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false, helpers: {}, partials: {} };
 
-/** Renders with the submission's fields under `data`; the output is bounded. */
+// Compiled templates by code: the delivery worker renders the same few templates again and again.
+const compiledByCode = new LRUCache<string, CompiledTemplate | { errors: string[] }>({ max: 200 });
+
+/** `compileTemplate`, remembering the outcome for the same code. */
+export function compileTemplateCached(code: string): ReturnType<typeof compileTemplate> {
+  let entry = compiledByCode.get(code);
+  if (!entry) {
+    const compiled = compileTemplate(code);
+    entry = compiled.ok ? compiled.template : { errors: compiled.errors };
+    compiledByCode.set(code, entry);
+  }
+  return 'render' in entry ? { ok: true, template: entry } : { ok: false, errors: entry.errors };
+}
+
+/** Why a render was stopped: it ran too long or grew too large. */
+export class RenderLimitError extends Error {}
+
+/**
+ * Renders with the submission's fields under `data`. Time and output are bounded while rendering,
+ * not after: every `{{#each}}` iteration checks the clock and the output grown so far.
+ */
 export function renderTemplate(template: CompiledTemplate, data: Record<string, unknown>): { html: string; text: string } {
-  const html = template.render({ data: plainCopy(data) }, RUNTIME);
-  if (html.length > MAX_OUTPUT_CHARS) throw new Error(`the rendered template is larger than ${MAX_OUTPUT_CHARS} characters`);
+  const html = template.render({ data: plainCopy(data) }, { ...RUNTIME, helpers: { each: boundedEach(performance.now() + RENDER_TIME_LIMIT_MS) } });
+  if (html.length > MAX_OUTPUT_CHARS) throw new RenderLimitError(`the rendered template is larger than ${MAX_OUTPUT_CHARS} characters`);
   return { html, text: htmlToText(html) };
+}
+
+/** The built-in `each`, with every iteration counted against the render's deadline and output cap. */
+function boundedEach(deadline: number): Handlebars.HelperDelegate {
+  const each = handlebars.helpers.each!;
+  let produced = 0;
+  return function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
+    const fn = options.fn;
+    const counted = Object.assign((item: unknown, frame?: Handlebars.RuntimeOptions) => {
+      if (performance.now() > deadline) throw new RenderLimitError(`rendering took longer than ${RENDER_TIME_LIMIT_MS} ms`);
+      const out = fn(item, frame);
+      produced += out.length;
+      if (produced > MAX_OUTPUT_CHARS) throw new RenderLimitError(`the rendered template is larger than ${MAX_OUTPUT_CHARS} characters`);
+      return out;
+    }, fn);
+    return each.call(this, context, { ...options, fn: counted });
+  };
 }
 
 function at(node: { loc?: hbs.AST.SourceLocation }): string {

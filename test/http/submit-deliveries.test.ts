@@ -52,6 +52,25 @@ describe('submit surface: deliveries of accepted submissions', () => {
     assert.match(mail.parsed.text ?? '', /^message: A quote for <b>two<\/b> engines, please\.$/m);
   });
 
+  it("lays the email out with the form's notification template when it has one, and with the default again once it is deleted", async () => {
+    const form = await createForm(app, account, { name: 'Bookings', notificationEmails: ['desk@example.com'] });
+    const path = `/forms/${form.id}/templates/notification`;
+    const code = '<h1 style="color:#123">Booking from {{data.name}}</h1>{{#each data.nights}}<p>Night {{this}}</p>{{/each}}';
+    assert.equal((await app.api('PUT', path, { token: account.token, body: { code } })).status, 200);
+    const before = sink.messages.length;
+    await postJson(app, form.id, { name: '<Ada>', nights: ['Fri', 'Sat'] }, from());
+    const mail = (await sink.waitFor(before + 1)).at(-1)!;
+    assert.equal(mail.parsed.subject, 'New submission: Bookings');
+    assert.match(String(mail.parsed.html), /<h1 style="color:#123">Booking from &lt;Ada&gt;<\/h1><p>Night Fri<\/p><p>Night Sat<\/p>/);
+    assert.equal(mail.parsed.text?.trim(), 'Booking from <Ada>\nNight Fri\nNight Sat');
+
+    assert.equal((await app.api('DELETE', path, { token: account.token })).status, 204);
+    await postJson(app, form.id, { name: 'Grace' }, from());
+    const plain = (await sink.waitFor(before + 2)).at(-1)!;
+    assert.match(String(plain.parsed.html), /New submission to Bookings/);
+    assert.match(plain.parsed.text ?? '', /^name: Grace$/m);
+  });
+
   it('delivers nothing for spam, nothing for a form without recipients, and a held submission only once released', async () => {
     const quiet = await createForm(app, account);
     assert.equal((await postJson(app, quiet.id, { name: 'No one to tell' }, from())).status, 200);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkAutoresponderContent } from '../../src/mail/template-check.js';
-import { compileTemplate, htmlToText, renderTemplate } from '../../src/mail/template-engine.js';
+import { compileTemplate, compileTemplateCached, htmlToText, RENDER_TIME_LIMIT_MS, RenderLimitError, renderTemplate } from '../../src/mail/template-engine.js';
 
 function compiled(code: string) {
   const result = compileTemplate(code);
@@ -43,6 +43,38 @@ describe('template engine', () => {
 
   it('turns HTML into a readable text alternative', () => {
     assert.equal(htmlToText('<p>Hi &amp; welcome</p><p>Line<br>two</p><style>p{}</style>'), 'Hi & welcome\nLine\ntwo');
+  });
+});
+
+describe('template engine limits', () => {
+  const items = Array.from({ length: 1000 }, (_, i) => `v${i}`);
+
+  it('stops a render that grows past 1 MiB while it renders, not after', () => {
+    const template = compiled(`{{#each data.a}}{{#each ../data.a}}<p>{{this}}</p>{{/each}}{{/each}}`);
+    assert.throws(() => renderTemplate(template, { a: items }), (err) => err instanceof RenderLimitError && /larger than 1048576/.test(err.message));
+  });
+
+  it(`stops a render that runs longer than ${RENDER_TIME_LIMIT_MS} ms, even when it outputs nothing`, () => {
+    const template = compiled(`{{#each data.a}}{{#each ../data.a}}{{#each ../../data.a}}{{/each}}{{/each}}{{/each}}`);
+    const started = Date.now();
+    assert.throws(() => renderTemplate(template, { a: items }), (err) => err instanceof RenderLimitError && /longer than/.test(err.message));
+    assert.ok(Date.now() - started < 60_000, 'a billion iterations were not run');
+  });
+
+  it('keeps each working as usual: @index, else, and a fresh budget per render', () => {
+    const template = compiled(`<ul>{{#each data.a}}<li>{{@index}}:{{this}}</li>{{else}}none{{/each}}</ul>`);
+    assert.equal(renderTemplate(template, { a: ['x', 'y'] }).html, '<ul><li>0:x</li><li>1:y</li></ul>');
+    assert.equal(renderTemplate(template, { a: [] }).html, '<ul>none</ul>');
+    const wide = compiled(`{{#each data.a}}{{this}}{{/each}}`);
+    for (let i = 0; i < 3; i++) assert.equal(renderTemplate(wide, { a: items }).html.length, items.join('').length);
+  });
+
+  it('remembers compiled code, refusals too', () => {
+    const code = `<p>{{data.name}}</p>`;
+    const first = compileTemplateCached(code);
+    assert.ok(first.ok);
+    assert.equal((compileTemplateCached(code) as typeof first).template, first.template, 'the same compiled template');
+    assert.deepEqual(compileTemplateCached('{{#if}}'), compileTemplate('{{#if}}'));
   });
 });
 

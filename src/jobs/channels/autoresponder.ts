@@ -2,10 +2,9 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { submitterAddress } from '../../intake/fields.js';
 import { headerText } from '../../mail/notification.js';
-import { compileTemplate, renderTemplate } from '../../mail/template-engine.js';
 import type { Mailer } from '../../mail/transport.js';
 import { isUpgraded } from '../../services/plans.js';
-import { DeliveryError, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const AUTORESPONDER_KIND = 'autoresponder';
 
@@ -37,9 +36,7 @@ export class AutoresponderChannel implements Channel {
     const data = fromJson<Record<string, unknown>>(row.data);
     const to = submitterAddress({ data, controls: storedEmailControls(row.emailControls) });
     if (!to) throw new DeliveryError('the submission has no address to answer', { permanent: true });
-    const compiled = compileTemplate(row.code);
-    if (!compiled.ok) throw new DeliveryError(`the autoresponder template no longer compiles: ${compiled.errors[0]}`, { permanent: true });
-    const body = renderTemplate(compiled.template, data);
+    const body = renderStoredTemplate('autoresponder', row.code, data);
     const replyTo = fromJson<string[]>(row.notificationEmails)[0];
     await this.mailer.send({
       to: [to],

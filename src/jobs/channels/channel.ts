@@ -1,4 +1,5 @@
 import { fromJson } from '../../db/database.js';
+import { compileTemplateCached, renderTemplate } from '../../mail/template-engine.js';
 
 /** A claimed job as a channel sees it: the payload already parsed. */
 export interface Job<P = unknown> {
@@ -45,4 +46,18 @@ export function submissionGone(): DeliveryError {
 /** A stored submission's `_email.*` and `_replyto` controls (none when it sent none). */
 export function storedEmailControls(stored: unknown): Record<string, string> {
   return stored == null ? {} : fromJson<Record<string, string>>(stored);
+}
+
+/**
+ * Renders a form's stored template for one delivery. A template that no longer compiles, or that
+ * outgrows the render limits on this submission, fails the job for good: trying again renders the same.
+ */
+export function renderStoredTemplate(kind: string, code: string, data: Record<string, unknown>): { html: string; text: string } {
+  const compiled = compileTemplateCached(code);
+  if (!compiled.ok) throw new DeliveryError(`the ${kind} template no longer compiles: ${compiled.errors[0]}`, { permanent: true });
+  try {
+    return renderTemplate(compiled.template, data);
+  } catch (error) {
+    throw new DeliveryError(`the ${kind} template could not be rendered: ${(error as Error).message}`, { permanent: true, cause: error });
+  }
 }

@@ -2,13 +2,14 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
-import { DeliveryError, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const NOTIFICATION_KIND = 'notification';
 
 /**
  * Emails a submission to its form's `notificationEmails`. The job names the submission; the form's
- * settings are read when it is sent, so a recipient removed meanwhile is not written to.
+ * settings and notification template are read when it is sent, so a recipient removed meanwhile is
+ * not written to and the layout is the one the form has then.
  */
 export class NotificationChannel implements Channel {
   constructor(
@@ -22,22 +23,25 @@ export class NotificationChannel implements Channel {
       .selectFrom('submissions')
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .select(['submissions.id', 'submissions.data', 'submissions.emailControls', 'submissions.createdAt'])
-      .select(['forms.id as formId', 'forms.name', 'forms.notificationEmails', 'forms.emailThreading'])
+      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'notification'))
+      .select(['forms.id as formId', 'forms.name', 'forms.notificationEmails', 'forms.emailThreading', 'templates.code'])
       .where('submissions.id', '=', submissionIdOf(job))
       .executeTakeFirst();
     if (!row) throw submissionGone();
     const recipients = fromJson<string[]>(row.notificationEmails);
     if (recipients.length === 0) throw new DeliveryError('the form has no notification recipients any more', { permanent: true });
+    const data = fromJson<Record<string, unknown>>(row.data);
     await this.mailer.send(
       notificationMessage({
         form: { id: row.formId, name: row.name, notificationEmails: recipients, emailThreading: row.emailThreading === 1 },
         submission: {
           id: row.id,
           createdAt: row.createdAt,
-          data: fromJson<Record<string, unknown>>(row.data),
+          data,
           emailControls: storedEmailControls(row.emailControls),
         },
         mailFrom: this.mailFrom,
+        rendered: row.code == null ? null : renderStoredTemplate('notification', row.code, data),
       }),
     );
   }
