@@ -101,6 +101,23 @@ forms
   .addOption(jsonOption())
   .action((o) => run((c) => admin.webhookSecret(c, o.form))());
 
+const deliveries = program.command('deliveries').description('the delivery log: emails, webhooks and Slack messages sent, waiting or failed');
+deliveries
+  .command('list')
+  .description('list deliveries, newest first, with every try')
+  .option('--form <id>', 'only the deliveries of this form')
+  .option('--status <status>', 'pending, done or failed')
+  .option('--limit <n>', 'at most this many, 1 to 1000', '50')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.listDeliveries(c, o))());
+deliveries
+  .command('retry')
+  .description('send failed deliveries again, with a fresh retry budget')
+  .option('--job <id>', 'one failed delivery')
+  .option('--form <id>', 'every failed delivery of this form')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.retryDeliveries(c, o))());
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

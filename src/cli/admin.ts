@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
 import type { SecretProvider } from '../db/schema/form.js';
 import { validationError } from '../errors.js';
+import { DeliveryService } from '../services/deliveries.js';
 import { SECRET_PROVIDERS } from '../services/forms.js';
 import { isPlan, PLANS } from '../services/plans.js';
 import { toTokenResource } from '../services/tokens.js';
@@ -90,5 +91,27 @@ export function webhookSecret(config: Config, formId: string): Promise<CommandRe
   return withContext(config, async (ctx) => {
     const secret = await ctx.forms.webhookSecret(formId);
     return { json: { formId, secret }, text: [secret] };
+  });
+}
+
+export function listDeliveries(config: Config, opts: { form?: string; status?: string; limit: string }): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    const limit = /^\d+$/.test(opts.limit) ? Number(opts.limit) : NaN;
+    const deliveries = await new DeliveryService(ctx.database).list({ formId: opts.form, status: opts.status, limit });
+    const text = deliveries.flatMap((d) => [
+      `${d.id}  ${d.kind}  ${d.status}  tries ${d.attempts}  created ${d.createdAt}${d.submissionId ? `  submission ${d.submissionId}` : ''}`,
+      ...(d.nextTryAt ? [`    next try ${d.nextTryAt}`] : []),
+      ...d.tries.map((t) => `    ${t.startedAt}  ${t.outcome}${t.statusCode != null ? ` ${t.statusCode}` : ''}${t.error ? `  ${t.error}` : ''}`),
+    ]);
+    return { json: { deliveries }, text: text.length > 0 ? text : ['No deliveries.'] };
+  });
+}
+
+export function retryDeliveries(config: Config, opts: { job?: string; form?: string }): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    if ((opts.job === undefined) === (opts.form === undefined)) throw validationError(['give either --job or --form']);
+    const target = opts.job !== undefined ? { jobId: opts.job } : { formId: opts.form! };
+    const queued = await new DeliveryService(ctx.database).retry(target);
+    return { json: { queued }, text: [queued.length > 0 ? `Queued ${queued.length} failed deliver${queued.length === 1 ? 'y' : 'ies'} again: ${queued.join(', ')}.` : 'No failed deliveries to retry.'] };
   });
 }

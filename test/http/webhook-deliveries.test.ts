@@ -21,6 +21,13 @@ async function eventually<T>(check: () => Promise<T | null | undefined | false>,
   }
 }
 
+/** The environment of a `formgate` command on the running app's database. */
+function cliEnvOf(app: TestApp): NodeJS.ProcessEnv {
+  const db = app.ctx.config.database;
+  const url = db.dialect === 'sqlite' ? `sqlite:${db.file}` : db.url;
+  return cliEnv({ url, dataDir: app.ctx.config.dataDir, drop: async () => undefined });
+}
+
 describe('webhook deliveries', () => {
   let app: TestApp;
   let receiver: WebhookReceiver;
@@ -79,11 +86,52 @@ describe('webhook deliveries', () => {
     assert.equal(ids.length, 2, 'the same webhook-id on the retry, so the receiver can drop duplicates');
   });
 
+  it('shows a failed delivery in `formgate deliveries list` with every try, and `deliveries retry` sends it again', async () => {
+    receiver.mode = { status: 410 };
+    const form = await createForm(app, account, { webhookUrl: receiver.url });
+    const answer = await postJson(app, form.id, { name: 'Hedy' }, from());
+    const failed = await eventually(
+      () => app.ctx.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', answer.body.id).where('status', '=', 'failed').executeTakeFirst(),
+      'the permanent failure',
+    );
+    const env = cliEnvOf(app);
+    const listed = await runCli(env, ['deliveries', 'list', '--form', form.id, '--status', 'failed', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const [delivery, ...others] = JSON.parse(listed.stdout).deliveries;
+    assert.equal(others.length, 0, 'only this form’s failed delivery');
+    assert.equal(delivery.id, failed.id);
+    assert.equal(delivery.kind, 'webhook');
+    assert.equal(delivery.submissionId, answer.body.id);
+    assert.equal(delivery.nextTryAt, null);
+    assert.deepEqual(delivery.tries.map((t: any) => [t.outcome, t.statusCode]), [['failed', 410]]);
+    assert.match(delivery.lastError, /410/);
+
+    const notFailed = await runCli(env, ['deliveries', 'retry', '--job', (await app.ctx.database.db.selectFrom('jobs').select('id').where('status', '=', 'done').executeTakeFirstOrThrow()).id, '--json']);
+    assert.equal(notFailed.code, 1);
+    assert.equal(JSON.parse(notFailed.stdout).error.code, 'conflict');
+    const unknown = await runCli(env, ['deliveries', 'retry', '--job', 'nope', '--json']);
+    assert.equal(JSON.parse(unknown.stdout).error.code, 'not_found');
+    const badStatus = await runCli(env, ['deliveries', 'list', '--status', 'lost', '--json']);
+    assert.equal(JSON.parse(badStatus.stdout).error.code, 'validation_error');
+
+    receiver.mode = { status: 200 };
+    const before = receiver.requests.length;
+    const retried = await runCli(env, ['deliveries', 'retry', '--job', failed.id, '--json']);
+    assert.equal(retried.code, 0, retried.stderr);
+    assert.deepEqual(JSON.parse(retried.stdout).queued, [failed.id]);
+    await eventually(async () => receiver.requests.slice(before).some((r) => r.headers['webhook-id'] === answer.body.id), 'the retried webhook');
+    const done = await eventually(
+      () => app.ctx.database.db.selectFrom('jobs').selectAll().where('id', '=', failed.id).where('status', '=', 'done').executeTakeFirst(),
+      'the job done',
+    );
+    assert.equal(done.attempts, 1, 'a fresh retry budget');
+    const again = await runCli(env, ['deliveries', 'retry', '--form', form.id, '--json']);
+    assert.deepEqual(JSON.parse(again.stdout).queued, [], 'nothing failed is left');
+  });
+
   it('prints the signing secret with `formgate forms webhook-secret`', async () => {
     const form = await createForm(app, account);
-    const db = app.ctx.config.database;
-    const url = db.dialect === 'sqlite' ? `sqlite:${db.file}` : db.url;
-    const result = await runCli(cliEnv({ url, dataDir: app.ctx.config.dataDir, drop: async () => undefined }), ['forms', 'webhook-secret', '--form', form.id, '--json']);
+    const result = await runCli(cliEnvOf(app), ['forms', 'webhook-secret', '--form', form.id, '--json']);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(JSON.parse(result.stdout).secret, await app.ctx.forms.webhookSecret(form.id));
   });

@@ -1,0 +1,110 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { DB } from '../db/schema/index.js';
+import type { AttemptOutcome, JobStatus } from '../db/schema/job.js';
+import { ProblemError, validationError } from '../errors.js';
+
+export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'done', 'failed'];
+
+/** One delivery (a job of the outbox) with every try made at it: the delivery log. */
+export interface DeliveryRecord {
+  id: string;
+  kind: string;
+  status: JobStatus;
+  submissionId: string | null;
+  attempts: number;
+  lastError: string | null;
+  nextTryAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  tries: { startedAt: string; finishedAt: string; outcome: AttemptOutcome; statusCode: number | null; error: string | null }[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The delivery log and its one repair: what was sent, what is waiting, what failed and why, and
+ * sending a failed delivery again. The operator's view of the outbox (the dashboard's later).
+ */
+export class DeliveryService {
+  constructor(private readonly database: Database) {}
+
+  /** Newest first; `formId` narrows to one form's submissions, `status` to one state. */
+  async list(filter: { formId?: string; status?: string; limit: number }): Promise<DeliveryRecord[]> {
+    const status = this.checkStatus(filter.status);
+    if (!Number.isInteger(filter.limit) || filter.limit < 1 || filter.limit > 1000) throw validationError(['--limit: must be a whole number from 1 to 1000']);
+    let query = this.database.db.selectFrom('jobs').selectAll('jobs');
+    if (filter.formId !== undefined) {
+      await requireForm(this.database.db, filter.formId);
+      query = query.innerJoin('submissions', 'submissions.id', 'jobs.submissionId').where('submissions.formId', '=', filter.formId);
+    }
+    if (status) query = query.where('jobs.status', '=', status);
+    const jobs = await query.orderBy('jobs.createdAt', 'desc').orderBy('jobs.id', 'desc').limit(filter.limit).execute();
+    if (jobs.length === 0) return [];
+    const attempts = await this.database.db
+      .selectFrom('jobAttempts')
+      .selectAll()
+      .where('jobId', 'in', jobs.map((j) => j.id))
+      .orderBy('startedAt')
+      .execute();
+    return jobs.map((job) => ({
+      id: job.id,
+      kind: job.kind,
+      status: job.status,
+      submissionId: job.submissionId,
+      attempts: job.attempts,
+      lastError: job.lastError,
+      nextTryAt: job.status === 'pending' ? iso(Math.max(job.runAt, job.leaseUntil ?? 0)) : null,
+      createdAt: iso(job.createdAt),
+      updatedAt: iso(job.updatedAt),
+      tries: attempts
+        .filter((a) => a.jobId === job.id)
+        .map((a) => ({ startedAt: iso(a.startedAt), finishedAt: iso(a.finishedAt), outcome: a.outcome, statusCode: a.statusCode, error: a.error })),
+    }));
+  }
+
+  /**
+   * Sends failed deliveries again, from a fresh retry budget: one job by id, or every failed one of a
+   * form. Returns the ids queued. A job that has not failed cannot be retried (it is waiting or done).
+   */
+  async retry(target: { jobId: string } | { formId: string }, now = Date.now()): Promise<string[]> {
+    return this.database.transaction(async (trx) => {
+      let ids: string[];
+      if ('jobId' in target) {
+        const job = await trx.selectFrom('jobs').select(['id', 'status']).where('id', '=', target.jobId).executeTakeFirst();
+        if (!job) throw new ProblemError('not_found', `There is no delivery ${target.jobId}.`);
+        if (job.status !== 'failed') throw new ProblemError('conflict', `Delivery ${job.id} is ${job.status}; only a failed delivery can be retried.`);
+        ids = [job.id];
+      } else {
+        await requireForm(trx, target.formId);
+        const failed = await trx
+          .selectFrom('jobs')
+          .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
+          .select('jobs.id')
+          .where('submissions.formId', '=', target.formId)
+          .where('jobs.status', '=', 'failed')
+          .execute();
+        ids = failed.map((j) => j.id);
+      }
+      if (ids.length === 0) return [];
+      await trx
+        .updateTable('jobs')
+        .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, updatedAt: now })
+        .where('id', 'in', ids)
+        .where('status', '=', 'failed')
+        .execute();
+      return ids;
+    });
+  }
+
+  private checkStatus(status: string | undefined): JobStatus | undefined {
+    if (status === undefined) return undefined;
+    if (!(JOB_STATUSES as readonly string[]).includes(status)) throw validationError([`--status: "${status}" is not one of ${JOB_STATUSES.join(', ')}`]);
+    return status as JobStatus;
+  }
+}
+
+async function requireForm(db: Kysely<DB>, formId: string): Promise<void> {
+  const form = await db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
+  if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
+}
