@@ -3,6 +3,7 @@ import type { Config } from './config/config.js';
 import { Database } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
+import { createAutoresponderChecker } from './mail/template-check.js';
 import { FormService } from './services/forms.js';
 import { SubmissionService } from './services/submissions.js';
 import { TemplateService } from './services/templates.js';
@@ -47,7 +48,7 @@ export async function openContext(config: Config): Promise<AppContext> {
       workspaces,
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
-      templates: new TemplateService(database, forms),
+      templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),
     };

@@ -1,5 +1,7 @@
+import net from 'node:net';
 import path from 'node:path';
 import type { SpamProtection } from '../db/schema/form.js';
+import { SPAMD_DEFAULT_PORT, type SpamdAddress } from '../mail/spamd.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../spam/captcha.js';
 import { envName, type RawEnv } from './env.js';
 
@@ -36,6 +38,8 @@ export interface Config {
   captchaVerifyUrls: Record<SpamProtection, string>;
   /** Slack's Web API base (`…/chat.postMessage` is appended); a stand-in in tests. */
   slackApiUrl: string;
+  /** SpamAssassin's spamd, asked on every autoresponder write; null: the built-in rules alone. */
+  spamd: SpamdAddress | null;
 }
 
 export const API_PREFIX = '/public/v1';
@@ -92,6 +96,25 @@ function parseDays(value: string | undefined, fallback: number, key: keyof RawEn
   return days;
 }
 
+/** `spamd://host:port` or `host:port` (IPv6 in brackets); the port is 783 when left out. */
+export function parseSpamdUrl(value: string | undefined): SpamdAddress | null {
+  if (value === undefined) return null;
+  const fail = () => new ConfigError(`${envName('spamdUrl')} must be spamd://host:port or host:port (port 783 when left out), got "${value}"`);
+  const text = value.trim();
+  let url: URL;
+  try {
+    url = new URL(/^[a-z][a-z0-9+.-]*:/i.test(text) && !/^[^:/]+:\d+$/.test(text) ? text : `spamd://${text}`);
+  } catch {
+    throw fail();
+  }
+  if (url.protocol !== 'spamd:' || url.username || url.password || url.pathname || url.search || url.hash) throw fail();
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (!(net.isIPv6(host) ? url.hostname.startsWith('[') : /^[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?$/.test(host))) throw fail();
+  const port = url.port === '' ? SPAMD_DEFAULT_PORT : Number(url.port);
+  if (!(port >= 1 && port <= 65535)) throw fail();
+  return { host, port };
+}
+
 function parseDatabase(value: string | undefined, dataDir: string): DatabaseConfig {
   if (value === undefined) return { dialect: 'sqlite', file: path.join(dataDir, 'formgate.db') };
   if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { dialect: 'postgres', url: value };
@@ -139,6 +162,7 @@ export function buildConfig(raw: RawEnv): Config {
     logLevel: raw.logLevel ?? 'info',
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
+    spamd: parseSpamdUrl(raw.spamdUrl),
     captchaVerifyUrls: {
       BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,
       GOOGLE_RECAPTCHA_V2: raw.recaptchaVerifyUrl ? parseUrl(raw.recaptchaVerifyUrl, 'recaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.GOOGLE_RECAPTCHA_V2,

@@ -24,6 +24,7 @@ export interface RawEnv {
   hcaptchaVerifyUrl?: string;
   turnstileVerifyUrl?: string;
   slackApiUrl?: string;
+  spamdUrl?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -49,6 +50,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   hcaptchaVerifyUrl: 'FORMGATE_HCAPTCHA_VERIFY_URL',
   turnstileVerifyUrl: 'FORMGATE_TURNSTILE_VERIFY_URL',
   slackApiUrl: 'FORMGATE_SLACK_API_URL',
+  spamdUrl: 'FORMGATE_SPAMD_URL',
 };
 
 export function envName(key: keyof RawEnv): string {

@@ -1,4 +1,12 @@
+import { createTransport } from 'nodemailer';
+import { askSpamd, type SpamdAddress } from './spamd.js';
 import { htmlToText } from './template-engine.js';
+
+/** Whether a template may send, and why not. */
+export interface ContentVerdict {
+  paused: boolean;
+  reasons: string[];
+}
 
 /** Points at which an autoresponder template is paused (documented in docs/templates.md). */
 export const PAUSE_THRESHOLD = 4;
@@ -20,7 +28,7 @@ const EXCLAIMING = /!{3,}/g;
  * (an address shown as text, not a link with words), shouting and exclamation runs. At the
  * threshold the template is paused: it is stored but sends nothing until rewritten.
  */
-export function checkAutoresponderContent(code: string): { paused: boolean; reasons: string[] } {
+export function checkAutoresponderContent(code: string): ContentVerdict {
   const text = htmlToText(code.replace(/\{\{[^}]*\}\}/g, ' '));
   const reasons: string[] = [];
   let score = 0;
@@ -46,4 +54,50 @@ export function checkAutoresponderContent(code: string): { paused: boolean; reas
   SHOUTING.lastIndex = 0;
   EXCLAIMING.lastIndex = 0;
   return { paused: score >= PAUSE_THRESHOLD, reasons };
+}
+
+/** The autoresponder as it would be sent, rendered with no submission filled in. */
+export interface AutoresponderDraft {
+  code: string;
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** The content check of an autoresponder write: the rules above, then spamd when one is configured. */
+export interface AutoresponderChecker {
+  /** Throws SpamdError when spamd is configured but gives no verdict. */
+  check(draft: AutoresponderDraft): Promise<ContentVerdict>;
+}
+
+// The submitter is not known when the template is written; a reserved address stands in for them.
+const DRAFT_RECIPIENT = 'submitter@example.com';
+
+/** Checks with the rules alone when `spamd` is null; otherwise paused when either the rules or spamd say so. */
+export function createAutoresponderChecker(options: { spamd: SpamdAddress | null; mailFrom: string }): AutoresponderChecker {
+  const { spamd, mailFrom } = options;
+  if (!spamd) return { check: async (draft) => checkAutoresponderContent(draft.code) };
+  const composer = createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  return {
+    async check(draft) {
+      const local = checkAutoresponderContent(draft.code);
+      const verdict = await askSpamd(spamd, await draftMessage(composer, mailFrom, draft));
+      if (!verdict.spam) return local;
+      const rules = verdict.symbols.length > 0 ? ` (${verdict.symbols.join(', ')})` : '';
+      return { paused: true, reasons: [...(local.paused ? local.reasons : []), `spamd: ${verdict.score} / ${verdict.threshold}${rules}`] };
+    },
+  };
+}
+
+/** The RFC 5322 message the autoresponder would send, with the headers the delivery channel adds. */
+async function draftMessage(composer: ReturnType<typeof createTransport>, from: string, draft: AutoresponderDraft): Promise<Buffer> {
+  const info = await composer.sendMail({
+    from,
+    to: DRAFT_RECIPIENT,
+    subject: draft.subject,
+    html: draft.html,
+    text: draft.text,
+    headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
+  });
+  return info.message as Buffer;
 }

@@ -2,8 +2,9 @@ import type { Database } from '../db/database.js';
 import { fromJson } from '../db/database.js';
 import type { TemplateKind, TemplateRow } from '../db/schema/template.js';
 import { ProblemError } from '../errors.js';
-import { notificationMessage } from '../mail/notification.js';
-import { checkAutoresponderContent } from '../mail/template-check.js';
+import { headerText, notificationMessage } from '../mail/notification.js';
+import { SpamdError } from '../mail/spamd.js';
+import type { AutoresponderChecker } from '../mail/template-check.js';
 import { compileTemplate, renderTemplate } from '../mail/template-engine.js';
 import type { FormService } from './forms.js';
 
@@ -14,6 +15,7 @@ export class TemplateService {
   constructor(
     private readonly database: Database,
     private readonly forms: FormService,
+    private readonly checker: AutoresponderChecker,
   ) {}
 
   async getTemplate(userId: string, formId: string, kind: TemplateKind): Promise<TemplateRow> {
@@ -23,21 +25,34 @@ export class TemplateService {
 
   /**
    * Compiles the code, then stores it (creating the template if absent). A template that does not
-   * compile is `template_invalid` and the stored one is kept. The autoresponder is content checked:
-   * marketing phrasing or bare links pause it, and the write still succeeds.
+   * compile is `template_invalid` and the stored one is kept. The autoresponder is content checked
+   * first (the rules, and spamd when configured): what trips the check is stored paused, and the
+   * write still succeeds; a configured spamd that gives no verdict is `upstream_unavailable` and
+   * nothing is stored. `pausedFor` says why the template was paused (empty when it was not).
    */
-  async putTemplate(userId: string, formId: string, kind: TemplateKind, code: string): Promise<TemplateRow> {
-    await this.forms.requireUpgradedForm(userId, formId);
+  async putTemplate(userId: string, formId: string, kind: TemplateKind, code: string): Promise<{ template: TemplateRow; pausedFor: string[] }> {
+    const form = await this.forms.requireUpgradedForm(userId, formId);
     const compiled = compileTemplate(code);
     if (!compiled.ok) throw new ProblemError('template_invalid', 'The template could not be compiled; nothing was stored.', { errors: compiled.errors });
-    const paused = kind === 'autoresponder' ? (checkAutoresponderContent(code).paused ? 1 : 0) : null;
+    let paused: number | null = null;
+    let pausedFor: string[] = [];
+    if (kind === 'autoresponder') {
+      // the check reads the template alone, as it would be sent with no submission filled in
+      const draft = { code, subject: headerText(`Re: ${form.name}`, 200), ...renderTemplate(compiled.template, {}) };
+      const verdict = await this.checker.check(draft).catch((error: unknown) => {
+        if (!(error instanceof SpamdError)) throw error;
+        throw Object.assign(new ProblemError('upstream_unavailable', 'The content checker could not be reached; nothing was stored. Try again in a moment.'), { cause: error });
+      });
+      paused = verdict.paused ? 1 : 0;
+      if (verdict.paused) pausedFor = verdict.reasons;
+    }
     const now = Date.now();
     await this.database.db
       .insertInto('templates')
       .values({ formId, kind, mode: 'code', code, paused, createdAt: now, updatedAt: now })
       .onConflict((oc) => oc.columns(['formId', 'kind']).doUpdateSet({ mode: 'code', code, paused, updatedAt: now }))
       .execute();
-    return this.requireTemplate(formId, kind);
+    return { template: await this.requireTemplate(formId, kind), pausedFor };
   }
 
   /** Removes the template: notifications go back to the default layout; the autoresponder is off. */

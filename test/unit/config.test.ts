@@ -34,6 +34,7 @@ describe('buildConfig', () => {
     assert.equal(config.redisUrl, null, 'in-process counters');
     assert.equal(config.trustProxy, false);
     assert.equal(config.allowPrivateWebhooks, false);
+    assert.equal(config.spamd, null, 'no spamd asked: the built-in content rules alone');
     // "sensible per-IP limits": on by default
     assert.ok(config.rateLimitApi && config.rateLimitApi.max > 0 && config.rateLimitApi.windowMs > 0);
     assert.ok(config.rateLimitSubmit && config.rateLimitSubmit.max > 0 && config.rateLimitSubmit.windowMs > 0);
@@ -124,6 +125,24 @@ describe('buildConfig', () => {
     assertConfigError({ trustProxy: 'maybe' }, 'FORMGATE_TRUST_PROXY');
     assertConfigError({ allowPrivateWebhooks: '2' }, 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS');
   });
+
+  it('reads FORMGATE_SPAMD_URL as spamd://host:port or host:port, port 783 by default', () => {
+    assert.deepEqual(buildConfig({ spamdUrl: 'spamd://127.0.0.1:783' }).spamd, { host: '127.0.0.1', port: 783 });
+    assert.deepEqual(buildConfig({ spamdUrl: 'spamd://spamassassin.internal' }).spamd, { host: 'spamassassin.internal', port: 783 });
+    assert.deepEqual(buildConfig({ spamdUrl: '10.0.0.5:7830' }).spamd, { host: '10.0.0.5', port: 7830 });
+    assert.deepEqual(buildConfig({ spamdUrl: 'spam_assassin' }).spamd, { host: 'spam_assassin', port: 783 }, 'a compose service name');
+    assert.deepEqual(buildConfig({ spamdUrl: '[::1]:783' }).spamd, { host: '::1', port: 783 });
+    assert.deepEqual(buildConfig({ spamdUrl: ' spamd://[fd00::5] ' }).spamd, { host: 'fd00::5', port: 783 });
+  });
+
+  it('refuses a spamd address it cannot use, naming FORMGATE_SPAMD_URL', () => {
+    for (const spamdUrl of [
+      'http://127.0.0.1:783', 'spamd://127.0.0.1:0', '127.0.0.1:65536', 'localhost:spamd', 'spamd://user:pw@host:783', 'spamd://host:783/path',
+      'spamd://host:783?x=1', 'spamd://', 'spamd:host', '::1', 'spam d:783', '-host:783', 'unix:/run/spamd.sock',
+    ]) {
+      assertConfigError({ spamdUrl }, 'FORMGATE_SPAMD_URL');
+    }
+  });
 });
 
 describe('parseRateLimit', () => {
@@ -162,10 +181,17 @@ describe('readEnv', () => {
         FORMGATE_SUBMIT_PORT: '',
         FORMGATE_RATE_LIMIT_SUBMIT: 'off',
         FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+        FORMGATE_SPAMD_URL: 'spamd://127.0.0.1:783',
         PORT: '1234',
       },
       false,
     );
-    assert.deepEqual(raw, { databaseUrl: 'postgres://db/formgate', port: '9000', rateLimitSubmit: 'off', allowPrivateWebhooks: 'true' });
+    assert.deepEqual(raw, {
+      databaseUrl: 'postgres://db/formgate',
+      port: '9000',
+      rateLimitSubmit: 'off',
+      allowPrivateWebhooks: 'true',
+      spamdUrl: 'spamd://127.0.0.1:783',
+    });
   });
 });

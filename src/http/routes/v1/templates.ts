@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
+import { ProblemError } from '../../../errors.js';
 import { problemResponses } from '../../../schemas/common.js';
 import { TemplateParams, TemplatePreviewBody, TemplatePreviewSchema, TemplatePutBody } from '../../../schemas/template.js';
 import { toTemplateResource } from '../../../services/templates.js';
@@ -8,6 +9,8 @@ import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
 
 const PATH = '/forms/:formId/templates/:kind';
+/** Seconds a client is asked to wait when the content checker cannot be reached. */
+const RETRY_AFTER_UNAVAILABLE = 30;
 
 export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): void {
   app.get(
@@ -18,7 +21,7 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       summary: 'Get a form’s email template',
       description: '`404 not_found` when the form has no template of this kind (it uses the default layout).',
       params: TemplateParams,
-      response: { 200: Type.Ref('Template'), ...problemResponses('upgrade_required', 'upstream_unavailable') },
+      response: { 200: Type.Ref('Template'), ...problemResponses('upgrade_required') },
     }),
     async (request) => toTemplateResource(await ctx.templates.getTemplate(principalOf(request).userId, request.params.formId, request.params.kind)),
   );
@@ -32,13 +35,24 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       description:
         'Compiled before it is stored: a template that does not compile is `400 template_invalid` and the stored one is kept. ' +
         'Writing the autoresponder template turns the autoresponder on (upgraded workspaces only); its content is checked and ' +
-        'marketing phrasing or bare links pause it (`paused: true`; the write still answers 200).',
+        'marketing phrasing or bare links pause it (`paused: true`; the write still answers 200). Where SpamAssassin is configured ' +
+        'it is asked too, and a spam verdict pauses it as well; when it cannot be reached the write is `503 upstream_unavailable` ' +
+        '(with `Retry-After`) and nothing changes.',
       params: TemplateParams,
       body: TemplatePutBody,
       response: { 200: Type.Ref('Template'), ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable') },
     }),
-    async (request) =>
-      toTemplateResource(await ctx.templates.putTemplate(principalOf(request).userId, request.params.formId, request.params.kind, request.body.code)),
+    async (request, reply) => {
+      const { formId, kind } = request.params;
+      try {
+        const { template, pausedFor } = await ctx.templates.putTemplate(principalOf(request).userId, formId, kind, request.body.code);
+        if (pausedFor.length > 0) request.log.info({ formId, kind, reasons: pausedFor }, 'template paused by the content check');
+        return toTemplateResource(template);
+      } catch (error) {
+        if (error instanceof ProblemError && error.code === 'upstream_unavailable') reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE));
+        throw error;
+      }
+    },
   );
 
   app.delete(
@@ -49,7 +63,7 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       summary: 'Delete a form’s email template',
       description: 'Notifications go back to the default layout; deleting the autoresponder template turns the autoresponder off.',
       params: TemplateParams,
-      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required', 'upstream_unavailable') },
+      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
       await ctx.templates.deleteTemplate(principalOf(request).userId, request.params.formId, request.params.kind);
@@ -68,7 +82,7 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
         'A notification preview without a template shows the default layout.',
       params: TemplateParams,
       body: TemplatePreviewBody,
-      response: { 200: TemplatePreviewSchema, ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable') },
+      response: { 200: TemplatePreviewSchema, ...problemResponses('template_invalid', 'upgrade_required') },
     }),
     async (request) =>
       ctx.templates.previewTemplate(principalOf(request).userId, request.params.formId, request.params.kind, request.body?.data as Record<string, unknown> | undefined),
