@@ -36,6 +36,9 @@ export class ProblemError extends Error {
 }
 
 /** A `400 validation_error` naming each field and its problem. */
+/** Seconds a client is told to wait after a `503` (a dependency was unreachable), on every surface. */
+export const RETRY_AFTER_UNAVAILABLE_SECONDS = 30;
+
 export function validationError(errors: string[], detail = 'The request is invalid.'): ProblemError {
   return new ProblemError('validation_error', detail, { errors });
 }

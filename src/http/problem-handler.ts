@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { PROBLEMS, ProblemError, problemAnchor, type ProblemCode } from '../errors.js';
+import { PROBLEMS, ProblemError, problemAnchor, RETRY_AFTER_UNAVAILABLE_SECONDS, type ProblemCode } from '../errors.js';
 
 /** Builds the problem document of 2.6 for a code. */
 export function problemBody(docsUrl: string, code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
@@ -9,10 +9,11 @@ export function problemBody(docsUrl: string, code: ProblemCode, detail: string, 
 }
 
 export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem: ProblemError): FastifyReply {
+  if (problem.status === 503) reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
   return reply
     .code(problem.status)
     .type('application/problem+json')
-      .send(problemBody(docsUrl(), problem.code, problem.detail, problem.extra));
+    .send(problemBody(docsUrl(), problem.code, problem.detail, problem.extra));
 }
 
 /** One place that turns every failure into `application/problem+json`; 5xx details stay in the log. */

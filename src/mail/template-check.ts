@@ -1,5 +1,6 @@
 import { createTransport } from 'nodemailer';
 import { askSpamd, type SpamdAddress } from './spamd.js';
+import type { MailMessage } from './transport.js';
 import { htmlToText } from './template-engine.js';
 
 /** Whether a template may send, and why not. */
@@ -59,9 +60,8 @@ export function checkAutoresponderContent(code: string): ContentVerdict {
 /** The autoresponder as it would be sent, rendered with no submission filled in. */
 export interface AutoresponderDraft {
   code: string;
-  subject: string;
-  html: string;
-  text: string;
+  /** The email as the autoresponder would send it, to a stand-in submitter. */
+  message: MailMessage;
 }
 
 /** The content check of an autoresponder write: the rules above, then spamd when one is configured. */
@@ -69,9 +69,6 @@ export interface AutoresponderChecker {
   /** Throws SpamdError when spamd is configured but gives no verdict. */
   check(draft: AutoresponderDraft): Promise<ContentVerdict>;
 }
-
-// The submitter is not known when the template is written; a reserved address stands in for them.
-const DRAFT_RECIPIENT = 'submitter@example.com';
 
 /** Checks with the rules alone when `spamd` is null; otherwise paused when either the rules or spamd say so. */
 export function createAutoresponderChecker(options: { spamd: SpamdAddress | null; mailFrom: string }): AutoresponderChecker {
@@ -93,11 +90,11 @@ export function createAutoresponderChecker(options: { spamd: SpamdAddress | null
 async function draftMessage(composer: ReturnType<typeof createTransport>, from: string, draft: AutoresponderDraft): Promise<Buffer> {
   const info = await composer.sendMail({
     from,
-    to: DRAFT_RECIPIENT,
-    subject: draft.subject,
-    html: draft.html,
-    text: draft.text,
-    headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
+    to: draft.message.to,
+    subject: draft.message.subject,
+    html: draft.message.html,
+    text: draft.message.text,
+    headers: draft.message.headers,
   });
   return info.message as Buffer;
 }

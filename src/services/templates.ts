@@ -1,15 +1,19 @@
 import type { Database } from '../db/database.js';
 import { fromJson } from '../db/database.js';
 import type { TemplateKind, TemplateRow } from '../db/schema/template.js';
-import { ProblemError } from '../errors.js';
-import { headerText, notificationMessage } from '../mail/notification.js';
+import { ProblemError, validationError } from '../errors.js';
+import { autoresponderMessage } from '../mail/autoresponder.js';
+import { notificationMessage } from '../mail/notification.js';
 import { SpamdError } from '../mail/spamd.js';
 import type { AutoresponderChecker } from '../mail/template-check.js';
-import { compileTemplate, renderTemplate } from '../mail/template-engine.js';
+import { compileTemplate, RenderLimitError, renderTemplate } from '../mail/template-engine.js';
 import type { FormService } from './forms.js';
 
 /** What a preview renders when the form has no submission yet (documented in docs/templates.md). */
 export const SAMPLE_DATA = { name: 'Jane Doe', email: 'jane@example.com', message: 'Hello! I would like to know more about your services.' };
+
+// The submitter is not known when a template is written; a reserved address stands in for them.
+const DRAFT_RECIPIENT = 'submitter@example.com';
 
 export class TemplateService {
   constructor(
@@ -38,8 +42,8 @@ export class TemplateService {
     let pausedFor: string[] = [];
     if (kind === 'autoresponder') {
       // the check reads the template alone, as it would be sent with no submission filled in
-      const draft = { code, subject: headerText(`Re: ${form.name}`, 200), ...renderTemplate(compiled.template, {}) };
-      const verdict = await this.checker.check(draft).catch((error: unknown) => {
+      const message = autoresponderMessage({ formName: form.name, to: DRAFT_RECIPIENT, body: renderTemplate(compiled.template, {}) });
+      const verdict = await this.checker.check({ code, message }).catch((error: unknown) => {
         if (!(error instanceof SpamdError)) throw error;
         throw Object.assign(new ProblemError('upstream_unavailable', 'The content checker could not be reached; nothing was stored. Try again in a moment.'), { cause: error });
       });
@@ -79,7 +83,12 @@ export class TemplateService {
     }
     const compiled = compileTemplate(template.code);
     if (!compiled.ok) throw new ProblemError('template_invalid', 'The stored template no longer compiles.', { errors: compiled.errors });
-    return renderTemplate(compiled.template, fields);
+    try {
+      return renderTemplate(compiled.template, fields);
+    } catch (error) {
+      if (!(error instanceof RenderLimitError)) throw error;
+      throw validationError([`data: ${error.message} with this data`], 'The template cannot be rendered with this data.');
+    }
   }
 
   private async exampleData(formId: string): Promise<Record<string, unknown>> {

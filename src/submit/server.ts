@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
@@ -30,7 +30,6 @@ export interface SubmitDependencies {
 }
 
 const FORM_ID = /^[a-z2-7]{20}$/;
-const RETRY_AFTER_UNAVAILABLE = 30;
 const FALSE_WORDS = new Set(['', '0', 'false', 'no', 'off']);
 
 /**
@@ -165,7 +164,7 @@ function answerFailure(
   if (!(error instanceof ProblemError)) deps.log.error({ err: error, reqId }, 'submission failed');
   if (response.headersSent) return void response.destroy();
   if (problem.code === 'payload_too_large') response.setHeader('connection', 'close');
-  if (problem.status === 503) response.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE));
+  if (problem.status === 503) response.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
   const extra = problem.extra;
 
   const errorTarget = httpUrl(controls?._error);

@@ -100,6 +100,17 @@ describe('templates API (4.4)', () => {
     assert.equal(Number(count.n), 0, 'a preview sends nothing');
   });
 
+  it('refuses with 400 validation_error a preview whose data makes the render too large, and sends nothing', async () => {
+    const target = await createForm(app, owner);
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{#each data.a}}{{#each ../data.a}}<p>{{this}}</p>{{/each}}{{/each}}' } });
+    const items = Array.from({ length: 1000 }, (_, i) => `item ${i}`);
+    const answer = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { a: items } } });
+    assertValidation(app, answer, 'data');
+    assert.match(answer.body.errors[0], /larger than 1048576 characters/);
+    const small = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { a: ['x'] } } });
+    assert.equal(small.body.html, '<p>x</p>');
+  });
+
   it('validates the kind, the body and the size', async () => {
     assertValidation(app, await app.api('GET', path('welcome'), { token: owner.token }), 'kind');
     assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: {} }), 'code');

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { submitterAddress } from '../../intake/fields.js';
-import { headerText } from '../../mail/notification.js';
+import { autoresponderMessage } from '../../mail/autoresponder.js';
 import type { Mailer } from '../../mail/transport.js';
 import { isUpgraded } from '../../services/plans.js';
 import { DeliveryError, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
@@ -38,14 +38,6 @@ export class AutoresponderChannel implements Channel {
     if (!to) throw new DeliveryError('the submission has no address to answer', { permanent: true });
     const body = renderStoredTemplate('autoresponder', row.code, data);
     const replyTo = fromJson<string[]>(row.notificationEmails)[0];
-    await this.mailer.send({
-      to: [to],
-      subject: headerText(`Re: ${row.name}`, 200),
-      html: body.html,
-      text: body.text,
-      ...(replyTo ? { replyTo } : {}),
-      // An automatic answer (RFC 3834): other robots must not answer it in turn.
-      headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
-    });
+    await this.mailer.send(autoresponderMessage({ formName: row.name, to, replyTo, body }));
   }
 }

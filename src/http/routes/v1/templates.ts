@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
-import { ProblemError } from '../../../errors.js';
 import { problemResponses } from '../../../schemas/common.js';
 import { TemplateParams, TemplatePreviewBody, TemplatePreviewSchema, TemplatePutBody } from '../../../schemas/template.js';
 import { toTemplateResource } from '../../../services/templates.js';
@@ -10,7 +9,6 @@ import { operation } from './operation.js';
 
 const PATH = '/forms/:formId/templates/:kind';
 /** Seconds a client is asked to wait when the content checker cannot be reached. */
-const RETRY_AFTER_UNAVAILABLE = 30;
 
 export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): void {
   app.get(
@@ -42,16 +40,11 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       body: TemplatePutBody,
       response: { 200: Type.Ref('Template'), ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable') },
     }),
-    async (request, reply) => {
+    async (request) => {
       const { formId, kind } = request.params;
-      try {
-        const { template, pausedFor } = await ctx.templates.putTemplate(principalOf(request).userId, formId, kind, request.body.code);
-        if (pausedFor.length > 0) request.log.info({ formId, kind, reasons: pausedFor }, 'template paused by the content check');
-        return toTemplateResource(template);
-      } catch (error) {
-        if (error instanceof ProblemError && error.code === 'upstream_unavailable') reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE));
-        throw error;
-      }
+      const { template, pausedFor } = await ctx.templates.putTemplate(principalOf(request).userId, formId, kind, request.body.code);
+      if (pausedFor.length > 0) request.log.info({ formId, kind, reasons: pausedFor }, 'template paused by the content check');
+      return toTemplateResource(template);
     },
   );
 

@@ -1,0 +1,18 @@
+import { headerText } from './notification.js';
+import type { MailMessage } from './transport.js';
+
+/**
+ * The autoresponder email, in one place for the two that need it: the delivery channel that sends
+ * it and the content check that scores it as it would be sent.
+ */
+export function autoresponderMessage(input: { formName: string; to: string; replyTo?: string; body: { html: string; text: string } }): MailMessage {
+  return {
+    to: [input.to],
+    subject: headerText(`Re: ${input.formName}`, 200),
+    html: input.body.html,
+    text: input.body.text,
+    ...(input.replyTo ? { replyTo: input.replyTo } : {}),
+    // An automatic answer (RFC 3834): other robots must not answer it in turn.
+    headers: { 'Auto-Submitted': 'auto-replied', 'X-Auto-Response-Suppress': 'All' },
+  };
+}
