@@ -1,0 +1,98 @@
+import type { LoadFigures } from '../load/spec.js';
+import { measureBaseline } from '../lib/baseline.js';
+import { freshDatabase, type BenchDatabase, type BenchDialect } from '../lib/databases.js';
+import { createAccount, createForm, seedSubmissions, withContext, type Account } from '../lib/fixtures.js';
+import { startFormgate, type Formgate } from '../lib/formgate.js';
+import { runLoad } from '../lib/load.js';
+import { CITIES, sampleFields, SURNAMES } from '../lib/sample-data.js';
+import { SETTINGS } from '../lib/settings.js';
+
+/** A workspace whose one form holds 50,000 accepted submissions, and its owner's token. */
+export interface ListFixture {
+  database: BenchDatabase;
+  account: Account;
+  formId: string;
+  seedMs: number;
+}
+
+export interface ListResult {
+  dialect: BenchDialect;
+  baseline: LoadFigures;
+  /** 64 connections, each walking the pages by their cursors from page 1. */
+  walk: LoadFigures;
+  ratio: number;
+  page1: LoadFigures;
+  page1000: LoadFigures;
+}
+
+export interface SearchResult {
+  dialect: BenchDialect;
+  terms: string[];
+  search: LoadFigures;
+}
+
+/** Seeds the list and search scenarios' workspace through the intake pipeline (no deliveries: the form has none). */
+export async function seedListFixture(dialect: BenchDialect): Promise<ListFixture> {
+  const database = await freshDatabase(dialect, 'list');
+  const started = performance.now();
+  return withContext(database, async (ctx) => {
+    const account = await createAccount(ctx, 'lister@example.com');
+    const formId = await createForm(ctx, account, { name: 'Contact' });
+    await seedSubmissions(ctx, formId, SETTINGS.listSubmissions, sampleFields);
+    return { database, account, formId, seedMs: performance.now() - started };
+  });
+}
+
+function apiLoad(formgate: Formgate, account: Account, connections: number) {
+  return {
+    origin: formgate.apiOrigin,
+    connections,
+    durationSec: SETTINGS.durationSec,
+    warmupSec: SETTINGS.warmupSec,
+    method: 'GET' as const,
+    headers: { authorization: `Bearer ${account.token}`, accept: 'application/json' },
+  };
+}
+
+/** `GET /forms/{id}/submissions?limit=25`: cursor walks at 64 connections, then page 1 and page 1000 alone. */
+export async function runList(fixture: ListFixture): Promise<ListResult> {
+  const formgate = await startFormgate({ databaseUrl: fixture.database.url, dataDir: fixture.database.dataDir });
+  try {
+    const base = apiLoad(formgate, fixture.account, SETTINGS.connections);
+    const firstPage = `/public/v1/forms/${fixture.formId}/submissions?limit=25`;
+    const baseline = await measureBaseline({ ...base, paths: [firstPage] });
+    const walk = await runLoad({ ...base, paths: [firstPage], followCursorPages: SETTINGS.listSubmissions / 25 });
+    const page1000 = `${firstPage}&startingAfter=${encodeURIComponent(await cursorBefore(formgate, fixture, firstPage, 1000))}`;
+    const page1 = await runLoad({ ...base, paths: [firstPage] });
+    const deep = await runLoad({ ...base, paths: [page1000] });
+    return { dialect: fixture.database.dialect, baseline, walk, ratio: walk.requestsPerSec / baseline.requestsPerSec, page1, page1000: deep };
+  } finally {
+    await formgate.stop();
+  }
+}
+
+/** `GET /workspaces/{id}/submissions?search=…&limit=25`, rotating over terms that match one row up to 1 in 16. */
+export async function runSearch(fixture: ListFixture): Promise<SearchResult> {
+  const terms = [CITIES[3]!, SURNAMES[11]!, 'ref31337x', 'invoice', 'grace.', '& co', 'about the api', 'lisbon about a refund'].map((t) => t.toLowerCase());
+  const formgate = await startFormgate({ databaseUrl: fixture.database.url, dataDir: fixture.database.dataDir });
+  try {
+    const paths = terms.map((term) => `/public/v1/workspaces/${fixture.account.workspaceId}/submissions?limit=25&search=${encodeURIComponent(term)}`);
+    const search = await runLoad({ ...apiLoad(formgate, fixture.account, SETTINGS.searchConnections), paths });
+    return { dialect: fixture.database.dialect, terms, search };
+  } finally {
+    await formgate.stop();
+  }
+}
+
+/** The cursor that opens page `page`, found by walking there as a client does. */
+async function cursorBefore(formgate: Formgate, fixture: ListFixture, firstPage: string, page: number): Promise<string> {
+  let cursor: string | null = null;
+  for (let i = 1; i < page; i++) {
+    const url: string = `${formgate.apiOrigin}${firstPage}${cursor ? `&startingAfter=${encodeURIComponent(cursor)}` : ''}`;
+    const response = await fetch(url, { headers: { authorization: `Bearer ${fixture.account.token}` } });
+    const body = (await response.json()) as { nextCursor: string | null };
+    if (!body.nextCursor) throw new Error(`the list ended before page ${page}`);
+    cursor = body.nextCursor;
+  }
+  return cursor!;
+}
