@@ -3,7 +3,8 @@ import { toJson, type Database } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { newId } from '../ids.js';
-import { enqueueDeliveries, type DeliveryPlan } from '../jobs/submission-jobs.js';
+import { enqueueJobs } from '../jobs/outbox.js';
+import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
 import { PLANS, planLimits } from '../services/plans.js';
 import { searchTextOf } from '../services/submissions.js';
 
@@ -40,14 +41,19 @@ const ALLOWANCE = sql<number>`CASE plan ${sql.join(
   sql` `,
 )} END`;
 
+// Rows of one INSERT: 8 parameters each stays far below both dialects' limits on parameters.
+const ROWS_PER_INSERT = 500;
+
 /**
- * Writes submissions with group commit: every submission that arrives in one turn of the event
- * loop is written in one transaction, and each caller hears back only once it has committed. If a
+ * Writes submissions with group commit: every submission that arrives while the previous batch is
+ * being written (at least those of one turn of the event loop) is written in one transaction, and
+ * each caller hears back only once it has committed. If a
  * batch fails, each of its submissions is tried alone, so one bad row cannot sink the others.
  */
 export class SubmissionWriter {
   private queue: Pending[] = [];
   private scheduled = false;
+  private flushing = false;
 
   constructor(
     private readonly database: Database,
@@ -57,51 +63,54 @@ export class SubmissionWriter {
   store(submission: SubmissionToStore): Promise<StoredSubmission> {
     return new Promise((resolve, reject) => {
       this.queue.push({ submission, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
-      }
+      this.scheduleFlush();
     });
+  }
+
+  // NOTE: one batch in flight at a time: what arrives meanwhile waits for the next one, so batches grow
+  // with the load, and concurrent batches never queue on the same workspace rows (PostgreSQL).
+  private scheduleFlush(): void {
+    if (this.scheduled || this.flushing) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
   }
 
   private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];
     this.scheduled = false;
+    this.flushing = true;
     try {
-      const stored = await this.database.transaction(async (trx) => {
-        const results: StoredSubmission[] = [];
-        for (const pending of batch) results.push(await this.insert(trx, pending.submission));
-        return results;
-      });
+      await this.write(batch);
+    } finally {
+      this.flushing = false;
+      if (this.queue.length > 0) this.scheduleFlush();
+    }
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    try {
+      const stored = await this.database.transaction((trx) => this.insertBatch(trx, batch.map((pending) => pending.submission)));
       batch.forEach((pending, i) => pending.resolve(stored[i]!));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error);
       for (const pending of batch) {
-        await this.database.transaction((trx) => this.insert(trx, pending.submission)).then(pending.resolve, pending.reject);
+        await this.database.transaction((trx) => this.insertBatch(trx, [pending.submission])).then(([stored]) => pending.resolve(stored!), pending.reject);
       }
     }
   }
 
-  /** Counts the submission against the allowance (spam never counts) and inserts it. */
-  private async insert(trx: Transaction<DB>, submission: SubmissionToStore): Promise<StoredSubmission> {
+  /**
+   * Counts the batch against the allowances (spam never counts), then inserts its rows in one
+   * statement and enqueues the deliveries of the accepted ones; in arrival order throughout.
+   */
+  private async insertBatch(trx: Transaction<DB>, batch: SubmissionToStore[]): Promise<StoredSubmission[]> {
     const createdAt = Date.now();
-    let status: SubmissionStatus = 'spam';
-    if (!submission.spam) {
-      const counted = await trx
-        .updateTable('workspaces')
-        .set((eb) => ({ submissionsUsed: eb('submissionsUsed', '+', 1) }))
-        .where('id', '=', submission.workspaceId)
-        .where('submissionsUsed', '<', ALLOWANCE)
-        .executeTakeFirst();
-      status = counted.numUpdatedRows > 0n ? 'accepted' : 'held';
-      if (status === 'held') await this.noteAllowanceReached(trx, submission.workspaceId, createdAt);
-    }
-    const id = newId();
-    await trx
-      .insertInto('submissions')
-      .values({
-        id,
+    const statuses = await this.count(trx, batch, createdAt);
+    const rows = batch.map((submission, i) => {
+      const status = statuses[i]!;
+      return {
+        id: newId(),
         formId: submission.formId,
         workspaceId: submission.workspaceId,
         data: toJson(submission.data),
@@ -110,10 +119,54 @@ export class SubmissionWriter {
         searchText: status === 'spam' ? '' : searchTextOf(submission.data),
         emailControls: submission.emailControls ? toJson(submission.emailControls) : null,
         createdAt,
-      })
-      .execute();
-    if (status === 'accepted') await enqueueDeliveries(trx, { id, formId: submission.formId, data: submission.data }, submission.deliveries);
-    return { id, createdAt, status };
+      };
+    });
+    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+      await trx.insertInto('submissions').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+    }
+    const jobs = batch.flatMap((submission, i) => {
+      const { id, status } = rows[i]!;
+      return status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [];
+    });
+    await enqueueJobs(trx, jobs);
+    return rows.map(({ id, status }) => ({ id, createdAt, status }));
+  }
+
+  /**
+   * Each submission's status. A workspace whose allowance holds all of its batch is counted with one
+   * update; one near its limit is counted a submission at a time, so exactly the first ones fit.
+   */
+  private async count(trx: Transaction<DB>, batch: SubmissionToStore[], now: number): Promise<SubmissionStatus[]> {
+    const statuses: SubmissionStatus[] = batch.map((submission) => (submission.spam ? 'spam' : 'accepted'));
+    const byWorkspace = new Map<string, number[]>();
+    batch.forEach((submission, i) => {
+      if (!submission.spam) byWorkspace.set(submission.workspaceId, [...(byWorkspace.get(submission.workspaceId) ?? []), i]);
+    });
+    // NOTE: workspace rows are locked in one order (by id), so two instances' batches cannot deadlock.
+    for (const [workspaceId, indexes] of [...byWorkspace].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const all = await trx
+        .updateTable('workspaces')
+        .set((eb) => ({ submissionsUsed: eb('submissionsUsed', '+', indexes.length) }))
+        .where('id', '=', workspaceId)
+        .where((eb) => eb(eb('submissionsUsed', '+', indexes.length), '<=', ALLOWANCE))
+        .executeTakeFirst();
+      if (all.numUpdatedRows > 0n) continue;
+      for (const i of indexes) statuses[i] = await this.countOne(trx, workspaceId, now);
+    }
+    return statuses;
+  }
+
+  /** Counts one submission: accepted while the allowance lasts, held past it. */
+  private async countOne(trx: Transaction<DB>, workspaceId: string, now: number): Promise<SubmissionStatus> {
+    const counted = await trx
+      .updateTable('workspaces')
+      .set((eb) => ({ submissionsUsed: eb('submissionsUsed', '+', 1) }))
+      .where('id', '=', workspaceId)
+      .where('submissionsUsed', '<', ALLOWANCE)
+      .executeTakeFirst();
+    if (counted.numUpdatedRows > 0n) return 'accepted';
+    await this.noteAllowanceReached(trx, workspaceId, now);
+    return 'held';
   }
 
   private async noteAllowanceReached(trx: Transaction<DB>, workspaceId: string, now: number): Promise<void> {

@@ -18,15 +18,23 @@ export interface JobToEnqueue {
  * (the transactional outbox); a worker sends it later. Returns the job id.
  */
 export async function enqueueJob(db: Queryable, job: JobToEnqueue): Promise<string> {
-  const id = newId();
+  const [id] = await enqueueJobs(db, [job]);
+  return id!;
+}
+
+// 11 parameters a row: far below both dialects' limits on the parameters of one statement.
+const ROWS_PER_INSERT = 500;
+
+/** Writes several jobs as enqueueJob does, in as few statements as possible (a batch of submissions). */
+export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<string[]> {
   const now = Date.now();
-  await db
-    .insertInto('jobs')
-    .values({
+  const rows = jobs.map((job) => {
+    const id = newId();
+    return {
       id,
       kind: job.kind,
       payload: toJson(job.payload),
-      status: 'pending',
+      status: 'pending' as const,
       runAt: job.runAt ?? now,
       leaseUntil: null,
       lastError: null,
@@ -34,7 +42,10 @@ export async function enqueueJob(db: Queryable, job: JobToEnqueue): Promise<stri
       idempotencyKey: job.idempotencyKey ?? job.submissionId ?? id,
       createdAt: now,
       updatedAt: now,
-    })
-    .execute();
-  return id;
+    };
+  });
+  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
+    await db.insertInto('jobs').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
+  }
+  return rows.map((row) => row.id);
 }

@@ -5,7 +5,7 @@ import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
 import { NOTIFICATION_KIND } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
 import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';
-import { enqueueJob } from './outbox.js';
+import { enqueueJobs, type JobToEnqueue } from './outbox.js';
 
 /** What of a form decides which deliveries its submissions get. */
 export interface DeliverySettings {
@@ -43,11 +43,17 @@ export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean): Del
  * be posted (the outbox message: what was accepted is what is sent).
  */
 export async function enqueueDeliveries(trx: Queryable, submission: { id: string; formId: string; data: unknown }, plan: DeliveryPlan): Promise<void> {
-  for (const kind of plan.kinds) {
-    const payload =
+  await enqueueJobs(trx, deliveryJobs(submission, plan));
+}
+
+/** The jobs enqueueDeliveries writes, for a caller that writes many submissions' jobs at once. */
+export function deliveryJobs(submission: { id: string; formId: string; data: unknown }, plan: DeliveryPlan): JobToEnqueue[] {
+  return plan.kinds.map((kind) => ({
+    kind,
+    payload:
       kind === WEBHOOK_KIND
         ? ({ url: plan.webhookUrl!, formId: submission.formId, fields: fromJson<Record<string, unknown>>(submission.data) } satisfies WebhookPayload)
-        : { formId: submission.formId };
-    await enqueueJob(trx, { kind, payload, submissionId: submission.id });
-  }
+        : { formId: submission.formId },
+    submissionId: submission.id,
+  }));
 }
