@@ -7,13 +7,25 @@ import type { Dialect } from './database.js';
  * 0002) answers the substring pattern.
  */
 export function submissionMatches(dialect: Dialect, term: string): Expression<SqlBool> {
-  const lower = term.toLowerCase();
-  if (dialect === 'postgres') {
-    // backslash is PostgreSQL's default LIKE escape
-    const pattern = `%${lower.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return sql<SqlBool>`submissions.search_text LIKE ${pattern}`;
-  }
-  // GLOB is case-sensitive (fine: both sides are lower-case); [x] quotes a special character
-  const pattern = `*${lower.replace(/[*?[]/g, (c) => `[${c}]`)}*`;
-  return sql<SqlBool>`submissions.seq IN (SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern})`;
+  if (dialect === 'postgres') return sql<SqlBool>`submissions.search_text LIKE ${likePattern(term)}`;
+  return sql<SqlBool>`submissions.seq IN (SELECT rowid FROM submissions_search WHERE search_text GLOB ${globPattern(term)})`;
+}
+
+/**
+ * The same condition checked on the row's own `searchText` of `table` (a subquery's alias), without
+ * the index: cheaper than the index when the rows to check are few and many of them match.
+ */
+export function searchTextMatches(dialect: Dialect, term: string, table: string): Expression<SqlBool> {
+  const column = sql.ref(`${table}.searchText`);
+  return dialect === 'postgres' ? sql<SqlBool>`${column} LIKE ${likePattern(term)}` : sql<SqlBool>`${column} GLOB ${globPattern(term)}`;
+}
+
+// backslash is PostgreSQL's default LIKE escape
+function likePattern(term: string): string {
+  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+// GLOB is case-sensitive (fine: both sides are lower-case); [x] quotes a special character
+function globPattern(term: string): string {
+  return `*${term.toLowerCase().replace(/[*?[]/g, (c) => `[${c}]`)}*`;
 }

@@ -25,15 +25,21 @@ export async function keysetPage<DB, TB extends keyof DB, Row extends Keyset>(
   request: PageRequest,
   table: string,
 ): Promise<Page<Row>> {
-  const createdAt = `${table}.createdAt`;
-  const id = `${table}.id`;
-  let q = query as SelectQueryBuilder<any, any, Row>;
-  if (request.after) {
-    const { createdAt: t, id: lastId } = request.after;
-    q = q.where((eb) => eb.or([eb(createdAt, '<', t), eb.and([eb(createdAt, '=', t), eb(id, '<', lastId)])]));
-  }
-  const rows = await q.orderBy(createdAt, 'desc').orderBy(id, 'desc').limit(request.limit + 1).execute();
+  const rows = await newestAfter(query, request.after, table).limit(request.limit + 1).execute();
   const hasMore = rows.length > request.limit;
   if (hasMore) rows.pop();
   return { rows, hasMore };
+}
+
+/** The keyset order (newest first, ties by id) from just after `after`, without a limit. */
+export function newestAfter<DB, TB extends keyof DB, Row>(query: SelectQueryBuilder<DB, TB, Row>, after: Keyset | null, table: string): SelectQueryBuilder<DB, TB, Row> {
+  const createdAt = `${table}.createdAt`;
+  const id = `${table}.id`;
+  let q = query as SelectQueryBuilder<any, any, Row>;
+  if (after) {
+    // NOTE: a row-value comparison, not `a < t OR (a = t AND id < x)`: with bound parameters SQLite
+    // uses the OR form only for the (form, status) prefix of the index and scans every newer row.
+    q = q.where((eb) => eb(eb.refTuple(createdAt, id), '<', eb.tuple(after.createdAt, after.id)));
+  }
+  return q.orderBy(createdAt, 'desc').orderBy(id, 'desc') as SelectQueryBuilder<DB, TB, Row>;
 }

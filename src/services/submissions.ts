@@ -1,8 +1,10 @@
 import { fromJson, type Database } from '../db/database.js';
-import { submissionMatches } from '../db/search.js';
+import type { SelectQueryBuilder } from 'kysely';
+import type { DB } from '../db/schema/index.js';
+import { searchTextMatches, submissionMatches } from '../db/search.js';
 import { ProblemError } from '../errors.js';
 import type { FormService } from './forms.js';
-import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { keysetPage, newestAfter, type Page, type PageRequest } from './pagination.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 /** What a listing returns of a submission. */
@@ -14,6 +16,13 @@ export interface SubmissionListRow {
 }
 
 export type SubmissionScope = { formId: string } | { workspaceId: string };
+
+const LIST_COLUMNS = ['submissions.id', 'submissions.formId', 'submissions.data', 'submissions.createdAt'] as const;
+
+// How many of the newest rows a search checks one by one before it asks the search index.
+const RECENT_WINDOW = 2000;
+
+type ScopedQuery = SelectQueryBuilder<DB, 'submissions', object>;
 
 export class SubmissionService {
   constructor(
@@ -30,13 +39,29 @@ export class SubmissionService {
     if ('formId' in scope) await this.forms.requireUpgradedForm(userId, scope.formId);
     else requireUpgraded(await this.workspaces.getForMember(userId, scope.workspaceId));
 
-    let query = this.database.db
-      .selectFrom('submissions')
-      .select(['submissions.id', 'submissions.formId', 'submissions.data', 'submissions.createdAt'])
-      .where('submissions.status', '=', 'accepted');
+    let query = this.database.db.selectFrom('submissions').where('submissions.status', '=', 'accepted');
     query = 'formId' in scope ? query.where('submissions.formId', '=', scope.formId) : query.where('submissions.workspaceId', '=', scope.workspaceId);
-    if (search !== undefined) query = query.where(submissionMatches(this.database.dialect, search));
-    return keysetPage(query, page, 'submissions');
+    if (search !== undefined) {
+      const recent = await this.searchRecent(query, page, search);
+      if (recent) return recent;
+      query = query.where(submissionMatches(this.database.dialect, search));
+    }
+    return keysetPage(query.select(LIST_COLUMNS), page, 'submissions');
+  }
+
+  /**
+   * A search page found among the next RECENT_WINDOW rows of the list alone, or null when they hold
+   * less than a full page. A common term fills its page within a few rows, while the search index
+   * would first collect every match of the whole list; a rare term falls through to the index.
+   */
+  private async searchRecent(scoped: ScopedQuery, page: PageRequest, search: string): Promise<Page<SubmissionListRow> | null> {
+    const recent = newestAfter(scoped.select([...LIST_COLUMNS, 'submissions.searchText']), page.after, 'submissions').limit(RECENT_WINDOW);
+    const query = this.database.db
+      .selectFrom(recent.as('recent'))
+      .select(['recent.id', 'recent.formId', 'recent.data', 'recent.createdAt'])
+      .where(searchTextMatches(this.database.dialect, search, 'recent'));
+    const found = await keysetPage(query, { limit: page.limit, after: null }, 'recent');
+    return found.hasMore ? found : null;
   }
 
   /** Deletes a submission for good; quarantined spam cannot be deleted early (`409 conflict`). */
