@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
+import type { DB } from '../db/schema/index.js';
 import { fromJson } from '../db/database.js';
 import type { AttemptOutcome, JobRow } from '../db/schema/job.js';
 import { newId } from '../ids.js';
@@ -20,6 +22,10 @@ export interface AttemptResult {
  * give back jobs claimed but not started. The only place where the worker's SQL differs by dialect.
  */
 export class JobQueue {
+  private finished: FinishedTry[] = [];
+  private recordScheduled = false;
+  private recording = false;
+
   constructor(private readonly database: Database) {}
 
   /** Claims up to `limit` due jobs for `leaseMs`; a job no other worker holds is due once run_at has come. */
@@ -59,37 +65,39 @@ export class JobQueue {
   /**
    * Records the try and moves the job on. Returns false when the job was meanwhile claimed by another
    * worker (this worker's lease had expired): then that worker decides its fate.
+   * Tries that end while others are being recorded are recorded together, in one transaction.
    */
-  async finish(job: Job, result: AttemptResult): Promise<boolean> {
-    return this.database.transaction(async (trx) => {
-      await trx
-        .insertInto('jobAttempts')
-        .values({
-          id: newId(),
-          jobId: job.id,
-          startedAt: result.startedAt,
-          finishedAt: result.finishedAt,
-          outcome: result.outcome,
-          statusCode: result.statusCode ?? null,
-          error: result.error ?? null,
-        })
-        .execute();
-      const next =
-        result.outcome === 'ok'
-          ? { status: 'done' as const, lastError: null }
-          : result.outcome === 'retry'
-            ? { status: 'pending' as const, runAt: result.retryAt!, lastError: result.error ?? null }
-            : { status: 'failed' as const, lastError: result.error ?? null };
-      const updated = await trx
-        .updateTable('jobs')
-        .set({ ...next, leaseUntil: null, updatedAt: result.finishedAt })
-        // `attempts` fences: it grows with every claim, so a stale worker's write matches nothing.
-        .where('id', '=', job.id)
-        .where('attempts', '=', job.attempt)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      return updated.numUpdatedRows > 0n;
+  finish(job: Job, result: AttemptResult): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.finished.push({ job, result, resolve, reject });
+      this.scheduleRecord();
     });
+  }
+
+  // NOTE: one transaction in flight at a time, like the submission writer: a commit per try was most
+  // of the cost of a delivery on SQLite.
+  private scheduleRecord(): void {
+    if (this.recordScheduled || this.recording) return;
+    this.recordScheduled = true;
+    setImmediate(() => void this.recordFinished());
+  }
+
+  private async recordFinished(): Promise<void> {
+    const batch = this.finished;
+    this.finished = [];
+    this.recordScheduled = false;
+    this.recording = true;
+    try {
+      const kept = await this.database.transaction((trx) => record(trx, batch));
+      batch.forEach((item, i) => item.resolve(kept[i]!));
+    } catch (error) {
+      // one bad record must not lose the others: each is tried alone
+      if (batch.length === 1) batch[0]!.reject(error);
+      else for (const item of batch) await this.database.transaction((trx) => record(trx, [item])).then(([kept]) => item.resolve(kept!), item.reject);
+    } finally {
+      this.recording = false;
+      if (this.finished.length > 0) this.scheduleRecord();
+    }
   }
 
   /** Gives back jobs claimed but never started (on shutdown), uncounting the try. */
@@ -104,6 +112,50 @@ export class JobQueue {
         .execute();
     }
   }
+}
+
+interface FinishedTry {
+  job: Job;
+  result: AttemptResult;
+  resolve(kept: boolean): void;
+  reject(error: unknown): void;
+}
+
+/** Writes the tries' attempt rows and moves each job on; says per try whether its lease still held. */
+async function record(trx: Transaction<DB>, tries: FinishedTry[]): Promise<boolean[]> {
+  await trx
+    .insertInto('jobAttempts')
+    .values(
+      tries.map(({ job, result }) => ({
+        id: newId(),
+        jobId: job.id,
+        startedAt: result.startedAt,
+        finishedAt: result.finishedAt,
+        outcome: result.outcome,
+        statusCode: result.statusCode ?? null,
+        error: result.error ?? null,
+      })),
+    )
+    .execute();
+  const kept: boolean[] = [];
+  for (const { job, result } of tries) {
+    const next =
+      result.outcome === 'ok'
+        ? { status: 'done' as const, lastError: null }
+        : result.outcome === 'retry'
+          ? { status: 'pending' as const, runAt: result.retryAt!, lastError: result.error ?? null }
+          : { status: 'failed' as const, lastError: result.error ?? null };
+    const updated = await trx
+      .updateTable('jobs')
+      .set({ ...next, leaseUntil: null, updatedAt: result.finishedAt })
+      // `attempts` fences: it grows with every claim, so a stale worker's write matches nothing.
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempt)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    kept.push(updated.numUpdatedRows > 0n);
+  }
+  return kept;
 }
 
 function toJob(row: JobRow): Job {
