@@ -11,6 +11,7 @@ import type { SpamScorer } from '../spam/score.js';
 import { compileSpamWords } from '../spam/spam-words.js';
 import { captchaAnswer, isEmpty, submitterAddress, type ParsedSubmission } from './fields.js';
 import { visitorKey } from './rate-limit.js';
+import { SingleFlight } from './single-flight.js';
 import type { SubmissionWriter } from './writer.js';
 
 /** What the visitor is told about a submission; `outcome` stays on the server. */
@@ -30,16 +31,21 @@ const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_rep
  * then the quota (held past the allowance) as it is written.
  */
 export class IntakePipeline {
+  private readonly intakeForms: SingleFlight<IntakeForm | null>;
+
   constructor(
     private readonly forms: FormService,
     private readonly writer: SubmissionWriter,
     private readonly scorer: SpamScorer,
     private readonly captchaUrls: CaptchaVerifyUrls,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // NOTE: callers share the looked-up form: it is read, never changed.
+    this.intakeForms = new SingleFlight((formId) => forms.getIntakeForm(formId));
+  }
 
   async receive(formId: string, parsed: ParsedSubmission, ip: string): Promise<ReceivedSubmission> {
-    const form = await this.forms.getIntakeForm(formId);
+    const form = await this.intakeForms.get(formId);
     if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
 
     if (honeypotFilled(parsed, form.customHoneypot)) {

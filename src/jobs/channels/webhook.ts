@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { SingleFlight } from '../../intake/single-flight.js';
 import { postJsonSafely, type HostLookup } from '../../net/safe-http.js';
 import { DeliveryError, type Channel, type Job } from './channel.js';
 
@@ -28,14 +29,19 @@ export const WEBHOOK_USER_AGENT = 'Formgate-Webhook/1';
 
 /** Posts 'webhook' jobs, signed per Standard Webhooks, to a URL checked against SSRF at call time. */
 export class WebhookChannel implements Channel {
-  constructor(private readonly options: WebhookChannelOptions) {}
+  // Jobs of one form run side by side; they share one lookup of its secret while it runs.
+  private readonly secrets: SingleFlight<string>;
+
+  constructor(private readonly options: WebhookChannelOptions) {
+    this.secrets = new SingleFlight(options.signingSecret);
+  }
 
   async send(job: Job): Promise<void> {
     const payload = job.payload as Partial<WebhookPayload> | null;
     if (!payload || typeof payload.url !== 'string' || typeof payload.formId !== 'string' || typeof payload.fields !== 'object' || payload.fields === null) {
       throw new DeliveryError('the webhook job has no url, formId or fields', { permanent: true });
     }
-    const secret = await this.options.signingSecret(payload.formId);
+    const secret = await this.secrets.get(payload.formId);
     const body = JSON.stringify(payload.fields);
     const timestamp = (this.options.now ?? (() => new Date()))();
     let signature: string;
