@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BENCH_DIR } from './lib/children.js';
-import { postgresAnswers, removeDataFolders, type BenchDialect } from './lib/databases.js';
+import { postgresAnswers, removeDatabases, type BenchDialect } from './lib/databases.js';
 import { describeMachine } from './lib/machine.js';
 import { formatTable, rowsOf, type Results } from './lib/report.js';
 import { SETTINGS } from './lib/settings.js';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await sinks.stop();
-    removeDataFolders();
+    await removeDatabases();
   }
   const rows = rowsOf(results);
   const table = formatTable(rows);
@@ -76,6 +76,5 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  removeDataFolders();
-  process.exit(1);
+  void removeDatabases().finally(() => process.exit(1));
 });

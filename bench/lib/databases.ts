@@ -15,6 +15,7 @@ export interface BenchDatabase {
   dataDir: string;
 }
 
+const created: string[] = [];
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'formgate-bench-'));
 
 /** A new, empty database named `name` on `dialect` (a PostgreSQL one of that name is dropped first). */
@@ -25,6 +26,7 @@ export async function freshDatabase(dialect: BenchDialect, name: string): Promis
   const database = `formgate_bench_${name.replace(/[^a-z0-9]/g, '_')}`;
   await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE ${database}`);
+  created.push(database);
   return { dialect, url: `${PG_SERVER_URL}/${database}`, dataDir };
 }
 
@@ -38,9 +40,10 @@ export async function postgresAnswers(): Promise<boolean> {
   }
 }
 
-/** Removes the temporary data folders. */
-export function removeDataFolders(): void {
+/** Removes the temporary data folders and drops the PostgreSQL databases of this run. */
+export async function removeDatabases(): Promise<void> {
   fs.rmSync(root, { recursive: true, force: true });
+  for (const database of created.splice(0)) await adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
 }
 
 async function adminQuery(text: string): Promise<void> {
