@@ -12,6 +12,17 @@ export function submissionMatches(dialect: Dialect, term: string): Expression<Sq
 }
 
 /**
+ * The list's own conditions (accepted, and of this form or workspace) for a query the search index
+ * drives. On SQLite a unary `+` keeps them off the listing indexes, so the plan starts from the few
+ * matches of a rare term, each looked up by key, instead of walking the whole list to test each row.
+ */
+export function searchScope(dialect: Dialect, column: 'formId' | 'workspaceId', value: string): Expression<SqlBool> {
+  const [status, owner] = [sql.ref('submissions.status'), sql.ref(`submissions.${column}`)];
+  if (dialect === 'postgres') return sql<SqlBool>`${status} = 'accepted' AND ${owner} = ${value}`;
+  return sql<SqlBool>`+${status} = 'accepted' AND +${owner} = ${value}`;
+}
+
+/**
  * The same condition checked on the row's own `searchText` of `table` (a subquery's alias), without
  * the index: cheaper than the index when the rows to check are few and many of them match.
  */

@@ -1,7 +1,7 @@
 import { fromJson, type Database } from '../db/database.js';
 import type { SelectQueryBuilder } from 'kysely';
 import type { DB } from '../db/schema/index.js';
-import { searchTextMatches, submissionMatches } from '../db/search.js';
+import { searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
 import { ProblemError } from '../errors.js';
 import type { FormService } from './forms.js';
 import { keysetPage, newestAfter, type Page, type PageRequest } from './pagination.js';
@@ -39,14 +39,15 @@ export class SubmissionService {
     if ('formId' in scope) await this.forms.requireUpgradedForm(userId, scope.formId);
     else requireUpgraded(await this.workspaces.getForMember(userId, scope.workspaceId));
 
-    let query = this.database.db.selectFrom('submissions').where('submissions.status', '=', 'accepted');
-    query = 'formId' in scope ? query.where('submissions.formId', '=', scope.formId) : query.where('submissions.workspaceId', '=', scope.workspaceId);
-    if (search !== undefined) {
-      const recent = await this.searchRecent(query, page, search);
-      if (recent) return recent;
-      query = query.where(submissionMatches(this.database.dialect, search));
-    }
-    return keysetPage(query.select(LIST_COLUMNS), page, 'submissions');
+    const { dialect } = this.database;
+    const all = this.database.db.selectFrom('submissions');
+    const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
+    const listed = all.where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
+    if (search === undefined) return keysetPage(listed.select(LIST_COLUMNS), page, 'submissions');
+    const recent = await this.searchRecent(listed, page, search);
+    if (recent) return recent;
+    const matching = all.where(searchScope(dialect, column, value)).where(submissionMatches(dialect, search));
+    return keysetPage(matching.select(LIST_COLUMNS), page, 'submissions');
   }
 
   /**
