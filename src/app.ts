@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { API_PREFIX, type RateLimit } from './config/config.js';
 import type { AppContext } from './context.js';
@@ -79,9 +80,15 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
   });
 }
 
+/** Loaded only when Redis is configured: a single instance never pays ioredis's memory (about 20 MB). */
+function connectRedis(url: string): Redis {
+  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  return new RedisClient(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
+}
+
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
-  const redis = ctx.config.redisUrl ? new Redis(ctx.config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: true }) : null;
+  const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl) : null;
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
   const api = baseServer(ctx, logger, 2 * 1024 * 1024);

@@ -2,16 +2,42 @@ import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
-import pg from 'pg';
+import { LRUCache } from 'lru-cache';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import type { DB } from './schema/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Queryable = Kysely<DB> | Transaction<DB>;
 
-// NOTE: PostgreSQL bigint (int8) arrives as a string by default; our bigints are epoch
-// milliseconds and counters, all far inside Number's safe range.
-pg.types.setTypeParser(20, (value) => Number(value));
+/** Loaded only for PostgreSQL: the embedded default never pays pg's memory. */
+function loadPg(): typeof pg {
+  const driver = createRequire(import.meta.url)('pg') as typeof pg;
+  // NOTE: PostgreSQL bigint (int8) arrives as a string by default; our bigints are epoch
+  // milliseconds and counters, all far inside Number's safe range.
+  driver.types.setTypeParser(20, (value) => Number(value));
+  return driver;
+}
+
+/**
+ * better-sqlite3 with prepared statements kept by their SQL: Kysely prepares every query it runs,
+ * and preparing cost as much as running on the hot paths. Bounded, since `IN (?, ?, …)` lists make
+ * new texts.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Database {
+  const statements = new LRUCache<string, SqliteDatabase.Statement>({ max: 500 });
+  const prepare = sqlite.prepare.bind(sqlite);
+  return Object.create(sqlite, {
+    prepare: {
+      value(source: string) {
+        let statement = statements.get(source);
+        if (!statement) statements.set(source, (statement = prepare(source)));
+        return statement;
+      },
+    },
+  }) as SqliteDatabase.Database;
+}
 
 /** Kysely over SQLite or PostgreSQL, with the few helpers that must differ between them. */
 export class Database {
@@ -34,9 +60,9 @@ export class Database {
       sqlite.pragma('synchronous = FULL');
       sqlite.pragma('foreign_keys = ON');
       sqlite.pragma('busy_timeout = 5000');
-      return new Database(new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins }), 'sqlite');
+      return new Database(new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins }), 'sqlite');
     }
-    const pool = new pg.Pool({ connectionString: config.url, max: 10 });
+    const pool = new (loadPg().Pool)({ connectionString: config.url, max: 10 });
     // NOTE: an idle connection's error (server restart, dropped socket) is emitted on the pool, which
     // has already discarded that connection; unheard, it would crash the process.
     pool.on('error', () => undefined);

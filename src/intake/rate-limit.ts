@@ -1,7 +1,15 @@
 import type { Redis } from 'ioredis';
 import ipaddr from 'ipaddr.js';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createRequire } from 'node:module';
+import type * as Flexible from 'rate-limiter-flexible';
 import type { RateLimit } from '../config/config.js';
+
+// NOTE: the package's index loads a limiter for every store it supports (about 10 MB); these three
+// files are all this needs (about 2 MB).
+const load = createRequire(import.meta.url);
+const RateLimiterMemory: typeof Flexible.RateLimiterMemory = load('rate-limiter-flexible/lib/RateLimiterMemory.js');
+const RateLimiterRedis: typeof Flexible.RateLimiterRedis = load('rate-limiter-flexible/lib/RateLimiterRedis.js');
+const RateLimiterRes: typeof Flexible.RateLimiterRes = load('rate-limiter-flexible/lib/RateLimiterRes.js');
 
 export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
@@ -11,7 +19,7 @@ export type RateDecision = { allowed: true } | { allowed: false; retryAfterSecon
  * rather than refusing or waving through every visitor.
  */
 export class SubmitRateLimiter {
-  private readonly limiter: RateLimiterAbstract | null;
+  private readonly limiter: Flexible.RateLimiterAbstract | null;
 
   constructor(limit: RateLimit, redis: Redis | null) {
     if (!limit) {
