@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { toJson, type Database } from '../db/database.js';
+import { GroupCommit } from '../db/group-commit.js';
 import type { DB } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { newId } from '../ids.js';
@@ -29,12 +30,6 @@ export interface StoredSubmission {
 /** Called inside the transaction that holds the first submission past a workspace's allowance. */
 export type AllowanceReached = (trx: Transaction<DB>, workspaceId: string) => Promise<void>;
 
-interface Pending {
-  submission: SubmissionToStore;
-  resolve(stored: StoredSubmission): void;
-  reject(error: unknown): void;
-}
-
 // The plan's allowance as SQL, so the check reads the plan in the same row lock as the counter.
 const ALLOWANCE = sql<number>`CASE plan ${sql.join(
   PLANS.map((plan) => sql`WHEN ${sql.lit(plan)} THEN ${sql.lit(planLimits(plan).submissions)}`),
@@ -45,59 +40,23 @@ const ALLOWANCE = sql<number>`CASE plan ${sql.join(
 const ROWS_PER_INSERT = 500;
 
 /**
- * Writes submissions with group commit: every submission that arrives while the previous batch is
- * being written (at least those of one turn of the event loop) is written in one transaction, and
- * each caller hears back only once it has committed. If a
- * batch fails, each of its submissions is tried alone, so one bad row cannot sink the others.
+ * Writes submissions with group commit (db/group-commit.ts): the submissions that arrive while the
+ * previous batch is being written go into one transaction, and each visitor is answered only once
+ * theirs has committed.
  */
 export class SubmissionWriter {
-  private queue: Pending[] = [];
-  private scheduled = false;
-  private flushing = false;
+  private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission>;
 
   constructor(
-    private readonly database: Database,
+    database: Database,
     private readonly onAllowanceReached: AllowanceReached,
-  ) {}
+  ) {
+    this.batches = new GroupCommit(database, (trx, batch) => this.insertBatch(trx, batch));
+  }
 
+  /** Resolves once the submission is committed (with the others of its batch). */
   store(submission: SubmissionToStore): Promise<StoredSubmission> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ submission, resolve, reject });
-      this.scheduleFlush();
-    });
-  }
-
-  // NOTE: one batch in flight at a time: what arrives meanwhile waits for the next one, so batches grow
-  // with the load, and concurrent batches never queue on the same workspace rows (PostgreSQL).
-  private scheduleFlush(): void {
-    if (this.scheduled || this.flushing) return;
-    this.scheduled = true;
-    setImmediate(() => void this.flush());
-  }
-
-  private async flush(): Promise<void> {
-    const batch = this.queue;
-    this.queue = [];
-    this.scheduled = false;
-    this.flushing = true;
-    try {
-      await this.write(batch);
-    } finally {
-      this.flushing = false;
-      if (this.queue.length > 0) this.scheduleFlush();
-    }
-  }
-
-  private async write(batch: Pending[]): Promise<void> {
-    try {
-      const stored = await this.database.transaction((trx) => this.insertBatch(trx, batch.map((pending) => pending.submission)));
-      batch.forEach((pending, i) => pending.resolve(stored[i]!));
-    } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
-      for (const pending of batch) {
-        await this.database.transaction((trx) => this.insertBatch(trx, [pending.submission])).then(([stored]) => pending.resolve(stored!), pending.reject);
-      }
-    }
+    return this.batches.add(submission);
   }
 
   /**
@@ -140,7 +99,10 @@ export class SubmissionWriter {
     const statuses: SubmissionStatus[] = batch.map((submission) => (submission.spam ? 'spam' : 'accepted'));
     const byWorkspace = new Map<string, number[]>();
     batch.forEach((submission, i) => {
-      if (!submission.spam) byWorkspace.set(submission.workspaceId, [...(byWorkspace.get(submission.workspaceId) ?? []), i]);
+      if (submission.spam) return;
+      const indexes = byWorkspace.get(submission.workspaceId);
+      if (indexes) indexes.push(i);
+      else byWorkspace.set(submission.workspaceId, [i]);
     });
     // NOTE: workspace rows are locked in one order (by id), so two instances' batches cannot deadlock.
     for (const [workspaceId, indexes] of [...byWorkspace].sort(([a], [b]) => (a < b ? -1 : 1))) {

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
+import { GroupCommit } from '../db/group-commit.js';
 import type { DB } from '../db/schema/index.js';
 import { fromJson } from '../db/database.js';
 import type { AttemptOutcome, JobRow } from '../db/schema/job.js';
@@ -22,11 +23,13 @@ export interface AttemptResult {
  * give back jobs claimed but not started. The only place where the worker's SQL differs by dialect.
  */
 export class JobQueue {
-  private finished: FinishedTry[] = [];
-  private recordScheduled = false;
-  private recording = false;
+  // NOTE: tries that end together are recorded in one transaction: a commit per try was most of
+  // the cost of a delivery on SQLite.
+  private readonly tries: GroupCommit<FinishedTry, boolean>;
 
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: Database) {
+    this.tries = new GroupCommit(database, record);
+  }
 
   /** Claims up to `limit` due jobs for `leaseMs`; a job no other worker holds is due once run_at has come. */
   async claim(limit: number, now: number, leaseMs: number): Promise<Job[]> {
@@ -68,36 +71,7 @@ export class JobQueue {
    * Tries that end while others are being recorded are recorded together, in one transaction.
    */
   finish(job: Job, result: AttemptResult): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.finished.push({ job, result, resolve, reject });
-      this.scheduleRecord();
-    });
-  }
-
-  // NOTE: one transaction in flight at a time, like the submission writer: a commit per try was most
-  // of the cost of a delivery on SQLite.
-  private scheduleRecord(): void {
-    if (this.recordScheduled || this.recording) return;
-    this.recordScheduled = true;
-    setImmediate(() => void this.recordFinished());
-  }
-
-  private async recordFinished(): Promise<void> {
-    const batch = this.finished;
-    this.finished = [];
-    this.recordScheduled = false;
-    this.recording = true;
-    try {
-      const kept = await this.database.transaction((trx) => record(trx, batch));
-      batch.forEach((item, i) => item.resolve(kept[i]!));
-    } catch (error) {
-      // one bad record must not lose the others: each is tried alone
-      if (batch.length === 1) batch[0]!.reject(error);
-      else for (const item of batch) await this.database.transaction((trx) => record(trx, [item])).then(([kept]) => item.resolve(kept!), item.reject);
-    } finally {
-      this.recording = false;
-      if (this.finished.length > 0) this.scheduleRecord();
-    }
+    return this.tries.add({ job, result });
   }
 
   /** Gives back jobs claimed but never started (on shutdown), uncounting the try. */
@@ -117,8 +91,6 @@ export class JobQueue {
 interface FinishedTry {
   job: Job;
   result: AttemptResult;
-  resolve(kept: boolean): void;
-  reject(error: unknown): void;
 }
 
 /** Writes the tries' attempt rows and moves each job on; says per try whether its lease still held. */
