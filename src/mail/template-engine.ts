@@ -1,5 +1,6 @@
-import Handlebars from 'handlebars';
+import type Handlebars from 'handlebars';
 import { LRUCache } from 'lru-cache';
+import { isolatedHandlebars, onFirstUse } from './handlebars.js';
 
 /** A template that compiled: render it with `renderTemplate`. */
 export interface CompiledTemplate {
@@ -14,7 +15,7 @@ const ALLOWED_HELPERS = new Set(['if', 'unless', 'each', 'with']);
 const FORBIDDEN_PARTS = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
 
 // An environment of its own: nothing registered elsewhere (helpers, partials) reaches templates.
-const handlebars = Handlebars.create();
+const handlebars = onFirstUse(isolatedHandlebars);
 
 /**
  * Parses and compiles template code, listing every problem: syntax, partials (no file system),
@@ -24,14 +25,14 @@ export function compileTemplate(code: string): { ok: true; template: CompiledTem
   if (code.length > MAX_TEMPLATE_CHARS) return { ok: false, errors: [`code: longer than ${MAX_TEMPLATE_CHARS} characters`] };
   let ast: hbs.AST.Program;
   try {
-    ast = handlebars.parse(code);
+    ast = handlebars().parse(code);
   } catch (err) {
     return { ok: false, errors: [(err as Error).message.replace(/\s+/g, ' ').trim()] };
   }
   const errors: string[] = [];
   walk(ast, errors);
   if (errors.length > 0) return { ok: false, errors };
-  const render = handlebars.compile(code, { strict: false, knownHelpersOnly: true, knownHelpers: { if: true, unless: true, each: true, with: true } });
+  const render = handlebars().compile(code, { strict: false, knownHelpersOnly: true, knownHelpers: { if: true, unless: true, each: true, with: true } });
   try {
     render({ data: {} }, RUNTIME);
   } catch (err) {
@@ -71,7 +72,7 @@ export function renderTemplate(template: CompiledTemplate, data: Record<string, 
 
 /** The built-in `each`, with every iteration counted against the render's deadline and output cap. */
 function boundedEach(deadline: number): Handlebars.HelperDelegate {
-  const each = handlebars.helpers.each!;
+  const each = handlebars().helpers.each!;
   let produced = 0;
   return function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
     const fn = options.fn;

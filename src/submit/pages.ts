@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import Handlebars from 'handlebars';
+import { isolatedHandlebars, onFirstUse } from '../mail/handlebars.js';
 import { PAGE_STYLE, PAGE_TEMPLATE } from './page-template.js';
 
 export interface PageOptions {
@@ -42,8 +42,7 @@ interface PageView {
 }
 
 // An isolated environment: helpers or partials registered elsewhere cannot leak into these pages.
-const handlebars = Handlebars.create();
-const template = handlebars.compile<PageView>(PAGE_TEMPLATE, { strict: true, knownHelpersOnly: true });
+const template = onFirstUse(() => isolatedHandlebars().compile<PageView>(PAGE_TEMPLATE, { strict: true, knownHelpersOnly: true }));
 
 /**
  * The Content-Security-Policy to send with these pages: nothing may load, and only this exact
@@ -84,7 +83,7 @@ export function feedbackOf(controls: Record<string, string>, kind: 'success' | '
 }
 
 function render(options: PageOptions, kind: PageView['kind'], defaults: { title: string; message: string }, errors: string[], backLabel: string): string {
-  return template({
+  return template()({
     kind,
     theme: options.dark ? 'theme-dark' : 'theme-light',
     title: cap(present(options.title) ?? defaults.title, TITLE_MAX),
@@ -119,7 +118,3 @@ function cap(value: string, max: number): string {
   const chars = Array.from(value);
   return chars.length > max ? chars.slice(0, max).join('') : value;
 }
-
-// NOTE: compile() is lazy; render once so a template mistake fails at import, not on a visitor's request.
-renderThankYouPage({ branding: true, backUrl: 'https://example.com/', dark: true });
-renderErrorPage(400, { branding: false, errors: ['x'] });
