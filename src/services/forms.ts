@@ -1,4 +1,5 @@
 import { fromJson, toJson, type Database } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/schema/form.js';
 import type { Plan } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
@@ -44,6 +45,30 @@ export interface IntakeForm {
 }
 
 export class FormService {
+  /** What the submit pipeline needs of a form: looked up on every submission, so built once. */
+  private readonly intakeForm = new PreparedQuery<{ formId: string }, IntakeForm>((db, { formId }) =>
+    db
+      .selectFrom('forms')
+      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
+      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
+      .select(['forms.id', 'forms.workspaceId', 'forms.customHoneypot', 'forms.customSpamWords', 'forms.spamProtection', 'forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'workspaces.plan'])
+      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
+      .where('forms.id', '=', formId),
+  );
+
+  /** A form with its plan, when the account belongs to its workspace: every form route checks this. */
+  private readonly memberForm = new PreparedQuery<{ formId: string; userId: string }, FormWithPlan>((db, { formId, userId }) =>
+    db
+      .selectFrom('forms')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      .selectAll('forms')
+      .select('workspaces.plan')
+      .where('forms.id', '=', formId)
+      .where('workspaceMembers.userId', '=', userId),
+  );
+
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
@@ -140,16 +165,7 @@ export class FormService {
 
   /** What the submit pipeline needs of a form, with its workspace's plan and the captcha secret in use; null when there is no such form. */
   async getIntakeForm(formId: string): Promise<IntakeForm | null> {
-    const form = await this.database.db
-      .selectFrom('forms')
-      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
-      .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
-      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-      .select(['forms.id', 'forms.workspaceId', 'forms.customHoneypot', 'forms.customSpamWords', 'forms.spamProtection', 'forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'workspaces.plan'])
-      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
-      .where('forms.id', '=', formId)
-      .executeTakeFirst();
-    return form ?? null;
+    return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
   }
 
   /** The form's webhook signing secret, made on first use; `not_found` when there is no such form. */
@@ -184,15 +200,7 @@ export class FormService {
   }
 
   private async formForMember(userId: string, formId: string): Promise<FormWithPlan> {
-    const form = await this.database.db
-      .selectFrom('forms')
-      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
-      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
-      .selectAll('forms')
-      .select('workspaces.plan')
-      .where('forms.id', '=', formId)
-      .where('workspaceMembers.userId', '=', userId)
-      .executeTakeFirst();
+    const form = await this.memberForm.executeTakeFirst(this.database.db, { formId, userId });
     if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
     return form;
   }

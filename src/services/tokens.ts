@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -29,6 +30,9 @@ export function isScope(value: string): value is Scope {
 }
 
 export class TokenService {
+  // Every API request authenticates: built once.
+  private readonly tokenByHash = new PreparedQuery<{ tokenHash: string }, TokenRow>((db, { tokenHash }) => db.selectFrom('tokens').selectAll().where('tokenHash', '=', tokenHash));
+
   constructor(private readonly database: Database) {}
 
   /** Creates a token; the secret is returned here once and only its hash is kept. */
@@ -66,7 +70,7 @@ export class TokenService {
   /** The principal behind a bearer secret; throws `invalid_token` for unknown, revoked or expired tokens. */
   async authenticate(secret: string): Promise<Principal> {
     if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) throw invalidToken('The token is malformed.');
-    const token = await this.database.db.selectFrom('tokens').selectAll().where('tokenHash', '=', hashSecret(secret)).executeTakeFirst();
+    const token = await this.tokenByHash.executeTakeFirst(this.database.db, { tokenHash: hashSecret(secret) });
     const now = Date.now();
     if (!token) throw invalidToken('The token is unknown.');
     if (token.revokedAt !== null) throw invalidToken('The token has been revoked.');
