@@ -25,8 +25,12 @@ export async function keysetPage<DB, TB extends keyof DB, Row extends Keyset>(
   request: PageRequest,
   table: string,
 ): Promise<Page<Row>> {
-  const rows = await newestAfter(query, request.after, table).limit(request.limit + 1).execute();
-  const hasMore = rows.length > request.limit;
+  return pageOf(await newestAfter(query, request.after, table).limit(request.limit + 1).execute(), request.limit);
+}
+
+/** A page from the `limit + 1` rows fetched for it: the extra row only says there is more. */
+export function pageOf<Row>(rows: Row[], limit: number): Page<Row> {
+  const hasMore = rows.length > limit;
   if (hasMore) rows.pop();
   return { rows, hasMore };
 }

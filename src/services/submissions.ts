@@ -1,10 +1,11 @@
 import { fromJson, type Database } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import type { SelectQueryBuilder } from 'kysely';
 import type { DB } from '../db/schema/index.js';
 import { searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
 import { ProblemError } from '../errors.js';
 import type { FormService } from './forms.js';
-import { keysetPage, newestAfter, type Page, type PageRequest } from './pagination.js';
+import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 /** What a listing returns of a submission. */
@@ -24,7 +25,18 @@ const RECENT_WINDOW = 2000;
 
 type ScopedQuery = SelectQueryBuilder<DB, 'submissions', object>;
 
+// The plain listing of one form, page after page: the most frequent list, built once per shape.
+type FormPageParams = { formId: string; limit: number; createdAt: number; id: string };
+const formPage = (after: boolean) =>
+  new PreparedQuery<FormPageParams, SubmissionListRow>((db, p) => {
+    const listed = db.selectFrom('submissions').select(LIST_COLUMNS).where('submissions.status', '=', 'accepted').where('submissions.formId', '=', p.formId);
+    return newestAfter(listed, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.limit);
+  });
+
 export class SubmissionService {
+  private readonly formFirstPage = formPage(false);
+  private readonly formNextPage = formPage(true);
+
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
@@ -43,11 +55,18 @@ export class SubmissionService {
     const all = this.database.db.selectFrom('submissions');
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
     const listed = all.where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
+    if (search === undefined && 'formId' in scope) return this.formPage(scope.formId, page);
     if (search === undefined) return keysetPage(listed.select(LIST_COLUMNS), page, 'submissions');
     const recent = await this.searchRecent(listed, page, search);
     if (recent) return recent;
     const matching = all.where(searchScope(dialect, column, value)).where(submissionMatches(dialect, search));
     return keysetPage(matching.select(LIST_COLUMNS), page, 'submissions');
+  }
+
+  private async formPage(formId: string, page: PageRequest): Promise<Page<SubmissionListRow>> {
+    const query = page.after ? this.formNextPage : this.formFirstPage;
+    const rows = await query.execute(this.database.db, { formId, limit: page.limit + 1, createdAt: page.after?.createdAt ?? 0, id: page.after?.id ?? '' });
+    return pageOf(rows, page.limit);
   }
 
   /**

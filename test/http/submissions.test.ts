@@ -6,6 +6,7 @@ import type { SubmissionStatus } from '../../src/db/schema/submission.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { walkPages } from '../helpers/pagination.js';
 import { assertProblem, assertValidation } from '../helpers/problems.js';
 
 // Rows are written directly so that their times and statuses are exact; test/http/submit*.test.ts
@@ -49,6 +50,22 @@ describe('submissions API', () => {
     assert.deepEqual(answer.body.data[1], { id: ids.ann, formId: form.id, data: { name: 'Ann', message: 'Hello World' }, createdAt: answer.body.data[1].createdAt });
     assert.equal(answer.body.hasMore, false);
     assert.equal(answer.body.nextCursor, null);
+  });
+
+  it('pages a form by keyset, newest first, every accepted row once even when many share a time', async () => {
+    const busyOwner = await createAccount(app);
+    const busy = await createForm(app, busyOwner, { name: 'Busy' });
+    const t = Date.now() - 5_000;
+    const expected: { id: string; createdAt: number }[] = [];
+    for (let i = 0; i < 23; i++) {
+      const createdAt = t + Math.floor(i / 4);
+      expected.push({ id: await insertSubmission(app, busy, { n: String(i) }, createdAt), createdAt });
+      if (i % 5 === 0) await insertSubmission(app, busy, { n: `spam ${i}` }, createdAt, 'spam');
+    }
+    expected.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
+    const walked = await walkPages(app, busyOwner.token, `/forms/${busy.id}/submissions`, 4);
+    assert.deepEqual(walked.ids, expected.map((row) => row.id));
+    assert.equal(walked.pages, 6);
   });
 
   it('lists a workspace across its forms, and pages with cursors', async () => {
