@@ -102,3 +102,16 @@ export async function storedRows(app: TestApp, formId: string): Promise<{ id: st
   const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
   return rows.map((r) => ({ ...r, data: parse(r.data), emailControls: parse(r.emailControls) }));
 }
+
+/**
+ * Loopback source addresses, a new one per call, from 127.<subnet>.0.1 on: each submission from a
+ * visitor of its own, as on a real site (the rate limit and the spam filter's repeat signal count
+ * per address). Give each test file its own subnet.
+ */
+export function visitorAddresses(subnet: number): () => { localAddress: string } {
+  let next = 0;
+  return () => {
+    const n = next++;
+    return { localAddress: `127.${subnet}.${Math.floor(n / 250)}.${(n % 250) + 1}` };
+  };
+}

@@ -3,13 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { postJson } from '../helpers/submit.js';
+import { postJson, visitorAddresses } from '../helpers/submit.js';
 
 const POLITE = '<p>Hi {{data.name}}, thanks for writing to us. We will reply within two working days.</p><p>The Acme team</p>';
 const PUSHY = '<p>LIMITED TIME OFFER!!! Buy now and get 50% off: http://deals.example.com/promo click here http://deals.example.com/x</p>';
 
-let visitor = 0;
-const from = () => ({ localAddress: `127.0.9.${++visitor}` });
+const from = visitorAddresses(9);
 
 describe('autoresponder', () => {
   let app: TestApp;

@@ -3,10 +3,9 @@ import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { postJson, storedRows } from '../helpers/submit.js';
+import { postJson, storedRows, visitorAddresses } from '../helpers/submit.js';
 
-let visitor = 0;
-const from = () => ({ localAddress: `127.0.7.${++visitor}` });
+const from = visitorAddresses(7);
 
 describe('submit surface: deliveries of accepted submissions', () => {
   let app: TestApp;

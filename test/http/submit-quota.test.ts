@@ -3,13 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSmtpSink } from '../helpers/smtp-sink.js';
-import { listed, postJson as postJsonFrom, storedRows } from '../helpers/submit.js';
+import { listed, postJson as postJsonFrom, storedRows, visitorAddresses } from '../helpers/submit.js';
 
 const message = (n: number) => ({ name: `Visitor ${n}`, message: `Question number ${n} about opening hours.` });
-let visitor = 0;
-/** Each submission from a visitor address of its own, as on a real site (the spam filter's repeat signal is per address). */
-const postJson = (app: TestApp, formId: string, fields: unknown) =>
-  postJsonFrom(app, formId, fields, { localAddress: `127.0.${5 + Math.floor(visitor / 250)}.${(visitor++ % 250) + 1}` });
+const from = visitorAddresses(5);
+/** Each submission from a visitor address of its own, as on a real site. */
+const postJson = (app: TestApp, formId: string, fields: unknown) => postJsonFrom(app, formId, fields, from());
 
 describe('submit surface: submission quota (step 6)', () => {
   let app: TestApp;

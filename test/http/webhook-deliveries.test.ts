@@ -4,11 +4,10 @@ import { Webhook } from 'standardwebhooks';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
-import { postJson } from '../helpers/submit.js';
+import { postJson, visitorAddresses } from '../helpers/submit.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
-let visitor = 0;
-const from = () => ({ localAddress: `127.0.10.${++visitor}` });
+const from = visitorAddresses(10);
 
 /** Waits, with a deadline, until `check` holds (the worker runs in the background). */
 async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, deadlineMs = 10_000): Promise<T> {
