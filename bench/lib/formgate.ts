@@ -24,6 +24,8 @@ export interface Formgate {
   startMs: number;
   /** The highest resident set size of the process so far (Linux VmHWM), in MB. */
   peakRssMb(): number | null;
+  /** CPU time the process has used so far (user + system, all its threads), in ms. */
+  cpuMs(): number | null;
   stop(): Promise<void>;
 }
 
@@ -59,6 +61,7 @@ export async function startFormgate(options: FormgateOptions): Promise<Formgate>
     submitOrigin,
     startMs,
     peakRssMb: () => peakRssMb(child.pid!),
+    cpuMs: () => cpuMs(child.pid!),
     stop: () => stopChild(child),
   };
 }
@@ -96,4 +99,23 @@ function peakRssMb(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+// Linux reports CPU time in clock ticks, 100 a second on every common build.
+const TICK_MS = 10;
+
+function cpuMs(pid: number): number | null {
+  try {
+    // the fields after the command's closing parenthesis; utime and stime are the 12th and 13th
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return null;
+  }
+}
+
+/** The server's CPU time per request of a load (warm-up included, as its CPU is), in µs. */
+export function cpuPerRequestUs(cpuMs: number | null, figures: { answered2xx: number; warmup2xx: number; errors: number }): number | null {
+  const requests = figures.answered2xx + figures.warmup2xx + figures.errors;
+  return cpuMs === null || requests === 0 ? null : Math.round((cpuMs * 1000) / requests);
 }

@@ -25,6 +25,7 @@ const NAME = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
 const SUBMIT_RATIO = { sqlite: 0.5, postgres: 0.3 } as const;
 
 const ratio = (n: number) => n.toFixed(2);
+const cpu = (us: number | null) => (us === null ? '?' : `${us.toLocaleString('en')} µs`);
 const load = (f: LoadFigures) => `${f.requestsPerSec.toLocaleString('en')} req/s, p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, ${f.errors} errors`;
 
 /** The targets of issue 5, each next to what this run measured. */
@@ -35,6 +36,7 @@ export function rowsOf(results: Results): Row[] {
     rows.push({ scenario, figure: 'bare-Node baseline', measured: load(r.baseline), target: '', met: null });
     rows.push({ scenario, figure: 'formgate', measured: load(r.formgate), target: '', met: null });
     rows.push({ scenario, figure: 'share of baseline', measured: ratio(r.ratio), target: `≥ ${SUBMIT_RATIO[r.dialect]}`, met: r.ratio >= SUBMIT_RATIO[r.dialect] });
+    rows.push({ scenario, figure: 'server CPU per submission', measured: cpu(r.cpuPerRequestUs), target: '', met: null });
     if (r.dialect === 'sqlite') {
       rows.push({ scenario, figure: 'p99 latency', measured: `${r.formgate.p99Ms} ms`, target: '≤ 25 ms', met: r.formgate.p99Ms <= 25 });
       rows.push({ scenario, figure: 'errors', measured: String(r.formgate.errors), target: '0', met: r.formgate.errors === 0 });
@@ -53,6 +55,7 @@ export function rowsOf(results: Results): Row[] {
     rows.push({ scenario, figure: 'bare-Node baseline (GET)', measured: load(r.baseline), target: '', met: null });
     rows.push({ scenario, figure: 'cursor walks', measured: load(r.walk), target: '', met: null });
     rows.push({ scenario, figure: 'share of baseline', measured: ratio(r.ratio), target: '≥ 0.4', met: r.ratio >= 0.4 });
+    rows.push({ scenario, figure: 'server CPU per page', measured: cpu(r.walkCpuPerRequestUs), target: '', met: null });
     const deep = r.page1000.requestsPerSec / r.page1.requestsPerSec;
     rows.push({
       scenario,

@@ -2,7 +2,7 @@ import type { LoadFigures } from '../load/spec.js';
 import { measureBaseline } from '../lib/baseline.js';
 import { freshDatabase, type BenchDatabase, type BenchDialect } from '../lib/databases.js';
 import { analyze, createAccount, createForm, seedSubmissions, withContext, type Account } from '../lib/fixtures.js';
-import { startFormgate, type Formgate } from '../lib/formgate.js';
+import { cpuPerRequestUs, startFormgate, type Formgate } from '../lib/formgate.js';
 import { runLoad } from '../lib/load.js';
 import { CITIES, sampleFields, SURNAMES } from '../lib/sample-data.js';
 import { SETTINGS } from '../lib/settings.js';
@@ -20,6 +20,8 @@ export interface ListResult {
   baseline: LoadFigures;
   /** 64 connections, each walking the pages by their cursors from page 1. */
   walk: LoadFigures;
+  /** The server's CPU time per request of the walks. */
+  walkCpuPerRequestUs: number | null;
   ratio: number;
   page1: LoadFigures;
   page1000: LoadFigures;
@@ -62,7 +64,10 @@ export async function runList(fixture: ListFixture): Promise<ListResult> {
     const base = apiLoad(formgate, fixture.account, SETTINGS.connections);
     const firstPage = `/public/v1/forms/${fixture.formId}/submissions?limit=25`;
     const baseline = await measureBaseline({ ...base, paths: [firstPage] });
+    const cpuBefore = formgate.cpuMs();
     const walk = await runLoad({ ...base, paths: [firstPage], followCursorPages: SETTINGS.listSubmissions / 25 });
+    const cpuAfter = formgate.cpuMs();
+    const walkCpuPerRequestUs = cpuPerRequestUs(cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, walk);
     const page1000 = `${firstPage}&startingAfter=${encodeURIComponent(await cursorBefore(formgate, fixture, firstPage, 1000))}`;
     // alternated in two halves, so that a change in the machine's other load falls on both alike
     const half = { ...base, durationSec: SETTINGS.durationSec / 2, warmupSec: 1 };
@@ -70,7 +75,7 @@ export async function runList(fixture: ListFixture): Promise<ListResult> {
     for (let i = 0; i < 4; i++) rounds.push(await runLoad({ ...half, paths: [i % 2 === 0 ? firstPage : page1000] }));
     const page1 = combine(rounds[0]!, rounds[2]!);
     const deep = combine(rounds[1]!, rounds[3]!);
-    return { dialect: fixture.database.dialect, baseline, walk, ratio: walk.requestsPerSec / baseline.requestsPerSec, page1, page1000: deep };
+    return { dialect: fixture.database.dialect, baseline, walk, walkCpuPerRequestUs, ratio: walk.requestsPerSec / baseline.requestsPerSec, page1, page1000: deep };
   } finally {
     await formgate.stop();
   }

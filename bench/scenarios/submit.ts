@@ -3,7 +3,7 @@ import type { LoadFigures } from '../load/spec.js';
 import { measureBaseline } from '../lib/baseline.js';
 import { freshDatabase, type BenchDialect } from '../lib/databases.js';
 import { createAccount, createForm, withContext } from '../lib/fixtures.js';
-import { startFormgate } from '../lib/formgate.js';
+import { cpuPerRequestUs, startFormgate } from '../lib/formgate.js';
 import { runLoad } from '../lib/load.js';
 import { SUBMIT_BODY } from '../lib/sample-data.js';
 import { SETTINGS } from '../lib/settings.js';
@@ -15,6 +15,8 @@ export interface SubmitResult {
   formgate: LoadFigures;
   ratio: number;
   peakRssMb: number | null;
+  /** The server's CPU time per submission, the deliveries it made meanwhile included. */
+  cpuPerRequestUs: number | null;
   /** Every answered submission must be in the database once the server has stopped. */
   answered: number;
   stored: number;
@@ -43,8 +45,12 @@ export async function runSubmit(dialect: BenchDialect, sinks: Sinks): Promise<Su
   const formgate = await startFormgate({ databaseUrl: database.url, dataDir: database.dataDir, smtpUrl: sinks.smtpUrl });
   let figures: LoadFigures;
   let peakRssMb: number | null;
+  let cpuMs: number | null;
   try {
+    const cpuBefore = formgate.cpuMs();
     figures = await runLoad({ ...load, origin: formgate.submitOrigin, paths: formIds.map((id) => `/${id}`), uniqueBodies: true });
+    const cpuAfter = formgate.cpuMs();
+    cpuMs = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
     peakRssMb = formgate.peakRssMb();
   } finally {
     await formgate.stop();
@@ -59,6 +65,7 @@ export async function runSubmit(dialect: BenchDialect, sinks: Sinks): Promise<Su
     formgate: figures,
     ratio: figures.requestsPerSec / baseline.requestsPerSec,
     peakRssMb,
+    cpuPerRequestUs: cpuPerRequestUs(cpuMs, figures),
     answered: figures.answered2xx + figures.warmup2xx,
     stored,
     jobs,
