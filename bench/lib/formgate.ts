@@ -11,8 +11,6 @@ export interface FormgateOptions {
   smtpUrl?: string;
   /** Extra FORMGATE_* variables. */
   env?: Record<string, string>;
-  /** Extra node flags (FORMGATE_BENCH_SERVE_FLAGS, e.g. `--cpu-prof` to see where the time goes). */
-  nodeFlags?: string[];
 }
 
 /** A running `formgate serve`, as a user starts it (rate limits off). */
@@ -50,7 +48,7 @@ export async function startFormgate(options: FormgateOptions): Promise<Formgate>
   };
   const started = performance.now();
   // cwd is the data folder, so no .env of the repository is read
-  const child = spawn(process.execPath, [...(options.nodeFlags ?? serveFlags()), path.join(REPO_DIR, 'dist', 'main.js'), 'serve'], { cwd: options.dataDir, env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...serveFlags(), path.join(REPO_DIR, 'dist', 'main.js'), 'serve'], { cwd: options.dataDir, env, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const submitOrigin = `http://127.0.0.1:${submitPort}`;
   await firstAnswer(child, `${submitOrigin}/healthz`);
@@ -66,8 +64,14 @@ export async function startFormgate(options: FormgateOptions): Promise<Formgate>
   };
 }
 
+/**
+ * The node flags `npm start` gives serve (read from package.json, so the two cannot drift apart),
+ * then FORMGATE_BENCH_SERVE_FLAGS (e.g. `--cpu-prof` to see where the time goes).
+ */
 function serveFlags(): string[] {
-  return (process.env.FORMGATE_BENCH_SERVE_FLAGS ?? '').split(' ').filter(Boolean);
+  const { scripts } = JSON.parse(fs.readFileSync(path.join(REPO_DIR, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const startFlags = scripts.start.split(' ').filter((word) => word.startsWith('--'));
+  return [...startFlags, ...(process.env.FORMGATE_BENCH_SERVE_FLAGS ?? '').split(' ').filter(Boolean)];
 }
 
 /** Polls `url` until it answers 200; fails if the process exits first. */
