@@ -45,12 +45,21 @@ export interface Envelope<T> {
 
 /** Turns a page of rows into the envelope, with the next cursor signed for `list`. */
 export function toEnvelope<Row extends Keyset, T>(codec: CursorCodec, list: string, page: Page<Row>, map: (row: Row) => T): Envelope<T> {
+  return { data: page.rows.map(map), hasMore: page.hasMore, nextCursor: nextCursorOf(codec, list, page) };
+}
+
+/**
+ * The envelope as JSON text, from rows that are JSON text already (`rowJson`): for lists whose rows
+ * carry stored JSON, which is then sent as stored instead of parsed and serialised again.
+ */
+export function envelopeJson<Row extends Keyset>(codec: CursorCodec, list: string, page: Page<Row>, rowJson: (row: Row) => string): string {
+  const nextCursor = nextCursorOf(codec, list, page);
+  return `{"data":[${page.rows.map(rowJson).join(',')}],"hasMore":${page.hasMore},"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
+}
+
+function nextCursorOf<Row extends Keyset>(codec: CursorCodec, list: string, page: Page<Row>): string | null {
   const last = page.rows[page.rows.length - 1];
-  return {
-    data: page.rows.map(map),
-    hasMore: page.hasMore,
-    nextCursor: page.hasMore && last ? codec.encode(list, { createdAt: last.createdAt, id: last.id }) : null,
-  };
+  return page.hasMore && last ? codec.encode(list, { createdAt: last.createdAt, id: last.id }) : null;
 }
 
 /** The keyset request of a list query; a `startingAfter` not issued for `list` is `400`. */

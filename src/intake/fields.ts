@@ -39,7 +39,7 @@ export function fieldsFromPairs(pairs: Iterable<[string, string]>): ParsedSubmis
   }
   checkCount(count);
   parsed.data = buildData(tree);
-  return parsed;
+  return withoutNul(parsed);
 }
 
 /** A JSON body becomes the same shape as a form post; nested control objects are flattened with dots. */
@@ -63,7 +63,7 @@ export function fieldsFromJson(body: unknown): ParsedSubmission {
     }
   }
   checkCount(count.leaves);
-  return parsed;
+  return withoutNul(parsed);
 }
 
 /** The answer the submission carried in a captcha response field (`g-recaptcha-response`, …), if any. */
@@ -157,4 +157,34 @@ function ownValue(target: Record<string, unknown>, key: string): unknown {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+// PostgreSQL's text and jsonb cannot hold U+0000 (the write failed with a 500), and in a form field
+// it means nothing: it becomes U+FFFD in names and values, on either database alike.
+const NUL = /\0/g;
+
+function withoutNul(parsed: ParsedSubmission): ParsedSubmission {
+  parsed.data = cleanNul(parsed.data);
+  parsed.controls = cleanNul(parsed.controls);
+  return parsed;
+}
+
+function cleanNul<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('\0') ? value.replace(NUL, '\uFFFD') : value) as T;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = cleanNul(value[i]);
+  } else if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    for (const key of Object.keys(object)) {
+      const clean = cleanNul(object[key]);
+      // defineOwn, never `object[key] =`: a field may be named `__proto__`
+      if (!key.includes('\0')) {
+        if (clean !== object[key]) defineOwn(object, key, clean);
+      } else {
+        delete object[key];
+        defineOwn(object, key.replace(NUL, '\uFFFD'), clean);
+      }
+    }
+  }
+  return value;
 }

@@ -52,6 +52,22 @@ describe('submissions API', () => {
     assert.equal(answer.body.nextCursor, null);
   });
 
+  it('sends every field exactly as submitted: nested values, quotes, markup, emoji and escapes come back unchanged, as JSON', async () => {
+    const own = await createAccount(app);
+    const tricky = await createForm(app, own, { name: 'Tricky' });
+    // parsed from JSON text, so that `__proto__` is an own field as a visitor's would be
+    const stored = JSON.parse(
+      '{"quote \\"me\\"":"back\\\\slash \\u2028 line\\nbreak \\t tab","markup":"</script><b>bold</b>","emoji":"🙂 ﬁ Ünïcode","list":["a",{"deep":["b","c"]}],"__proto__":"own field"}',
+    );
+    const id = await insertSubmission(app, tricky, stored, Date.now());
+    const answer = await app.api('GET', `/forms/${tricky.id}/submissions`, { token: own.token });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(answer.body.data[0].id, id);
+    assert.deepEqual(answer.body.data[0].data, stored);
+    assert.equal(Object.hasOwn(answer.body.data[0].data, '__proto__'), true);
+  });
+
   it('pages a form by keyset, newest first, every accepted row once even when many share a time', async () => {
     const busyOwner = await createAccount(app);
     const busy = await createForm(app, busyOwner, { name: 'Busy' });

@@ -52,6 +52,20 @@ describe('submit surface (4.7)', () => {
       assert.deepEqual(urlencoded.body.data, CONTACT);
     });
 
+    it('stores a U+0000 in a name or value as U+FFFD, in a form post and in JSON alike (PostgreSQL cannot hold it)', async () => {
+      const target = await freshForm();
+      const urlencoded = await post(app, target.id, { 'na\0me': 'a\0b' }, { accept: JSON_ACCEPT });
+      assert.equal(urlencoded.status, 200, JSON.stringify(urlencoded.body));
+      const json = await postJson(app, target.id, { note: { deep: ['x\0'] } });
+      assert.equal(json.status, 200, JSON.stringify(json.body));
+      assert.deepEqual(json.body.data, { note: { deep: ['x\uFFFD'] } });
+      const stored = await listed(app, account.token, target.id);
+      assert.deepEqual(
+        stored.map((s) => s.data),
+        [{ note: { deep: ['x\uFFFD'] } }, { 'na\uFFFDme': 'a\uFFFDb' }],
+      );
+    });
+
     it('takes multipart/form-data text fields', async () => {
       const target = await freshForm();
       const answer = await post(app, target.id, { ...CONTACT, topics: ['a', 'b'] }, { as: 'multipart', accept: JSON_ACCEPT });

@@ -395,3 +395,28 @@ describe('submitterAddress', () => {
     for (const input of inputs) assert.equal(submitterAddress(fieldsFromPairs([['email', input]])), null, input.slice(0, 20));
   });
 });
+
+describe('U+0000 in fields', () => {
+  it('becomes U+FFFD in names and values of a form post, controls included', () => {
+    const parsed = fieldsFromPairs([
+      ['na\0me', 'a\0b'],
+      ['list[]', 'x\0'],
+      ['_subject', 'hi\0'],
+      ['plain', 'kept'],
+    ]);
+    assert.deepEqual(Object.keys(parsed.data).sort(), ['list', 'na\uFFFDme', 'plain']);
+    assert.equal(parsed.data['na\uFFFDme'], 'a\uFFFDb');
+    assert.deepEqual(parsed.data.list, ['x\uFFFD']);
+    assert.equal(parsed.controls._subject, 'hi\uFFFD');
+    assert.equal(JSON.stringify(parsed).includes('\\u0000'), false);
+  });
+
+  it('becomes U+FFFD at any depth of a JSON body, and a field named __proto__ stays an own field', () => {
+    const parsed = fieldsFromJson(JSON.parse('{"a\\u0000":{"b":["c\\u0000",{"d\\u0000":"e\\u0000"}]},"f":{"__proto__":"x\\u0000"}}'));
+    // a renamed field moves to the end of its object
+    assert.equal(JSON.stringify(parsed.data), '{"f":{"__proto__":"x\uFFFD"},"a\uFFFD":{"b":["c\uFFFD",{"d\uFFFD":"e\uFFFD"}]}}');
+    const f = parsed.data.f as Record<string, unknown>;
+    assert.ok(Object.hasOwn(f, '__proto__'));
+    assert.equal(({} as Record<string, unknown>).x, undefined);
+  });
+});

@@ -1,14 +1,23 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { problemResponses } from '../../../schemas/common.js';
 import { FormParams } from '../../../schemas/form.js';
 import { SubmissionListQuery, SubmissionPageSchema, SubmissionParams } from '../../../schemas/submission.js';
 import { WorkspaceParams } from '../../../schemas/workspace.js';
-import { toSubmissionResource } from '../../../services/submissions.js';
+import { submissionJson } from '../../../services/submissions.js';
 import { principalOf } from '../../auth.js';
-import { pageRequest, toEnvelope } from '../../pagination.js';
+import { envelopeJson, pageRequest } from '../../pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
+
+/**
+ * Sends a page serialised by envelopeJson: Fastify sends a string of a JSON type as it is. The
+ * route's response schema still documents the page (OpenAPI).
+ */
+function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
+}
 
 export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): void {
   app.get(
@@ -22,11 +31,11 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
       querystring: SubmissionListQuery,
       response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
     }),
-    async (request) => {
+    async (request, reply) => {
       const { formId } = request.params;
       const list = `submissions:form:${formId}`;
       const page = await ctx.submissions.listSubmissions(principalOf(request).userId, { formId }, pageRequest(ctx.cursors, list, request.query), request.query.search);
-      return toEnvelope(ctx.cursors, list, page, toSubmissionResource);
+      return sendJsonText(reply, envelopeJson(ctx.cursors, list, page, submissionJson));
     },
   );
 
@@ -41,7 +50,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
       querystring: SubmissionListQuery,
       response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
     }),
-    async (request) => {
+    async (request, reply) => {
       const { workspaceId } = request.params;
       const list = `submissions:workspace:${workspaceId}`;
       const page = await ctx.submissions.listSubmissions(
@@ -50,7 +59,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
         pageRequest(ctx.cursors, list, request.query),
         request.query.search,
       );
-      return toEnvelope(ctx.cursors, list, page, toSubmissionResource);
+      return sendJsonText(reply, envelopeJson(ctx.cursors, list, page, submissionJson));
     },
   );
 
