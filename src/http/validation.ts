@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { validationError } from '../errors.js';
 
 /**
  * Two Ajv instances: bodies are validated strictly (no type coercion, nothing silently removed),
@@ -11,4 +12,32 @@ export function installValidators(app: FastifyInstance): void {
   const strict = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
   const coercing = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
+      const at = nulPath(value, '');
+      if (at !== null) throw validationError([`${at || part}: must not contain the character U+0000`], 'The request holds a U+0000 (NUL) character, which cannot be stored.');
+    }
+  });
+}
+
+/**
+ * Where `value` holds U+0000 in a string or a key (`name`, `a.b[0]`; '' for `value` itself), or null.
+ * PostgreSQL cannot store it (the write failed with a 500), so the API refuses it on either database.
+ */
+function nulPath(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\0') ? path : null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const at = nulPath(value[i], `${path}[${i}]`);
+      if (at !== null) return at;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      const here = path ? `${path}.${key.replaceAll('\0', '\uFFFD')}` : key.replaceAll('\0', '\uFFFD');
+      if (key.includes('\0')) return here;
+      const at = nulPath(inner, here);
+      if (at !== null) return at;
+    }
+  }
+  return null;
 }

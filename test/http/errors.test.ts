@@ -121,6 +121,24 @@ describe('errors (section 7)', () => {
       }
     });
 
+    it('refuses a U+0000 anywhere in a body, a query or a path with 400 validation_error naming it, and changes nothing', async () => {
+      const before = await formCount();
+      const cases = [
+        ['POST', '/forms', { workspaceId: account.workspaceId, name: 'a\0b' }, 'name'],
+        ['POST', '/forms', { workspaceId: account.workspaceId, name: 'ok', notificationEmails: ['x@example.com', 'y\0@example.com'] }, 'notificationEmails[1]'],
+        ['PATCH', `/workspaces/${account.workspaceId}`, { name: 'x\0' }, 'name'],
+        ['GET', `/workspaces/${account.workspaceId}/submissions?search=a%00b`, undefined, 'search'],
+      ] as const;
+      for (const [method, path, body, field] of cases) {
+        const answer = await app.api(method, path, { token: account.token, ...(body ? { body } : {}) });
+        assertValidation(app, answer, field);
+        assert.match(answer.body.errors[0], /U\+0000/);
+      }
+      assert.equal(await formCount(), before);
+      const workspace = await app.ctx.database.db.selectFrom('workspaces').select('name').where('id', '=', account.workspaceId).executeTakeFirstOrThrow();
+      assert.doesNotMatch(workspace.name, /\0/);
+    });
+
     it('answers a body that is not JSON with 400 validation_error, and stores nothing', async () => {
       const before = await formCount();
       const json = JSON.stringify({ workspaceId: account.workspaceId, name: 'Not JSON' });
