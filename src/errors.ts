@@ -3,7 +3,7 @@
  * the HTTP layer turns it into `application/problem+json`. The codes are stable: clients branch on them.
  */
 export const PROBLEMS = {
-  validation_error: { status: 400, title: 'Validation error', summary: 'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. `errors` names each field and its problem.' },
+  validation_error: { status: 400, title: 'Validation error', summary: 'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. A string anywhere in a body, a query or a path that holds the character U+0000 (NUL) is refused too (`<field>: must not contain the character U+0000`): PostgreSQL cannot store it. `errors` names each field and its problem.' },
   template_invalid: { status: 400, title: 'Template invalid', summary: 'An email template could not be compiled; nothing was stored. `errors` has one entry per problem.' },
   captcha_failed: { status: 400, title: 'CAPTCHA failed', summary: 'Submit surface: the form requires a CAPTCHA and its answer was missing or did not verify; nothing was stored.' },
   invalid_token: { status: 401, title: 'Invalid token', summary: 'The Authorization header is missing or malformed, or the token is unknown, revoked or expired.' },
