@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import {
   gibberishFindings,
@@ -124,7 +124,9 @@ function scannedFields(data: Record<string, unknown>): ScannedField[] {
 // NFKC folds full-width and mathematical letters into the plain ones the rules know; a word mixing
 // Latin with Cyrillic or Greek has its look-alikes folded too (a word in one script is left alone).
 function normaliseText(text: string): string {
-  return text.normalize('NFKC').replace(INVISIBLE, '').replace(WORD, (word) => (isMixedScript(word) ? foldLookAlikes(word) : word));
+  const normalised = text.normalize('NFKC').replace(INVISIBLE, '');
+  // only a text with Cyrillic or Greek in it can hold a mixed-script word: most are read once, not word by word
+  return CYRILLIC_OR_GREEK.test(normalised) ? normalised.replace(WORD, (word) => (isMixedScript(word) ? foldLookAlikes(word) : word)) : normalised;
 }
 
 function isMixedScript(word: string): boolean {
@@ -138,8 +140,9 @@ function foldLookAlikes(word: string): string {
 }
 
 // Case and spacing do not make a message new: "Buy NOW" and "buy  now" are one content.
+// One-shot hashing of the joined text: a Hash object per submission cost more than the digest.
 function contentHash(fields: ScannedField[]): string {
-  const hash = createHash('sha256');
-  for (const { key, text } of fields) hash.update(key).update('\0').update(text.toLowerCase().replace(WHITESPACE, ' ').trim()).update('\0');
-  return hash.digest('base64url');
+  let content = '';
+  for (const { key, text } of fields) content += `${key}\0${text.toLowerCase().replace(WHITESPACE, ' ').trim()}\0`;
+  return hash('sha256', content, 'base64url');
 }
