@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
 import type { DB } from '../db/schema/index.js';
@@ -28,7 +28,7 @@ export class JobQueue {
   private readonly tries: GroupCommit<FinishedTry, boolean>;
 
   constructor(private readonly database: Database) {
-    this.tries = new GroupCommit(database, record);
+    this.tries = new GroupCommit(database, database.dialect === 'postgres' ? recordInOneUpdate : record);
   }
 
   /** Claims up to `limit` due jobs for `leaseMs`; a job no other worker holds is due once run_at has come. */
@@ -50,18 +50,12 @@ export class JobQueue {
         .returningAll()
         .execute();
 
-    let rows: JobRow[];
-    if (this.database.dialect === 'postgres') {
-      // Rows another instance is claiming right now are skipped, not waited for, so that two
-      // instances never hold the same job and never block each other.
-      rows = await this.database.transaction(async (trx) => {
-        const ids = (await due(trx).forUpdate().skipLocked().execute()).map((r) => r.id);
-        return ids.length === 0 ? [] : lease(trx, ids);
-      });
-    } else {
-      // NOTE: one statement, so it is atomic even across processes (SQLite serialises writers).
-      rows = await lease(this.database.db, due(this.database.db));
-    }
+    // NOTE: one statement, so it is atomic across instances without a transaction around it (one
+    // round trip). On PostgreSQL, rows another instance is claiming right now are skipped, not waited
+    // for, so that two instances never hold the same job and never block each other; SQLite
+    // serialises writers.
+    const { db, dialect } = this.database;
+    const rows = await lease(db, dialect === 'postgres' ? due(db).forUpdate().skipLocked() : due(db));
     return rows.sort((a, b) => a.runAt - b.runAt).map(toJob);
   }
 
@@ -95,6 +89,43 @@ interface FinishedTry {
 
 /** Writes the tries' attempt rows and moves each job on; says per try whether its lease still held. */
 async function record(trx: Transaction<DB>, tries: FinishedTry[]): Promise<boolean[]> {
+  await insertAttempts(trx, tries);
+  const kept: boolean[] = [];
+  for (const { job, result } of tries) {
+    const updated = await trx
+      .updateTable('jobs')
+      .set({ ...nextState(result), leaseUntil: null, updatedAt: result.finishedAt })
+      // `attempts` fences: it grows with every claim, so a stale worker's write matches nothing.
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempt)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    kept.push(updated.numUpdatedRows > 0n);
+  }
+  return kept;
+}
+
+/**
+ * record's PostgreSQL form: every job of the batch moves on in one UPDATE … FROM (VALUES …), since
+ * each statement is a round trip there (a try's own UPDATE was most of the cost of recording it).
+ */
+async function recordInOneUpdate(trx: Transaction<DB>, tries: FinishedTry[]): Promise<boolean[]> {
+  await insertAttempts(trx, tries);
+  const rows = tries.map(({ job, result }) => {
+    const next = nextState(result);
+    const runAt = 'runAt' in next ? next.runAt : null;
+    return sql`(${job.id}, ${job.attempt}::int, ${next.status}, ${runAt}::bigint, ${next.lastError}::text, ${result.finishedAt}::bigint)`;
+  });
+  const { rows: moved } = await sql<{ id: string }>`
+    UPDATE jobs SET status = v.status, run_at = COALESCE(v.run_at, jobs.run_at), last_error = v.last_error, lease_until = NULL, updated_at = v.updated_at
+    FROM (VALUES ${sql.join(rows)}) AS v (id, attempts, status, run_at, last_error, updated_at)
+    WHERE jobs.id = v.id AND jobs.attempts = v.attempts AND jobs.status = 'pending'
+    RETURNING jobs.id`.execute(trx);
+  const kept = new Set(moved.map((row) => row.id));
+  return tries.map(({ job }) => kept.has(job.id));
+}
+
+async function insertAttempts(trx: Transaction<DB>, tries: FinishedTry[]): Promise<void> {
   await trx
     .insertInto('jobAttempts')
     .values(
@@ -109,25 +140,15 @@ async function record(trx: Transaction<DB>, tries: FinishedTry[]): Promise<boole
       })),
     )
     .execute();
-  const kept: boolean[] = [];
-  for (const { job, result } of tries) {
-    const next =
-      result.outcome === 'ok'
-        ? { status: 'done' as const, lastError: null }
-        : result.outcome === 'retry'
-          ? { status: 'pending' as const, runAt: result.retryAt!, lastError: result.error ?? null }
-          : { status: 'failed' as const, lastError: result.error ?? null };
-    const updated = await trx
-      .updateTable('jobs')
-      .set({ ...next, leaseUntil: null, updatedAt: result.finishedAt })
-      // `attempts` fences: it grows with every claim, so a stale worker's write matches nothing.
-      .where('id', '=', job.id)
-      .where('attempts', '=', job.attempt)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    kept.push(updated.numUpdatedRows > 0n);
-  }
-  return kept;
+}
+
+/** Where a try leaves its job: done, due again at retryAt, or failed for good. */
+function nextState(result: AttemptResult) {
+  return result.outcome === 'ok'
+    ? { status: 'done' as const, lastError: null }
+    : result.outcome === 'retry'
+      ? { status: 'pending' as const, runAt: result.retryAt!, lastError: result.error ?? null }
+      : { status: 'failed' as const, lastError: result.error ?? null };
 }
 
 function toJob(row: JobRow): Job {

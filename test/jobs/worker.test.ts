@@ -159,6 +159,32 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.equal((await jobRow(id)).status, 'done');
     });
 
+    it('records tries that end together in one batch, each job moved on by its own outcome, a stale one left alone', async () => {
+      const ids = [await enqueueEmail('Done'), await enqueueEmail('Retry'), await enqueueEmail('Failed'), await enqueueEmail('Stale')];
+      const queue = new JobQueue(ctx.database);
+      const claimed = await queue.claim(10, clock, LEASE_MS);
+      assert.deepEqual(claimed.map((job) => job.id).sort(), [...ids].sort());
+      const byId = new Map(claimed.map((job) => [job.id, job]));
+      // the last job's lease ran out and another worker holds it now: this worker's claim is stale
+      await ctx.database.db.updateTable('jobs').set({ attempts: 2 }).where('id', '=', ids[3]!).execute();
+      const at = clock + 5;
+      const kept = await Promise.all([
+        queue.finish(byId.get(ids[0]!)!, { outcome: 'ok', startedAt: clock, finishedAt: at }),
+        queue.finish(byId.get(ids[1]!)!, { outcome: 'retry', startedAt: clock, finishedAt: at, retryAt: at + 30_000, error: '451 busy', statusCode: 451 }),
+        queue.finish(byId.get(ids[2]!)!, { outcome: 'failed', startedAt: clock, finishedAt: at, error: '550 no such user' }),
+        queue.finish(byId.get(ids[3]!)!, { outcome: 'ok', startedAt: clock, finishedAt: at }),
+      ]);
+      assert.deepEqual(kept, [true, true, true, false]);
+      const [done, retry, failed, stale] = await Promise.all(ids.map(jobRow));
+      assert.deepEqual([done!.status, done!.lastError, done!.leaseUntil, done!.updatedAt], ['done', null, null, at]);
+      assert.deepEqual([retry!.status, retry!.runAt, retry!.lastError, retry!.leaseUntil], ['pending', at + 30_000, '451 busy', null]);
+      assert.deepEqual([failed!.status, failed!.lastError, failed!.runAt], ['failed', '550 no such user', clock]);
+      assert.deepEqual([stale!.status, stale!.attempts], ['pending', 2]);
+      assert.notEqual(stale!.leaseUntil, null, 'the other worker keeps its lease');
+      // every try is in the delivery log, the stale one too
+      for (const id of ids) assert.equal((await attemptsOf(id)).length, 1);
+    });
+
     it('fails at once a job of a kind no channel delivers', async () => {
       const id = await enqueueJob(ctx.database.db, { kind: 'carrier-pigeon', payload: {}, runAt: clock });
       assert.equal(await worker().runOnce(), 1);
