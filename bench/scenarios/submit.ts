@@ -21,6 +21,8 @@ export interface SubmitResult {
   answered: number;
   stored: number;
   jobs: number;
+  /** Jobs delivered by the time the server stopped: the delivery work inside the CPU figure. */
+  delivered: number;
 }
 
 const HEADERS = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
@@ -55,9 +57,10 @@ export async function runSubmit(dialect: BenchDialect, sinks: Sinks): Promise<Su
   } finally {
     await formgate.stop();
   }
-  const { stored, jobs } = await withContext(database, async (ctx) => {
-    const count = async (table: 'submissions' | 'jobs') => Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}`.execute(ctx.database.db)).rows[0]!.n);
-    return { stored: await count('submissions'), jobs: await count('jobs') };
+  const { stored, jobs, delivered } = await withContext(database, async (ctx) => {
+    const count = async (table: 'submissions' | 'jobs', where = sql`TRUE`) =>
+      Number((await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)} WHERE ${where}`.execute(ctx.database.db)).rows[0]!.n);
+    return { stored: await count('submissions'), jobs: await count('jobs'), delivered: await count('jobs', sql`status = 'done'`) };
   });
   return {
     dialect,
@@ -69,5 +72,6 @@ export async function runSubmit(dialect: BenchDialect, sinks: Sinks): Promise<Su
     answered: figures.answered2xx + figures.warmup2xx,
     stored,
     jobs,
+    delivered,
   };
 }
