@@ -17,6 +17,9 @@ function loadPg(): typeof pg {
   // NOTE: PostgreSQL bigint (int8) arrives as a string by default; our bigints are epoch
   // milliseconds and counters, all far inside Number's safe range.
   driver.types.setTypeParser(20, (value) => Number(value));
+  // `json` columns (a submission's fields, a job's payload) arrive as their text, as SQLite's do:
+  // fromJson parses them where needed, and a list page sends them as stored (keys in the order sent).
+  driver.types.setTypeParser(114, (value) => value);
   return driver;
 }
 
@@ -104,12 +107,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
-/** Value to write into a JSON column (text on SQLite, jsonb on PostgreSQL). */
+/** Value to write into a JSON column (text on SQLite, json or jsonb on PostgreSQL). */
 export function toJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Value read from a JSON column: SQLite hands back text, PostgreSQL an already parsed value. */
+/** Value read from a JSON column: text (SQLite, and PostgreSQL's json), or jsonb already parsed. */
 export function fromJson<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
 }

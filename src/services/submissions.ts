@@ -131,8 +131,8 @@ export function searchTextOf(data: unknown): string {
 }
 
 /**
- * The Submission resource of 2.4 as JSON text. `data` goes out as stored: SQLite keeps the JSON text
- * it was given (JSON.stringify's own output), PostgreSQL hands back jsonb parsed. Parsing every row's
+ * The Submission resource of 2.4 as JSON text. `data` goes out as stored: both databases keep the JSON
+ * text they were given (JSON.stringify's own output; `json` on PostgreSQL). Parsing every row's
  * fields only to serialise them again was the largest cost of a list page.
  */
 export function submissionJson(row: SubmissionListRow): string {

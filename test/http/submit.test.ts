@@ -66,6 +66,19 @@ describe('submit surface (4.7)', () => {
       );
     });
 
+    it('keeps the fields in the order sent, in the answer, the list and the webhook job (jsonb would sort them)', async () => {
+      const target = await freshForm({ webhookUrl: 'https://hooks.example.com/formgate' });
+      const fields: [string, string][] = [['message', 'hi'], ['name', 'Ann'], ['zz', '1'], ['a', '2'], ['b.c', '3']];
+      const answer = await post(app, target.id, fields, { accept: JSON_ACCEPT });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      const order = ['message', 'name', 'zz', 'a', 'b'];
+      assert.deepEqual(Object.keys(answer.body.data), order);
+      const [stored] = await listed(app, account.token, target.id);
+      assert.deepEqual(Object.keys(stored.data), order);
+      const job = await app.ctx.database.db.selectFrom('jobs').select('payload').where('submissionId', '=', stored.id).where('kind', '=', 'webhook').executeTakeFirstOrThrow();
+      assert.deepEqual(Object.keys(JSON.parse(job.payload as string).fields), order);
+    });
+
     it('takes multipart/form-data text fields', async () => {
       const target = await freshForm();
       const answer = await post(app, target.id, { ...CONTACT, topics: ['a', 'b'] }, { as: 'multipart', accept: JSON_ACCEPT });

@@ -5,6 +5,7 @@ import { submissionSearch } from './0002-submission-search.js';
 import { intake } from './0003-intake.js';
 import { jobs } from './0004-jobs.js';
 import { templates } from './0005-templates.js';
+import { orderedJson } from './0006-ordered-json.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-intake': intake,
   '0004-jobs': jobs,
   '0005-templates': templates,
+  '0006-ordered-json': orderedJson,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */

@@ -7,7 +7,7 @@ export type JobStatus = 'pending' | 'done' | 'failed';
 export interface JobTable {
   id: string;
   kind: string;
-  /** What the channel needs, as JSON (text on SQLite, jsonb on PostgreSQL). */
+  /** What the channel needs, as JSON text (text on SQLite, json on PostgreSQL). */
   payload: unknown;
   status: JobStatus;
   /** Tries started so far; also fences a worker whose lease expired from finishing the job. */

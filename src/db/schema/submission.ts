@@ -9,7 +9,7 @@ export interface SubmissionTable {
   id: string;
   formId: string;
   workspaceId: string;
-  /** The submitted fields as JSON (text on SQLite, jsonb on PostgreSQL). */
+  /** The submitted fields as JSON text, keys in the order sent (text on SQLite, json on PostgreSQL). */
   data: unknown;
   status: SubmissionStatus;
   /** Lower-cased field names and values, one per line: what `search` matches. */
