@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8 --heap-growing-percent=25
+#!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
 import * as admin from './cli/admin.js';
 import { buildConfig, ConfigError, type Config } from './config/config.js';
