@@ -6,6 +6,7 @@ import { searchScope, searchTextMatches, submissionMatches } from '../db/search.
 import { ProblemError } from '../errors.js';
 import type { FormService } from './forms.js';
 import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
+import { isUpgraded, PLANS } from './plans.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 /** What a listing returns of a submission. */
@@ -25,11 +26,29 @@ const RECENT_WINDOW = 2000;
 
 type ScopedQuery = SelectQueryBuilder<DB, 'submissions', object>;
 
-// The plain listing of one form, page after page: the most frequent list, built once per shape.
-type FormPageParams = { formId: string; limit: number; createdAt: number; id: string };
+// The plain listing of one form, page after page: the most frequent list, built once per shape. It
+// carries its own access check (the caller is a member of the form's workspace, and it is upgraded),
+// so that a page that has rows costs one query: on PostgreSQL each query is a round trip.
+type FormPageParams = { formId: string; userId: string; limit: number; createdAt: number; id: string };
+const UPGRADED_PLANS = PLANS.filter(isUpgraded);
 const formPage = (after: boolean) =>
   new PreparedQuery<FormPageParams, SubmissionListRow>((db, p) => {
-    const listed = db.selectFrom('submissions').select(LIST_COLUMNS).where('submissions.status', '=', 'accepted').where('submissions.formId', '=', p.formId);
+    const listed = db
+      .selectFrom('submissions')
+      .select(LIST_COLUMNS)
+      .where('submissions.status', '=', 'accepted')
+      .where('submissions.formId', '=', p.formId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('forms')
+            .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+            .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+            .select('forms.id')
+            .where('forms.id', '=', p.formId)
+            .where('workspaceMembers.userId', '=', p.userId)
+            .where('workspaces.plan', 'in', UPGRADED_PLANS),
+        ),
+      );
     return newestAfter(listed, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.limit);
   });
 
@@ -48,6 +67,7 @@ export class SubmissionService {
    * whose field names or values contain `search`. Spam, held and deleted ones are never listed.
    */
   async listSubmissions(userId: string, scope: SubmissionScope, page: PageRequest, search?: string): Promise<Page<SubmissionListRow>> {
+    if (search === undefined && 'formId' in scope) return this.formPage(userId, scope.formId, page);
     if ('formId' in scope) await this.forms.requireUpgradedForm(userId, scope.formId);
     else requireUpgraded(await this.workspaces.getForMember(userId, scope.workspaceId));
 
@@ -55,7 +75,6 @@ export class SubmissionService {
     const all = this.database.db.selectFrom('submissions');
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
     const listed = all.where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
-    if (search === undefined && 'formId' in scope) return this.formPage(scope.formId, page);
     if (search === undefined) return keysetPage(listed.select(LIST_COLUMNS), page, 'submissions');
     const recent = await this.searchRecent(listed, page, search);
     if (recent) return recent;
@@ -63,9 +82,11 @@ export class SubmissionService {
     return keysetPage(matching.select(LIST_COLUMNS), page, 'submissions');
   }
 
-  private async formPage(formId: string, page: PageRequest): Promise<Page<SubmissionListRow>> {
+  private async formPage(userId: string, formId: string, page: PageRequest): Promise<Page<SubmissionListRow>> {
     const query = page.after ? this.formNextPage : this.formFirstPage;
-    const rows = await query.execute(this.database.db, { formId, limit: page.limit + 1, createdAt: page.after?.createdAt ?? 0, id: page.after?.id ?? '' });
+    const rows = await query.execute(this.database.db, { formId, userId, limit: page.limit + 1, createdAt: page.after?.createdAt ?? 0, id: page.after?.id ?? '' });
+    // no rows: an empty list, or no access; the full check tells them apart (404, 402)
+    if (rows.length === 0) await this.forms.requireUpgradedForm(userId, formId);
     return pageOf(rows, page.limit);
   }
 

@@ -123,12 +123,16 @@ describe('submissions API', () => {
     assertProblem(app, await app.api('DELETE', `/submissions/${ids.ann}`, { token: stranger.token }), 'not_found');
   });
 
-  it('answers upgrade_required on a free workspace', async () => {
+  it('answers upgrade_required on a free workspace, with submissions in it or not', async () => {
     const free = await createAccount(app);
     const freeForm = await createForm(app, free);
+    // kept from when the workspace was upgraded: a page must not show them now
+    await insertSubmission(app, freeForm, { name: 'Earlier' }, Date.now());
     await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
     assertProblem(app, await app.api('GET', `/forms/${freeForm.id}/submissions`, { token: free.token }), 'upgrade_required', { workspaceId: free.workspaceId });
     assertProblem(app, await app.api('GET', `/workspaces/${free.workspaceId}/submissions`, { token: free.token }), 'upgrade_required', { workspaceId: free.workspaceId });
+    const empty = await createForm(app, owner, { name: 'Empty' });
+    assert.deepEqual((await app.api('GET', `/forms/${empty.id}/submissions`, { token: owner.token })).body, { data: [], hasMore: false, nextCursor: null });
   });
 
   it('deletes a submission (204), refuses quarantined spam with 409', async () => {
