@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
 import { DeliveryError, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
@@ -18,15 +19,19 @@ export class NotificationChannel implements Channel {
     private readonly mailFrom: string,
   ) {}
 
-  async send(job: Job): Promise<void> {
-    const row = await this.database.db
+  // Built once: every notification runs it (see db/prepared-query.ts).
+  private readonly submissionWithForm = new PreparedQuery((db, { submissionId }: { submissionId: string }) =>
+    db
       .selectFrom('submissions')
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .select(['submissions.id', 'submissions.data', 'submissions.emailControls', 'submissions.createdAt'])
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'notification'))
       .select(['forms.id as formId', 'forms.name', 'forms.notificationEmails', 'forms.emailThreading', 'templates.code'])
-      .where('submissions.id', '=', submissionIdOf(job))
-      .executeTakeFirst();
+      .where('submissions.id', '=', submissionId),
+  );
+
+  async send(job: Job): Promise<void> {
+    const row = await this.submissionWithForm.executeTakeFirst(this.database.db, { submissionId: submissionIdOf(job) });
     if (!row) throw submissionGone();
     const recipients = fromJson<string[]>(row.notificationEmails);
     if (recipients.length === 0) throw new DeliveryError('the form has no notification recipients any more', { permanent: true });
