@@ -160,3 +160,39 @@ describe(`migrations (${TEST_DIALECT})`, () => {
     assert.deepEqual(await describeSchema(database), before, 'the schema is unchanged');
   });
 });
+
+describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissions', { skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (the migration changes nothing on SQLite)' }, () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  before(async () => {
+    testDatabase = await createTestDatabase();
+    database = Database.open(buildConfig({ databaseUrl: testDatabase.url, dataDir: testDatabase.dataDir }).database);
+  });
+  after(async () => {
+    await database?.destroy();
+    await testDatabase?.drop();
+  });
+
+  it('keeps every stored field, control and payload, now as json text', async () => {
+    await migrateToLatest(database);
+    const raw = database.db.withoutPlugins();
+    // back to the schema before 0006, with rows written then
+    await sql`ALTER TABLE submissions ALTER COLUMN data TYPE jsonb USING data::jsonb, ALTER COLUMN email_controls TYPE jsonb USING email_controls::jsonb`.execute(raw);
+    await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await sql`DELETE FROM kysely_migration WHERE name = '0006-ordered-json'`.execute(raw);
+    await sql`INSERT INTO users (id, email, created_at) VALUES ('u1', 'u1@example.com', 1)`.execute(raw);
+    await sql`INSERT INTO workspaces (id, name, plan, owner_id, submissions_used, created_at, updated_at) VALUES ('w1', 'W', 'FREE', 'u1', 0, 1, 1)`.execute(raw);
+    await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f1', 'w1', 'F', '[]', 1, 1)`.execute(raw);
+    const data = { message: 'héllo "x"', name: 'Ann', list: ['a', { b: 1 }] };
+    await sql`INSERT INTO submissions (id, form_id, workspace_id, data, email_controls, status, created_at) VALUES ('s1', 'f1', 'w1', ${JSON.stringify(data)}, ${JSON.stringify({ _replyto: 'a@example.com' })}, 'accepted', 1)`.execute(raw);
+    await sql`INSERT INTO jobs (id, kind, payload, status, run_at, submission_id, idempotency_key, created_at, updated_at) VALUES ('j1', 'webhook', ${JSON.stringify({ url: 'https://example.com', fields: data })}, 'pending', 1, 's1', 's1', 1, 1)`.execute(raw);
+
+    assert.deepEqual(await migrateToLatest(database), ['0006-ordered-json']);
+    const submission = await database.db.selectFrom('submissions').select(['data', 'emailControls']).where('id', '=', 's1').executeTakeFirstOrThrow();
+    assert.equal(typeof submission.data, 'string', 'json arrives as text');
+    assert.deepEqual(JSON.parse(submission.data as string), data);
+    assert.deepEqual(JSON.parse(submission.emailControls as string), { _replyto: 'a@example.com' });
+    const job = await database.db.selectFrom('jobs').select('payload').where('id', '=', 'j1').executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(job.payload as string), { url: 'https://example.com', fields: data });
+  });
+});
