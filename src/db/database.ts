@@ -52,7 +52,7 @@ export class Database {
   ) {}
 
   static open(config: DatabaseConfig): Database {
-    // NOTE: nested keys are the visitors' own field names (jsonb on PostgreSQL): they are never renamed.
+    // NOTE: nested keys are the visitors' own field names (parsed JSON columns): they are never renamed.
     const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
     if (config.dialect === 'sqlite') {
       if (config.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(config.file)), { recursive: true });

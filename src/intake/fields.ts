@@ -159,7 +159,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-// PostgreSQL's text and jsonb cannot hold U+0000 (the write failed with a 500), and in a form field
+// PostgreSQL's text and json cannot hold U+0000 (the write failed with a 500), and in a form field
 // it means nothing: it becomes U+FFFD in names and values, on either database alike.
 const NUL = /\0/g;
 
