@@ -17,6 +17,8 @@ export interface SmtpSink {
   url: string;
   messages: ReceivedMail[];
   mode: SinkMode;
+  /** The most client connections that were open at once. */
+  peakConnections: number;
   /** Resolves once `count` messages have arrived; rejects after `deadlineMs`. */
   waitFor(count: number, deadlineMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
@@ -26,12 +28,20 @@ export interface SmtpSink {
 export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
-  const sink: SmtpSink = { url: '', messages, mode: 'accept', waitFor, close };
+  const sink: SmtpSink = { url: '', messages, mode: 'accept', peakConnections: 0, waitFor, close };
+  let open = 0;
 
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onConnect(_session, callback) {
+      sink.peakConnections = Math.max(sink.peakConnections, ++open);
+      callback();
+    },
+    onClose() {
+      open--;
+    },
     onMailFrom(_address, _session, callback) {
       if (sink.mode === 'accept') return callback();
       const error = Object.assign(new Error(sink.mode === 'transient' ? 'Try again later' : 'Mailbox unavailable'), {
