@@ -105,31 +105,39 @@ async function migrationNames(database: Database): Promise<string[]> {
   return rows.rows.map((r) => r.name);
 }
 
-describe(`migrations (${TEST_DIALECT})`, () => {
-  let testDatabase: TestDatabase;
-  let database: Database;
-  let applied: string[];
-
+/** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
+function freshDatabase() {
+  const fresh = {
+    testDatabase: undefined as unknown as TestDatabase,
+    database: undefined as unknown as Database,
+    open: () => Database.open(buildConfig({ databaseUrl: fresh.testDatabase.url, dataDir: fresh.testDatabase.dataDir }).database),
+  };
   before(async () => {
-    testDatabase = await createTestDatabase();
-    database = Database.open(buildConfig({ databaseUrl: testDatabase.url, dataDir: testDatabase.dataDir }).database);
+    fresh.testDatabase = await createTestDatabase();
+    fresh.database = fresh.open();
   });
   after(async () => {
-    await database?.destroy();
-    await testDatabase?.drop();
+    await fresh.database?.destroy();
+    await fresh.testDatabase?.drop();
   });
+  return fresh;
+}
+
+describe(`migrations (${TEST_DIALECT})`, () => {
+  const fresh = freshDatabase();
+  let applied: string[];
 
   it('migrates an empty database, applying every migration in order', async () => {
-    assert.deepEqual(await database.db.introspection.getTables(), [], 'the database starts empty');
-    applied = await migrateToLatest(database);
+    assert.deepEqual(await fresh.database.db.introspection.getTables(), [], 'the database starts empty');
+    applied = await migrateToLatest(fresh.database);
     assert.ok(applied.length >= 1);
     assert.equal(applied[0], '0001-initial');
     assert.deepEqual(applied, [...applied].sort(), 'in name order');
-    assert.deepEqual(await migrationNames(database), applied, 'each recorded once');
+    assert.deepEqual(await migrationNames(fresh.database), applied, 'each recorded once');
   });
 
   it(`matches the committed schema snapshot (test/snapshots/schema.${TEST_DIALECT}.json)`, async (t) => {
-    const schema = await describeSchema(database);
+    const schema = await describeSchema(fresh.database);
     for (const table of ['settings', 'users', 'workspaces', 'workspace_members', 'tokens', 'forms', 'form_secrets', 'submissions']) {
       assert.ok(schema.tables[table], `table ${table} exists`);
     }
@@ -147,35 +155,26 @@ describe(`migrations (${TEST_DIALECT})`, () => {
   });
 
   it('migrating again is a no-op, on the same connection and on a new one', async () => {
-    const before = await describeSchema(database);
-    assert.deepEqual(await migrateToLatest(database), [], 'nothing applied the second time');
+    const before = await describeSchema(fresh.database);
+    assert.deepEqual(await migrateToLatest(fresh.database), [], 'nothing applied the second time');
 
-    const reopened = Database.open(buildConfig({ databaseUrl: testDatabase.url, dataDir: testDatabase.dataDir }).database);
+    const reopened = fresh.open();
     try {
       assert.deepEqual(await migrateToLatest(reopened), [], 'nothing applied by another connection either');
     } finally {
       await reopened.destroy();
     }
-    assert.deepEqual(await migrationNames(database), applied, 'no migration recorded twice');
-    assert.deepEqual(await describeSchema(database), before, 'the schema is unchanged');
+    assert.deepEqual(await migrationNames(fresh.database), applied, 'no migration recorded twice');
+    assert.deepEqual(await describeSchema(fresh.database), before, 'the schema is unchanged');
   });
 });
 
 describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissions', { skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (the migration changes nothing on SQLite)' }, () => {
-  let testDatabase: TestDatabase;
-  let database: Database;
-  before(async () => {
-    testDatabase = await createTestDatabase();
-    database = Database.open(buildConfig({ databaseUrl: testDatabase.url, dataDir: testDatabase.dataDir }).database);
-  });
-  after(async () => {
-    await database?.destroy();
-    await testDatabase?.drop();
-  });
+  const fresh = freshDatabase();
 
   it('keeps every stored field, control and payload, now as json text', async () => {
-    await migrateToLatest(database);
-    const raw = database.db.withoutPlugins();
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
     // back to the schema before 0006, with rows written then
     await sql`ALTER TABLE submissions ALTER COLUMN data TYPE jsonb USING data::jsonb, ALTER COLUMN email_controls TYPE jsonb USING email_controls::jsonb`.execute(raw);
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
@@ -187,12 +186,12 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     await sql`INSERT INTO submissions (id, form_id, workspace_id, data, email_controls, status, created_at) VALUES ('s1', 'f1', 'w1', ${JSON.stringify(data)}, ${JSON.stringify({ _replyto: 'a@example.com' })}, 'accepted', 1)`.execute(raw);
     await sql`INSERT INTO jobs (id, kind, payload, status, run_at, submission_id, idempotency_key, created_at, updated_at) VALUES ('j1', 'webhook', ${JSON.stringify({ url: 'https://example.com', fields: data })}, 'pending', 1, 's1', 's1', 1, 1)`.execute(raw);
 
-    assert.deepEqual(await migrateToLatest(database), ['0006-ordered-json']);
-    const submission = await database.db.selectFrom('submissions').select(['data', 'emailControls']).where('id', '=', 's1').executeTakeFirstOrThrow();
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0006-ordered-json']);
+    const submission = await fresh.database.db.selectFrom('submissions').select(['data', 'emailControls']).where('id', '=', 's1').executeTakeFirstOrThrow();
     assert.equal(typeof submission.data, 'string', 'json arrives as text');
     assert.deepEqual(JSON.parse(submission.data as string), data);
     assert.deepEqual(JSON.parse(submission.emailControls as string), { _replyto: 'a@example.com' });
-    const job = await database.db.selectFrom('jobs').select('payload').where('id', '=', 'j1').executeTakeFirstOrThrow();
+    const job = await fresh.database.db.selectFrom('jobs').select('payload').where('id', '=', 'j1').executeTakeFirstOrThrow();
     assert.deepEqual(JSON.parse(job.payload as string), { url: 'https://example.com', fields: data });
   });
 });
