@@ -42,7 +42,7 @@ export class JobQueue {
         .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', now)]))
         .orderBy('runAt')
         .limit(limit);
-    const lease = (db: Database['db'], ids: string[] | ReturnType<typeof due>) =>
+    const lease = (db: Database['db'], ids: ReturnType<typeof due>) =>
       db
         .updateTable('jobs')
         .set((eb) => ({ leaseUntil: now + leaseMs, attempts: eb('attempts', '+', 1), updatedAt: now }))
