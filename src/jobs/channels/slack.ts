@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
+import { PreparedQuery } from '../../db/prepared-query.js';
 import { fieldRows } from '../../mail/notification.js';
 import { DeliveryError, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
@@ -19,14 +20,18 @@ export class SlackChannel implements Channel {
     private readonly apiUrl: string,
   ) {}
 
-  async send(job: Job): Promise<void> {
-    const row = await this.database.db
+  // Built once: every delivery of this kind runs it (see db/prepared-query.ts).
+  private readonly submissionWithToken = new PreparedQuery((db, { submissionId }: { submissionId: string }) =>
+    db
       .selectFrom('submissions')
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').on('formSecrets.provider', '=', 'SLACK'))
       .select(['submissions.data', 'forms.name', 'forms.slackChannel', 'formSecrets.secret as token'])
-      .where('submissions.id', '=', submissionIdOf(job))
-      .executeTakeFirst();
+      .where('submissions.id', '=', submissionId),
+  );
+
+  async send(job: Job): Promise<void> {
+    const row = await this.submissionWithToken.executeTakeFirst(this.database.db, { submissionId: submissionIdOf(job) });
     if (!row) throw submissionGone();
     if (!row.slackChannel) throw new DeliveryError('the form has no Slack channel any more', { permanent: true });
     if (!row.token) throw new DeliveryError('no Slack token is stored for the form (formgate forms set-secret --provider SLACK)', { permanent: true });
