@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { SubmissionWriter, type SubmissionToStore } from '../../src/intake/writer.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { createAccount, createForm } from '../helpers/fixtures.js';
+import { TEST_DIALECT } from '../helpers/database.js';
+
+/**
+ * The writer's counting when one batch (one transaction) holds several workspaces: each is counted
+ * on its own terms. The submissions are handed over in one turn of the event loop, so they share a
+ * batch; the HTTP tests of the quota cannot promise that.
+ */
+describe(`submission writer: one batch, several workspaces (${TEST_DIALECT})`, () => {
+  let app: TestApp;
+  const reached: string[] = [];
+  before(async () => {
+    app = await startApp();
+  });
+  after(() => app.close());
+
+  async function freeWorkspace(used: number): Promise<{ workspaceId: string; formId: string }> {
+    const account = await createAccount(app);
+    const form = await createForm(app, account);
+    await app.ctx.workspaces.setPlan(account.workspaceId, 'FREE');
+    await app.ctx.database.db.updateTable('workspaces').set({ submissionsUsed: used }).where('id', '=', account.workspaceId).execute();
+    return { workspaceId: account.workspaceId, formId: form.id };
+  }
+
+  const submission = (target: { workspaceId: string; formId: string }, n: number, spam = false): SubmissionToStore => ({
+    ...target,
+    data: { name: `Visitor ${n}` },
+    emailControls: null,
+    spam,
+    deliveries: { kinds: ['email'], webhookUrl: null },
+  });
+
+  it('counts each workspace exactly: those with room whole, the one at its limit one by one, the full one held', async () => {
+    const [nearLimit, roomy, full] = [await freeWorkspace(248), await freeWorkspace(0), await freeWorkspace(250)];
+    const writer = new SubmissionWriter(app.ctx.database, async (_trx, workspaceId) => void reached.push(workspaceId));
+    const batch = [
+      submission(nearLimit, 1),
+      submission(roomy, 2),
+      submission(full, 3),
+      submission(nearLimit, 4),
+      submission(roomy, 5, true),
+      submission(nearLimit, 6),
+      submission(full, 7),
+      submission(roomy, 8),
+    ];
+    const stored = await Promise.all(batch.map((item) => writer.store(item)));
+
+    assert.deepEqual(
+      stored.map((s) => s.status),
+      ['accepted', 'accepted', 'held', 'accepted', 'spam', 'held', 'held', 'accepted'],
+    );
+    assert.equal(new Set(stored.map((s) => s.createdAt)).size, 1, 'one batch, one transaction');
+    const used = async (workspaceId: string) =>
+      (await app.ctx.database.db.selectFrom('workspaces').select('submissionsUsed').where('id', '=', workspaceId).executeTakeFirstOrThrow()).submissionsUsed;
+    assert.deepEqual([await used(nearLimit.workspaceId), await used(roomy.workspaceId), await used(full.workspaceId)], [250, 2, 250]);
+    assert.deepEqual(reached.sort(), [nearLimit.workspaceId, full.workspaceId].sort(), 'owners of each workspace that ran out are noted once');
+    const jobs = await app.ctx.database.db.selectFrom('jobs').select('submissionId').where('submissionId', 'in', stored.map((s) => s.id)).execute();
+    const accepted = stored.filter((s) => s.status === 'accepted').map((s) => s.id);
+    assert.deepEqual(jobs.map((j) => j.submissionId).sort(), accepted.sort(), 'deliveries for accepted submissions only');
+  });
+});
