@@ -1,7 +1,3 @@
-import type { Transaction } from 'kysely';
-import type { Database } from './database.js';
-import type { DB } from './schema/index.js';
-
 interface Waiting<I, O> {
   item: I;
   resolve(outcome: O): void;
@@ -9,22 +5,19 @@ interface Waiting<I, O> {
 }
 
 /**
- * Group commit: what arrives while a transaction is being written waits and goes into the next one
+ * Group commit: what arrives while a batch is being written waits and goes into the next one
  * together (at least everything of one turn of the event loop), and each caller hears back only once
- * its item has committed. One transaction in flight at a time, so batches grow with the load and
- * never queue on each other's rows. If a batch fails, each item is tried alone, so one bad item
- * cannot sink the others.
+ * its item has committed. One write in flight at a time, so batches grow with the load and never
+ * queue on each other's rows. If a batch fails, each item is tried alone, so one bad item cannot
+ * sink the others. `write` must be atomic: one transaction, or one statement.
  */
 export class GroupCommit<I, O> {
   private queue: Waiting<I, O>[] = [];
   private scheduled = false;
   private writing = false;
 
-  /** `write` stores the items in the transaction and answers one outcome per item, in order. */
-  constructor(
-    private readonly database: Database,
-    private readonly write: (trx: Transaction<DB>, items: I[]) => Promise<O[]>,
-  ) {}
+  /** `write` stores the items atomically and answers one outcome per item, in order. */
+  constructor(private readonly write: (items: I[]) => Promise<O[]>) {}
 
   /** Resolves with the item's outcome once the transaction holding it has committed. */
   add(item: I): Promise<O> {
@@ -55,12 +48,12 @@ export class GroupCommit<I, O> {
 
   private async commit(batch: Waiting<I, O>[]): Promise<void> {
     try {
-      const outcomes = await this.database.transaction((trx) => this.write(trx, batch.map((waiting) => waiting.item)));
+      const outcomes = await this.write(batch.map((waiting) => waiting.item));
       batch.forEach((waiting, i) => waiting.resolve(outcomes[i]!));
     } catch (error) {
       if (batch.length === 1) return batch[0]!.reject(error);
       for (const waiting of batch) {
-        await this.database.transaction((trx) => this.write(trx, [waiting.item])).then(([outcome]) => waiting.resolve(outcome!), waiting.reject);
+        await this.write([waiting.item]).then(([outcome]) => waiting.resolve(outcome!), waiting.reject);
       }
     }
   }

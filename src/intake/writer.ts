@@ -54,7 +54,7 @@ export class SubmissionWriter {
     private readonly onAllowanceReached: AllowanceReached,
   ) {
     this.dialect = database.dialect;
-    this.batches = new GroupCommit(database, (trx, batch) => this.insertBatch(trx, batch));
+    this.batches = new GroupCommit((batch) => database.transaction((trx) => this.insertBatch(trx, batch)));
   }
 
   /** Resolves once the submission is committed (with the others of its batch). */

@@ -1,7 +1,6 @@
-import { sql, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
-import type { DB } from '../db/schema/index.js';
 import { fromJson } from '../db/database.js';
 import type { AttemptOutcome, JobRow } from '../db/schema/job.js';
 import { newId } from '../ids.js';
@@ -23,12 +22,12 @@ export interface AttemptResult {
  * give back jobs claimed but not started. The only place where the worker's SQL differs by dialect.
  */
 export class JobQueue {
-  // NOTE: tries that end together are recorded in one transaction: a commit per try was most of
-  // the cost of a delivery on SQLite.
+  // NOTE: tries that end together are recorded together: a commit per try was most of the cost of
+  // a delivery on SQLite.
   private readonly tries: GroupCommit<FinishedTry, boolean>;
 
   constructor(private readonly database: Database) {
-    this.tries = new GroupCommit(database, database.dialect === 'postgres' ? recordInOneUpdate : record);
+    this.tries = new GroupCommit((tries) => record(database, tries));
   }
 
   /** Claims up to `limit` due jobs for `leaseMs`; a job no other worker holds is due once run_at has come. */
@@ -87,59 +86,49 @@ interface FinishedTry {
   result: AttemptResult;
 }
 
-/** Writes the tries' attempt rows and moves each job on; says per try whether its lease still held. */
-async function record(trx: Transaction<DB>, tries: FinishedTry[]): Promise<boolean[]> {
-  await insertAttempts(trx, tries);
-  const kept: boolean[] = [];
-  for (const { job, result } of tries) {
-    const updated = await trx
-      .updateTable('jobs')
-      .set({ ...nextState(result), leaseUntil: null, updatedAt: result.finishedAt })
-      // `attempts` fences: it grows with every claim, so a stale worker's write matches nothing.
-      .where('id', '=', job.id)
-      .where('attempts', '=', job.attempt)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    kept.push(updated.numUpdatedRows > 0n);
-  }
-  return kept;
-}
-
 /**
- * record's PostgreSQL form: every job of the batch moves on in one UPDATE … FROM (VALUES …), since
- * each statement is a round trip there (a try's own UPDATE was most of the cost of recording it).
+ * Records a batch of tries: their attempt rows, and each job moved on by one UPDATE … FROM the
+ * tries' values (a statement per try was most of the cost of recording one). Says per try whether
+ * its lease still held. On PostgreSQL it is all one statement, atomic without a transaction around
+ * it, since each statement there is a round trip; SQLite runs the two in one transaction.
  */
-async function recordInOneUpdate(trx: Transaction<DB>, tries: FinishedTry[]): Promise<boolean[]> {
-  await insertAttempts(trx, tries);
-  const rows = tries.map(({ job, result }) => {
-    const next = nextState(result);
-    const runAt = 'runAt' in next ? next.runAt : null;
-    return sql`(${job.id}, ${job.attempt}::int, ${next.status}, ${runAt}::bigint, ${next.lastError}::text, ${result.finishedAt}::bigint)`;
-  });
-  const { rows: moved } = await sql<{ id: string }>`
-    UPDATE jobs SET status = v.status, run_at = COALESCE(v.run_at, jobs.run_at), last_error = v.last_error, lease_until = NULL, updated_at = v.updated_at
-    FROM (VALUES ${sql.join(rows)}) AS v (id, attempts, status, run_at, last_error, updated_at)
-    WHERE jobs.id = v.id AND jobs.attempts = v.attempts AND jobs.status = 'pending'
-    RETURNING jobs.id`.execute(trx);
-  const kept = new Set(moved.map((row) => row.id));
+async function record(database: Database, tries: FinishedTry[]): Promise<boolean[]> {
+  const moved =
+    database.dialect === 'postgres'
+      ? await sql<{ id: string }>`WITH ${triedValues(tries)}, moved AS (${moveJobsOn()}), recorded AS (${insertAttempts(tries)}) SELECT id FROM moved`.execute(
+          database.db,
+        )
+      : await database.transaction(async (trx) => {
+          await insertAttempts(tries).execute(trx);
+          return sql<{ id: string }>`WITH ${triedValues(tries)} ${moveJobsOn()}`.execute(trx);
+        });
+  const kept = new Set(moved.rows.map((row) => row.id));
   return tries.map(({ job }) => kept.has(job.id));
 }
 
-async function insertAttempts(trx: Transaction<DB>, tries: FinishedTry[]): Promise<void> {
-  await trx
-    .insertInto('jobAttempts')
-    .values(
-      tries.map(({ job, result }) => ({
-        id: newId(),
-        jobId: job.id,
-        startedAt: result.startedAt,
-        finishedAt: result.finishedAt,
-        outcome: result.outcome,
-        statusCode: result.statusCode ?? null,
-        error: result.error ?? null,
-      })),
-    )
-    .execute();
+/** `tried`: per try, its job, the claim it was made under and where it leaves the job. */
+function triedValues(tries: FinishedTry[]) {
+  const rows = tries.map(({ job, result }) => {
+    const next = nextState(result);
+    const runAt = 'runAt' in next ? next.runAt : null;
+    return sql`(${job.id}, CAST(${job.attempt} AS integer), ${next.status}, CAST(${runAt} AS bigint), CAST(${next.lastError} AS text), CAST(${result.finishedAt} AS bigint))`;
+  });
+  return sql`tried (id, attempts, status, run_at, last_error, updated_at) AS (VALUES ${sql.join(rows)})`;
+}
+
+// `attempts` fences: it grows with every claim, so a stale worker's try matches nothing.
+function moveJobsOn() {
+  return sql`UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, updated_at = tried.updated_at
+    FROM tried WHERE jobs.id = tried.id AND jobs.attempts = tried.attempts AND jobs.status = 'pending'
+    RETURNING jobs.id`;
+}
+
+function insertAttempts(tries: FinishedTry[]) {
+  const rows = tries.map(
+    ({ job, result }) =>
+      sql`(${newId()}, ${job.id}, CAST(${result.startedAt} AS bigint), CAST(${result.finishedAt} AS bigint), ${result.outcome}, CAST(${result.statusCode ?? null} AS integer), CAST(${result.error ?? null} AS text))`,
+  );
+  return sql`INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error) VALUES ${sql.join(rows)}`;
 }
 
 /** Where a try leaves its job: done, due again at retryAt, or failed for good. */

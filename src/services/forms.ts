@@ -57,6 +57,11 @@ export class FormService {
       .where('forms.id', '=', formId),
   );
 
+  /** The form's webhook signing secret: read on every webhook delivery. */
+  private readonly webhookSecretRow = new PreparedQuery<{ formId: string }, { secret: string }>((db, { formId }) =>
+    db.selectFrom('formSecrets').select('secret').where('formId', '=', formId).where('provider', '=', 'WEBHOOK'),
+  );
+
   /** A form with its plan, when the account belongs to its workspace: every form route checks this. */
   private readonly memberForm = new PreparedQuery<{ formId: string; userId: string }, FormWithPlan>((db, { formId, userId }) =>
     db
@@ -170,6 +175,9 @@ export class FormService {
 
   /** The form's webhook signing secret, made on first use; `not_found` when there is no such form. */
   async webhookSecret(formId: string): Promise<string> {
+    // Read first: every webhook delivery asks, and only the first one for a form makes the secret.
+    const existing = await this.webhookSecretRow.executeTakeFirst(this.database.db, { formId });
+    if (existing) return existing.secret;
     const form = await this.database.db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
     if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
     const now = Date.now();
@@ -179,8 +187,9 @@ export class FormService {
       .values({ formId, provider: 'WEBHOOK', secret: newWebhookSecret(), createdAt: now, updatedAt: now })
       .onConflict((oc) => oc.columns(['formId', 'provider']).doNothing())
       .execute();
-    const row = await this.database.db.selectFrom('formSecrets').select('secret').where('formId', '=', formId).where('provider', '=', 'WEBHOOK').executeTakeFirstOrThrow();
-    return row.secret;
+    const made = await this.webhookSecretRow.executeTakeFirst(this.database.db, { formId });
+    if (!made) throw new ProblemError('not_found', `Form ${formId} was not found.`);
+    return made.secret;
   }
 
   /** Counts submissions dropped by a filled honeypot (they are not stored). */
