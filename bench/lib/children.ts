@@ -16,8 +16,8 @@ export interface Helper<Info> {
 }
 
 /** Starts `bench/<script>` under tsx and waits for the JSON line it prints once it listens. */
-export async function startHelper<Info>(script: string): Promise<Helper<Info>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, script)], { stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startHelper<Info>(script: string, args: string[] = []): Promise<Helper<Info>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(BENCH_DIR, script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   return { child, info: JSON.parse(line) as Info, stop: () => stopChild(child) };
 }

@@ -1,5 +1,5 @@
 import type { LoadFigures } from '../load/spec.js';
-import { measureBaseline } from '../lib/baseline.js';
+import { measureBaseline, measureFloor } from '../lib/baseline.js';
 import { freshDatabase, type BenchDatabase, type BenchDialect } from '../lib/databases.js';
 import { analyze, createAccount, createForm, seedSubmissions, withContext, type Account } from '../lib/fixtures.js';
 import { cpuPerRequestUs, startFormgate, type Formgate } from '../lib/formgate.js';
@@ -18,6 +18,8 @@ export interface ListFixture {
 export interface ListResult {
   dialect: BenchDialect;
   baseline: LoadFigures;
+  /** The storage floor's cursor walks over the same table (bench/servers/floor.ts): for scale, no target. */
+  floor: LoadFigures;
   /** 64 connections, each walking the pages by their cursors from page 1. */
   walk: LoadFigures;
   /** The server's CPU time per request of the walks. */
@@ -64,18 +66,21 @@ export async function runList(fixture: ListFixture): Promise<ListResult> {
     const base = apiLoad(formgate, fixture.account, SETTINGS.connections);
     const firstPage = `/public/v1/forms/${fixture.formId}/submissions?limit=25`;
     const baseline = await measureBaseline({ ...base, paths: [firstPage] });
+    const floorWalk = { ...base, paths: [`/forms/${fixture.formId}/submissions?limit=25`], followCursorPages: SETTINGS.listSubmissions / 25 };
+    const floor = await measureFloor(fixture.database, floorWalk);
     const cpuBefore = formgate.cpuMs();
     const walk = await runLoad({ ...base, paths: [firstPage], followCursorPages: SETTINGS.listSubmissions / 25 });
     const cpuAfter = formgate.cpuMs();
     const walkCpuPerRequestUs = cpuPerRequestUs(cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, walk);
     const page1000 = `${firstPage}&startingAfter=${encodeURIComponent(await cursorBefore(formgate, fixture, firstPage, 1000))}`;
-    // alternated in two halves, so that a change in the machine's other load falls on both alike
+    // in two halves each, ordered page 1, page 1000, page 1000, page 1: a change in the machine's
+    // other load that grows or shrinks steadily falls on both alike
     const half = { ...base, durationSec: SETTINGS.durationSec / 2, warmupSec: 1 };
     const rounds: LoadFigures[] = [];
-    for (let i = 0; i < 4; i++) rounds.push(await runLoad({ ...half, paths: [i % 2 === 0 ? firstPage : page1000] }));
-    const page1 = combine(rounds[0]!, rounds[2]!);
-    const deep = combine(rounds[1]!, rounds[3]!);
-    return { dialect: fixture.database.dialect, baseline, walk, walkCpuPerRequestUs, ratio: walk.requestsPerSec / baseline.requestsPerSec, page1, page1000: deep };
+    for (const path of [firstPage, page1000, page1000, firstPage]) rounds.push(await runLoad({ ...half, paths: [path] }));
+    const page1 = combine(rounds[0]!, rounds[3]!);
+    const deep = combine(rounds[1]!, rounds[2]!);
+    return { dialect: fixture.database.dialect, baseline, floor, walk, walkCpuPerRequestUs, ratio: walk.requestsPerSec / baseline.requestsPerSec, page1, page1000: deep };
   } finally {
     await formgate.stop();
   }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { LoadFigures } from '../load/spec.js';
-import { measureBaseline } from '../lib/baseline.js';
+import { measureBaseline, measureFloor } from '../lib/baseline.js';
 import { freshDatabase, type BenchDialect } from '../lib/databases.js';
 import { createAccount, createForm, withContext } from '../lib/fixtures.js';
 import { cpuPerRequestUs, startFormgate } from '../lib/formgate.js';
@@ -12,6 +12,8 @@ import type { Sinks } from '../lib/sinks.js';
 export interface SubmitResult {
   dialect: BenchDialect;
   baseline: LoadFigures;
+  /** The storage floor (bench/servers/floor.ts) on a database of its own: for scale, no target. */
+  floor: LoadFigures;
   formgate: LoadFigures;
   ratio: number;
   peakRssMb: number | null;
@@ -43,6 +45,7 @@ export async function runSubmit(dialect: BenchDialect, sinks: Sinks): Promise<Su
   });
   const load = { connections: SETTINGS.connections, durationSec: SETTINGS.durationSec, warmupSec: SETTINGS.warmupSec, method: 'POST' as const, headers: HEADERS, body: SUBMIT_BODY };
   const baseline = await measureBaseline({ ...load, paths: ['/aaaaaaaaaaaaaaaaaaaa'] });
+  const floor = await measureFloor(await freshDatabase(dialect, 'floor'), { ...load, paths: formIds.map((id) => `/${id}`), uniqueBodies: true });
 
   const formgate = await startFormgate({ databaseUrl: database.url, dataDir: database.dataDir, smtpUrl: sinks.smtpUrl });
   let figures: LoadFigures;
@@ -65,6 +68,7 @@ export async function runSubmit(dialect: BenchDialect, sinks: Sinks): Promise<Su
   return {
     dialect,
     baseline,
+    floor,
     formgate: figures,
     ratio: figures.requestsPerSec / baseline.requestsPerSec,
     peakRssMb,
