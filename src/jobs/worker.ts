@@ -7,6 +7,8 @@ import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './retry-poli
 export interface WorkerOptions {
   /** Jobs in flight at once in this instance. */
   concurrency?: number;
+  /** Claims again at once when this few jobs are still in flight (half of `concurrency` by default). */
+  refillAt?: number;
   pollIntervalMs?: number;
   /** How long a claim holds a job; a crashed worker's jobs run again after it. */
   leaseMs?: number;
@@ -28,6 +30,7 @@ const silent = { info() {}, warn() {}, error() {} };
 export class JobWorker {
   private readonly queue: JobQueue;
   private readonly concurrency: number;
+  private readonly refillAt: number;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly jobTimeoutMs: number;
@@ -49,6 +52,9 @@ export class JobWorker {
   ) {
     this.queue = new JobQueue(database);
     this.concurrency = options.concurrency ?? 16;
+    // NOTE: a claim is a write (on SQLite a commit, on PostgreSQL a round trip): claiming again each
+    // time one slot freed made claims of a job or two. Freed slots are otherwise filled at each poll.
+    this.refillAt = options.refillAt ?? Math.floor(this.concurrency / 2);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.jobTimeoutMs = options.jobTimeoutMs ?? 2 * 60_000;
@@ -128,7 +134,7 @@ export class JobWorker {
     return jobs.map((job) => {
       const run = this.run(job).finally(() => {
         this.inFlight.delete(run);
-        if (this.running && this.inFlight.size === this.concurrency - 1) this.wake();
+        if (this.running && this.inFlight.size === this.refillAt) this.wake();
       });
       this.inFlight.add(run);
       return run;

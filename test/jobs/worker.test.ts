@@ -216,6 +216,42 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.deepEqual([untouched.status, untouched.attempts, untouched.leaseUntil], ['pending', 0, null]);
     });
 
+    it('claims again at once only when half of its slots are free, and then as many as are free', async () => {
+      const releases: (() => void)[] = [];
+      let sent = 0;
+      const gate: Channel = {
+        send: () => {
+          sent++;
+          return new Promise<void>((resolve) => releases.push(resolve));
+        },
+      };
+      const enqueue = async (n: number) => {
+        for (let i = 0; i < n; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
+      };
+      const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+      const sentReaches = async (n: number) => {
+        for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        await settle();
+        assert.equal(sent, n);
+      };
+      await enqueue(3);
+      // no poll of its own during the test: only the wake when slots free up claims
+      const w = new JobWorker(ctx.database, { gate }, { now: () => clock, concurrency: 4, pollIntervalMs: 60_000 });
+      closers.push(() => w.stop(1_000));
+      w.start();
+      await sentReaches(3);
+      await enqueue(7);
+
+      releases.shift()!(); // two in flight: half of four
+      await sentReaches(5);
+      releases.shift()!(); // three in flight
+      await settle();
+      assert.equal(sent, 5, 'one free slot of four: no claim before the next poll');
+      releases.shift()!(); // two in flight again
+      await sentReaches(7);
+      while (releases.length > 0) releases.shift()!();
+    });
+
     it('two workers on one database never send the same job twice', { skip: TEST_DIALECT === 'sqlite' && 'two instances share PostgreSQL; SQLite runs one instance' }, async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 50; i++) ids.add(await enqueueEmail(`job ${i}`, ['ann@example.com']));
