@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import type { SelectQueryBuilder } from 'kysely';
+import { sql, type SelectQueryBuilder } from 'kysely';
 import type { DB } from '../db/schema/index.js';
 import { searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
 import { ProblemError } from '../errors.js';
@@ -127,7 +127,8 @@ export class SubmissionService {
   async purgeExpiredSpam(retentionMs: number, now = Date.now()): Promise<number> {
     const result = await this.database.db
       .deleteFrom('submissions')
-      .where('status', '=', 'spam')
+      // a literal, so the partial index of spam (migration 0007) serves it
+      .where('status', '=', sql.lit('spam'))
       .where('createdAt', '<', now - retentionMs)
       .executeTakeFirst();
     return Number(result.numDeletedRows);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { fromJson, type Database, type Queryable } from '../db/database.js';
 import { submitterAddress } from '../intake/fields.js';
 import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
@@ -97,7 +98,8 @@ export class WorkspaceService {
         .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.data', 'submissions.emailControls'])
         .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'templates.paused as autoresponderPaused'])
         .where('submissions.workspaceId', '=', workspaceId)
-        .where('submissions.status', '=', 'held')
+        // a literal, so the partial index of held submissions (migration 0007) serves it
+        .where('submissions.status', '=', sql.lit('held'))
         .orderBy('submissions.seq')
         .limit(room)
         .execute();

@@ -27,6 +27,8 @@ interface IndexDescription {
   name: string;
   columns: string[];
   unique: boolean;
+  /** A partial index's condition, as the database shows it. */
+  where?: string;
 }
 interface SchemaDescription {
   dialect: string;
@@ -65,11 +67,12 @@ async function describeSchema(database: Database): Promise<SchemaDescription> {
   const indexes: (IndexDescription & { table: string })[] = [];
   let triggers: { name: string; table: string }[];
   if (database.dialect === 'sqlite') {
-    const rows = await sql<{ name: string; tbl_name: string }>`select name, tbl_name from sqlite_master where type = 'index'`.execute(db);
+    const rows = await sql<{ name: string; tbl_name: string; sql: string | null }>`select name, tbl_name, sql from sqlite_master where type = 'index'`.execute(db);
     for (const row of rows.rows) {
       const columns = await sql<{ name: string | null }>`select name from pragma_index_info(${row.name}) order by seqno`.execute(db);
       const list = await sql<{ unique: number }>`select "unique" from pragma_index_list(${row.tbl_name}) where name = ${row.name}`.execute(db);
-      indexes.push({ table: row.tbl_name, name: row.name, columns: columns.rows.map((c) => c.name ?? '(expression)'), unique: list.rows[0]?.unique === 1 });
+      const where = / WHERE (.*)$/is.exec(row.sql ?? '')?.[1];
+      indexes.push({ table: row.tbl_name, name: row.name, columns: columns.rows.map((c) => c.name ?? '(expression)'), unique: list.rows[0]?.unique === 1, where });
     }
     const triggerRows = await sql<{ name: string; tbl_name: string }>`select name, tbl_name from sqlite_master where type = 'trigger'`.execute(db);
     triggers = triggerRows.rows.map((r) => ({ name: r.name, table: r.tbl_name }));
@@ -77,11 +80,12 @@ async function describeSchema(database: Database): Promise<SchemaDescription> {
     const rows = await sql<{ tablename: string; indexname: string; indexdef: string }>`
       select tablename, indexname, indexdef from pg_indexes where schemaname = current_schema()`.execute(db);
     for (const row of rows.rows) {
-      // e.g. CREATE UNIQUE INDEX users_email_key ON public.users USING btree (email)
-      const match = /\((.*)\)$/.exec(row.indexdef);
+      // e.g. CREATE UNIQUE INDEX users_email_key ON public.users USING btree (email), and "… WHERE (…)" when partial
+      const [definition, where] = row.indexdef.split(' WHERE ');
+      const match = /\((.*)\)$/.exec(definition!);
       assert.ok(match, `an index definition with columns: ${row.indexdef}`);
       const columns = match[1]!.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1'));
-      indexes.push({ table: row.tablename, name: row.indexname, columns, unique: /^CREATE UNIQUE INDEX/i.test(row.indexdef) });
+      indexes.push({ table: row.tablename, name: row.indexname, columns, unique: /^CREATE UNIQUE INDEX/i.test(row.indexdef), where });
     }
     const triggerRows = await sql<{ name: string; table: string }>`
       select distinct trigger_name as name, event_object_table as table from information_schema.triggers
@@ -93,7 +97,7 @@ async function describeSchema(database: Database): Promise<SchemaDescription> {
     if (isKyselyTable(index.table)) continue;
     const table = tables[index.table];
     assert.ok(table, `index ${index.name} is on a known table (${index.table})`);
-    table.indexes.push({ name: index.name, columns: index.columns, unique: index.unique });
+    table.indexes.push({ name: index.name, columns: index.columns, unique: index.unique, ...(index.where ? { where: index.where } : {}) });
   }
   for (const table of Object.values(tables)) table.indexes.sort((a, b) => a.name.localeCompare(b.name));
   triggers = triggers.filter((t) => !isKyselyTable(t.table)).sort((a, b) => a.name.localeCompare(b.name));
@@ -172,10 +176,15 @@ describe(`migrations (${TEST_DIALECT})`, () => {
 describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissions', { skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (the migration changes nothing on SQLite)' }, () => {
   const fresh = freshDatabase();
 
-  it('keeps every stored field, control and payload, now as json text', async () => {
+  it('keeps every stored field, control and payload, now as json text; then 0007 makes the rare indexes partial', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
-    // back to the schema before 0006, with rows written then
+    // back to the schema before 0006 (and 0007, which follows it), with rows written then
+    await sql`DROP INDEX submissions_spam_created`.execute(raw);
+    await sql`DROP INDEX submissions_held_seq`.execute(raw);
+    await sql`CREATE INDEX submissions_status_created ON submissions (status, created_at)`.execute(raw);
+    await sql`CREATE INDEX submissions_workspace_status_seq ON submissions (workspace_id, status, seq)`.execute(raw);
+    await sql`DELETE FROM kysely_migration WHERE name = '0007-partial-indexes'`.execute(raw);
     await sql`ALTER TABLE submissions ALTER COLUMN data TYPE jsonb USING data::jsonb, ALTER COLUMN email_controls TYPE jsonb USING email_controls::jsonb`.execute(raw);
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
     await sql`DELETE FROM kysely_migration WHERE name = '0006-ordered-json'`.execute(raw);
@@ -186,7 +195,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     await sql`INSERT INTO submissions (id, form_id, workspace_id, data, email_controls, status, created_at) VALUES ('s1', 'f1', 'w1', ${JSON.stringify(data)}, ${JSON.stringify({ _replyto: 'a@example.com' })}, 'accepted', 1)`.execute(raw);
     await sql`INSERT INTO jobs (id, kind, payload, status, run_at, submission_id, idempotency_key, created_at, updated_at) VALUES ('j1', 'webhook', ${JSON.stringify({ url: 'https://example.com', fields: data })}, 'pending', 1, 's1', 's1', 1, 1)`.execute(raw);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0006-ordered-json']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0006-ordered-json', '0007-partial-indexes']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const submission = await fresh.database.db.selectFrom('submissions').select(['data', 'emailControls']).where('id', '=', 's1').executeTakeFirstOrThrow();
     assert.equal(typeof submission.data, 'string', 'json arrives as text');
     assert.deepEqual(JSON.parse(submission.data as string), data);

@@ -6,6 +6,7 @@ import { intake } from './0003-intake.js';
 import { jobs } from './0004-jobs.js';
 import { templates } from './0005-templates.js';
 import { orderedJson } from './0006-ordered-json.js';
+import { partialIndexes } from './0007-partial-indexes.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-jobs': jobs,
   '0005-templates': templates,
   '0006-ordered-json': orderedJson,
+  '0007-partial-indexes': partialIndexes,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */
