@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
+import { isSafeNumber, parse as parseLossless } from 'lossless-json';
 import { ProblemError, validationError } from '../errors.js';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../intake/fields.js';
 
@@ -44,10 +45,23 @@ function readText(request: IncomingMessage): Promise<string> {
   });
 }
 
+// A number of 16 or more digits, or one with an exponent, may not survive as a double: only a
+// text holding one (or something like it, in a string) takes the slower, exact parse.
+const MAYBE_INEXACT_NUMBER = /\d[\d.]{15}|\d[eE]/;
+
+/**
+ * JSON.parse, except that a number a double cannot hold exactly (an order number of 20 digits,
+ * 1e400) is kept as the digits sent, in a string, instead of being rounded or turned into null.
+ * Everything else is as JSON.parse gives it, a repeated key included: the last one wins.
+ */
 function parseJson(text: string): unknown {
   if (text.trim() === '') throw validationError(['body: must be a JSON object of fields, got an empty body'], 'The submission is empty.');
   try {
-    return JSON.parse(text);
+    if (!MAYBE_INEXACT_NUMBER.test(text)) return JSON.parse(text);
+    return parseLossless(text, undefined, {
+      parseNumber: (digits) => (isSafeNumber(digits) ? Number(digits) : digits),
+      onDuplicateKey: ({ newValue }) => newValue,
+    });
   } catch {
     throw validationError(['body: is not valid JSON'], 'The submission could not be read.');
   }

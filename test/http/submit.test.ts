@@ -144,6 +144,22 @@ describe('submit surface (4.7)', () => {
       assert.deepEqual(answer.body.data, data);
     });
 
+    it('keeps a JSON number a double cannot hold as the digits sent, in a string; other numbers stay numbers', async () => {
+      const target = await freshForm();
+      const body = '{"order": 12345678901234567890, "total": 12345678.123456789, "huge": 1e400, "price": 1.10, "qty": 3, "ref": "5e3", "n": 1e3, "name": "A", "name": "B"}';
+      const expected = { order: '12345678901234567890', total: '12345678.123456789', huge: '1e400', price: 1.1, qty: 3, ref: '5e3', n: 1000, name: 'B' };
+      const answer = await post(app, target.id, body, { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.deepEqual(answer.body.data, expected);
+      assert.deepEqual(Object.keys(answer.body.data), Object.keys(expected), 'a repeated key keeps its first place, as with JSON.parse');
+      const [row] = await storedRows(app, target.id);
+      assert.deepEqual(row!.data, expected);
+      const prototype = await post(app, target.id, '{"__proto__": {"polluted": 1}, "big": 123456789012345678901}', { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT });
+      assert.equal(prototype.status, 200);
+      assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype is changed');
+      assert.equal(prototype.body.data.big, '123456789012345678901');
+    });
+
     it('refuses an empty submission, a body of control fields only, a body it cannot read, and other content types; nothing is stored', async () => {
       const target = await freshForm();
       assertValidation(app, await post(app, target.id, {}, { accept: JSON_ACCEPT }), 'fields');

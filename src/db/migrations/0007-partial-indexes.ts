@@ -4,8 +4,9 @@ import type { Migration } from './index.js';
 /**
  * The two indexes of rare lookups hold only the rows those lookups look for: expired spam (the
  * purge) and held submissions (released when a plan grows). Before, every accepted submission was
- * written into both, two of the seven index writes of each intake. Their queries name the status as
- * a literal, since a partial index serves only a query whose condition implies its own.
+ * written into both: two of the five index writes of each intake, besides the search index. Their
+ * queries name the status as a literal, since a partial index serves only a query whose condition
+ * implies its own.
  */
 export const partialIndexes: Migration = {
   async up(db: Kysely<any>) {
