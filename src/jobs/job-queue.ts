@@ -95,9 +95,9 @@ interface FinishedTry {
 async function record(database: Database, tries: FinishedTry[]): Promise<boolean[]> {
   const moved =
     database.dialect === 'postgres'
-      ? await sql<{ id: string }>`WITH ${triedValues(tries)}, moved AS (${moveJobsOn()}), recorded AS (${insertAttempts(tries)}) SELECT id FROM moved`.execute(
-          database.db,
-        )
+      ? await sql<{ id: string }>`
+          WITH ${triedValues(tries)}, moved AS (${moveJobsOn()}), recorded AS (${insertAttempts(tries)})
+          SELECT id FROM moved`.execute(database.db)
       : await database.transaction(async (trx) => {
           await insertAttempts(tries).execute(trx);
           return sql<{ id: string }>`WITH ${triedValues(tries)} ${moveJobsOn()}`.execute(trx);
