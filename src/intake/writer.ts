@@ -46,7 +46,6 @@ const ROWS_PER_INSERT = 500;
  */
 export class SubmissionWriter {
   private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission>;
-
   private readonly dialect: Dialect;
 
   constructor(

@@ -228,6 +228,8 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       const enqueue = async (n: number) => {
         for (let i = 0; i < n; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
       };
+      // NOTE: that no claim follows can only be shown over a span of time; 100 ms is far more than a
+      // claim takes here, and a claim that came late would still fail the next count.
       const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
       const sentReaches = async (n: number) => {
         for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
