@@ -7,6 +7,7 @@ import { jobs } from './0004-jobs.js';
 import { templates } from './0005-templates.js';
 import { orderedJson } from './0006-ordered-json.js';
 import { partialIndexes } from './0007-partial-indexes.js';
+import { searchAutomerge } from './0008-search-automerge.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-templates': templates,
   '0006-ordered-json': orderedJson,
   '0007-partial-indexes': partialIndexes,
+  '0008-search-automerge': searchAutomerge,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */
