@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { isSafeNumber, parse as parseLossless } from 'lossless-json';
 import { ProblemError, validationError } from '../errors.js';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../intake/fields.js';
 
@@ -18,7 +17,7 @@ export async function readSubmission(request: IncomingMessage): Promise<ParsedSu
     case 'application/x-www-form-urlencoded':
       return fieldsFromPairs(new URLSearchParams(await readText(request)));
     case 'application/json':
-      return fieldsFromJson(parseJson(await readText(request)));
+      return fieldsFromJson(await parseJson(await readText(request)));
     case 'multipart/form-data':
       return fieldsFromPairs(await readMultipart(request));
     default:
@@ -49,17 +48,21 @@ function readText(request: IncomingMessage): Promise<string> {
 // text holding one (or something like it, in a string) takes the slower, exact parse.
 const MAYBE_INEXACT_NUMBER = /\d[\d.]{15}|\d[eE]/;
 
+// Loaded at the first body that needs it: few do, and it need not weigh on every start.
+let losslessJson: Promise<typeof import('lossless-json')> | undefined;
+
 /**
  * JSON.parse, except that a number a double cannot hold exactly (an order number of 20 digits,
  * 1e400) is kept as the digits sent, in a string, instead of being rounded or turned into null.
  * Everything else is as JSON.parse gives it, a repeated key included: the last one wins.
  */
-function parseJson(text: string): unknown {
+async function parseJson(text: string): Promise<unknown> {
   if (text.trim() === '') throw validationError(['body: must be a JSON object of fields, got an empty body'], 'The submission is empty.');
+  const exact = MAYBE_INEXACT_NUMBER.test(text) ? await (losslessJson ??= import('lossless-json')) : null;
   try {
-    if (!MAYBE_INEXACT_NUMBER.test(text)) return JSON.parse(text);
-    return parseLossless(text, undefined, {
-      parseNumber: (digits) => (isSafeNumber(digits) ? Number(digits) : digits),
+    if (!exact) return JSON.parse(text);
+    return exact.parse(text, undefined, {
+      parseNumber: (digits) => (exact.isSafeNumber(digits) ? Number(digits) : digits),
       onDuplicateKey: ({ newValue }) => newValue,
     });
   } catch {
