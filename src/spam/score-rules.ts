@@ -69,7 +69,7 @@ const COUNT_CAP = 100;
 export function linkFindings(text: string): Finding[] {
   let links = 0;
   let shorteners = 0;
-  for (const match of text.matchAll(MARKED_LINK)) {
+  for (const match of matchesOf(text, MARKED_LINK)) {
     if (++links >= COUNT_CAP) break;
     const host = match[0].replace(SCHEME_AND_WWW, '').split(/[/?#:]/, 1)[0]?.toLowerCase() ?? '';
     if (SHORTENER_HOSTS.has(host)) shorteners++;
@@ -141,9 +141,7 @@ function phraseSource(text: string): string {
 /** Each listed phrase counts once, however often it appears. */
 export function phraseFindings(text: string): Finding[] {
   const seen = new Set<Phrase>();
-  let matches = 0;
-  for (const match of text.matchAll(PHRASE)) {
-    if (++matches > COUNT_CAP) break;
+  for (const match of matchesOf(text, PHRASE)) {
     const index = match.findIndex((group, i) => i > 0 && group !== undefined);
     const phrase = PHRASE_LIST[index - 1];
     if (phrase) seen.add(phrase);
@@ -186,6 +184,8 @@ export function markupFindings(text: string): Finding[] {
 
 // ---- gibberish ----
 
+// Every link, domain and e-mail address holds one of these: a value without them is read as it is.
+const MAY_HOLD_ADDRESS = /[.:@]/;
 const EMAIL = /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/g;
 const LETTER_RUN = /[\p{L}\p{M}]+/gu;
 const LETTERS_AND_DIGITS = /[\p{L}\p{M}\p{N}]+/gu;
@@ -193,12 +193,16 @@ const ASCII_WORD = /^[A-Za-z]+$/;
 const ROMAN_NUMERAL = /^[ivxlcdm]+$/;
 const VOWEL = /[aeiouy]/;
 const KEYBOARD_RUN = /asdf|sdfg|dfgh|fghj|ghjk|hjkl|zxcv|xcvb|cvbn|vbnm|lkjh|kjhg|jhgf|hgfd|gfds|fdsa|mnbv|nbvc|bvcx|vcxz/;
+// NOTE: looksRandom runs on every word of every submission, so these read char codes (a-z is 97-122)
+// rather than building a string or running a regex per letter.
+const A = 97;
+
 // Letter pairs found in fewer than 3 of every 10,000 words of the English, German, French, Spanish,
 // Italian, Polish, Dutch, Swedish and Portuguese dictionaries. Left out although as rare there: "q"
 // before any letter (Uzbek, Albanian, transliterated Arabic and Chinese), "xw" (Kurdish) and "cw" (Welsh).
-const RARE_PAIRS = new Set(
-  ('bq bx cb cd cf cg cp cv cx dx fc fq fx gq gx hq hx jj jq jx jy kq kx lx mj mq mx pq px rx sx tq tx '
-    + 'vc vq vw vx vz wj wq wx xb xd xf xg xj xk xl xm xn xq xr xs xv xx xz yq yy zx').split(' '),
+const RARE_PAIRS = pairTable(
+  'bq bx cb cd cf cg cp cv cx dx fc fq fx gq gx hq hx jj jq jx jy kq kx lx mj mq mx pq px rx sx tq tx '
+    + 'vc vq vw vx vz wj wq wx xb xd xf xg xj xk xl xm xn xq xr xs xv xx xz yq yy zx',
 );
 // Written as one sound, so "Geschichtsschreibung" is not a run of seven consonants.
 const DIGRAPHS = /sch|ch|sz|cz|th|ph|sh|ck|gh/g;
@@ -213,14 +217,14 @@ export function gibberishFindings(fields: ScannedField[]): Finding[] {
   let words = 0;
   const odd = new Set<string>();
   for (const { key, text } of fields) {
-    const prose = text.replace(MARKED_LINK, ' ').replace(BARE_DOMAIN, ' ').replace(EMAIL, ' ');
-    for (const [word] of prose.matchAll(LETTER_RUN)) {
+    const prose = MAY_HOLD_ADDRESS.test(text) ? text.replace(MARKED_LINK, ' ').replace(BARE_DOMAIN, ' ').replace(EMAIL, ' ') : text;
+    for (const [word] of matchesOf(prose, LETTER_RUN, Infinity)) {
       if (word.length < 2) continue;
       words++;
       if (looksRandom(word)) odd.add(word.toLowerCase());
     }
     // Names hold no digits; a bot's random fill often mixes them in ("k8jd9f2").
-    if (NAME_LIKE_FIELD.test(key)) for (const [token] of prose.matchAll(LETTERS_AND_DIGITS)) if (letterDigitSwitches(token) >= 3) odd.add(token.toLowerCase());
+    if (NAME_LIKE_FIELD.test(key)) for (const [token] of matchesOf(prose, LETTERS_AND_DIGITS, Infinity)) if (letterDigitSwitches(token) >= 3) odd.add(token.toLowerCase());
   }
   const count = odd.size;
   if (count === 0) return [];
@@ -244,30 +248,43 @@ export function looksRandom(word: string): boolean {
   return rare >= 2 || (rare >= 1 && run >= 5) || run >= 7;
 }
 
+/** The pairs as a 26×26 table of flags, indexed by the letters' codes. */
+function pairTable(pairs: string): Uint8Array {
+  const table = new Uint8Array(26 * 26);
+  for (const pair of pairs.split(' ')) table[(pair.charCodeAt(0) - A) * 26 + pair.charCodeAt(1) - A] = 1;
+  return table;
+}
+
+/** For a word of lower-case a-z only. */
 function rarePairs(word: string): number {
   let count = 0;
-  for (let i = 0; i < word.length - 1; i++) if (RARE_PAIRS.has(word.slice(i, i + 2))) count++;
+  for (let i = 0; i < word.length - 1; i++) count += RARE_PAIRS[(word.charCodeAt(i) - A) * 26 + word.charCodeAt(i + 1) - A]!;
   return count;
 }
 
 function longestConsonantRun(word: string): number {
   let longest = 0;
   let run = 0;
-  for (const char of word) {
-    run = VOWEL.test(char) ? 0 : run + 1;
-    longest = Math.max(longest, run);
+  for (let i = 0; i < word.length; i++) {
+    run = isVowel(word.charCodeAt(i)) ? 0 : run + 1;
+    if (run > longest) longest = run;
   }
   return longest;
 }
 
+/** a, e, i, o, u and y, as VOWEL matches them. */
+function isVowel(code: number): boolean {
+  return code === 97 || code === 101 || code === 105 || code === 111 || code === 117 || code === 121;
+}
+
 function lowerToUpperSwitches(word: string): number {
   let count = 0;
-  for (let i = 1; i < word.length; i++) if (isLower(word[i - 1]!) && !isLower(word[i]!)) count++;
+  for (let i = 1; i < word.length; i++) if (isLower(word.charCodeAt(i - 1)) && !isLower(word.charCodeAt(i))) count++;
   return count;
 }
 
-function isLower(char: string): boolean {
-  return char >= 'a' && char <= 'z';
+function isLower(code: number): boolean {
+  return code >= 97 && code <= 122;
 }
 
 function letterDigitSwitches(token: string): number {
@@ -285,7 +302,17 @@ function counted(count: number, noun: string): string {
 }
 
 function countMatches(text: string, pattern: RegExp): number {
-  let count = 0;
-  for (const _ of text.matchAll(pattern)) if (++count >= COUNT_CAP) break;
-  return count;
+  return matchesOf(text, pattern).length;
+}
+
+/**
+ * The first `cap` matches of a global pattern (none here matches the empty string). Not `matchAll`:
+ * it copies the pattern at each call, which cost more than the matching for the long ones here.
+ */
+function matchesOf(text: string, pattern: RegExp, cap = COUNT_CAP): RegExpExecArray[] {
+  const found: RegExpExecArray[] = [];
+  pattern.lastIndex = 0;
+  for (let match = pattern.exec(text); match && found.length < cap; match = pattern.exec(text)) found.push(match);
+  pattern.lastIndex = 0;
+  return found;
 }
