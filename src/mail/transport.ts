@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createTransport } from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { newId } from '../ids.js';
 import { DeliveryError } from '../jobs/channels/channel.js';
@@ -52,7 +53,7 @@ function smtpMailer(url: string, from: string): Mailer {
   return {
     async send(message) {
       try {
-        await transport.sendMail(withSender(message, from));
+        await transport.sendMail(await composed(withSender(message, from)));
       } catch (err) {
         throw classifySmtpError(err);
       }
@@ -75,6 +76,17 @@ function fileMailer(dir: string, from: string): Mailer {
     },
     close: () => transport.close(),
   };
+}
+
+/**
+ * The message built whole by nodemailer's own composer, with the envelope its headers give. Handed
+ * to SMTP as one buffer: streamed from the composer, each header and encoded line of the message
+ * was a write of its own to the socket, ~15% of a delivery's CPU.
+ */
+async function composed(message: ReturnType<typeof withSender>): Promise<{ envelope: { from: string; to: string[] }; raw: Buffer }> {
+  const node = new MailComposer(message).compile();
+  const { from, to } = node.getEnvelope();
+  return { envelope: { from: from || '', to }, raw: await node.build() };
 }
 
 /** The message as nodemailer takes it: the configured sender, under the requested display name if any. */

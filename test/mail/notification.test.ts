@@ -78,6 +78,9 @@ describe('notification email', () => {
       await mailer.send(message);
       const [mail] = await sink.waitFor(1);
       assert.deepEqual(mail!.envelopeTo.sort(), ['owner@example.com', 'team@example.com']);
+      assert.equal(mail!.envelopeFrom, 'forms@mail.example.org');
+      assert.equal(mail!.parsed.from?.value[0]?.address, 'forms@mail.example.org');
+      assert.ok(mail!.parsed.date, 'the message carries a Date header');
       assert.equal(mail!.parsed.subject, 'Hi Bcc: victim@example.com');
       assert.equal(mail!.parsed.headers.get('bcc'), undefined);
       assert.equal(mail!.parsed.messageId, '<sub1@mail.example.org>');
