@@ -82,6 +82,7 @@ export function rowsOf(results: Results): Row[] {
       target: `≥ ${target.toLocaleString('en')}/s`,
       met: r.delivered === r.queued && r.perSec >= target,
     });
+    rows.push({ scenario: `drain ${r.kind}, ${NAME[r.dialect]}`, figure: 'server CPU per delivery', measured: cpu(r.cpuPerDeliveryUs), target: '', met: null });
   }
   for (const r of results.start) {
     rows.push({ scenario: `start, ${NAME[r.dialect]}`, figure: `median of ${r.startsMs.join(', ')} ms`, measured: `${r.medianMs} ms`, target: '≤ 1,000 ms', met: r.medianMs <= 1000 });

@@ -16,6 +16,8 @@ export interface DrainResult {
   /** Deliveries per second between the first and the last arrival at the sink. */
   perSec: number;
   peakRssMb: number | null;
+  /** The server's CPU time per delivery, from its start to the last arrival. */
+  cpuPerDeliveryUs: number | null;
 }
 
 const DEADLINE_MS = 180_000;
@@ -36,6 +38,7 @@ export async function runDrain(dialect: BenchDialect, kind: DrainKind, sinks: Si
   await sinks.reset();
   const formgate = await startFormgate({ databaseUrl: database.url, dataDir: database.dataDir, smtpUrl: sinks.smtpUrl });
   let arrivals: Arrivals;
+  const cpuAtStart = formgate.cpuMs();
   try {
     const deadline = performance.now() + DEADLINE_MS;
     do {
@@ -43,8 +46,10 @@ export async function runDrain(dialect: BenchDialect, kind: DrainKind, sinks: Si
       arrivals = (await sinks.stats())[kind];
     } while (arrivals.count < SETTINGS.drainJobs && performance.now() < deadline);
     const peakRssMb = formgate.peakRssMb();
+    const cpuMs = formgate.cpuMs();
+    const cpuPerDeliveryUs = cpuAtStart === null || cpuMs === null || arrivals.count === 0 ? null : Math.round(((cpuMs - cpuAtStart) * 1000) / arrivals.count);
     const seconds = arrivals.firstAt && arrivals.lastAt && arrivals.count > 1 ? (arrivals.lastAt - arrivals.firstAt) / 1000 : Infinity;
-    return { dialect, kind, queued: SETTINGS.drainJobs, delivered: arrivals.count, perSec: Math.round((arrivals.count - 1) / seconds), peakRssMb };
+    return { dialect, kind, queued: SETTINGS.drainJobs, delivered: arrivals.count, perSec: Math.round((arrivals.count - 1) / seconds), peakRssMb, cpuPerDeliveryUs };
   } finally {
     await formgate.stop();
   }
