@@ -1,11 +1,10 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
-import { PreparedQuery } from '../../db/prepared-query.js';
 import { submitterAddress } from '../../intake/fields.js';
 import { autoresponderMessage } from '../../mail/autoresponder.js';
 import type { Mailer } from '../../mail/transport.js';
 import { isUpgraded } from '../../services/plans.js';
-import { DeliveryError, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError, lookupBySubmission, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const AUTORESPONDER_KIND = 'autoresponder';
 
@@ -20,19 +19,19 @@ export class AutoresponderChannel implements Channel {
     private readonly mailer: Mailer,
   ) {}
 
-  // Built once: every delivery of this kind runs it (see db/prepared-query.ts).
-  private readonly submissionWithTemplate = new PreparedQuery((db, { submissionId }: { submissionId: string }) =>
-    db
+  private readonly submissions = lookupBySubmission((submissionIds) =>
+    this.database.db
       .selectFrom('submissions')
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-      .select(['submissions.data', 'submissions.emailControls', 'forms.name', 'forms.notificationEmails', 'workspaces.plan', 'templates.code', 'templates.paused'])
-      .where('submissions.id', '=', submissionId),
+      .select(['submissions.id', 'submissions.data', 'submissions.emailControls', 'forms.name', 'forms.notificationEmails', 'workspaces.plan', 'templates.code', 'templates.paused'])
+      .where('submissions.id', 'in', submissionIds)
+      .execute(),
   );
 
   async send(job: Job): Promise<void> {
-    const row = await this.submissionWithTemplate.executeTakeFirst(this.database.db, { submissionId: submissionIdOf(job) });
+    const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
     if (!isUpgraded(row.plan)) throw new DeliveryError('the autoresponder needs an upgraded workspace', { permanent: true });
     if (row.code == null) throw new DeliveryError('the autoresponder was turned off (its template was deleted)', { permanent: true });

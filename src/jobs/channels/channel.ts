@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import { fromJson } from '../../db/database.js';
 import { compileTemplateCached, renderTemplate } from '../../mail/template-engine.js';
 
@@ -36,6 +37,22 @@ export class DeliveryError extends Error {
 export function submissionIdOf(job: Job): string {
   if (!job.submissionId) throw new DeliveryError('the job names no submission', { permanent: true });
   return job.submissionId;
+}
+
+/**
+ * Looks up what each job needs by its submission's id, for all the jobs that start together in one
+ * query: the worker starts a claimed batch in one tick, and a query per job was a round trip each
+ * on PostgreSQL. A submission not found answers undefined.
+ */
+export function lookupBySubmission<Row extends { id: string }>(query: (submissionIds: readonly string[]) => Promise<Row[]>): DataLoader<string, Row | undefined> {
+  return new DataLoader(
+    async (submissionIds) => {
+      const rows = new Map((await query(submissionIds)).map((row) => [row.id, row]));
+      return submissionIds.map((id) => rows.get(id));
+    },
+    // nothing kept between batches: a later try reads the form as it is then
+    { cache: false },
+  );
 }
 
 /** A submission deleted while its delivery waited: nothing left to send. */

@@ -1,9 +1,8 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
-import { PreparedQuery } from '../../db/prepared-query.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
-import { DeliveryError, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError, lookupBySubmission, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const NOTIFICATION_KIND = 'notification';
 
@@ -19,19 +18,19 @@ export class NotificationChannel implements Channel {
     private readonly mailFrom: string,
   ) {}
 
-  // Built once: every notification runs it (see db/prepared-query.ts).
-  private readonly submissionWithForm = new PreparedQuery((db, { submissionId }: { submissionId: string }) =>
-    db
+  private readonly submissions = lookupBySubmission((submissionIds) =>
+    this.database.db
       .selectFrom('submissions')
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .select(['submissions.id', 'submissions.data', 'submissions.emailControls', 'submissions.createdAt'])
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'notification'))
       .select(['forms.id as formId', 'forms.name', 'forms.notificationEmails', 'forms.emailThreading', 'templates.code'])
-      .where('submissions.id', '=', submissionId),
+      .where('submissions.id', 'in', submissionIds)
+      .execute(),
   );
 
   async send(job: Job): Promise<void> {
-    const row = await this.submissionWithForm.executeTakeFirst(this.database.db, { submissionId: submissionIdOf(job) });
+    const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
     const recipients = fromJson<string[]>(row.notificationEmails);
     if (recipients.length === 0) throw new DeliveryError('the form has no notification recipients any more', { permanent: true });

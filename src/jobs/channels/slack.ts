@@ -1,8 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
-import { PreparedQuery } from '../../db/prepared-query.js';
 import { fieldRows } from '../../mail/notification.js';
-import { DeliveryError, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError, lookupBySubmission, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const SLACK_KIND = 'slack';
 
@@ -20,18 +19,18 @@ export class SlackChannel implements Channel {
     private readonly apiUrl: string,
   ) {}
 
-  // Built once: every delivery of this kind runs it (see db/prepared-query.ts).
-  private readonly submissionWithToken = new PreparedQuery((db, { submissionId }: { submissionId: string }) =>
-    db
+  private readonly submissions = lookupBySubmission((submissionIds) =>
+    this.database.db
       .selectFrom('submissions')
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').on('formSecrets.provider', '=', 'SLACK'))
-      .select(['submissions.data', 'forms.name', 'forms.slackChannel', 'formSecrets.secret as token'])
-      .where('submissions.id', '=', submissionId),
+      .select(['submissions.id', 'submissions.data', 'forms.name', 'forms.slackChannel', 'formSecrets.secret as token'])
+      .where('submissions.id', 'in', submissionIds)
+      .execute(),
   );
 
   async send(job: Job): Promise<void> {
-    const row = await this.submissionWithToken.executeTakeFirst(this.database.db, { submissionId: submissionIdOf(job) });
+    const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
     if (!row.slackChannel) throw new DeliveryError('the form has no Slack channel any more', { permanent: true });
     if (!row.token) throw new DeliveryError('no Slack token is stored for the form (formgate forms set-secret --provider SLACK)', { permanent: true });

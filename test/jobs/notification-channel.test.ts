@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Database } from '../../src/db/database.js';
+import { DeliveryError, type Job } from '../../src/jobs/channels/channel.js';
+import { NotificationChannel } from '../../src/jobs/channels/notification.js';
+import { createMailer, type Mailer } from '../../src/mail/transport.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { TEST_DIALECT } from '../helpers/database.js';
+import { createAccount, createForm } from '../helpers/fixtures.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { postJson, visitorAddresses } from '../helpers/submit.js';
+
+/** The database, counting the queries run on it (a plugin sees every result). */
+function counting(database: Database): { database: Database; queries: () => number } {
+  let queries = 0;
+  const db = database.db.withPlugin({
+    transformQuery: ({ node }) => node,
+    transformResult: async ({ result }) => {
+      queries++;
+      return result;
+    },
+  });
+  return { database: Object.assign(Object.create(database), { db }) as Database, queries: () => queries };
+}
+
+describe(`notification deliveries (${TEST_DIALECT})`, () => {
+  let app: TestApp;
+  let sink: SmtpSink;
+  let mailer: Mailer;
+  const visitor = visitorAddresses(31);
+  before(async () => {
+    sink = await startSmtpSink();
+    app = await startApp();
+    mailer = createMailer({ smtpUrl: sink.url, mailFrom: 'forms@example.test', dataDir: '/nonexistent' });
+  });
+  after(async () => {
+    mailer.close();
+    await app.close();
+    await sink.close();
+  });
+
+  const jobFor = (submissionId: string): Job => ({ id: `job-${submissionId}`, kind: 'notification', payload: null, attempt: 1, submissionId, idempotencyKey: submissionId });
+
+  it('looks up the jobs that start together in one query, and a later one afresh', async () => {
+    const account = await createAccount(app);
+    const form = await createForm(app, account, { name: 'Batch', notificationEmails: ['first@example.com'] });
+    const ids: string[] = [];
+    for (const name of ['Ada', 'Grace', 'Alan', 'Edsger']) ids.push((await postJson(app, form.id, { name }, visitor())).body.id);
+    await app.ctx.database.db.deleteFrom('submissions').where('id', '=', ids[2]!).execute();
+    const { database, queries } = counting(app.ctx.database);
+    const channel = new NotificationChannel(database, mailer, 'forms@example.test');
+
+    const outcomes = await Promise.allSettled(ids.slice(0, 3).map((id) => channel.send(jobFor(id))));
+    assert.equal(queries(), 1, 'one query for the three jobs');
+    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'fulfilled', 'rejected']);
+    const gone = (outcomes[2] as PromiseRejectedResult).reason;
+    assert.ok(gone instanceof DeliveryError && gone.permanent, 'a deleted submission fails for good');
+    const names = (await sink.waitFor(2)).map((mail) => mail.parsed.text?.match(/name: (\w+)/)?.[1]);
+    assert.deepEqual(names.sort(), ['Ada', 'Grace']);
+
+    // nothing is kept between batches: the next job reads the form's recipients as they are now
+    await app.ctx.database.db.updateTable('forms').set({ notificationEmails: JSON.stringify(['second@example.com']) }).where('id', '=', form.id).execute();
+    await channel.send(jobFor(ids[3]!));
+    assert.equal(queries(), 2);
+    const [, , last] = await sink.waitFor(3);
+    assert.deepEqual(last!.envelopeTo, ['second@example.com']);
+  });
+});
