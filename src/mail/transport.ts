@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { Transform, type TransformCallback } from 'node:stream';
 import { createTransport } from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { newId } from '../ids.js';
 import { DeliveryError } from '../jobs/channels/channel.js';
@@ -50,10 +50,14 @@ function smtpMailer(url: string, from: string): Mailer {
   // bench's submit burst delivered twice as many with 16). Options in the URL's query win
   // (`?maxConnections=3` for a server that allows fewer).
   const transport = createTransport({ url, pool: true, maxConnections: 10, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
+  transport.use('stream', (mail, done) => {
+    mail.message.transform(() => new WholeMessage());
+    done();
+  });
   return {
     async send(message) {
       try {
-        await transport.sendMail(await composed(withSender(message, from)));
+        await transport.sendMail(withSender(message, from));
       } catch (err) {
         throw classifySmtpError(err);
       }
@@ -78,17 +82,6 @@ function fileMailer(dir: string, from: string): Mailer {
   };
 }
 
-/**
- * The message built whole by nodemailer's own composer, with the envelope its headers give. Handed
- * to SMTP as one buffer: streamed from the composer, each header and encoded line of the message
- * was a write of its own to the socket, ~15% of a delivery's CPU.
- */
-async function composed(message: ReturnType<typeof withSender>): Promise<{ envelope: { from: string; to: string[] }; raw: Buffer }> {
-  const node = new MailComposer(message).compile();
-  const { from, to } = node.getEnvelope();
-  return { envelope: { from: from || '', to }, raw: await node.build() };
-}
-
 /** The message as nodemailer takes it: the configured sender, under the requested display name if any. */
 function withSender({ fromName, ...message }: MailMessage, from: string) {
   if (!fromName) return { ...message, from };
@@ -109,5 +102,22 @@ function safeProtocol(url: string): string | null {
     return new URL(url).protocol;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Passes a message on in one piece. Streamed as built, each header and encoded line of a message
+ * went to the SMTP server as a socket write of its own.
+ */
+class WholeMessage extends Transform {
+  private readonly chunks: Buffer[] = [];
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.chunks.push(chunk);
+    done();
+  }
+
+  override _flush(done: TransformCallback): void {
+    done(null, Buffer.concat(this.chunks));
   }
 }
