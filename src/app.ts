@@ -11,6 +11,7 @@ import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { installProblemHandler } from './http/problem-handler.js';
 import { installRequestLog, requestId } from './http/request-log.js';
+import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
 import { registerHealthRoute } from './http/routes/health.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
@@ -43,6 +44,7 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     trustProxy: ctx.config.trustProxy,
     bodyLimit,
     return503OnClosing: true,
+    schemaController: serializersOnFirstUse(),
   });
   installValidators(app);
   installProblemHandler(app, ctx.errorsDocUrl);
