@@ -8,7 +8,8 @@ const execFileAsync = promisify(execFile);
 
 /** The project folder: the CLI runs from there so that `--import tsx` resolves. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLI_ARGS = ['--import', 'tsx', 'src/main.ts'];
+/** How `formgate` is started: from src/ by default; test/bundle.test.ts runs the built bundle. */
+export const FROM_SOURCE = ['--import', 'tsx', 'src/main.ts'];
 
 /**
  * The environment of a child `formgate`: this process's, without any FORMGATE_* variable of the
@@ -32,8 +33,8 @@ export interface CliResult {
 const running = new Set<ChildProcess>();
 
 /** Runs `formgate <args>` to completion; a non-zero exit is a result, not an error. */
-export async function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<CliResult> {
-  const promise = execFileAsync(process.execPath, [...CLI_ARGS, ...args], { cwd: PROJECT_ROOT, env, timeout: 20_000 });
+export async function runCli(env: NodeJS.ProcessEnv, args: string[], program = FROM_SOURCE): Promise<CliResult> {
+  const promise = execFileAsync(process.execPath, [...program, ...args], { cwd: PROJECT_ROOT, env, timeout: 20_000 });
   const child = promise.child;
   running.add(child);
   try {
@@ -74,8 +75,8 @@ export interface ServerProcess {
 }
 
 /** Starts `formgate serve` as a child process and follows its stdout line by line. */
-export function spawnServe(env: NodeJS.ProcessEnv): ServerProcess {
-  const child = spawn(process.execPath, [...CLI_ARGS, 'serve'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnServe(env: NodeJS.ProcessEnv, program = FROM_SOURCE): ServerProcess {
+  const child = spawn(process.execPath, [...program, 'serve'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: LogLine[] = [];
   let stderr = '';
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;

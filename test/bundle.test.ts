@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { cliEnv, killRunningCli, PROJECT_ROOT, runCli, spawnServe, type ServerProcess } from './helpers/cli.js';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
+import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
+
+// The rest of the suite runs src/ through tsx; `formgate` as installed runs the bundle that
+// scripts/build.mjs makes. This builds one (inside node_modules, so that its packages resolve)
+// and takes it through a submission's whole path.
+const BUNDLE_DIR = path.join(PROJECT_ROOT, 'node_modules', '.cache', `formgate-bundle-test-${process.pid}`);
+const BUNDLE = [path.join(BUNDLE_DIR, 'main.js')];
+
+describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
+  let database: TestDatabase;
+  let sink: SmtpSink;
+  let server: ServerProcess | undefined;
+
+  before(async () => {
+    await promisify(execFile)(process.execPath, ['scripts/build.mjs', BUNDLE[0]!], { cwd: PROJECT_ROOT, timeout: 60_000 });
+    database = await createTestDatabase();
+    sink = await startSmtpSink();
+  });
+  after(async () => {
+    killRunningCli();
+    server?.kill();
+    await server?.waitForExit(5_000).catch(() => undefined);
+    await sink?.close();
+    await database?.drop();
+    fs.rmSync(BUNDLE_DIR, { recursive: true, force: true });
+  });
+
+  it('runs admin commands, serves, stores and lists a submission, emails it from a template, and stops', async () => {
+    const env = cliEnv(database, {
+      FORMGATE_HOST: '127.0.0.1',
+      FORMGATE_PORT: '0',
+      FORMGATE_SUBMIT_PORT: '0',
+      FORMGATE_SMTP_URL: sink.url,
+      FORMGATE_MAIL_FROM: 'forms@example.test',
+    });
+    const json = async (args: string[]) => {
+      const result = await runCli(env, [...args, '--json'], BUNDLE);
+      assert.equal(result.code, 0, `formgate ${args.join(' ')}: ${result.stderr}`);
+      return JSON.parse(result.stdout);
+    };
+    const { workspace } = await json(['users', 'create', '--email', 'bundle@example.com']);
+    await json(['workspaces', 'set-plan', '--workspace', workspace.id, '--plan', 'BUNDLE_50000']);
+    const { token } = await json(['tokens', 'create', '--email', 'bundle@example.com', '--name', 'bundle', '--scopes', 'forms:write,submissions:read']);
+
+    server = spawnServe(env, BUNDLE);
+    const ready = await server.waitForLine((line) => String(line.json?.msg ?? '').startsWith('Formgate is ready'), 'the ready line', 20_000);
+    const { baseUrl, submitUrl } = ready.json!;
+    const api = async (method: string, url: string, body?: unknown) => {
+      const answer = await fetch(`${baseUrl}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: answer.status, body: (await answer.json()) as any };
+    };
+
+    const form = await api('POST', '/forms', { workspaceId: workspace.id, name: 'Bundle', notificationEmails: ['owner@example.com'] });
+    assert.equal(form.status, 201, JSON.stringify(form.body));
+    const template = await api('PUT', `/forms/${form.body.id}/templates/notification`, { code: '<p>{{data.name}} wrote: {{data.message}}</p>' });
+    assert.equal(template.status, 200, JSON.stringify(template.body));
+
+    const submitted = await fetch(`${submitUrl}/${form.body.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: '{"name":"Ada","message":"Hello from the bundle","order":12345678901234567890}',
+    });
+    assert.equal(submitted.status, 200, await submitted.clone().text());
+    const { id } = (await submitted.json()) as { id: string };
+
+    const listed = await api('GET', `/forms/${form.body.id}/submissions?search=bundle`);
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(
+      listed.body.data.map((submission: any) => [submission.id, submission.data.order]),
+      [[id, '12345678901234567890']],
+    );
+    const [mail] = await sink.waitFor(1, 15_000);
+    assert.deepEqual(mail!.envelopeTo, ['owner@example.com']);
+    assert.match(String(mail!.parsed.html), /<p>Ada wrote: Hello from the bundle<\/p>/);
+
+    assert.ok(server.child.kill('SIGTERM'));
+    assert.deepEqual(await server.waitForExit(15_000), { code: 0, signal: null }, server.stderr());
+    assert.equal(server.stderr(), '');
+    assert.ok(!server.lines.some((line) => (line.json?.level ?? 0) >= 50), 'no error logged');
+  });
+});
