@@ -1,7 +1,8 @@
 import { promises as dns } from 'node:dns';
-import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { DeliveryError } from '../jobs/channels/channel.js';
 import { nonPublicAddressClass } from './public-address.js';
 
@@ -94,8 +95,49 @@ async function resolveChecked(host: string, options: SafePostOptions): Promise<R
   return first;
 }
 
-function send(url: URL, target: ResolvedAddress, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, maxBytes: number): Promise<SafePostResult> {
-  // Hands the connection the checked address whatever name it asks for; the URL's host name
+// A kept-alive connection is closed after this long unused: below the 5 s that Node.js and Apache
+// servers keep one open, so it is rarely the server that closes it first.
+const IDLE_CONNECTION_MS = 4_000;
+// The errors of a kept-alive connection that the server closed just as it was reused.
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/** A reused connection turned out closed before any answer: the request is sent again on a new one. */
+class StaleConnection extends Error {}
+
+/**
+ * Kept-alive connections, one pool per checked address (and scheme); within it Node.js keeps them
+ * by host name and port. A connection is only reused for a request whose host was checked now and
+ * resolved to the very address it is connected to. Each webhook used to open and close a connection
+ * of its own, which cost three times the CPU of a reused one.
+ */
+const pools = new LRUCache<string, HttpAgent>({
+  max: 64,
+  // requests still running on an evicted pool finish; their connections then time out unused
+  dispose: (agent) => Object.values(agent.freeSockets).forEach((sockets) => sockets?.forEach((socket) => socket.destroy())),
+});
+
+function poolFor(url: URL, target: ResolvedAddress): HttpAgent {
+  const key = `${url.protocol}//${target.address}`;
+  let agent = pools.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: 16, maxFreeSockets: 16, timeout: IDLE_CONNECTION_MS };
+    agent = url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+    pools.set(key, agent);
+  }
+  return agent;
+}
+
+async function send(url: URL, target: ResolvedAddress, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, maxBytes: number): Promise<SafePostResult> {
+  try {
+    return await sendOn(poolFor(url, target), url, target, body, headers, signal, timeoutMs, maxBytes);
+  } catch (err) {
+    if (!(err instanceof StaleConnection)) throw err;
+    return sendOn(false, url, target, body, headers, signal, timeoutMs, maxBytes);
+  }
+}
+
+function sendOn(agent: HttpAgent | false, url: URL, target: ResolvedAddress, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, maxBytes: number): Promise<SafePostResult> {
+  // Hands a new connection the checked address whatever name it asks for; the URL's host name
   // stays in the Host header and in TLS SNI (https.request derives servername from it).
   const pinned = ((_hostname: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
@@ -105,17 +147,16 @@ function send(url: URL, target: ResolvedAddress, body: string, headers: Record<s
     method: 'POST',
     headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     lookup: pinned,
-    // NOTE: no pooled sockets: a kept-alive one could have been opened for another check.
-    agent: false,
+    agent,
   };
 
   return new Promise<SafePostResult>((resolve, reject) => {
     let settled = false;
-    const finish = (outcome: SafePostResult | DeliveryError) => {
+    const finish = (outcome: SafePostResult | DeliveryError | StaleConnection) => {
       if (settled) return;
       settled = true;
       signal.removeEventListener('abort', onAbort);
-      if (outcome instanceof DeliveryError) reject(outcome);
+      if (outcome instanceof Error) reject(outcome);
       else resolve(outcome);
     };
     const onAbort = () => {
@@ -123,25 +164,32 @@ function send(url: URL, target: ResolvedAddress, body: string, headers: Record<s
       request.destroy();
     };
 
+    let answered = false;
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, requestOptions, (response: IncomingMessage) => {
+      answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () => {
-        finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8') });
-        response.destroy();
-      };
+      const done = () => finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8') });
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;
-        if (size >= maxBytes) done();
+        if (size < maxBytes) return;
+        done();
+        // the rest is not read: the connection is closed rather than kept
+        response.destroy();
       });
+      // read to its end, the connection goes back to its pool
       response.on('end', done);
       response.on('error', (err) => finish(new DeliveryError(`the answer from ${url.host} broke off: ${err.message}`, { permanent: false, cause: err })));
       response.on('close', () => {
         if (!response.complete) finish(new DeliveryError(`the answer from ${url.host} broke off`, { permanent: false }));
       });
     });
-    request.on('error', (err) => finish(new DeliveryError(`could not reach ${url.host}: ${err.message}`, { permanent: false, cause: err })));
+    request.on('error', (err: NodeJS.ErrnoException) => {
+      // only before any answer: once the receiver has begun to answer, it has the request
+      if (request.reusedSocket && !answered && STALE_CONNECTION_CODES.has(err.code ?? '')) return finish(new StaleConnection());
+      finish(new DeliveryError(`could not reach ${url.host}: ${err.message}`, { permanent: false, cause: err }));
+    });
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort);
     request.end(body);

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { postJsonSafely, type HostLookup } from '../../src/net/safe-http.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -187,5 +189,65 @@ describe('postJsonSafely', () => {
     } finally {
       await answering.close();
     }
+  });
+
+  describe('kept-alive connections', () => {
+    /** A bare server on `host` that counts the connections it accepts and answers as `answer` says. */
+    async function countingServer(host: string, port = 0, answer: (requestNumber: number) => 'ok' | 'reset' = () => 'ok') {
+      let requests = 0;
+      const connections: string[] = [];
+      const server: Server = createServer((request, response) => {
+        requests += 1;
+        if (answer(requests) === 'reset') return void request.socket.destroy();
+        request.resume();
+        request.on('end', () => response.end(`${host} ${connections.length}`));
+      });
+      server.on('connection', (socket) => connections.push(socket.remoteAddress ?? ''));
+      await new Promise<void>((resolve) => server.listen(port, host, resolve));
+      return { server, port: (server.address() as AddressInfo).port, connections, requests: () => requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+    }
+
+    it('sends the requests to one checked address over one connection', async () => {
+      const counting = await countingServer('127.0.0.1');
+      try {
+        const url = `http://keep.example:${counting.port}/hook`;
+        const lookup = lookupOf({ 'keep.example': ['127.0.0.1'] });
+        for (let i = 0; i < 3; i++) assert.equal((await post(url, { allowPrivate: true, lookup })).status, 200);
+        assert.equal(counting.requests(), 3);
+        assert.equal(counting.connections.length, 1);
+      } finally {
+        await counting.close();
+      }
+    });
+
+    it('never reuses a connection for a host that now resolves to another address', async () => {
+      const v4 = await countingServer('127.0.0.1');
+      const v6 = await countingServer('::1', v4.port);
+      try {
+        let answers = 0;
+        const moving: HostLookup = async () => [answers++ === 0 ? { address: '127.0.0.1', family: 4 } : { address: '::1', family: 6 }];
+        const url = `http://moving.example:${v4.port}/hook`;
+        assert.equal((await post(url, { allowPrivate: true, lookup: moving })).body, '127.0.0.1 1');
+        assert.equal((await post(url, { allowPrivate: true, lookup: moving })).body, '::1 1', 'the second request went to the address checked for it');
+      } finally {
+        await v4.close();
+        await v6.close();
+      }
+    });
+
+    it('sends a request again on a new connection when the kept one was closed under it', async () => {
+      // the second request arrives on the kept connection, which the server then drops unanswered
+      const dropping = await countingServer('127.0.0.1', 0, (n) => (n === 2 ? 'reset' : 'ok'));
+      try {
+        const url = `http://drop.example:${dropping.port}/hook`;
+        const lookup = lookupOf({ 'drop.example': ['127.0.0.1'] });
+        assert.equal((await post(url, { allowPrivate: true, lookup })).status, 200);
+        assert.equal((await post(url, { allowPrivate: true, lookup })).status, 200);
+        assert.equal(dropping.requests(), 3);
+        assert.equal(dropping.connections.length, 2);
+      } finally {
+        await dropping.close();
+      }
+    });
   });
 });
