@@ -86,6 +86,27 @@ export class Database {
     return this.db.transaction().execute(fn);
   }
 
+  /**
+   * Runs `fn` with commits that need not reach the disk before they return: for writes whose loss
+   * in a power cut is harmless, such as the delivery worker's claims and records (a delivery whose
+   * record is lost is sent again: deliveries are at least once). On SQLite the connection runs
+   * with synchronous=NORMAL for `fn`'s duration, so its commits skip the fsync that blocks the event
+   * loop; the next ordinary commit (FULL) flushes them along with its own. Nothing else runs on the
+   * connection meanwhile. On PostgreSQL it is `fn` as it is: waiting for a commit there blocks
+   * nothing.
+   */
+  async withoutFsync<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+    if (this.dialect !== 'sqlite') return fn(this.db);
+    return this.db.connection().execute(async (db) => {
+      await sql`PRAGMA synchronous = NORMAL`.execute(db);
+      try {
+        return await fn(db);
+      } finally {
+        await sql`PRAGMA synchronous = FULL`.execute(db);
+      }
+    });
+  }
+
   /** Whether the database answers a trivial query. */
   async ping(): Promise<boolean> {
     try {

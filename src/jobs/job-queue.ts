@@ -52,9 +52,9 @@ export class JobQueue {
     // NOTE: one statement, so it is atomic across instances without a transaction around it (one
     // round trip). On PostgreSQL, rows another instance is claiming right now are skipped, not waited
     // for, so that two instances never hold the same job and never block each other; SQLite
-    // serialises writers.
-    const { db, dialect } = this.database;
-    const rows = await lease(db, dialect === 'postgres' ? due(db).forUpdate().skipLocked() : due(db));
+    // serialises writers. A claim lost in a power cut is harmless, so it skips the fsync.
+    const { dialect } = this.database;
+    const rows = await this.database.withoutFsync((db) => lease(db, dialect === 'postgres' ? due(db).forUpdate().skipLocked() : due(db)));
     return rows.sort((a, b) => a.runAt - b.runAt).map(toJob);
   }
 
@@ -89,7 +89,8 @@ interface FinishedTry {
 /**
  * Records a batch of tries: their attempt rows, and each job moved on by one UPDATE … FROM the
  * tries' values (a statement per try was most of the cost of recording one). Says per try whether
- * its lease still held. On PostgreSQL it is all one statement, atomic without a transaction around
+ * its lease still held. A record lost in a power cut means the job is delivered again, so on
+ * SQLite it skips the fsync (Database.withoutFsync). On PostgreSQL it is all one statement, atomic without a transaction around
  * it, since each statement there is a round trip; SQLite runs the two in one transaction.
  */
 async function record(database: Database, tries: FinishedTry[]): Promise<boolean[]> {
@@ -98,10 +99,12 @@ async function record(database: Database, tries: FinishedTry[]): Promise<boolean
       ? await sql<{ id: string }>`
           WITH ${triedValues(tries)}, moved AS (${moveJobsOn()}), recorded AS (${insertAttempts(tries)})
           SELECT id FROM moved`.execute(database.db)
-      : await database.transaction(async (trx) => {
-          await insertAttempts(tries).execute(trx);
-          return sql<{ id: string }>`WITH ${triedValues(tries)} ${moveJobsOn()}`.execute(trx);
-        });
+      : await database.withoutFsync((db) =>
+          db.transaction().execute(async (trx) => {
+            await insertAttempts(tries).execute(trx);
+            return sql<{ id: string }>`WITH ${triedValues(tries)} ${moveJobsOn()}`.execute(trx);
+          }),
+        );
   const kept = new Set(moved.rows.map((row) => row.id));
   return tries.map(({ job }) => kept.has(job.id));
 }
