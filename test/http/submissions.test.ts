@@ -111,6 +111,23 @@ describe('submissions API', () => {
     assert.deepEqual(await search('lamp', `/forms/${form.id}/submissions`), []);
   });
 
+  it('finds a term of several words only where they stand together, as written', async () => {
+    const own = await createAccount(app);
+    const notes = await createForm(app, own, { name: 'Notes' });
+    const t = Date.now() - 5_000;
+    const together = await insertSubmission(app, notes, { note: 'We met in Lisbon about a refund.' }, t);
+    const apart = await insertSubmission(app, notes, { note: 'A refund was asked for in Lisbon, about time.' }, t + 1);
+    await insertSubmission(app, notes, { note: 'Lisbon about a refundable ticket' }, t + 2);
+    const quoted = await insertSubmission(app, notes, { note: 'she said "yes" at once' }, t + 3);
+    const search = async (term: string) =>
+      (await app.api('GET', `/workspaces/${own.workspaceId}/submissions?search=${encodeURIComponent(term)}`, { token: own.token })).body.data.map((s: any) => s.id);
+    assert.deepEqual(await search('lisbon about a refund.'), [together]);
+    assert.deepEqual(await search('LISBON  about'), [], 'the spaces as written');
+    assert.deepEqual(await search('refund was asked'), [apart]);
+    assert.deepEqual(await search('said "yes" at'), [quoted]);
+    assert.deepEqual(await search('said "no" at'), []);
+  });
+
   it('bounds search to 1..256 characters', async () => {
     assertValidation(app, await app.api('GET', `/forms/${form.id}/submissions?search=`, { token: owner.token }), 'search');
     assertValidation(app, await app.api('GET', `/forms/${form.id}/submissions?search=${'a'.repeat(257)}`, { token: owner.token }), 'search');
