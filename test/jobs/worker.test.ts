@@ -228,17 +228,34 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       const enqueue = async (n: number) => {
         for (let i = 0; i < n; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
       };
-      // NOTE: that no claim follows can only be shown over a span of time; 100 ms is far more than a
-      // claim takes here, and a claim that came late would still fail the next count.
-      const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+      // The worker's claims and records all go through withoutFsync: counting them shows when it is
+      // idle. A wake schedules its claim on a timer of 0 ms, so a turn of the timers after the last
+      // write settles is enough for a claim that was coming to have begun.
+      let begun = 0;
+      let settled = 0;
+      const counted = Object.assign(Object.create(ctx.database) as Database, {
+        withoutFsync: <T>(fn: (db: Database['db']) => Promise<T>) => {
+          begun++;
+          return ctx.database.withoutFsync(fn).finally(() => settled++);
+        },
+      });
+      const idle = async () => {
+        for (let round = 0; round < 1000; round++) {
+          while (settled < begun) await new Promise((resolve) => setImmediate(resolve));
+          const before = begun;
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          if (begun === before && settled === begun) return;
+        }
+        assert.fail('the worker never went idle');
+      };
       const sentReaches = async (n: number) => {
         for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-        await settle();
+        await idle();
         assert.equal(sent, n);
       };
       await enqueue(3);
       // no poll of its own during the test: only the wake when slots free up claims
-      const w = new JobWorker(ctx.database, { gate }, { now: () => clock, concurrency: 4, pollIntervalMs: 60_000 });
+      const w = new JobWorker(counted, { gate }, { now: () => clock, concurrency: 4, pollIntervalMs: 60_000 });
       closers.push(() => w.stop(1_000));
       w.start();
       await sentReaches(3);
@@ -247,7 +264,8 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       releases.shift()!(); // two in flight: half of four
       await sentReaches(5);
       releases.shift()!(); // three in flight
-      await settle();
+      await new Promise((resolve) => setImmediate(resolve));
+      await idle();
       assert.equal(sent, 5, 'one free slot of four: no claim before the next poll');
       releases.shift()!(); // two in flight again
       await sentReaches(7);
