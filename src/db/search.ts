@@ -19,9 +19,10 @@ export function submissionMatches(dialect: Dialect, term: string): Expression<Sq
 
 /** Of a term of several words, the two longest of three characters or more (a trigram's length); none for one word. */
 function longestWords(term: string): string[] {
-  const words = term.toLowerCase().split(/\s+/).filter((word) => [...word].length >= 3);
-  if (words.length === 0 || !/\s/.test(term.trim())) return [];
-  return [...new Set(words)].sort((a, b) => [...b].length - [...a].length).slice(0, 2);
+  const words = term.trim().toLowerCase().split(/\s+/);
+  if (words.length < 2) return [];
+  const length = (word: string) => [...word].length;
+  return [...new Set(words)].filter((word) => length(word) >= 3).sort((a, b) => length(b) - length(a)).slice(0, 2);
 }
 
 /**

@@ -89,9 +89,9 @@ interface FinishedTry {
 /**
  * Records a batch of tries: their attempt rows, and each job moved on by one UPDATE … FROM the
  * tries' values (a statement per try was most of the cost of recording one). Says per try whether
- * its lease still held. A record lost in a power cut means the job is delivered again, so on
- * SQLite it skips the fsync (Database.withoutFsync). On PostgreSQL it is all one statement, atomic without a transaction around
- * it, since each statement there is a round trip; SQLite runs the two in one transaction.
+ * its lease still held. On PostgreSQL it is all one statement, atomic without a transaction around
+ * it, since each statement there is a round trip; SQLite runs the two in one transaction, without
+ * the fsync (Database.withoutFsync): a record lost in a power cut means the job is delivered again.
  */
 async function record(database: Database, tries: FinishedTry[]): Promise<boolean[]> {
   const moved =

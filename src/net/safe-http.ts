@@ -48,7 +48,7 @@ export async function postJsonSafely(url: string, body: string, headers: Record<
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const address = await withAbort(resolveChecked(target.hostname, options), controller.signal, timeoutMs);
-    return await send(target, address, body, headers, controller.signal, timeoutMs, options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+    return await send({ url: target, target: address, body, headers, signal: controller.signal, timeoutMs, maxBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
   } finally {
     clearTimeout(timer);
   }
@@ -127,16 +127,27 @@ function poolFor(url: URL, target: ResolvedAddress): HttpAgent {
   return agent;
 }
 
-async function send(url: URL, target: ResolvedAddress, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, maxBytes: number): Promise<SafePostResult> {
+/** One POST to send: where, what, and its limits. */
+interface Call {
+  url: URL;
+  target: ResolvedAddress;
+  body: string;
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+async function send(call: Call): Promise<SafePostResult> {
   try {
-    return await sendOn(poolFor(url, target), url, target, body, headers, signal, timeoutMs, maxBytes);
+    return await sendOn(poolFor(call.url, call.target), call);
   } catch (err) {
     if (!(err instanceof StaleConnection)) throw err;
-    return sendOn(false, url, target, body, headers, signal, timeoutMs, maxBytes);
+    return sendOn(false, call);
   }
 }
 
-function sendOn(agent: HttpAgent | false, url: URL, target: ResolvedAddress, body: string, headers: Record<string, string>, signal: AbortSignal, timeoutMs: number, maxBytes: number): Promise<SafePostResult> {
+function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, timeoutMs, maxBytes }: Call): Promise<SafePostResult> {
   // Hands a new connection the checked address whatever name it asks for; the URL's host name
   // stays in the Host header and in TLS SNI (https.request derives servername from it).
   const pinned = ((_hostname: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
