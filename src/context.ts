@@ -10,6 +10,7 @@ import { TemplateService } from './services/templates.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
+import { VisitorLoad } from './submit/visitor-load.js';
 
 /** Everything a surface or command needs, built in one place. */
 export interface AppContext {
@@ -24,6 +25,8 @@ export interface AppContext {
   forms: FormService;
   submissions: SubmissionService;
   templates: TemplateService;
+  /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
+  visitors: VisitorLoad;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
   errorsDocUrl(): string;
   close(): Promise<void>;
@@ -49,6 +52,7 @@ export async function openContext(config: Config): Promise<AppContext> {
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
+      visitors: new VisitorLoad(),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),
     };

@@ -28,7 +28,7 @@ async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Pr
 }
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
-export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'forms'>, logger: Logger, options: WorkerOptions = {}): Delivery {
+export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors'>, logger: Logger, options: WorkerOptions = {}): Delivery {
   const warning = mailWarning(ctx.config);
   if (warning) logger.warn(warning);
   const mailer = createMailer(ctx.config);
@@ -40,7 +40,7 @@ export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'for
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),
   };
-  const worker = new JobWorker(ctx.database, channels, { logger: log, ...options });
+  const worker = new JobWorker(ctx.database, channels, { logger: log, foreground: ctx.visitors, ...options });
   worker.start();
   return {
     worker,

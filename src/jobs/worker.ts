@@ -9,6 +9,10 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Claims again at once when this few jobs are still in flight (half of `concurrency` by default). */
   refillAt?: number;
+  /** Work in front of people (the submit surface's visitors); while it is busy, deliveries yield to it. */
+  foreground?: ForegroundLoad;
+  /** Jobs in flight at once while `foreground` is busy (2 by default). */
+  busyConcurrency?: number;
   pollIntervalMs?: number;
   /** How long a claim holds a job; a crashed worker's jobs run again after it. */
   leaseMs?: number;
@@ -23,6 +27,11 @@ export interface WorkerOptions {
 
 const silent = { info() {}, warn() {}, error() {} };
 
+/** Whether people are waiting on a process that has no time to spare. */
+export interface ForegroundLoad {
+  busy(): boolean;
+}
+
 /**
  * Claims due jobs from the outbox and delivers them through their channel, in every instance:
  * leases keep two workers off the same job, and retries with backoff ride out outages.
@@ -31,6 +40,8 @@ export class JobWorker {
   private readonly queue: JobQueue;
   private readonly concurrency: number;
   private readonly refillAt: number;
+  private readonly foreground: ForegroundLoad | undefined;
+  private readonly busyConcurrency: number;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
   private readonly jobTimeoutMs: number;
@@ -55,6 +66,11 @@ export class JobWorker {
     // NOTE: a claim is a write (on SQLite a commit, on PostgreSQL a round trip): claiming again each
     // time one slot freed made claims of a job or two. Freed slots are otherwise filled at each poll.
     this.refillAt = options.refillAt ?? Math.floor(this.concurrency / 2);
+    // NOTE: deliveries share the process with the submit surface. When it is saturated, each
+    // delivery's CPU (an email's is ~1 ms) is taken from visitors waiting for their answer, who
+    // cannot wait, while a delivery can: a few stay in flight, so none stops altogether.
+    this.foreground = options.foreground;
+    this.busyConcurrency = Math.min(options.busyConcurrency ?? 2, this.concurrency);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.jobTimeoutMs = options.jobTimeoutMs ?? 2 * 60_000;
@@ -80,7 +96,7 @@ export class JobWorker {
 
   /** Claims one batch (as many as there are free slots) and resolves once all of it has run; returns its size. */
   async runOnce(): Promise<number> {
-    const started = await this.claimAndStart(this.concurrency - this.inFlight.size);
+    const started = await this.claimAndStart(this.slots().total - this.inFlight.size);
     await Promise.all(started);
     return started.length;
   }
@@ -109,7 +125,7 @@ export class JobWorker {
 
   private async poll(): Promise<void> {
     if (!this.running || this.polling) return;
-    const free = this.concurrency - this.inFlight.size;
+    const free = this.slots().total - this.inFlight.size;
     let claimed = 0;
     this.polling = this.claimAndStart(free).then(
       (started) => void (claimed = started.length),
@@ -134,11 +150,17 @@ export class JobWorker {
     return jobs.map((job) => {
       const run = this.run(job).finally(() => {
         this.inFlight.delete(run);
-        if (this.running && this.inFlight.size === this.refillAt) this.wake();
+        if (this.running && this.inFlight.size === this.slots().refillAt) this.wake();
       });
       this.inFlight.add(run);
       return run;
     });
+  }
+
+  /** How many jobs may be in flight now, and at how few still in flight to claim again. */
+  private slots(): { total: number; refillAt: number } {
+    if (this.foreground?.busy()) return { total: this.busyConcurrency, refillAt: Math.floor(this.busyConcurrency / 2) };
+    return { total: this.concurrency, refillAt: this.refillAt };
   }
 
   /** Sends one job and records the outcome; never rejects. */

@@ -72,6 +72,9 @@ async function handle(deps: SubmitDependencies, request: IncomingMessage, respon
   // Any site may post with `fetch`; nothing here depends on cookies, so no credentials are allowed.
   response.setHeader('access-control-allow-origin', '*');
   response.setHeader('access-control-expose-headers', 'Location, Retry-After, X-Request-Id');
+  // 'close' comes after every answer, and when the visitor goes away before one
+  deps.ctx.visitors.enter();
+  response.once('close', () => deps.ctx.visitors.leave());
   response.once('finish', () => {
     deps.log.info({ reqId, method: request.method, path, status: response.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
   });

@@ -395,6 +395,35 @@ describe('submit surface (4.7)', () => {
       assert.equal(Number(after.n), Number(before.n));
     });
 
+    it('counts a visitor from the request until its answer ends, or until the visitor goes away', async () => {
+      const visitors = app.ctx.visitors;
+      const settled = async (n: number) => {
+        for (let i = 0; i < 200 && visitors.visitors !== n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        assert.equal(visitors.visitors, n);
+      };
+      const body = new URLSearchParams(CONTACT).toString();
+      const open = () => {
+        const outgoing = http.request(`${app.submitUrl}/${form.id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body), accept: JSON_ACCEPT },
+        });
+        outgoing.write(body.slice(0, 10)); // the rest of the body is still to come
+        return outgoing;
+      };
+      const answered = open();
+      const status = new Promise<number>((resolve) => answered.on('response', (response) => (response.resume(), resolve(response.statusCode!))));
+      await settled(1);
+      answered.end(body.slice(10));
+      assert.equal(await status, 200);
+      await settled(0);
+
+      const abandoned = open();
+      abandoned.on('error', () => undefined);
+      await settled(1);
+      abandoned.destroy();
+      await settled(0);
+    });
+
     it('echoes X-Request-Id and answers /healthz', async () => {
       const answer = await postJson(app, form.id, CONTACT, { headers: { 'x-request-id': 'submit-test-1' } });
       assert.equal(answer.headers.get('x-request-id'), 'submit-test-1');

@@ -272,6 +272,41 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       while (releases.length > 0) releases.shift()!();
     });
 
+    it('keeps only a few deliveries in flight while the foreground is busy, all of them again once it is not', async () => {
+      const releases: (() => void)[] = [];
+      let inFlight = 0;
+      let sent = 0;
+      const gate: Channel = {
+        send: () => {
+          sent++;
+          inFlight++;
+          return new Promise<void>((resolve) => releases.push(() => (inFlight--, resolve())));
+        },
+      };
+      for (let i = 0; i < 12; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
+      let busy = true;
+      const w = new JobWorker(ctx.database, { gate }, { now: () => clock, concurrency: 8, busyConcurrency: 2, pollIntervalMs: 60_000, foreground: { busy: () => busy } });
+      closers.push(() => w.stop(1_000));
+      const sentReaches = async (n: number) => {
+        for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        await new Promise((resolve) => setTimeout(resolve, 20)); // a claim too many would have begun by now
+        assert.equal(sent, n);
+      };
+      w.start();
+      await sentReaches(2);
+      releases.shift()!(); // one of two in flight: claims the other slot
+      await sentReaches(3);
+      assert.equal(inFlight, 2);
+
+      busy = false;
+      w.wake(); // as the next poll does
+      await sentReaches(9);
+      assert.equal(inFlight, 8);
+      while (releases.length > 0) releases.shift()!();
+      await sentReaches(12);
+      while (releases.length > 0) releases.shift()!();
+    });
+
     it('two workers on one database never send the same job twice', { skip: TEST_DIALECT === 'sqlite' && 'two instances share PostgreSQL; SQLite runs one instance' }, async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 50; i++) ids.add(await enqueueEmail(`job ${i}`, ['ann@example.com']));
