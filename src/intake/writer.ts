@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { toJson, type Database, type Dialect } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
+import { insertRows } from '../db/insert-rows.js';
 import type { DB } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { newId } from '../ids.js';
@@ -36,8 +37,7 @@ const ALLOWANCE = sql<number>`CASE plan ${sql.join(
   sql` `,
 )} END`;
 
-// Rows of one INSERT: 8 parameters each stays far below both dialects' limits on parameters.
-const ROWS_PER_INSERT = 500;
+const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'createdAt'] as const;
 
 /**
  * Writes submissions with group commit (db/group-commit.ts): the submissions that arrive while the
@@ -82,9 +82,7 @@ export class SubmissionWriter {
         createdAt,
       };
     });
-    for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-      await trx.insertInto('submissions').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
-    }
+    await insertRows(trx, 'submissions', SUBMISSION_COLUMNS, rows);
     const jobs = batch.flatMap((submission, i) => {
       const { id, status } = rows[i]!;
       return status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [];

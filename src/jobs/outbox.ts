@@ -1,4 +1,5 @@
 import { toJson, type Queryable } from '../db/database.js';
+import { insertRows } from '../db/insert-rows.js';
 import { newId } from '../ids.js';
 
 export interface JobToEnqueue {
@@ -22,8 +23,7 @@ export async function enqueueJob(db: Queryable, job: JobToEnqueue): Promise<stri
   return id!;
 }
 
-// 11 parameters a row: far below both dialects' limits on the parameters of one statement.
-const ROWS_PER_INSERT = 500;
+const JOB_COLUMNS = ['id', 'kind', 'payload', 'status', 'runAt', 'leaseUntil', 'lastError', 'submissionId', 'idempotencyKey', 'createdAt', 'updatedAt'] as const;
 
 /** Writes several jobs as enqueueJob does, in as few statements as possible (a batch of submissions). */
 export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<string[]> {
@@ -44,8 +44,6 @@ export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<
       updatedAt: now,
     };
   });
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    await db.insertInto('jobs').values(rows.slice(start, start + ROWS_PER_INSERT)).execute();
-  }
+  await insertRows(db, 'jobs', JOB_COLUMNS, rows);
   return rows.map((row) => row.id);
 }
