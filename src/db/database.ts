@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
+import { statementNameOf } from './prepared-query.js';
 import type { DB } from './schema/index.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -75,6 +76,7 @@ export class Database {
     pool.on('error', () => undefined);
     const ends = new Set<Promise<void>>();
     pool.on('connect', (client) => {
+      prepareKnownStatements(client);
       const end: Promise<void> = new Promise((resolve) => client.once('end', () => resolve(void ends.delete(end))));
       ends.add(end);
     });
@@ -124,6 +126,19 @@ export class Database {
     // after (the test suite does) would then kill live backends.
     await this.connectionsClosed();
   }
+}
+
+/**
+ * Has `client` run PreparedQuery texts as named statements, which PostgreSQL parses and plans once
+ * per connection; every other query goes as it came. Kysely sends each query as `query(text,
+ * values)`, so this is where the name can be added.
+ */
+function prepareKnownStatements(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, ...rest: unknown[]) => {
+    const name = typeof text === 'string' && rest.length === 1 && Array.isArray(rest[0]) ? statementNameOf(text) : undefined;
+    return name ? query({ name, text, values: rest[0] }) : query(text, ...rest);
+  }) as typeof client.query;
 }
 
 /** Whether `error` is a unique-constraint violation, on either dialect. */

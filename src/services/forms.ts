@@ -28,6 +28,12 @@ export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE
 
 type FormWithPlan = FormRow & { plan: Plan };
 
+// named, not `*`: see PreparedQuery
+const FORM_COLUMNS = [
+  'id', 'workspaceId', 'name', 'description', 'technology', 'notificationEmails', 'emailThreading', 'webhookUrl', 'slackChannel',
+  'customHoneypot', 'customSpamWords', 'spamProtection', 'honeypotDrops', 'createdAt', 'updatedAt',
+] as const satisfies readonly (keyof FormRow)[];
+
 export interface IntakeForm {
   id: string;
   workspaceId: string;
@@ -68,7 +74,7 @@ export class FormService {
       .selectFrom('forms')
       .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
       .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
-      .selectAll('forms')
+      .select(FORM_COLUMNS.map((column) => `forms.${column}` as const))
       .select('workspaces.plan')
       .where('forms.id', '=', formId)
       .where('workspaceMembers.userId', '=', userId),

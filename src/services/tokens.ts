@@ -29,9 +29,14 @@ export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
 
+// named, not `*`: see PreparedQuery
+const TOKEN_COLUMNS = ['id', 'userId', 'name', 'tokenHash', 'scopes', 'expiresAt', 'lastUsedAt', 'revokedAt', 'createdAt'] as const satisfies readonly (keyof TokenRow)[];
+
 export class TokenService {
   // Every API request authenticates: built once.
-  private readonly tokenByHash = new PreparedQuery<{ tokenHash: string }, TokenRow>((db, { tokenHash }) => db.selectFrom('tokens').selectAll().where('tokenHash', '=', tokenHash));
+  private readonly tokenByHash = new PreparedQuery<{ tokenHash: string }, TokenRow>((db, { tokenHash }) =>
+    db.selectFrom('tokens').select(TOKEN_COLUMNS).where('tokenHash', '=', tokenHash),
+  );
 
   constructor(private readonly database: Database) {}
 

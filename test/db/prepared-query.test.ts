@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildConfig } from '../../src/config/config.js';
 import { openContext, type AppContext } from '../../src/context.js';
-import { PreparedQuery } from '../../src/db/prepared-query.js';
+import { sql } from 'kysely';
+import { PreparedQuery, statementNameOf } from '../../src/db/prepared-query.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 
 describe(`PreparedQuery (${TEST_DIALECT})`, () => {
@@ -43,5 +44,21 @@ describe(`PreparedQuery (${TEST_DIALECT})`, () => {
     );
     assert.deepEqual(await either.execute(ctx.database.db, { first: 'pq-c', second: 'pq-a' }), [{ key: 'pq-a' }, { key: 'pq-c' }]);
     assert.deepEqual(await either.execute(ctx.database.db, { first: 'pq-b', second: 'pq-b' }), [{ key: 'pq-b' }]);
+  });
+
+  const onPostgres = { skip: TEST_DIALECT !== 'postgres' && 'named statements are PostgreSQL’s' };
+
+  it('is prepared once on each PostgreSQL connection, under its own name, and keeps running after a table it reads gains a column', onPostgres, async () => {
+    const byValue = new PreparedQuery<{ value: string }, { key: string }>((db, { value }) => db.selectFrom('settings').select('key').where('value', '=', value));
+    await ctx.database.db.connection().execute(async (connection) => {
+      assert.deepEqual(await byValue.execute(connection, { value: 'two' }), [{ key: 'pq-b' }]);
+      const prepared = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements`.execute(connection);
+      const mine = prepared.rows.filter((row) => row.name === statementNameOf(row.statement) && row.statement.includes('"value" = $1'));
+      assert.equal(mine.length, 1, JSON.stringify(prepared.rows));
+      assert.match(mine[0]!.name, /^formgate_\d+$/);
+      // as a newer instance's migration would, while this connection holds the statement
+      await ctx.database.db.schema.alterTable('settings').addColumn('pq_later', 'text').execute();
+      assert.deepEqual(await byValue.execute(connection, { value: 'three' }), [{ key: 'pq-c' }]);
+    });
   });
 });
