@@ -39,10 +39,16 @@ export function searchScope(dialect: Dialect, column: 'formId' | 'workspaceId', 
 /**
  * The same condition checked on the row's own `searchText` of `table` (a subquery's alias), without
  * the index: cheaper than the index when the rows to check are few and many of them match.
+ * `pattern` is the term's searchPattern, or a PreparedQuery's placeholder for it.
  */
-export function searchTextMatches(dialect: Dialect, term: string, table: string): Expression<SqlBool> {
+export function searchTextMatches(dialect: Dialect, pattern: unknown, table: string): Expression<SqlBool> {
   const column = sql.ref(`${table}.searchText`);
-  return dialect === 'postgres' ? sql<SqlBool>`${column} LIKE ${likePattern(term)}` : sql<SqlBool>`${column} GLOB ${globPattern(term)}`;
+  return dialect === 'postgres' ? sql<SqlBool>`${column} LIKE ${pattern}` : sql<SqlBool>`${column} GLOB ${pattern}`;
+}
+
+/** The pattern searchTextMatches compares with: "contains `term`", as LIKE or GLOB reads it. */
+export function searchPattern(dialect: Dialect, term: string): string {
+  return dialect === 'postgres' ? likePattern(term) : globPattern(term);
 }
 
 // backslash is PostgreSQL's default LIKE escape

@@ -1,8 +1,7 @@
-import type { Database } from '../db/database.js';
+import type { Database, Dialect } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import { sql, type SelectQueryBuilder } from 'kysely';
-import type { DB } from '../db/schema/index.js';
-import { searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
+import { sql } from 'kysely';
+import { searchPattern, searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
 import { ProblemError } from '../errors.js';
 import type { FormService } from './forms.js';
 import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
@@ -24,7 +23,7 @@ const LIST_COLUMNS = ['submissions.id', 'submissions.formId', 'submissions.data'
 // How many of the newest rows a search checks one by one before it asks the search index.
 const RECENT_WINDOW = 2000;
 
-type ScopedQuery = SelectQueryBuilder<DB, 'submissions', object>;
+type ScopeColumn = 'formId' | 'workspaceId';
 
 // The plain listing of one form, page after page: the most frequent list, built once per shape. It
 // carries its own access check (the caller is a member of the form's workspace, and it is upgraded),
@@ -52,15 +51,39 @@ const formPage = (after: boolean) =>
     return newestAfter(listed, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.limit);
   });
 
+// A search's first look: the next RECENT_WINDOW rows of a form or workspace, checked one by one.
+type RecentParams = { owner: string; pattern: string; limit: number; createdAt: number; id: string };
+const recentSearch = (dialect: Dialect, column: ScopeColumn, after: boolean) =>
+  new PreparedQuery<RecentParams, SubmissionListRow>((db, p) => {
+    const scoped = db
+      .selectFrom('submissions')
+      .select([...LIST_COLUMNS, 'submissions.searchText'])
+      .where('submissions.status', '=', 'accepted')
+      .where(`submissions.${column}`, '=', p.owner);
+    const recent = newestAfter(scoped, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(RECENT_WINDOW);
+    const matching = db
+      .selectFrom(recent.as('recent'))
+      .select(['recent.id', 'recent.formId', 'recent.data', 'recent.createdAt'])
+      .where(searchTextMatches(dialect, p.pattern, 'recent'));
+    return newestAfter(matching, null, 'recent').limit(p.limit);
+  });
+
 export class SubmissionService {
   private readonly formFirstPage = formPage(false);
   private readonly formNextPage = formPage(true);
+  private readonly recentSearches: Record<ScopeColumn, { first: PreparedQuery<RecentParams, SubmissionListRow>; next: PreparedQuery<RecentParams, SubmissionListRow> }>;
 
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
     private readonly forms: FormService,
-  ) {}
+  ) {
+    const { dialect } = database;
+    this.recentSearches = {
+      formId: { first: recentSearch(dialect, 'formId', false), next: recentSearch(dialect, 'formId', true) },
+      workspaceId: { first: recentSearch(dialect, 'workspaceId', false), next: recentSearch(dialect, 'workspaceId', true) },
+    };
+  }
 
   /**
    * Accepted submissions of a form or of a whole workspace, newest first, optionally only those
@@ -76,7 +99,7 @@ export class SubmissionService {
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
     const listed = all.where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
     if (search === undefined) return keysetPage(listed.select(LIST_COLUMNS), page, 'submissions');
-    const recent = await this.searchRecent(listed, page, search);
+    const recent = await this.searchRecent(column, value, page, search);
     if (recent) return recent;
     const matching = all.where(searchScope(dialect, column, value)).where(submissionMatches(dialect, search));
     return keysetPage(matching.select(LIST_COLUMNS), page, 'submissions');
@@ -95,13 +118,11 @@ export class SubmissionService {
    * less than a full page. A common term fills its page within a few rows, while the search index
    * would first collect every match of the whole list; a rare term falls through to the index.
    */
-  private async searchRecent(scoped: ScopedQuery, page: PageRequest, search: string): Promise<Page<SubmissionListRow> | null> {
-    const recent = newestAfter(scoped.select([...LIST_COLUMNS, 'submissions.searchText']), page.after, 'submissions').limit(RECENT_WINDOW);
-    const query = this.database.db
-      .selectFrom(recent.as('recent'))
-      .select(['recent.id', 'recent.formId', 'recent.data', 'recent.createdAt'])
-      .where(searchTextMatches(this.database.dialect, search, 'recent'));
-    const found = await keysetPage(query, { limit: page.limit, after: null }, 'recent');
+  private async searchRecent(column: ScopeColumn, owner: string, page: PageRequest, search: string): Promise<Page<SubmissionListRow> | null> {
+    const query = page.after ? this.recentSearches[column].next : this.recentSearches[column].first;
+    const pattern = searchPattern(this.database.dialect, search);
+    const rows = await query.execute(this.database.db, { owner, pattern, limit: page.limit + 1, createdAt: page.after?.createdAt ?? 0, id: page.after?.id ?? '' });
+    const found = pageOf(rows, page.limit);
     return found.hasMore ? found : null;
   }
 

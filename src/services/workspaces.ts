@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { fromJson, type Database, type Queryable } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import { submitterAddress } from '../intake/fields.js';
 import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
@@ -10,7 +11,20 @@ import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
 import type { UserService } from './users.js';
 
+// named, not `*`: see PreparedQuery
+const WORKSPACE_COLUMNS = ['id', 'name', 'plan', 'ownerId', 'submissionsUsed', 'quotaNotifiedAt', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof WorkspaceRow)[];
+
 export class WorkspaceService {
+  // Every workspace route, and every search of a workspace, checks membership first.
+  private readonly memberWorkspace = new PreparedQuery<{ userId: string; workspaceId: string }, WorkspaceRow>((db, { userId, workspaceId }) =>
+    db
+      .selectFrom('workspaces')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
+      .select(WORKSPACE_COLUMNS.map((column) => `workspaces.${column}` as const))
+      .where('workspaces.id', '=', workspaceId)
+      .where('workspaceMembers.userId', '=', userId),
+  );
+
   constructor(
     private readonly database: Database,
     private readonly users: UserService,
@@ -28,13 +42,7 @@ export class WorkspaceService {
 
   /** The workspace if the account belongs to it; `not_found` otherwise, whether or not it exists. */
   async getForMember(userId: string, workspaceId: string, db: Queryable = this.database.db): Promise<WorkspaceRow> {
-    const workspace = await db
-      .selectFrom('workspaces')
-      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
-      .selectAll('workspaces')
-      .where('workspaces.id', '=', workspaceId)
-      .where('workspaceMembers.userId', '=', userId)
-      .executeTakeFirst();
+    const workspace = await this.memberWorkspace.executeTakeFirst(db, { userId, workspaceId });
     if (!workspace) throw new ProblemError('not_found', `Workspace ${workspaceId} was not found.`);
     return workspace;
   }
