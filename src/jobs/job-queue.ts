@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database, Dialect } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { fromJson } from '../db/database.js';
 import type { AttemptOutcome, JobRow } from '../db/schema/job.js';
@@ -26,35 +27,17 @@ export class JobQueue {
   // a delivery on SQLite.
   private readonly tries: GroupCommit<FinishedTry, boolean>;
 
+  private readonly claimDue: PreparedQuery<ClaimParams, ClaimedRow>;
+
   constructor(private readonly database: Database) {
     this.tries = new GroupCommit((tries) => record(database, tries));
+    this.claimDue = claimQuery(database.dialect);
   }
 
   /** Claims up to `limit` due jobs for `leaseMs`; a job no other worker holds is due once run_at has come. */
   async claim(limit: number, now: number, leaseMs: number): Promise<Job[]> {
-    const due = (db: Database['db']) =>
-      db
-        .selectFrom('jobs')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('runAt', '<=', now)
-        .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', now)]))
-        .orderBy('runAt')
-        .limit(limit);
-    const lease = (db: Database['db'], ids: ReturnType<typeof due>) =>
-      db
-        .updateTable('jobs')
-        .set((eb) => ({ leaseUntil: now + leaseMs, attempts: eb('attempts', '+', 1), updatedAt: now }))
-        .where('id', 'in', ids)
-        .returningAll()
-        .execute();
-
-    // NOTE: one statement, so it is atomic across instances without a transaction around it (one
-    // round trip). On PostgreSQL, rows another instance is claiming right now are skipped, not waited
-    // for, so that two instances never hold the same job and never block each other; SQLite
-    // serialises writers. A claim lost in a power cut is harmless, so it skips the fsync.
-    const { dialect } = this.database;
-    const rows = await this.database.withoutFsync((db) => lease(db, dialect === 'postgres' ? due(db).forUpdate().skipLocked() : due(db)));
+    // A claim lost in a power cut is harmless, so it skips the fsync.
+    const rows = await this.database.withoutFsync((db) => this.claimDue.execute(db, { now, leaseUntil: now + leaseMs, limit }));
     return rows.sort((a, b) => a.runAt - b.runAt).map(toJob);
   }
 
@@ -79,6 +62,35 @@ export class JobQueue {
         .execute();
     }
   }
+}
+
+type ClaimParams = { now: number; leaseUntil: number; limit: number };
+// named, not `*`: see PreparedQuery
+const CLAIMED_COLUMNS = ['id', 'kind', 'payload', 'attempts', 'runAt', 'submissionId', 'idempotencyKey'] as const satisfies readonly (keyof JobRow)[];
+type ClaimedRow = Pick<JobRow, (typeof CLAIMED_COLUMNS)[number]>;
+
+/**
+ * Leases the due jobs and answers them, in one statement: atomic across instances without a
+ * transaction around it (one round trip). On PostgreSQL, rows another instance is claiming right
+ * now are skipped, not waited for, so that two instances never hold the same job and never block
+ * each other; SQLite serialises writers.
+ */
+function claimQuery(dialect: Dialect) {
+  return new PreparedQuery<ClaimParams, ClaimedRow>((db, p) => {
+    const due = db
+      .selectFrom('jobs')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('runAt', '<=', p.now)
+      .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', p.now)]))
+      .orderBy('runAt')
+      .limit(p.limit);
+    return db
+      .updateTable('jobs')
+      .set((eb) => ({ leaseUntil: p.leaseUntil, attempts: eb('attempts', '+', 1), updatedAt: p.now }))
+      .where('id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+      .returning(CLAIMED_COLUMNS);
+  });
 }
 
 interface FinishedTry {
@@ -143,7 +155,7 @@ function nextState(result: AttemptResult) {
       : { status: 'failed' as const, lastError: result.error ?? null };
 }
 
-function toJob(row: JobRow): Job {
+function toJob(row: ClaimedRow): Job {
   return {
     id: row.id,
     kind: row.kind,
