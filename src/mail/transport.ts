@@ -45,10 +45,9 @@ function smtpMailer(url: string, from: string): Mailer {
   const protocol = safeProtocol(url);
   if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new ConfigError(`FORMGATE_SMTP_URL must start with smtp:// or smtps://, got ${protocol ? `"${protocol}//…"` : 'a value that is not a URL'}`);
   // NOTE: timeouts well below the worker's job timeout, so a stuck server fails the try, not the lease.
-  // Up to 10 connections (nodemailer's default is 5): while visitors keep the event loop busy, each
-  // SMTP step of a message waits its turn, so more messages in flight keep notifications moving (the
-  // bench's submit burst delivered twice as many with 16). Options in the URL's query win
-  // (`?maxConnections=3` for a server that allows fewer).
+  // Up to 10 connections (nodemailer's default is 5), for the worker's 16 deliveries in flight: each
+  // SMTP step of a message waits for the server's answer, so more connections keep more messages
+  // moving. Options in the URL's query win (`?maxConnections=3` for a server that allows fewer).
   const transport = createTransport({ url, pool: true, maxConnections: 10, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
   transport.use('stream', (mail, done) => {
     mail.message.transform(() => new WholeMessage());
