@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { buildConfig } from '../src/config/config.js';
 import { openContext } from '../src/context.js';
 import { Database } from '../src/db/database.js';
 import { cliEnv, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 
 const READY = (line: LogLine) => typeof line.json?.msg === 'string' && line.json.msg.startsWith('Formgate is ready');
 
@@ -40,6 +42,7 @@ describe('formgate serve', () => {
   let database: TestDatabase;
   let env: NodeJS.ProcessEnv;
   let token: string;
+  let formId: string;
   const servers: ServerProcess[] = [];
 
   before(async () => {
@@ -57,6 +60,7 @@ describe('formgate serve', () => {
       const { user, workspace } = await ctx.users.createUser(`serve-${process.pid}@example.com`);
       await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000');
       ({ secret: token } = await ctx.tokens.createToken(user.id, { name: 'serve-test', scopes: ['forms:read'] }));
+      ({ id: formId } = await ctx.forms.createForm(user.id, workspace.id, { name: 'Serve test' }));
     } finally {
       await ctx.close();
     }
@@ -128,6 +132,33 @@ describe('formgate serve', () => {
       assert.ok(line.json.level < 50, `no error was logged: ${line.raw}`);
     }
     assert.ok(!server.stderr().includes(token), 'nor does stderr');
+  });
+
+  it('moves what visitors submit into the search index in the background', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite only: PostgreSQL indexes in the insert' }, async () => {
+    const server = spawnServe(env);
+    servers.push(server);
+    const ready = await waitUntilReady(server);
+    const posted = await fetch(`${ready.submitUrl}/${formId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: 'message=vermilion+shutters',
+    });
+    assert.equal(posted.status, 200, await posted.clone().text());
+    await posted.arrayBuffer();
+
+    const opened = Database.open(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }).database);
+    try {
+      const raw = opened.db.withoutPlugins();
+      const indexed = async () => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB '*vermilion*'`.execute(raw)).rows.length;
+      const deadline = Date.now() + 10_000;
+      while ((await indexed()) === 0 && Date.now() < deadline) await sleep(50);
+      assert.equal(await indexed(), 1, 'indexed within 10 s of its answer');
+      const backlog = await sql<{ n: number }>`SELECT count(*) AS n FROM search_backlog`.execute(raw);
+      assert.equal(backlog.rows[0]!.n, 0, 'and out of the backlog');
+    } finally {
+      await opened.destroy();
+    }
+    await stopGracefully(server);
   });
 
   it('migrates an empty database on first start and reuses it on the next', async () => {

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freshDatabase, type BenchDialect } from '../lib/databases.js';
-import { analyze, createAccount, createForm, seedSubmissions, withContext } from '../lib/fixtures.js';
+import { createAccount, createForm, seedSubmissions, settle, withContext } from '../lib/fixtures.js';
 import { startFormgate } from '../lib/formgate.js';
 import { sampleFields } from '../lib/sample-data.js';
 import { SETTINGS } from '../lib/settings.js';
@@ -33,7 +33,7 @@ export async function runDrain(dialect: BenchDialect, kind: DrainKind, sinks: Si
     const settings = kind === 'emails' ? { notificationEmails: ['owner@example.com'] } : { webhookUrl: sinks.webhookUrl };
     const formId = await createForm(ctx, account, { name: 'Contact', ...settings });
     await seedSubmissions(ctx, formId, SETTINGS.drainJobs, sampleFields);
-    await analyze(ctx);
+    await settle(ctx);
   });
   await sinks.reset();
   const formgate = await startFormgate({ databaseUrl: database.url, dataDir: database.dataDir, smtpUrl: sinks.smtpUrl });

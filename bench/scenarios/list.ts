@@ -1,7 +1,7 @@
 import type { LoadFigures } from '../load/spec.js';
 import { measureBaseline, measureFloor } from '../lib/baseline.js';
 import { freshDatabase, type BenchDatabase, type BenchDialect } from '../lib/databases.js';
-import { analyze, createAccount, createForm, seedSubmissions, withContext, type Account } from '../lib/fixtures.js';
+import { createAccount, createForm, seedSubmissions, settle, withContext, type Account } from '../lib/fixtures.js';
 import { cpuPerRequestUs, startFormgate, type Formgate } from '../lib/formgate.js';
 import { runLoad } from '../lib/load.js';
 import { CITIES, sampleFields, SURNAMES } from '../lib/sample-data.js';
@@ -43,7 +43,7 @@ export async function seedListFixture(dialect: BenchDialect): Promise<ListFixtur
     const account = await createAccount(ctx, 'lister@example.com');
     const formId = await createForm(ctx, account, { name: 'Contact' });
     await seedSubmissions(ctx, formId, SETTINGS.listSubmissions, sampleFields);
-    await analyze(ctx);
+    await settle(ctx);
     return { database, account, formId, seedMs: performance.now() - started };
   });
 }

@@ -5,6 +5,7 @@ import { buildSurfaces, type Surfaces } from '../app.js';
 import { API_PREFIX, type Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
 import { startDelivery } from '../jobs/delivery.js';
+import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
 
 function urlOf(address: AddressInfo): string {
@@ -45,6 +46,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);
   const delivery = startDelivery(ctx, logger);
+  const searchIndexer = startSearchIndexing(ctx, logger);
   logger.info(
     { baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect },
     `Formgate is ready: API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
@@ -63,6 +65,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       stopSpamPurge();
       await surfaces.close();
       await delivery.stop(10_000);
+      await searchIndexer.stop();
       await ctx.close();
       clearTimeout(timer);
       logger.info('stopped');

@@ -4,17 +4,21 @@ import type { Dialect } from './database.js';
 /**
  * The condition "this submission's names or values contain `term`", case-insensitively: the
  * stored text and the term are both lower-cased, and each dialect's trigram index (migration
- * 0002) answers the substring pattern.
+ * 0002) answers the substring pattern. On SQLite the candidates are the index's matches and the
+ * rows not yet indexed (the search backlog, migration 0009); each is then checked for the term.
  */
 export function submissionMatches(dialect: Dialect, term: string): Expression<SqlBool> {
   if (dialect === 'postgres') return sql<SqlBool>`submissions.search_text LIKE ${likePattern(term)}`;
+  const pattern = globPattern(term);
   const words = longestWords(term);
-  if (words.length === 0) return sql<SqlBool>`submissions.seq IN (SELECT rowid FROM submissions_search WHERE search_text GLOB ${globPattern(term)})`;
   // NOTE: for a term of several words the index is asked for rows holding its longest words, and
   // each of those rows is then checked for the whole term. Asked for the whole term, FTS5 matched
   // every trigram of it, the common ones of short words ("abo", " a ") too: several times slower.
-  const match = words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' AND ');
-  return sql<SqlBool>`submissions.seq IN (SELECT rowid FROM submissions_search WHERE submissions_search MATCH ${match}) AND submissions.search_text GLOB ${globPattern(term)}`;
+  const indexed =
+    words.length === 0
+      ? sql`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`
+      : sql`SELECT rowid FROM submissions_search WHERE submissions_search MATCH ${words.map((word) => `"${word.replaceAll('"', '""')}"`).join(' AND ')}`;
+  return sql<SqlBool>`submissions.seq IN (${indexed} UNION ALL SELECT seq FROM search_backlog) AND submissions.search_text GLOB ${pattern}`;
 }
 
 /** Of a term of several words, the two longest of three characters or more (a trigram's length); none for one word. */

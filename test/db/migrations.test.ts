@@ -212,3 +212,45 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     assert.deepEqual(JSON.parse(job.payload as string), { url: 'https://example.com', fields: data });
   });
 });
+
+describe('0009-search-backlog: upgrading a SQLite database that holds submissions', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite only (the migration changes nothing on PostgreSQL)' }, () => {
+  const fresh = freshDatabase();
+
+  it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    // back to 0008's schema, where the insert trigger wrote the index itself
+    await sql`DROP TABLE search_backlog`.execute(raw);
+    await sql`DROP TRIGGER submissions_search_insert`.execute(raw);
+    await sql`DROP TRIGGER submissions_search_delete`.execute(raw);
+    await sql`CREATE TRIGGER submissions_search_insert AFTER INSERT ON submissions BEGIN
+      INSERT INTO submissions_search (rowid, search_text) VALUES (new.seq, new.search_text); END`.execute(raw);
+    await sql`CREATE TRIGGER submissions_search_delete AFTER DELETE ON submissions BEGIN
+      INSERT INTO submissions_search (submissions_search, rowid, search_text) VALUES ('delete', old.seq, old.search_text); END`.execute(raw);
+    await sql`INSERT INTO submissions_search (submissions_search, rank) VALUES ('crisismerge', 16)`.execute(raw);
+    await sql`DELETE FROM kysely_migration WHERE name = '0009-search-backlog'`.execute(raw);
+    await sql`INSERT INTO users (id, email, created_at) VALUES ('u1', 'u1@example.com', 1)`.execute(raw);
+    await sql`INSERT INTO workspaces (id, name, plan, owner_id, submissions_used, created_at, updated_at) VALUES ('w1', 'W', 'FREE', 'u1', 0, 1, 1)`.execute(raw);
+    await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f1', 'w1', 'F', '[]', 1, 1)`.execute(raw);
+    const insert = (id: string, text: string) =>
+      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, 'f1', 'w1', '{}', 'accepted', ${text}, 1)`.execute(raw);
+    await insert('s1', 'note\nbefore the upgrade');
+    await insert('s2', 'note\nalso before');
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
+    const indexed = async (pattern: string) => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;
+    const crisis = await sql<{ v: number }>`SELECT v FROM submissions_search_config WHERE k = 'crisismerge'`.execute(raw);
+    assert.deepEqual(crisis.rows, [{ v: 64 }], 'merges 64 segments of a level at once, not 16');
+    assert.equal(await backlog(), 0, 'the rows already indexed are not queued again');
+    assert.equal(await indexed('*before*'), 2);
+    await insert('s3', 'note\nafter the upgrade');
+    assert.equal(await backlog(), 1, 'a new row waits for the indexer');
+    assert.equal(await indexed('*after*'), 0);
+    await sql`DELETE FROM submissions WHERE id IN ('s1', 's3')`.execute(raw);
+    assert.equal(await indexed('*before*'), 1, 'an indexed row leaves the index');
+    assert.equal(await backlog(), 0, 'an unindexed row leaves the backlog');
+    await sql`INSERT INTO submissions_search (submissions_search) VALUES ('integrity-check')`.execute(raw);
+  });
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../src/ids.js';
+import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { searchTextOf } from '../../src/services/submissions.js';
 import type { SubmissionStatus } from '../../src/db/schema/submission.js';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -96,19 +97,26 @@ describe('submissions API', () => {
     assertValidation(app, await app.api('GET', `/forms/${form.id}/submissions?startingAfter=${first.body.nextCursor}`, { token: owner.token }), 'startingAfter');
   });
 
+  // SQLite finds new rows in its search backlog until the indexer has moved them (migration 0009);
+  // each search is asked in both states. On PostgreSQL the two are the same.
+  const indexNow = () => new SearchIndexer(app.ctx.database).indexAll();
+
   it('searches field names and values case-insensitively, wildcards taken literally', async () => {
     const search = async (term: string, path = `/workspaces/${owner.workspaceId}/submissions`) =>
       (await app.api('GET', `${path}?search=${encodeURIComponent(term)}`, { token: owner.token })).body.data.map((s: any) => s.id);
-    assert.deepEqual(await search('hello world'), [ids.ann]);
-    assert.deepEqual(await search('HELLO'), [ids.ann]);
-    assert.deepEqual(await search('ünïcode'), [ids.bob]);
-    assert.deepEqual(await search('zebra_x'), [ids.bob]);
-    assert.deepEqual(await search('50%'), [ids.bob]);
-    assert.deepEqual(await search('a_n'), []);
-    assert.deepEqual(await search('*'), []);
-    assert.deepEqual(await search('color'), [ids.order]);
-    assert.deepEqual(await search('ed'), [ids.order]);
-    assert.deepEqual(await search('lamp', `/forms/${form.id}/submissions`), []);
+    for (const stage of ['stored', 'indexed']) {
+      if (stage === 'indexed') await indexNow();
+      assert.deepEqual(await search('hello world'), [ids.ann], stage);
+      assert.deepEqual(await search('HELLO'), [ids.ann], stage);
+      assert.deepEqual(await search('ünïcode'), [ids.bob], stage);
+      assert.deepEqual(await search('zebra_x'), [ids.bob], stage);
+      assert.deepEqual(await search('50%'), [ids.bob], stage);
+      assert.deepEqual(await search('a_n'), [], stage);
+      assert.deepEqual(await search('*'), [], stage);
+      assert.deepEqual(await search('color'), [ids.order], stage);
+      assert.deepEqual(await search('ed'), [ids.order], stage);
+      assert.deepEqual(await search('lamp', `/forms/${form.id}/submissions`), [], stage);
+    }
   });
 
   it('finds a term of several words only where they stand together, as written', async () => {
@@ -121,11 +129,14 @@ describe('submissions API', () => {
     const quoted = await insertSubmission(app, notes, { note: 'she said "yes" at once' }, t + 3);
     const search = async (term: string) =>
       (await app.api('GET', `/workspaces/${own.workspaceId}/submissions?search=${encodeURIComponent(term)}`, { token: own.token })).body.data.map((s: any) => s.id);
-    assert.deepEqual(await search('lisbon about a refund.'), [together]);
-    assert.deepEqual(await search('LISBON  about'), [], 'the spaces as written');
-    assert.deepEqual(await search('refund was asked'), [apart]);
-    assert.deepEqual(await search('said "yes" at'), [quoted]);
-    assert.deepEqual(await search('said "no" at'), []);
+    for (const stage of ['stored', 'indexed']) {
+      if (stage === 'indexed') await indexNow();
+      assert.deepEqual(await search('lisbon about a refund.'), [together], stage);
+      assert.deepEqual(await search('LISBON  about'), [], `${stage}: the spaces as written`);
+      assert.deepEqual(await search('refund was asked'), [apart], stage);
+      assert.deepEqual(await search('said "yes" at'), [quoted], stage);
+      assert.deepEqual(await search('said "no" at'), [], stage);
+    }
   });
 
   it('bounds search to 1..256 characters', async () => {

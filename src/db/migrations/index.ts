@@ -8,6 +8,7 @@ import { templates } from './0005-templates.js';
 import { orderedJson } from './0006-ordered-json.js';
 import { partialIndexes } from './0007-partial-indexes.js';
 import { searchAutomerge } from './0008-search-automerge.js';
+import { searchBacklog } from './0009-search-backlog.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-ordered-json': orderedJson,
   '0007-partial-indexes': partialIndexes,
   '0008-search-automerge': searchAutomerge,
+  '0009-search-backlog': searchBacklog,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */
