@@ -27,6 +27,9 @@ export interface ListResult {
   ratio: number;
   page1: LoadFigures;
   page1000: LoadFigures;
+  /** The server's CPU time per request of each: steadier than requests/s when others load the machine. */
+  page1CpuPerRequestUs: number | null;
+  page1000CpuPerRequestUs: number | null;
 }
 
 export interface SearchResult {
@@ -76,11 +79,28 @@ export async function runList(fixture: ListFixture): Promise<ListResult> {
     // in two halves each, ordered page 1, page 1000, page 1000, page 1: a change in the machine's
     // other load that grows or shrinks steadily falls on both alike
     const half = { ...base, durationSec: SETTINGS.durationSec / 2, warmupSec: 1 };
-    const rounds: LoadFigures[] = [];
-    for (const path of [firstPage, page1000, page1000, firstPage]) rounds.push(await runLoad({ ...half, paths: [path] }));
-    const page1 = combine(rounds[0]!, rounds[3]!);
-    const deep = combine(rounds[1]!, rounds[2]!);
-    return { dialect: fixture.database.dialect, baseline, floor, walk, walkCpuPerRequestUs, ratio: walk.requestsPerSec / baseline.requestsPerSec, page1, page1000: deep };
+    const rounds: { figures: LoadFigures; cpuMs: number | null }[] = [];
+    for (const path of [firstPage, page1000, page1000, firstPage]) {
+      const before = formgate.cpuMs();
+      const figures = await runLoad({ ...half, paths: [path] });
+      const after = formgate.cpuMs();
+      rounds.push({ figures, cpuMs: before === null || after === null ? null : after - before });
+    }
+    const [page1, deep] = [combine(rounds[0]!.figures, rounds[3]!.figures), combine(rounds[1]!.figures, rounds[2]!.figures)];
+    const cpuOf = (a: (typeof rounds)[number], b: (typeof rounds)[number], figures: LoadFigures) =>
+      cpuPerRequestUs(a.cpuMs === null || b.cpuMs === null ? null : a.cpuMs + b.cpuMs, figures);
+    return {
+      dialect: fixture.database.dialect,
+      baseline,
+      floor,
+      walk,
+      walkCpuPerRequestUs,
+      ratio: walk.requestsPerSec / baseline.requestsPerSec,
+      page1,
+      page1000: deep,
+      page1CpuPerRequestUs: cpuOf(rounds[0]!, rounds[3]!, page1),
+      page1000CpuPerRequestUs: cpuOf(rounds[1]!, rounds[2]!, deep),
+    };
   } finally {
     await formgate.stop();
   }
