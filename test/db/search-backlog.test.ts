@@ -96,6 +96,23 @@ describe('SQLite search backlog', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite o
     await assertIndexIntact();
   });
 
+  it('keeps the index intact when a deleted form takes its rows with it, indexed or not', async () => {
+    const doomed = await createForm(app, owner, { name: 'Doomed' });
+    const store2 = (data: Record<string, unknown>) =>
+      app.ctx.database.db
+        .insertInto('submissions')
+        .values({ id: newId(), formId: doomed.id, workspaceId: doomed.workspaceId, data: JSON.stringify(data), status: 'accepted', createdAt: Date.now(), searchText: searchTextOf(data) })
+        .execute();
+    await store2({ note: 'indigo indexed' });
+    await indexer.indexAll();
+    await store2({ note: 'indigo waiting' });
+    assert.equal((await search('indigo')).length, 2);
+    await app.ctx.forms.deleteForm(owner.userId, doomed.id);
+    assert.deepEqual(await search('indigo'), []);
+    assert.deepEqual(await backlog(), [], 'the cascade took the waiting row out of the backlog');
+    await assertIndexIntact();
+  });
+
   it('indexes in the background, holding back while the foreground is busy until the backlog reaches its limit', async () => {
     let busy = true;
     const background = new SearchIndexer(app.ctx.database, { chunkRows: 2, busyBacklogLimit: 4, pollIntervalMs: 5, foreground: { busy: () => busy } });
