@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,13 +43,25 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** A TCP port nothing listens on right now. */
+/**
+ * A TCP port nothing listens on right now, below the range the system hands out to outgoing
+ * connections: a port from that range (as `listen(0)` gives) could be taken as the local end of one
+ * of the load's own connections before the server listens on it (the likely cause of a run whose
+ * serve exited before answering).
+ */
 export async function freePort(): Promise<number> {
+  const ephemeralFrom = Math.max(11_000, Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0]) || 32_768);
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (ephemeralFrom - 10_000));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between 10000 and ${ephemeralFrom}`);
+}
+
+function canListen(port: number): Promise<boolean> {
   const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  server.close();
-  await once(server, 'close');
-  return port;
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }

@@ -51,7 +51,11 @@ export async function startFormgate(options: FormgateOptions): Promise<Formgate>
   const child = spawn(process.execPath, [...serveFlags(), path.join(REPO_DIR, 'dist', 'main.js'), 'serve'], { cwd: options.dataDir, env, stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const submitOrigin = `http://127.0.0.1:${submitPort}`;
-  await firstAnswer(child, `${submitOrigin}/healthz`);
+  await firstAnswer(child, `${submitOrigin}/healthz`).catch((error: unknown) => {
+    // the data folder goes when the run ends: say now why serve did not come up
+    console.error(`the end of serve.log:\n${fs.readFileSync(path.join(options.dataDir, 'serve.log'), 'utf8').slice(-3000)}`);
+    throw error;
+  });
   const startMs = performance.now() - started;
   return {
     pid: child.pid!,
