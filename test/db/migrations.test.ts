@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { buildConfig } from '../../src/config/config.js';
 import { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
@@ -109,6 +109,13 @@ async function migrationNames(database: Database): Promise<string[]> {
   return rows.rows.map((r) => r.name);
 }
 
+/** A user 'u1' with workspace 'w1' and form 'f1', written as raw rows (an upgrade test's schema is not the code's). */
+async function insertForm(raw: Kysely<any>): Promise<void> {
+  await sql`INSERT INTO users (id, email, created_at) VALUES ('u1', 'u1@example.com', 1)`.execute(raw);
+  await sql`INSERT INTO workspaces (id, name, plan, owner_id, submissions_used, created_at, updated_at) VALUES ('w1', 'W', 'FREE', 'u1', 0, 1, 1)`.execute(raw);
+  await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f1', 'w1', 'F', '[]', 1, 1)`.execute(raw);
+}
+
 /** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
 function freshDatabase() {
   const fresh = {
@@ -194,9 +201,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     // 0006 and every migration after it run again (those after 0007 change nothing on PostgreSQL so far)
     const rerun = (await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name >= '0006' ORDER BY name`.execute(raw)).rows.map((r) => r.name);
     await sql`DELETE FROM kysely_migration WHERE name >= '0006'`.execute(raw);
-    await sql`INSERT INTO users (id, email, created_at) VALUES ('u1', 'u1@example.com', 1)`.execute(raw);
-    await sql`INSERT INTO workspaces (id, name, plan, owner_id, submissions_used, created_at, updated_at) VALUES ('w1', 'W', 'FREE', 'u1', 0, 1, 1)`.execute(raw);
-    await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f1', 'w1', 'F', '[]', 1, 1)`.execute(raw);
+    await insertForm(raw);
     const data = { message: 'héllo "x"', name: 'Ann', list: ['a', { b: 1 }] };
     await sql`INSERT INTO submissions (id, form_id, workspace_id, data, email_controls, status, created_at) VALUES ('s1', 'f1', 'w1', ${JSON.stringify(data)}, ${JSON.stringify({ _replyto: 'a@example.com' })}, 'accepted', 1)`.execute(raw);
     await sql`INSERT INTO jobs (id, kind, payload, status, run_at, submission_id, idempotency_key, created_at, updated_at) VALUES ('j1', 'webhook', ${JSON.stringify({ url: 'https://example.com', fields: data })}, 'pending', 1, 's1', 's1', 1, 1)`.execute(raw);
@@ -229,9 +234,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       INSERT INTO submissions_search (submissions_search, rowid, search_text) VALUES ('delete', old.seq, old.search_text); END`.execute(raw);
     await sql`INSERT INTO submissions_search (submissions_search, rank) VALUES ('crisismerge', 16)`.execute(raw);
     await sql`DELETE FROM kysely_migration WHERE name = '0009-search-backlog'`.execute(raw);
-    await sql`INSERT INTO users (id, email, created_at) VALUES ('u1', 'u1@example.com', 1)`.execute(raw);
-    await sql`INSERT INTO workspaces (id, name, plan, owner_id, submissions_used, created_at, updated_at) VALUES ('w1', 'W', 'FREE', 'u1', 0, 1, 1)`.execute(raw);
-    await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f1', 'w1', 'F', '[]', 1, 1)`.execute(raw);
+    await insertForm(raw);
     const insert = (id: string, text: string) =>
       sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, 'f1', 'w1', '{}', 'accepted', ${text}, 1)`.execute(raw);
     await insert('s1', 'note\nbefore the upgrade');
