@@ -28,6 +28,7 @@ import { SpamScorer } from './spam/score.js';
 import { createSubmitSurface, type SubmitSurface } from './submit/server.js';
 import { ThankYouLinks } from './submit/thank-you-link.js';
 import { installValidators } from './http/validation.js';
+import { MemoryRepeatLog, RedisRepeatLog } from './spam/repeats.js';
 
 export interface Surfaces {
   api: FastifyInstance;
@@ -72,7 +73,8 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
     log.warn({ workspaceId }, 'workspace reached its submission allowance; new submissions are held until it grows');
     await quotaNoticeJob(trx, workspaceId, ctx.config);
   });
-  const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer(), ctx.config.captchaVerifyUrls, log);
+  const repeats = redis ? new RedisRepeatLog(redis, new MemoryRepeatLog()) : new MemoryRepeatLog();
+  const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer({ repeats }), ctx.config.captchaVerifyUrls, log);
   return createSubmitSurface({
     ctx,
     log,

@@ -58,7 +58,7 @@ export class IntakePipeline {
     if (isEmpty(parsed)) throw validationError(['fields: the submission has no fields; give each input a name'], 'The submission is empty.');
     if (form.spamProtection) await this.checkCaptcha(form, form.spamProtection, parsed, ip);
 
-    const spamReasons = this.spamReasons(form, parsed, ip);
+    const spamReasons = await this.spamReasons(form, parsed, ip);
     const spam = spamReasons.length > 0;
     if (spam) this.log.info({ formId, reasons: spamReasons }, 'submission quarantined as spam');
     const stored = await this.writer.store({
@@ -84,10 +84,10 @@ export class IntakePipeline {
   }
 
   /** Why the submission is spam (none: it is not): custom spam words first, the owner's own rule, then the automatic filter. */
-  private spamReasons(form: IntakeForm, parsed: ParsedSubmission, ip: string): string[] {
+  private async spamReasons(form: IntakeForm, parsed: ParsedSubmission, ip: string): Promise<string[]> {
     const word = compileSpamWords(form.customSpamWords)?.firstMatch(parsed.data);
     if (word != null) return [`custom spam word "${word}"`];
-    const verdict = this.scorer.score(parsed.data, visitorKey(ip));
+    const verdict = await this.scorer.score(parsed.data, visitorKey(ip));
     return verdict.spam ? verdict.reasons : [];
   }
 }

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { MemoryRepeatLog, REPEAT_LIMIT, REPEAT_WINDOW_MS, type RepeatLog } from './repeats.js';
 import {
   gibberishFindings,
   linkFindings,
@@ -21,8 +21,8 @@ export interface SpamVerdict {
 export interface SpamScorerOptions {
   /** Milliseconds since the epoch; tests pass their own clock instead of sleeping. */
   now?: () => number;
-  /** How many (address, content) pairs the repeat signal remembers; the least recently seen go first. */
-  maxTracked?: number;
+  /** Where the repeat signal counts: this process's memory by default, Redis with several instances. */
+  repeats?: RepeatLog;
 }
 
 // NOTE: the scorer runs on every submission, so it reads at most this much of each value and of the
@@ -31,9 +31,7 @@ export const MAX_VALUE_CHARS = 20_000;
 export const MAX_TOTAL_CHARS = 50_000;
 const MAX_LEAVES = 2_000;
 const MAX_DEPTH = 32;
-export const REPEAT_WINDOW_MS = 10 * 60_000;
-export const REPEAT_LIMIT = 3;
-const DEFAULT_MAX_TRACKED = 10_000;
+export { REPEAT_LIMIT, REPEAT_WINDOW_MS };
 // Soft hyphens and zero-width characters split a word for a filter but not for a reader ("via\u200Bgra").
 const INVISIBLE = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
 const WHITESPACE = /\s+/g;
@@ -52,19 +50,19 @@ const LOOK_ALIKES = new Map(
 
 /**
  * Scores submissions on their content and on repeats from one address. Always on and not
- * configurable; one instance per process, since the repeat record lives in memory.
+ * configurable; one instance per process (the repeat log in memory is its own).
  */
 export class SpamScorer {
   private readonly now: () => number;
-  private readonly recent: LRUCache<string, number[]>;
+  private readonly repeats: RepeatLog;
 
   constructor(options: SpamScorerOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.recent = new LRUCache({ max: Math.max(1, options.maxTracked ?? DEFAULT_MAX_TRACKED) });
+    this.repeats = options.repeats ?? new MemoryRepeatLog();
   }
 
   /** Scores one submission's stored data (control fields already removed) from client ip. Records it for the repeat signal. */
-  score(data: Record<string, unknown>, ip: string): SpamVerdict {
+  async score(data: Record<string, unknown>, ip: string): Promise<SpamVerdict> {
     const fields = scannedFields(data);
     const text = fields.map((field) => field.text).join('\n');
     const findings = [
@@ -72,25 +70,16 @@ export class SpamScorer {
       ...phraseFindings(text),
       ...markupFindings(text),
       ...gibberishFindings(fields),
-      ...this.repeatFindings(fields, ip),
+      ...(await this.repeatFindings(fields, ip)),
     ];
     const score = findings.reduce((sum, finding) => sum + finding.points, 0);
     return { spam: score >= SPAM_THRESHOLD, score, reasons: findings.map((finding) => `${finding.reason} (+${finding.points})`) };
   }
 
-  /** How many (address, content) pairs are remembered now; for tests of the bound. */
-  get trackedCount(): number {
-    return this.recent.size;
-  }
-
   // A person may send the same message twice (a double click, a retry); a third time within the window is a bot.
-  private repeatFindings(fields: ScannedField[], ip: string): Finding[] {
-    const key = `${ip} ${contentHash(fields)}`;
-    const now = this.now();
-    const times = (this.recent.get(key) ?? []).filter((time) => now - time < REPEAT_WINDOW_MS);
-    times.push(now);
-    this.recent.set(key, times.slice(-REPEAT_LIMIT));
-    if (times.length < REPEAT_LIMIT) return [];
+  private async repeatFindings(fields: ScannedField[], ip: string): Promise<Finding[]> {
+    const sightings = await this.repeats.sighted(`${ip} ${contentHash(fields)}`, this.now());
+    if (sightings < REPEAT_LIMIT) return [];
     return [{ points: WEIGHTS.repeated, reason: `same content ${REPEAT_LIMIT} or more times from this address within ${REPEAT_WINDOW_MS / 60_000} minutes` }];
   }
 }

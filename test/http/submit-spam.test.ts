@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { assertProblem } from '../helpers/problems.js';
+import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { JSON_ACCEPT, listed, post, postJson, storedRows } from '../helpers/submit.js';
 
 const corpus = (name: string): Record<string, unknown>[] => JSON.parse(fs.readFileSync(new URL(`../fixtures/spam-corpus/${name}.json`, import.meta.url), 'utf8'));
@@ -107,6 +109,31 @@ describe('submit surface: spam protection', () => {
       assert.equal(statuses[0], 'accepted');
       assert.equal(statuses[3], 'spam', 'the repeated submission is caught');
       assert.equal(statuses[4], 'accepted', 'another visitor sending the same words is not');
+    });
+
+    it('counts the repeats that reach several instances together when they share Redis', async (t) => {
+      const redis = await connectTestRedis(t);
+      if (!redis) return;
+      const visitor = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;
+      const dropKeys = async () => {
+        const keys = await redis.keys(`formgate-repeat:${visitor} *`);
+        if (keys.length > 0) await redis.del(...keys);
+      };
+      await dropKeys();
+      const [a, b] = [await startApp({ redisUrl: TEST_REDIS_URL }), await startApp({ redisUrl: TEST_REDIS_URL })];
+      try {
+        const [onA, onB] = [await createForm(a, await createAccount(a)), await createForm(b, await createAccount(b))];
+        const send = (on: TestApp, formId: string) => post(on, formId, CONTACT, { as: 'json', accept: JSON_ACCEPT, localAddress: visitor });
+        assert.equal((await send(a, onA.id)).status, 200);
+        assert.equal((await send(b, onB.id)).status, 200);
+        assert.equal((await send(a, onA.id)).status, 200);
+        assert.deepEqual((await storedRows(a, onA.id)).map((r) => r.status), ['accepted', 'spam'], 'the third, though A saw only two');
+        assert.deepEqual((await storedRows(b, onB.id)).map((r) => r.status), ['accepted']);
+      } finally {
+        await Promise.allSettled([a.close(), b.close()]);
+        await dropKeys().catch(() => undefined);
+        redis.disconnect();
+      }
     });
   });
 });

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
+import { Redis } from 'ioredis';
 import { looksRandom, SPAM_THRESHOLD } from '../../src/spam/score-rules.js';
+import { MemoryRepeatLog, RedisRepeatLog, type RepeatLog } from '../../src/spam/repeats.js';
 import { REPEAT_WINDOW_MS, SpamScorer, type SpamVerdict } from '../../src/spam/score.js';
+import { connectTestRedis } from '../helpers/redis.js';
 
 type Submission = Record<string, unknown>;
 
@@ -12,7 +15,7 @@ function corpus(name: 'ham' | 'spam'): Submission[] {
 
 let nextIp = 0;
 // A fresh address each time, so the repeat signal never mixes into a content test.
-function scoreOnce(data: Submission): SpamVerdict {
+async function scoreOnce(data: Submission): Promise<SpamVerdict> {
   return new SpamScorer().score(data, `198.51.100.${nextIp++ % 256}`);
 }
 
@@ -21,64 +24,64 @@ function describeVerdict(data: Submission, verdict: SpamVerdict): string {
 }
 
 // NOTE: every assert has a message: without one, a failure makes node quote the transpiled source.
-function assertHam(data: Submission): SpamVerdict {
-  const verdict = scoreOnce(data);
+async function assertHam(data: Submission): Promise<SpamVerdict> {
+  const verdict = await scoreOnce(data);
   assert.equal(verdict.spam, false, `should pass: ${describeVerdict(data, verdict)}`);
   return verdict;
 }
 
-function assertSpam(data: Submission): SpamVerdict {
-  const verdict = scoreOnce(data);
+async function assertSpam(data: Submission): Promise<SpamVerdict> {
+  const verdict = await scoreOnce(data);
   assert.equal(verdict.spam, true, `should be spam: ${describeVerdict(data, verdict)}`);
   return verdict;
 }
 
-function scoreOf(message: string): number {
-  return scoreOnce({ message }).score;
+async function scoreOf(message: string): Promise<number> {
+  return (await scoreOnce({ message })).score;
 }
 
 describe('spam corpus', () => {
   const ham = corpus('ham');
   const spam = corpus('spam');
 
-  it('holds at least 40 of each', () => {
+  it('holds at least 40 of each', async () => {
     assert.ok(ham.length >= 40, `ham has ${ham.length} entries`);
     assert.ok(spam.length >= 40, `spam has ${spam.length} entries`);
   });
 
   for (const [index, entry] of ham.entries()) {
-    it(`passes ham #${index}`, () => {
-      assertHam(entry);
+    it(`passes ham #${index}`, async () => {
+      await assertHam(entry);
     });
   }
 
   for (const [index, entry] of spam.entries()) {
-    it(`catches spam #${index}`, () => {
-      assertSpam(entry);
+    it(`catches spam #${index}`, async () => {
+      await assertSpam(entry);
     });
   }
 });
 
 describe('SpamScorer verdict', () => {
-  it('is spam from the threshold up, and lists each signal with its points', () => {
-    const verdict = scoreOnce({ message: 'viagra and cialis' });
+  it('is spam from the threshold up, and lists each signal with its points', async () => {
+    const verdict = await scoreOnce({ message: 'viagra and cialis' });
     assert.equal(verdict.score, SPAM_THRESHOLD + 2);
     assert.equal(verdict.spam, true);
     assert.deepEqual(verdict.reasons, ['spam phrase "viagra" (+6)', 'spam phrase "cialis" (+6)']);
-    assert.deepEqual(scoreOnce({ message: 'viagra' }), { spam: false, score: 6, reasons: ['spam phrase "viagra" (+6)'] });
+    assert.deepEqual(await scoreOnce({ message: 'viagra' }), { spam: false, score: 6, reasons: ['spam phrase "viagra" (+6)'] });
   });
 
-  it('never quotes the visitor in its reasons, which are logged', () => {
-    const verdict = scoreOnce({ name: 'qzxwvjk plkjhgf', message: 'secret-token http://evil-one.example http://evil-two.example http://bit.ly/evil' });
+  it('never quotes the visitor in its reasons, which are logged', async () => {
+    const verdict = await scoreOnce({ name: 'qzxwvjk plkjhgf', message: 'secret-token http://evil-one.example http://evil-two.example http://bit.ly/evil' });
     assert.equal(verdict.spam, true, describeVerdict({}, verdict));
     for (const reason of verdict.reasons) assert.doesNotMatch(reason, /evil|secret|qzx|plk/, reason);
   });
 
-  it('reads values only, never field names', () => {
-    assert.equal(scoreOnce({ viagra: 'hello', cialis: 'there', 'http://a.example': 'x', 'http://b.example': 'y' }).score, 0);
+  it('reads values only, never field names', async () => {
+    assert.equal((await scoreOnce({ viagra: 'hello', cialis: 'there', 'http://a.example': 'x', 'http://b.example': 'y' })).score, 0);
   });
 
-  it('passes ordinary messages', () => {
+  it('passes ordinary messages', async () => {
     const messages = [
       "Hi, I'd like a quote for a kitchen renovation, here is my site https://example.com",
       'ok',
@@ -107,84 +110,84 @@ describe('SpamScorer verdict', () => {
       'I loop over array[i] and items[j] in my code, and it breaks.',
       'long '.repeat(2000),
     ];
-    for (const message of messages) assertHam({ name: 'Visitor', email: 'visitor@example.com', message });
+    for (const message of messages) await assertHam({ name: 'Visitor', email: 'visitor@example.com', message });
   });
 });
 
 describe('link signal', () => {
-  it('lets one link through and counts several', () => {
-    assert.equal(scoreOf('see https://a.example'), 0);
-    assert.equal(scoreOf('see https://a.example and https://b.example'), 2);
-    assert.equal(scoreOf('https://a.example https://b.example https://c.example'), 4);
-    assertSpam({ message: Array.from({ length: 6 }, (_, i) => `https://site${i}.example/page`).join(' ') });
+  it('lets one link through and counts several', async () => {
+    assert.equal(await scoreOf('see https://a.example'), 0);
+    assert.equal(await scoreOf('see https://a.example and https://b.example'), 2);
+    assert.equal(await scoreOf('https://a.example https://b.example https://c.example'), 4);
+    await assertSpam({ message: Array.from({ length: 6 }, (_, i) => `https://site${i}.example/page`).join(' ') });
   });
 
-  it('counts www. links and bare domains with common endings, but not e-mail addresses', () => {
-    assert.equal(scoreOf('www.a.example www.b.example'), 2);
-    assert.equal(scoreOf('cheap.shop best.store sale.online'), 4);
-    assert.equal(scoreOf('write to ada@example.com, bob@example.org or carol@example.net'), 0);
-    assert.equal(scoreOf('john.info@example.com'), 0);
+  it('counts www. links and bare domains with common endings, but not e-mail addresses', async () => {
+    assert.equal(await scoreOf('www.a.example www.b.example'), 2);
+    assert.equal(await scoreOf('cheap.shop best.store sale.online'), 4);
+    assert.equal(await scoreOf('write to ada@example.com, bob@example.org or carol@example.net'), 0);
+    assert.equal(await scoreOf('john.info@example.com'), 0);
   });
 
-  it('does not count abbreviations and capitalised words as domains', () => {
-    assert.equal(scoreOf('Bezp.Org. Kārkliņš, Sp.Z.O.O., Berlin.In the morning, e.g. i.e. Ph.D.'), 0);
+  it('does not count abbreviations and capitalised words as domains', async () => {
+    assert.equal(await scoreOf('Bezp.Org. Kārkliņš, Sp.Z.O.O., Berlin.In the morning, e.g. i.e. Ph.D.'), 0);
   });
 
-  it('counts a link once, even with a domain in its path', () => {
-    assert.equal(scoreOf('https://a.example/?next=other.com/path www.b.example/go?to=c.net'), 2);
+  it('counts a link once, even with a domain in its path', async () => {
+    assert.equal(await scoreOf('https://a.example/?next=other.com/path www.b.example/go?to=c.net'), 2);
   });
 
-  it('weighs shorteners more', () => {
-    const verdict = scoreOnce({ message: 'see bit.ly/abc' });
+  it('weighs shorteners more', async () => {
+    const verdict = await scoreOnce({ message: 'see bit.ly/abc' });
     assert.equal(verdict.score, 4);
     assert.deepEqual(verdict.reasons, ['1 shortened link (+4)']);
-    assert.equal(scoreOf('https://tinyurl.com/x and https://t.co/y'), 2 + 8);
+    assert.equal(await scoreOf('https://tinyurl.com/x and https://t.co/y'), 2 + 8);
   });
 
-  it('weighs links in BBCode or HTML markup more', () => {
-    assert.equal(scoreOf('[url=https://a.example]here[/url]'), 5 + 4, 'markup, and BBCode');
-    assert.equal(scoreOf('<a href="https://a.example">here</a>'), 5 + 2, 'markup, and two HTML tags');
-    assertSpam({ message: '[url=https://a.example]a[/url] [url=https://b.example]b[/url]' });
+  it('weighs links in BBCode or HTML markup more', async () => {
+    assert.equal(await scoreOf('[url=https://a.example]here[/url]'), 5 + 4, 'markup, and BBCode');
+    assert.equal(await scoreOf('<a href="https://a.example">here</a>'), 5 + 2, 'markup, and two HTML tags');
+    await assertSpam({ message: '[url=https://a.example]a[/url] [url=https://b.example]b[/url]' });
   });
 });
 
 describe('spam phrase signal', () => {
-  it('scores known phrases whatever their case and spacing', () => {
-    assert.equal(scoreOf('Dear  SIR / Madam, hello'), 3);
-    assert.equal(scoreOf('dear sir or madam'), 3);
-    assert.equal(scoreOf('We sell guest posts'), 3);
-    assert.equal(scoreOf('payday loans'), 6);
-    assert.equal(scoreOf('risk free, risk-free, riskfree'), 3, 'one phrase, counted once');
+  it('scores known phrases whatever their case and spacing', async () => {
+    assert.equal(await scoreOf('Dear  SIR / Madam, hello'), 3);
+    assert.equal(await scoreOf('dear sir or madam'), 3);
+    assert.equal(await scoreOf('We sell guest posts'), 3);
+    assert.equal(await scoreOf('payday loans'), 6);
+    assert.equal(await scoreOf('risk free, risk-free, riskfree'), 3, 'one phrase, counted once');
   });
 
-  it('counts each phrase once however often it appears', () => {
-    assert.equal(scoreOf('casino casino casino casino'), 3);
+  it('counts each phrase once however often it appears', async () => {
+    assert.equal(await scoreOf('casino casino casino casino'), 3);
   });
 
-  it('matches whole words only', () => {
-    assert.equal(scoreOf('casinos'), 0);
-    assert.equal(scoreOf('pornography studies'), 0);
-    assert.equal(scoreOf('Pharmaceutical viagrafoo'), 0);
+  it('matches whole words only', async () => {
+    assert.equal(await scoreOf('casinos'), 0);
+    assert.equal(await scoreOf('pornography studies'), 0);
+    assert.equal(await scoreOf('Pharmaceutical viagrafoo'), 0);
   });
 
-  it('prefers the longer, stronger phrase at one place', () => {
-    assert.deepEqual(scoreOnce({ message: 'casino bonus' }).reasons, ['spam phrase "casino bonus" (+6)']);
+  it('prefers the longer, stronger phrase at one place', async () => {
+    assert.deepEqual((await scoreOnce({ message: 'casino bonus' })).reasons, ['spam phrase "casino bonus" (+6)']);
   });
 
-  it('lets an honest question with one or two marketing words through', () => {
-    assertHam({ message: 'Do you offer SEO services, and what is the price?' });
-    assertHam({ message: 'Our website traffic fell after the move; can you get us back on the first page of Google?' });
+  it('lets an honest question with one or two marketing words through', async () => {
+    await assertHam({ message: 'Do you offer SEO services, and what is the price?' });
+    await assertHam({ message: 'Our website traffic fell after the move; can you get us back on the first page of Google?' });
   });
 
-  it('sees through zero-width characters, full-width letters and Cyrillic look-alikes', () => {
-    assert.equal(scoreOf('via\u200Bgra'), 6);
-    assert.equal(scoreOf('ｃｉａｌｉｓ'), 6);
-    assert.equal(scoreOf('viаgra'), 6, 'a Cyrillic а inside a Latin word');
-    assert.equal(scoreOf('Сазіно'), 0, 'a word wholly in Cyrillic is left alone');
+  it('sees through zero-width characters, full-width letters and Cyrillic look-alikes', async () => {
+    assert.equal(await scoreOf('via\u200Bgra'), 6);
+    assert.equal(await scoreOf('ｃｉａｌｉｓ'), 6);
+    assert.equal(await scoreOf('viаgra'), 6, 'a Cyrillic а inside a Latin word');
+    assert.equal(await scoreOf('Сазіно'), 0, 'a word wholly in Cyrillic is left alone');
   });
 
-  it('stops adding at its cap', () => {
-    const verdict = scoreOnce({ message: 'viagra cialis levitra kamagra sildenafil tadalafil' });
+  it('stops adding at its cap', async () => {
+    const verdict = await scoreOnce({ message: 'viagra cialis levitra kamagra sildenafil tadalafil' });
     assert.equal(verdict.score, 20);
   });
 });
@@ -214,18 +217,18 @@ describe('injection and markup signal', () => {
     '{{config.items()}}',
   ];
   for (const attack of attacks) {
-    it(`is spam on its own: ${attack}`, () => {
-      assertSpam({ name: 'x', message: attack });
+    it(`is spam on its own: ${attack}`, async () => {
+      await assertSpam({ name: 'x', message: attack });
     });
   }
 
-  it('scores other HTML and BBCode without making them spam alone', () => {
-    assert.equal(scoreOf('<b>hello</b>'), 2);
-    assert.equal(scoreOf('<p>one</p><p>two</p>'), 4);
-    assert.equal(scoreOf('[b]bold[/b]'), 4);
+  it('scores other HTML and BBCode without making them spam alone', async () => {
+    assert.equal(await scoreOf('<b>hello</b>'), 2);
+    assert.equal(await scoreOf('<p>one</p><p>two</p>'), 4);
+    assert.equal(await scoreOf('[b]bold[/b]'), 4);
   });
 
-  it('leaves words that merely name these things alone', () => {
+  it('leaves words that merely name these things alone', async () => {
     for (const message of [
       'I wrote a script to import the data, is there an API?',
       'We are a JavaScript agency; the trade union selected us.',
@@ -233,19 +236,19 @@ describe('injection and markup signal', () => {
       'the onion = fine, onboard = done',
       'My son loves {{handlebars}} templates and ${money}',
     ]) {
-      assert.equal(scoreOf(message), 0, message);
+      assert.equal(await scoreOf(message), 0, message);
     }
   });
 });
 
 describe('gibberish signal', () => {
-  it('recognises random and keyboard-mashed words', () => {
+  it('recognises random and keyboard-mashed words', async () => {
     for (const word of ['asdkjhqwe', 'lkjzxcv', 'qzxwvjk', 'asdfgh', 'hjklhjkl', 'XqWtRzPlMn', 'bcdfghjkl', 'wxqzrt', 'jdkrczzvxy']) {
       assert.equal(looksRandom(word), true, word);
     }
   });
 
-  it('leaves real words and names of many languages alone', () => {
+  it('leaves real words and names of many languages alone', async () => {
     const words = [
       'rhythm', 'strengths', 'twelfths', 'Angstschweiß', 'Geschichtsschreibung', 'Weltschmerz', 'Rechtsstreit', 'Volkssprache',
       'Szczepański', 'Szczepanski', 'Przybyszewski', 'Krzysztof', 'Chrzanowski', 'Strzelczyk', 'Wojciechowski', 'Brzęczyszczykiewicz',
@@ -257,116 +260,166 @@ describe('gibberish signal', () => {
     for (const word of words) assert.equal(looksRandom(word), false, word);
   });
 
-  it('is spam when most words of a submission are random', () => {
-    const verdict = assertSpam({ name: 'asdkjhqwe', email: 'xkqzvbt@mail.example', message: 'lkjzxcv qwpoeiru' });
+  it('is spam when most words of a submission are random', async () => {
+    const verdict = await assertSpam({ name: 'asdkjhqwe', email: 'xkqzvbt@mail.example', message: 'lkjzxcv qwpoeiru' });
     assert.deepEqual(verdict.reasons, ['2 random-looking words of 3 (+10)']);
   });
 
-  it('only scores a little for one odd word among honest ones', () => {
-    assert.equal(scoreOf('Hello, my cat walked over the keyboard and typed asdfgh, sorry about that!'), 3);
+  it('only scores a little for one odd word among honest ones', async () => {
+    assert.equal(await scoreOf('Hello, my cat walked over the keyboard and typed asdfgh, sorry about that!'), 3);
   });
 
-  it('does not count e-mail addresses, links, numbers, codes or other scripts', () => {
-    assertHam({ name: 'Xzq', email: 'xkqzvbt.lkjzxcv@qwzx.example', message: 'https://qzxwvjk.example/lkjzxcv?q=bcdfghjkl' });
-    assert.equal(scoreOnce({ name: 'Иван Петров', phone: '+7 495 123-45-67', order: 'A7K-2291-XQ', postcode: 'SW1A 1AA', vat: 'PL5261040828' }).score, 0);
-    assert.equal(scoreOnce({ name: '张伟', message: '请问营业时间？' }).score, 0);
-    assert.equal(scoreOnce({ name: 'محمد عبد الله', message: 'شكرا جزيلا' }).score, 0);
+  it('does not count e-mail addresses, links, numbers, codes or other scripts', async () => {
+    await assertHam({ name: 'Xzq', email: 'xkqzvbt.lkjzxcv@qwzx.example', message: 'https://qzxwvjk.example/lkjzxcv?q=bcdfghjkl' });
+    assert.equal((await scoreOnce({ name: 'Иван Петров', phone: '+7 495 123-45-67', order: 'A7K-2291-XQ', postcode: 'SW1A 1AA', vat: 'PL5261040828' })).score, 0);
+    assert.equal((await scoreOnce({ name: '张伟', message: '请问营业时间？' })).score, 0);
+    assert.equal((await scoreOnce({ name: 'محمد عبد الله', message: 'شكرا جزيلا' })).score, 0);
   });
 
-  it('counts letters and digits mixed together in a name-like field only', () => {
-    assert.equal(scoreOnce({ name: 'k8jd9f2' }).score, 3);
-    assert.equal(scoreOnce({ first_name: 'x9v2b7n1', last_name: 'q7w8e9r0t' }).score, 10);
-    assert.equal(scoreOnce({ message: 'k8jd9f2' }).score, 0, 'a code in a message is fine');
-    assert.equal(scoreOnce({ username: 'john1987', company: 'B2B Partners', name: 'Apollo 11' }).score, 0);
+  it('counts letters and digits mixed together in a name-like field only', async () => {
+    assert.equal((await scoreOnce({ name: 'k8jd9f2' })).score, 3);
+    assert.equal((await scoreOnce({ first_name: 'x9v2b7n1', last_name: 'q7w8e9r0t' })).score, 10);
+    assert.equal((await scoreOnce({ message: 'k8jd9f2' })).score, 0, 'a code in a message is fine');
+    assert.equal((await scoreOnce({ username: 'john1987', company: 'B2B Partners', name: 'Apollo 11' })).score, 0);
   });
 
-  it('counts a repeated random word once', () => {
-    assert.equal(scoreOf('asdfgh asdfgh asdfgh and some honest words around it here'), 3);
+  it('counts a repeated random word once', async () => {
+    assert.equal(await scoreOf('asdfgh asdfgh asdfgh and some honest words around it here'), 3);
   });
 });
 
-describe('repeat signal', () => {
-  const minute = 60_000;
-  const message = { name: 'Ada', message: 'Hello, is the shop open on Sunday?' };
+const minute = 60_000;
+const message = { name: 'Ada', message: 'Hello, is the shop open on Sunday?' };
 
-  function clock(): { now: () => number; advance: (ms: number) => void } {
-    let time = 1_700_000_000_000;
-    return { now: () => time, advance: (ms) => { time += ms; } };
-  }
+function clock(): { now: () => number; advance: (ms: number) => void } {
+  let time = 1_700_000_000_000;
+  return { now: () => time, advance: (ms) => { time += ms; } };
+}
 
-  it('passes two identical submissions from one address and catches the third', () => {
+let redisPrefixes = 0;
+/** A Redis repeat log under a prefix of its own (removed after the test), or null when Redis does not answer (the test is skipped). */
+async function redisLog(t: TestContext, prefix = `formgate-repeat-test-${process.pid}-${++redisPrefixes}:`): Promise<RedisRepeatLog | null> {
+  const redis = await connectTestRedis(t);
+  if (!redis) return null;
+  t.after(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+  });
+  return new RedisRepeatLog(redis, new MemoryRepeatLog(), prefix);
+}
+
+// The same behaviour from this process's memory and from Redis (shared by every instance).
+const LOGS: { name: string; open(t: TestContext): Promise<RepeatLog | undefined> }[] = [
+  { name: 'in memory', open: async () => new MemoryRepeatLog() },
+  { name: 'in Redis', open: async (t) => (await redisLog(t)) ?? undefined },
+];
+
+for (const log of LOGS) {
+  describe(`repeat signal, ${log.name}`, () => {
+    it('passes two identical submissions from one address and catches the third', async (t) => {
+      const time = clock();
+      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      assert.equal((await scorer.score(message, '203.0.113.7')).spam, false, 'first');
+      time.advance(minute);
+      assert.equal((await scorer.score(message, '203.0.113.7')).spam, false, 'second');
+      time.advance(minute);
+      const third = await scorer.score(message, '203.0.113.7');
+      assert.equal(third.spam, true, 'third');
+      assert.deepEqual(third.reasons, ['same content 3 or more times from this address within 10 minutes (+10)']);
+      assert.equal((await scorer.score(message, '203.0.113.7')).spam, true, 'fourth');
+    });
+
+    it('does not count other addresses or other content', async (t) => {
+      const time = clock();
+      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      await scorer.score(message, '203.0.113.7');
+      await scorer.score(message, '203.0.113.7');
+      assert.equal((await scorer.score(message, '203.0.113.8')).spam, false, 'another address');
+      assert.equal((await scorer.score(message, '2001:db8::1')).spam, false, 'an IPv6 address');
+      assert.equal((await scorer.score({ ...message, message: 'Is it open on Monday?' }, '203.0.113.7')).spam, false, 'other content');
+      assert.equal((await scorer.score({ name: 'Ada', note: message.message }, '203.0.113.7')).spam, false, 'same text in another field');
+    });
+
+    it('treats case and spacing changes as the same content', async (t) => {
+      const scorer = new SpamScorer({ now: clock().now, repeats: await log.open(t) });
+      await scorer.score(message, '203.0.113.7');
+      await scorer.score({ name: 'ADA', message: '  Hello,   is the shop\nopen on Sunday? ' }, '203.0.113.7');
+      assert.equal((await scorer.score({ name: 'ada', message: 'hello, is the shop open on sunday?' }, '203.0.113.7')).spam, true);
+    });
+
+    it('forgets submissions older than the window', async (t) => {
+      const time = clock();
+      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      await scorer.score(message, '203.0.113.7');
+      await scorer.score(message, '203.0.113.7');
+      time.advance(REPEAT_WINDOW_MS);
+      assert.equal((await scorer.score(message, '203.0.113.7')).spam, false, 'after the window it passes again');
+    });
+
+    it('keeps a sliding window', async (t) => {
+      const time = clock();
+      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      await scorer.score(message, '203.0.113.7');
+      time.advance(9 * minute);
+      await scorer.score(message, '203.0.113.7');
+      time.advance(2 * minute);
+      assert.equal((await scorer.score(message, '203.0.113.7')).spam, false, 'the first is out of the window: two in it');
+      time.advance(minute);
+      assert.equal((await scorer.score(message, '203.0.113.7')).spam, true, 'three within ten minutes');
+    });
+  });
+}
+
+describe('repeat signal across instances', () => {
+  it('counts the sightings of every instance sharing Redis together', async (t) => {
+    const prefix = `formgate-repeat-test-${process.pid}-shared:`;
+    const [a, b] = [await redisLog(t, prefix), await redisLog(t, prefix)];
+    if (!a || !b) return;
     const time = clock();
-    const scorer = new SpamScorer({ now: time.now });
-    assert.equal(scorer.score(message, '203.0.113.7').spam, false, 'first');
+    const [first, second] = [new SpamScorer({ now: time.now, repeats: a }), new SpamScorer({ now: time.now, repeats: b })];
+    assert.equal((await first.score(message, '203.0.113.7')).spam, false);
     time.advance(minute);
-    assert.equal(scorer.score(message, '203.0.113.7').spam, false, 'second');
+    assert.equal((await second.score(message, '203.0.113.7')).spam, false);
     time.advance(minute);
-    const third = scorer.score(message, '203.0.113.7');
-    assert.equal(third.spam, true, 'third');
-    assert.deepEqual(third.reasons, ['same content 3 or more times from this address within 10 minutes (+10)']);
-    assert.equal(scorer.score(message, '203.0.113.7').spam, true, 'fourth');
+    assert.equal((await first.score(message, '203.0.113.7')).spam, true, 'the third, though the first instance saw only two');
   });
 
-  it('does not count other addresses or other content', () => {
-    const time = clock();
-    const scorer = new SpamScorer({ now: time.now });
-    scorer.score(message, '203.0.113.7');
-    scorer.score(message, '203.0.113.7');
-    assert.equal(scorer.score(message, '203.0.113.8').spam, false, 'another address');
-    assert.equal(scorer.score(message, '2001:db8::1').spam, false, 'an IPv6 address');
-    assert.equal(scorer.score({ ...message, message: 'Is it open on Monday?' }, '203.0.113.7').spam, false, 'other content');
-    assert.equal(scorer.score({ name: 'Ada', note: message.message }, '203.0.113.7').spam, false, 'same text in another field');
+  it('counts in this process while Redis does not answer', async () => {
+    const unreachable = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    unreachable.on('error', () => undefined);
+    const scorer = new SpamScorer({ now: clock().now, repeats: new RedisRepeatLog(unreachable, new MemoryRepeatLog()) });
+    await scorer.score(message, '203.0.113.7');
+    await scorer.score(message, '203.0.113.7');
+    assert.equal((await scorer.score(message, '203.0.113.7')).spam, true);
+    unreachable.disconnect();
+  });
+});
+
+describe('repeat signal in memory, bounded', () => {
+  it('remembers at most maxTracked address and content pairs, forgetting the least recent', async () => {
+    const repeats = new MemoryRepeatLog(2);
+    const scorer = new SpamScorer({ now: clock().now, repeats });
+    for (let i = 0; i < 50; i++) await scorer.score({ message: `note ${i}` }, `203.0.113.${i}`);
+    assert.equal(repeats.size, 2);
+
+    await scorer.score(message, '203.0.113.7');
+    await scorer.score(message, '203.0.113.7');
+    await scorer.score({ message: 'other one' }, '203.0.113.7');
+    await scorer.score({ message: 'other two' }, '203.0.113.7');
+    assert.equal((await scorer.score(message, '203.0.113.7')).spam, false, 'forgotten, so this counts as the first again');
   });
 
-  it('treats case and spacing changes as the same content', () => {
-    const scorer = new SpamScorer({ now: clock().now });
-    scorer.score(message, '203.0.113.7');
-    scorer.score({ name: 'ADA', message: '  Hello,   is the shop\nopen on Sunday? ' }, '203.0.113.7');
-    assert.equal(scorer.score({ name: 'ada', message: 'hello, is the shop open on sunday?' }, '203.0.113.7').spam, true);
-  });
-
-  it('forgets submissions older than the window', () => {
-    const time = clock();
-    const scorer = new SpamScorer({ now: time.now });
-    scorer.score(message, '203.0.113.7');
-    scorer.score(message, '203.0.113.7');
-    time.advance(REPEAT_WINDOW_MS);
-    assert.equal(scorer.score(message, '203.0.113.7').spam, false, 'after the window it passes again');
-  });
-
-  it('keeps a sliding window', () => {
-    const time = clock();
-    const scorer = new SpamScorer({ now: time.now });
-    scorer.score(message, '203.0.113.7');
-    time.advance(9 * minute);
-    scorer.score(message, '203.0.113.7');
-    time.advance(2 * minute);
-    assert.equal(scorer.score(message, '203.0.113.7').spam, false, 'the first is out of the window: two in it');
-    time.advance(minute);
-    assert.equal(scorer.score(message, '203.0.113.7').spam, true, 'three within ten minutes');
-  });
-
-  it('remembers at most maxTracked address and content pairs, forgetting the least recent', () => {
-    const scorer = new SpamScorer({ now: clock().now, maxTracked: 2 });
-    for (let i = 0; i < 50; i++) scorer.score({ message: `note ${i}` }, `203.0.113.${i}`);
-    assert.equal(scorer.trackedCount, 2);
-
-    scorer.score(message, '203.0.113.7');
-    scorer.score(message, '203.0.113.7');
-    scorer.score({ message: 'other one' }, '203.0.113.7');
-    scorer.score({ message: 'other two' }, '203.0.113.7');
-    assert.equal(scorer.score(message, '203.0.113.7').spam, false, 'forgotten, so this counts as the first again');
-  });
-
-  it('holds a default bound', () => {
-    const scorer = new SpamScorer({ now: clock().now });
-    for (let i = 0; i < 10_050; i++) scorer.score({ m: String(i) }, '203.0.113.9');
-    assert.equal(scorer.trackedCount, 10_000);
+  it('holds a default bound', async () => {
+    const repeats = new MemoryRepeatLog();
+    const scorer = new SpamScorer({ now: clock().now, repeats });
+    for (let i = 0; i < 10_050; i++) await scorer.score({ m: String(i) }, '203.0.113.9');
+    assert.equal(repeats.size, 10_000);
   });
 });
 
 describe('large and odd input', () => {
-  it('scores 1 MB values in bounded work', () => {
+  it('scores 1 MB values in bounded work', async () => {
     const megabyte = 1024 * 1024;
     const values = [
       'a'.repeat(megabyte),
@@ -381,24 +434,24 @@ describe('large and odd input', () => {
       'Ab1'.repeat(megabyte / 3),
     ];
     for (const value of values) {
-      const verdict = new SpamScorer().score({ message: value, other: [value, { deeper: value }] }, '203.0.113.1');
+      const verdict = await new SpamScorer().score({ message: value, other: [value, { deeper: value }] }, '203.0.113.1');
       assert.equal(typeof verdict.score, 'number', value.slice(0, 20));
     }
-    assert.equal(scoreOnce({ message: 'viagra '.repeat(megabyte / 7) }).score, 6, 'repeats of one phrase count once');
+    assert.equal((await scoreOnce({ message: 'viagra '.repeat(megabyte / 7) })).score, 6, 'repeats of one phrase count once');
   });
 
-  it('reads only the start of a huge value', () => {
-    assert.equal(scoreOnce({ message: `${'honest words '.repeat(3000)} viagra cialis` }).score, 0, 'past the first 20,000 characters');
+  it('reads only the start of a huge value', async () => {
+    assert.equal((await scoreOnce({ message: `${'honest words '.repeat(3000)} viagra cialis` })).score, 0, 'past the first 20,000 characters');
   });
 
-  it('accepts numbers, booleans, nulls, empty values and deep or shared structures', () => {
+  it('accepts numbers, booleans, nulls, empty values and deep or shared structures', async () => {
     const shared = { note: 'hi' };
     const cyclic: Submission = { a: 'x' };
     cyclic.self = cyclic;
     let deep: unknown = 'deep';
     for (let i = 0; i < 5_000; i++) deep = [deep];
     const data: Submission = { n: 42, b: true, z: null, u: undefined, e: '', arr: [], obj: {}, s1: shared, s2: shared, cyclic, deep };
-    assert.doesNotThrow(() => new SpamScorer().score(data, ''), 'odd values');
-    assert.equal(scoreOnce({}).score, 0);
+    await assert.doesNotReject(() => new SpamScorer().score(data, ''), 'odd values');
+    assert.equal((await scoreOnce({})).score, 0);
   });
 });
