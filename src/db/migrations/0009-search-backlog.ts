@@ -5,7 +5,7 @@ import type { Migration } from './index.js';
 /**
  * SQLite's search index (FTS5, migration 0002) is no longer written in the transaction that stores a
  * submission. The insert trigger now only notes the row's `seq` in `search_backlog`, and the search
- * indexer (db/search-indexer.ts) moves the backlog into the index in chunks, after the visitors have
+ * indexer (jobs/search-indexer.ts) moves the backlog into the index in chunks, after the visitors have
  * been answered. A search checks the backlog's rows one by one, so it finds a row the moment it is
  * stored, indexed or not. Indexing in the intake transaction was ~30 µs of each submission and
  * flushed FTS5's pending terms in every group commit, and its segment merges stalled a commit now
