@@ -8,6 +8,7 @@ import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import { statementNameOf } from './prepared-query.js';
 import type { DB } from './schema/index.js';
+import { WalSync, type DataSync } from './wal-sync.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Queryable = Kysely<DB> | Transaction<DB>;
@@ -50,9 +51,12 @@ export class Database {
     readonly dialect: Dialect,
     /** Resolves when every connection opened so far has closed (PostgreSQL; SQLite closes at once). */
     private readonly connectionsClosed: () => Promise<unknown> = async () => undefined,
+    /** SQLite in a file: flushes the commits of `transactionFlushedLater` (null on PostgreSQL and in memory). */
+    private readonly walSync: WalSync | null = null,
   ) {}
 
-  static open(config: DatabaseConfig): Database {
+  /** `dataSync`: how the WAL is flushed (tests hold flushes back with their own). */
+  static open(config: DatabaseConfig, options: { dataSync?: DataSync } = {}): Database {
     // NOTE: nested keys are the visitors' own field names (parsed JSON columns): they are never renamed.
     const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
     if (config.dialect === 'sqlite') {
@@ -68,7 +72,16 @@ export class Database {
       // and on the benchmark lists and searches of 50,000 rows ran as fast while a burst of
       // submissions peaked 7 MB lower.
       sqlite.pragma('cache_size = -8000');
-      return new Database(new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins }), 'sqlite');
+      // Checkpoints run inside a commit, on the event loop, with two fsyncs each: every 4,000 pages
+      // (16 MB of WAL) instead of SQLite's 1,000, a burst of submissions pays a quarter as many. With
+      // 10 ms fsyncs (an emulated slow disk), submit went from 1,812 to 2,157 req/s; with this
+      // machine's 0.2 ms, no worse.
+      sqlite.pragma('wal_autocheckpoint = 4000');
+      const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
+      const inWal = sqlite.pragma('journal_mode', { simple: true }) === 'wal';
+      // the WAL sits beside the real file when the path given is a symbolic link
+      const walSync = inWal ? new WalSync(`${fs.realpathSync(config.file)}-wal`, options.dataSync) : null;
+      return new Database(kysely, 'sqlite', undefined, walSync);
     }
     const pool = new (loadPg().Pool)({ connectionString: config.url, max: 10 });
     // NOTE: an idle connection's error (server restart, dropped socket) is emitted on the pool, which
@@ -109,6 +122,34 @@ export class Database {
     });
   }
 
+  /**
+   * Runs `fn` in one transaction whose commit does not wait for the disk, so that the event loop
+   * goes on meanwhile; `whenDurable()` then waits for it. For intake, which answers each batch only
+   * once it is durable and writes the next batch while the last one is flushed (group commit,
+   * pipelined). On SQLite the commit skips the fsync (as in `withoutFsync`) and the WAL is flushed
+   * on the thread pool afterwards (db/wal-sync.ts). On PostgreSQL it is an ordinary transaction:
+   * waiting for its commit blocks nothing.
+   */
+  async transactionFlushedLater<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    const walSync = this.walSync;
+    if (!walSync) return this.transaction(fn);
+    const generation = walSync.begin();
+    try {
+      return await this.withoutFsync((db) => db.transaction().execute(fn));
+    } finally {
+      walSync.end(generation);
+    }
+  }
+
+  /**
+   * Resolves once every commit of `transactionFlushedLater` made so far is on the disk. Whoever acts
+   * on what such a commit wrote awaits this first (the delivery worker does before sending), since
+   * the one connection sees those rows before they are durable.
+   */
+  whenDurable(): Promise<void> {
+    return this.walSync ? this.walSync.whenDurable() : Promise.resolve();
+  }
+
   /** Whether the database answers a trivial query. */
   async ping(): Promise<boolean> {
     try {
@@ -122,6 +163,7 @@ export class Database {
   /** Closes the database; on PostgreSQL it resolves once the server has seen every connection close. */
   async destroy(): Promise<void> {
     await this.db.destroy();
+    await this.walSync?.close();
     // NOTE: pg's pool.end() resolves before its sockets have closed; dropping the database right
     // after (the test suite does) would then kill live backends.
     await this.connectionsClosed();

@@ -4,22 +4,40 @@ interface Waiting<I, O> {
   reject(error: unknown): void;
 }
 
+/** An item once its write has ended: the outcome to answer, or why it failed. */
+type Written<I, O> = { waiting: Waiting<I, O>; outcome: O } | { waiting: Waiting<I, O>; error: unknown };
+
 /**
  * Group commit: what arrives while a batch is being written waits and goes into the next one
  * together (at least everything of one turn of the event loop), and each caller hears back only once
- * its item has committed. One write in flight at a time, so batches grow with the load and never
- * queue on each other's rows. If a batch fails, each item is tried alone, so one bad item cannot
- * sink the others. `write` must be atomic: one transaction, or one statement.
+ * its item has committed and is durable. One write at a time, so batches grow with the load and never
+ * queue on each other's rows. If a batch fails, each item is tried alone, so one bad item cannot sink
+ * the others. `write` must be atomic: one transaction, or one statement.
+ *
+ * With a `durable` that flushes off the event loop, the next batch is written while the last one is
+ * flushed, but only once it holds as many items: where flushes are short (an SSD) batches stay as
+ * large as when each write waited for its flush; where they are long, writing goes on meanwhile.
+ * Writing whatever had arrived halved batches and worsened the p99 on a fast disk.
  */
 export class GroupCommit<I, O> {
   private queue: Waiting<I, O>[] = [];
   private scheduled = false;
   private writing = false;
+  /** Batches written and not yet durable, and the size of the last one written. */
+  private flushing = 0;
+  private lastSize = 0;
 
-  /** `write` stores the items atomically and answers one outcome per item, in order. */
-  constructor(private readonly write: (items: I[]) => Promise<O[]>) {}
+  /**
+   * `write` stores the items atomically and answers one outcome per item, in order. `durable`
+   * resolves once everything `write` has committed so far is on the disk: for a `write` whose commit
+   * returns before its flush (Database.transactionFlushedLater).
+   */
+  constructor(
+    private readonly write: (items: I[]) => Promise<O[]>,
+    private readonly durable: () => Promise<void> = () => Promise.resolve(),
+  ) {}
 
-  /** Resolves with the item's outcome once the transaction holding it has committed. */
+  /** Resolves with the item's outcome once the transaction holding it has committed and is durable. */
   add(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
@@ -28,7 +46,8 @@ export class GroupCommit<I, O> {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.writing) return;
+    if (this.scheduled || this.writing || this.queue.length === 0) return;
+    if (this.flushing > 0 && this.queue.length < this.lastSize) return;
     this.scheduled = true;
     setImmediate(() => void this.flush());
   }
@@ -38,23 +57,33 @@ export class GroupCommit<I, O> {
     this.queue = [];
     this.scheduled = false;
     this.writing = true;
-    try {
-      await this.commit(batch);
-    } finally {
-      this.writing = false;
-      if (this.queue.length > 0) this.schedule();
-    }
+    const written = await this.writeBatch(batch);
+    // asked before the next batch can begin, so it waits for this batch's commit and no later one
+    const durable = this.durable();
+    this.writing = false;
+    this.flushing++;
+    this.lastSize = batch.length;
+    this.schedule();
+    await durable.then(
+      () => written.forEach((done) => ('error' in done ? done.waiting.reject(done.error) : done.waiting.resolve(done.outcome))),
+      (error: unknown) => written.forEach((done) => done.waiting.reject('error' in done ? done.error : error)),
+    );
+    this.flushing--;
+    this.schedule();
   }
 
-  private async commit(batch: Waiting<I, O>[]): Promise<void> {
+  /** Writes the batch; never throws: each item ends with its outcome or its error. */
+  private async writeBatch(batch: Waiting<I, O>[]): Promise<Written<I, O>[]> {
     try {
       const outcomes = await this.write(batch.map((waiting) => waiting.item));
-      batch.forEach((waiting, i) => waiting.resolve(outcomes[i]!));
+      return batch.map((waiting, i) => ({ waiting, outcome: outcomes[i]! }));
     } catch (error) {
-      if (batch.length === 1) return batch[0]!.reject(error);
+      if (batch.length === 1) return [{ waiting: batch[0]!, error }];
+      const written: Written<I, O>[] = [];
       for (const waiting of batch) {
-        await this.write([waiting.item]).then(([outcome]) => waiting.resolve(outcome!), waiting.reject);
+        written.push(await this.write([waiting.item]).then(([outcome]) => ({ waiting, outcome: outcome! }), (error: unknown) => ({ waiting, error })));
       }
+      return written;
     }
   }
 }

@@ -42,7 +42,8 @@ const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'se
 /**
  * Writes submissions with group commit (db/group-commit.ts): the submissions that arrive while the
  * previous batch is being written go into one transaction, and each visitor is answered only once
- * theirs has committed.
+ * theirs has committed and reached the disk. The flush runs off the event loop, alongside the next
+ * batch's write (Database.transactionFlushedLater).
  */
 export class SubmissionWriter {
   private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission>;
@@ -53,10 +54,13 @@ export class SubmissionWriter {
     private readonly onAllowanceReached: AllowanceReached,
   ) {
     this.dialect = database.dialect;
-    this.batches = new GroupCommit((batch) => database.transaction((trx) => this.insertBatch(trx, batch)));
+    this.batches = new GroupCommit(
+      (batch) => database.transactionFlushedLater((trx) => this.insertBatch(trx, batch)),
+      () => database.whenDurable(),
+    );
   }
 
-  /** Resolves once the submission is committed (with the others of its batch). */
+  /** Resolves once the submission is committed (with the others of its batch) and durable. */
   store(submission: SubmissionToStore): Promise<StoredSubmission> {
     return this.batches.add(submission);
   }

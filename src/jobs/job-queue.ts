@@ -38,6 +38,9 @@ export class JobQueue {
   async claim(limit: number, now: number, leaseMs: number): Promise<Job[]> {
     // A claim lost in a power cut is harmless, so it skips the fsync.
     const rows = await this.database.withoutFsync((db) => this.claimDue.execute(db, { now, leaseUntil: now + leaseMs, limit }));
+    // Intake answers a batch once it is flushed, but its rows are visible before: never deliver a
+    // submission that a power cut could still take back.
+    if (rows.length > 0) await this.database.whenDurable();
     return rows.sort((a, b) => a.runAt - b.runAt).map(toJob);
   }
 
