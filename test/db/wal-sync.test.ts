@@ -33,6 +33,13 @@ describe('WalSync: commits made durable off the event loop', () => {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  /** A transaction that begins and ends at once, and the wait for it to be durable. */
+  const committed = (sync: WalSync): Promise<void> => {
+    const generation = sync.begin();
+    sync.end(generation);
+    return sync.whenDurable(generation);
+  };
+
   const settledFlag = (promise: Promise<void>) => {
     const state = { settled: false };
     promise.then(() => (state.settled = true), () => (state.settled = true));
@@ -87,16 +94,12 @@ describe('WalSync: commits made durable off the event loop', () => {
     fs.writeFileSync(walPath, 'frames');
     const flushes = new HeldFlushes();
     const sync = new WalSync(walPath, flushes.dataSync);
-    const failed = sync.begin();
-    sync.end(failed);
-    const failedDurable = sync.whenDurable(failed);
+    const failedDurable = committed(sync);
     await flushes.next(1);
     flushes.started[0]!.finish(new Error('EIO: the disk failed'));
     await assert.rejects(failedDurable, /EIO/);
 
-    const next = sync.begin();
-    sync.end(next);
-    const nextDurable = sync.whenDurable(next);
+    const nextDurable = committed(sync);
     await flushes.next(2);
     flushes.started[1]!.finish();
     await nextDurable;
@@ -107,18 +110,14 @@ describe('WalSync: commits made durable off the event loop', () => {
     fs.writeFileSync(walPath, 'old frames');
     const flushes = new HeldFlushes();
     const sync = new WalSync(walPath, flushes.dataSync);
-    const first = sync.begin();
-    sync.end(first);
-    const firstDurable = sync.whenDurable(first);
+    const firstDurable = committed(sync);
     await flushes.next(1);
     flushes.started[0]!.finish();
     await firstDurable;
 
     fs.rmSync(walPath);
     fs.writeFileSync(walPath, 'new frames');
-    const second = sync.begin();
-    sync.end(second);
-    const secondDurable = sync.whenDurable(second);
+    const secondDurable = committed(sync);
     await flushes.next(2);
     flushes.started[1]!.finish();
     await flushes.next(3);
