@@ -11,7 +11,7 @@ import type { SpamScorer } from '../spam/score.js';
 import { compileSpamWords } from '../spam/spam-words.js';
 import { captchaAnswer, isEmpty, submitterAddress, type ParsedSubmission } from './fields.js';
 import { visitorKey } from './rate-limit.js';
-import { SingleFlight } from './single-flight.js';
+import { IntakeForms } from './intake-forms.js';
 import type { SubmissionWriter } from './writer.js';
 
 /** What the visitor is told about a submission; `outcome` stays on the server. */
@@ -31,7 +31,7 @@ const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_rep
  * then the quota (held past the allowance) as it is written.
  */
 export class IntakePipeline {
-  private readonly intakeForms: SingleFlight<IntakeForm | null>;
+  private readonly intakeForms: IntakeForms;
 
   constructor(
     private readonly forms: FormService,
@@ -40,8 +40,7 @@ export class IntakePipeline {
     private readonly captchaUrls: CaptchaVerifyUrls,
     private readonly log: Logger,
   ) {
-    // NOTE: callers share the looked-up form: it is read, never changed.
-    this.intakeForms = new SingleFlight((formId) => forms.getIntakeForm(formId));
+    this.intakeForms = new IntakeForms(forms);
   }
 
   async receive(formId: string, parsed: ParsedSubmission, ip: string): Promise<ReceivedSubmission> {

@@ -63,6 +63,9 @@ export class FormService {
       .where('forms.id', '=', formId),
   );
 
+  /** SQLite only: moves with every change to what `intakeForm` reads (migration 0010). */
+  private readonly intakeEpochRow = new PreparedQuery<Record<string, never>, { n: number }>((db) => db.selectFrom('intakeEpoch').select('n').where('id', '=', 1));
+
   /** The form's webhook signing secret: read on every webhook delivery. */
   private readonly webhookSecretRow = new PreparedQuery<{ formId: string }, { secret: string }>((db, { formId }) =>
     db.selectFrom('formSecrets').select('secret').where('formId', '=', formId).where('provider', '=', 'WEBHOOK'),
@@ -177,6 +180,16 @@ export class FormService {
   /** What the submit pipeline needs of a form, with its workspace's plan and the captcha secret in use; null when there is no such form. */
   async getIntakeForm(formId: string): Promise<IntakeForm | null> {
     return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
+  }
+
+  /** Whether the database counts the changes to intake forms (`intakeEpoch`): SQLite does (migration 0010). */
+  get countsIntakeChanges(): boolean {
+    return this.database.dialect === 'sqlite';
+  }
+
+  /** SQLite only: the count of changes to what `getIntakeForm` reads, of any form (intake/intake-forms.ts). */
+  async intakeEpoch(): Promise<number> {
+    return (await this.intakeEpochRow.executeTakeFirst(this.database.db, {}))!.n;
   }
 
   /** The form's webhook signing secret, made on first use; `not_found` when there is no such form. */

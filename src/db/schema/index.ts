@@ -19,4 +19,6 @@ export interface DB {
   jobs: JobTable;
   jobAttempts: JobAttemptTable;
   templates: TemplateTable;
+  /** SQLite only: the count of changes to what intake reads of a form (migration 0010). */
+  intakeEpoch: { id: number; n: number };
 }
