@@ -63,7 +63,8 @@ export class WalSync {
     if (this.flushing || !this.waiters.some((waiter) => waiter.generation <= this.ended)) return;
     this.flushing = true;
     const covered = this.ended;
-    this.flushOnce().then(
+    const flushed = this.open().then((handle) => this.dataSync(handle));
+    flushed.then(
       () => {
         this.durable = Math.max(this.durable, covered);
         this.settle((waiter) => waiter.resolve(), covered);
@@ -80,18 +81,8 @@ export class WalSync {
     this.flush();
   }
 
-  private async flushOnce(): Promise<void> {
-    const handle = await this.open();
-    await this.dataSync(handle);
-    // NOTE: SQLite removes the WAL only when its last connection closes, which cannot happen while
-    // ours is open; were it removed anyway, the flush above went to a dead file, so flush the new one.
-    if ((await handle.stat()).nlink === 0) {
-      this.handle = null;
-      await handle.close();
-      await this.dataSync(await this.open());
-    }
-  }
-
+  // NOTE: opened once, after the first commit, and kept: SQLite keeps its own descriptor of the WAL
+  // for the connection's life, so this one reaches the same file even were the path replaced.
   private open(): Promise<fs.FileHandle> {
     if (this.handle) return this.handle;
     const opening = fs.open(this.walPath, 'r+');
