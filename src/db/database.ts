@@ -6,8 +6,8 @@ import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
-import { statementNameOf } from './prepared-query.js';
-import type { DB } from './schema/index.js';
+import { PreparedQuery, statementNameOf } from './prepared-query.js';
+import type { ChangeCounted, DB } from './schema/index.js';
 import { WalSync, type DataSync } from './wal-sync.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -46,6 +46,10 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Dat
 
 /** Kysely over SQLite or PostgreSQL, with the few helpers that must differ between them. */
 export class Database {
+  private readonly changeCountRow = new PreparedQuery<{ name: ChangeCounted }, { n: number }>((db, { name }) =>
+    db.selectFrom('changeCounts').select('n').where('name', '=', name),
+  );
+
   private constructor(
     readonly db: Kysely<DB>,
     readonly dialect: Dialect,
@@ -148,6 +152,16 @@ export class Database {
    */
   whenDurable(): Promise<void> {
     return this.walSync ? this.walSync.whenDurable() : Promise.resolve();
+  }
+
+  /** Whether `changeCount` is kept (SQLite: triggers of migration 0010); rows read on every request may then be kept (db/kept-rows.ts). */
+  get countsChanges(): boolean {
+    return this.dialect === 'sqlite';
+  }
+
+  /** SQLite only: how many changes `change_counts` has counted for `name` (migration 0010). */
+  async changeCount(name: ChangeCounted): Promise<number> {
+    return (await this.changeCountRow.executeTakeFirst(this.db, { name }))!.n;
   }
 
   /** Whether the database answers a trivial query. */

@@ -11,7 +11,6 @@ import type { SpamScorer } from '../spam/score.js';
 import { compileSpamWords } from '../spam/spam-words.js';
 import { captchaAnswer, isEmpty, submitterAddress, type ParsedSubmission } from './fields.js';
 import { visitorKey } from './rate-limit.js';
-import { IntakeForms } from './intake-forms.js';
 import type { SubmissionWriter } from './writer.js';
 
 /** What the visitor is told about a submission; `outcome` stays on the server. */
@@ -31,7 +30,7 @@ const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_rep
  * then the quota (held past the allowance) as it is written.
  */
 export class IntakePipeline {
-  private readonly intakeForms: IntakeForms;
+  private readonly intakeForms: { get(formId: string): Promise<IntakeForm | undefined> };
 
   constructor(
     private readonly forms: FormService,
@@ -40,7 +39,8 @@ export class IntakePipeline {
     private readonly captchaUrls: CaptchaVerifyUrls,
     private readonly log: Logger,
   ) {
-    this.intakeForms = new IntakeForms(forms);
+    // NOTE: callers share the looked-up form: it is read, never changed.
+    this.intakeForms = forms.intakeForms();
   }
 
   async receive(formId: string, parsed: ParsedSubmission, ip: string): Promise<ReceivedSubmission> {

@@ -1,6 +1,8 @@
 import { fromJson, toJson, type Database } from '../db/database.js';
+import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/schema/form.js';
+import { SingleFlight } from '../db/single-flight.js';
 import type { Plan } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -62,9 +64,6 @@ export class FormService {
       .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
       .where('forms.id', '=', formId),
   );
-
-  /** SQLite only: moves with every change to what `intakeForm` reads (migration 0010). */
-  private readonly intakeEpochRow = new PreparedQuery<Record<string, never>, { n: number }>((db) => db.selectFrom('intakeEpoch').select('n').where('id', '=', 1));
 
   /** The form's webhook signing secret: read on every webhook delivery. */
   private readonly webhookSecretRow = new PreparedQuery<{ formId: string }, { secret: string }>((db, { formId }) =>
@@ -182,14 +181,10 @@ export class FormService {
     return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
   }
 
-  /** Whether the database counts the changes to intake forms (`intakeEpoch`): SQLite does (migration 0010). */
-  get countsIntakeChanges(): boolean {
-    return this.database.dialect === 'sqlite';
-  }
-
-  /** SQLite only: the count of changes to what `getIntakeForm` reads, of any form (intake/intake-forms.ts). */
-  async intakeEpoch(): Promise<number> {
-    return (await this.intakeEpochRow.executeTakeFirst(this.database.db, {}))!.n;
+  /** The forms intake looks up: kept in memory where the database counts their changes (SQLite). */
+  intakeForms(): { get(formId: string): Promise<IntakeForm | undefined> } {
+    const lookup = async (formId: string) => (await this.getIntakeForm(formId)) ?? undefined;
+    return this.database.countsChanges ? new KeptRows<IntakeForm>(() => this.database.changeCount('intake_forms'), lookup) : new SingleFlight(lookup);
   }
 
   /** The form's webhook signing secret, made on first use; `not_found` when there is no such form. */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
+import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
 import { ProblemError, validationError } from '../errors.js';
@@ -38,7 +39,15 @@ export class TokenService {
     db.selectFrom('tokens').select(TOKEN_COLUMNS).where('tokenHash', '=', tokenHash),
   );
 
-  constructor(private readonly database: Database) {}
+  /** By hash: kept in memory where the database counts the changes to tokens (SQLite, db/kept-rows.ts). */
+  private readonly tokensByHash: { get(tokenHash: string): Promise<TokenRow | undefined> };
+
+  constructor(private readonly database: Database) {
+    const lookup = (tokenHash: string) => this.tokenByHash.executeTakeFirst(database.db, { tokenHash });
+    // NOTE: a revoke counts as a change, so it applies from the next turn of the event loop on:
+    // to every request that arrives after the revoke was answered, as the API promises.
+    this.tokensByHash = database.countsChanges ? new KeptRows<TokenRow>(() => database.changeCount('tokens'), lookup) : { get: lookup };
+  }
 
   /** Creates a token; the secret is returned here once and only its hash is kept. */
   async createToken(userId: string, input: { name: string; scopes: string[]; expiresAt?: Date | null }): Promise<{ token: TokenRow; secret: string }> {
@@ -75,7 +84,7 @@ export class TokenService {
   /** The principal behind a bearer secret; throws `invalid_token` for unknown, revoked or expired tokens. */
   async authenticate(secret: string): Promise<Principal> {
     if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) throw invalidToken('The token is malformed.');
-    const token = await this.tokenByHash.executeTakeFirst(this.database.db, { tokenHash: hashSecret(secret) });
+    const token = await this.tokensByHash.get(hashSecret(secret));
     const now = Date.now();
     if (!token) throw invalidToken('The token is unknown.');
     if (token.revokedAt !== null) throw invalidToken('The token has been revoked.');

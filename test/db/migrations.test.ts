@@ -233,11 +233,10 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await sql`CREATE TRIGGER submissions_search_delete AFTER DELETE ON submissions BEGIN
       INSERT INTO submissions_search (submissions_search, rowid, search_text) VALUES ('delete', old.seq, old.search_text); END`.execute(raw);
     await sql`INSERT INTO submissions_search (submissions_search, rank) VALUES ('crisismerge', 16)`.execute(raw);
-    // and 0010's count of intake changes, which runs again after it
-    for (const { name } of (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE '%_intake_%'`.execute(raw)).rows) {
-      await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
-    }
-    await sql`DROP TABLE intake_epoch`.execute(raw);
+    // and 0010's change counts, which run again after it
+    const counting = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_counts%'`.execute(raw);
+    for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
+    await sql`DROP TABLE change_counts`.execute(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0009'`.execute(raw);
     await insertForm(raw);
     const insert = (id: string, text: string) =>
@@ -245,7 +244,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await insert('s1', 'note\nbefore the upgrade');
     await insert('s2', 'note\nalso before');
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-intake-epoch']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
     const indexed = async (pattern: string) => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;

@@ -11,7 +11,7 @@ let sent = 0;
 const contact = () => ({ name: 'Grace Hopper', email: 'grace@example.com', message: `About the casino night, take ${++sent}` });
 
 /**
- * Intake keeps the forms it has looked up (on SQLite; intake/intake-forms.ts). A change to a form,
+ * Intake keeps the forms it has looked up (on SQLite; db/kept-rows.ts). A change to a form,
  * whoever makes it, applies to the next submission all the same: through the API, or written by
  * another process, as the admin commands are.
  */

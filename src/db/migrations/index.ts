@@ -9,7 +9,7 @@ import { orderedJson } from './0006-ordered-json.js';
 import { partialIndexes } from './0007-partial-indexes.js';
 import { searchAutomerge } from './0008-search-automerge.js';
 import { searchBacklog } from './0009-search-backlog.js';
-import { intakeEpoch } from './0010-intake-epoch.js';
+import { changeCounts } from './0010-change-counts.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -27,7 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-partial-indexes': partialIndexes,
   '0008-search-automerge': searchAutomerge,
   '0009-search-backlog': searchBacklog,
-  '0010-intake-epoch': intakeEpoch,
+  '0010-change-counts': changeCounts,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */

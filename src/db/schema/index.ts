@@ -6,6 +6,9 @@ import type { TokenTable } from './token.js';
 import type { SettingTable, UserTable } from './user.js';
 import type { WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
 
+/** What `change_counts` counts the changes of (migration 0010). */
+export type ChangeCounted = 'intake_forms' | 'tokens';
+
 /** The whole schema as Kysely sees it (camelCase; the tables are snake_case). */
 export interface DB {
   settings: SettingTable;
@@ -19,6 +22,6 @@ export interface DB {
   jobs: JobTable;
   jobAttempts: JobAttemptTable;
   templates: TemplateTable;
-  /** SQLite only: the count of changes to what intake reads of a form (migration 0010). */
-  intakeEpoch: { id: number; n: number };
+  /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
+  changeCounts: { name: ChangeCounted; n: number };
 }

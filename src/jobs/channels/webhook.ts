@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { SingleFlight } from '../../intake/single-flight.js';
+import { SingleFlight } from '../../db/single-flight.js';
 import { postJsonSafely, type HostLookup } from '../../net/safe-http.js';
 import { DeliveryError, type Channel, type Job } from './channel.js';
 

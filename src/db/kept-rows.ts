@@ -1,0 +1,48 @@
+import { LRUCache } from 'lru-cache';
+import { SingleFlight } from './single-flight.js';
+
+/**
+ * Rows kept in memory for as long as the database says that nothing they were read from has changed.
+ * Triggers count the changes (SQLite's `change_counts`, migration 0010), made by this process or any
+ * other (the admin commands run as their own), so no code that writes has to remember to tell the
+ * cache. The count is read at most once per turn of the event loop, and everything kept is dropped
+ * when it has moved: a change applies to every request that arrives after it was committed.
+ * Lookups that find nothing are not kept. Concurrent lookups of one key share a query.
+ */
+export class KeptRows<T extends object> {
+  private readonly lookups: SingleFlight<T | undefined>;
+  // bounded: a row that stops being asked for is dropped in time
+  private readonly kept = new LRUCache<string, T>({ max: 10_000 });
+  private keptAt: number | null = null;
+  private countThisTurn: Promise<number> | null = null;
+
+  constructor(
+    private readonly changeCount: () => Promise<number>,
+    lookup: (key: string) => Promise<T | undefined>,
+  ) {
+    this.lookups = new SingleFlight(lookup);
+  }
+
+  async get(key: string): Promise<T | undefined> {
+    const count = await this.count();
+    if (count !== this.keptAt) {
+      this.kept.clear();
+      this.keptAt = count;
+    }
+    const kept = this.kept.get(key);
+    if (kept) return kept;
+    // Looked up after the count was read, so never older than it: kept under that count, a row
+    // changed meanwhile is dropped at the next turn's reading.
+    const row = await this.lookups.get(key);
+    if (row && this.keptAt === count) this.kept.set(key, row);
+    return row;
+  }
+
+  private count(): Promise<number> {
+    if (!this.countThisTurn) {
+      this.countThisTurn = this.changeCount();
+      setImmediate(() => (this.countThisTurn = null));
+    }
+    return this.countThisTurn;
+  }
+}
