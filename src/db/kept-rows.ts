@@ -10,6 +10,7 @@ import { SingleFlight } from './single-flight.js';
  * Lookups that find nothing are not kept. Concurrent lookups of one key share a query.
  */
 export class KeptRows<T extends object> {
+  // keyed by count and key: a lookup begun under an older count is never shared with a newer caller
   private readonly lookups: SingleFlight<T | undefined>;
   // bounded: a row that stops being asked for is dropped in time
   private readonly kept = new LRUCache<string, T>({ max: 10_000 });
@@ -20,7 +21,7 @@ export class KeptRows<T extends object> {
     private readonly changeCount: () => Promise<number>,
     lookup: (key: string) => Promise<T | undefined>,
   ) {
-    this.lookups = new SingleFlight(lookup);
+    this.lookups = new SingleFlight((countAndKey) => lookup(countAndKey.slice(countAndKey.indexOf(':') + 1)));
   }
 
   async get(key: string): Promise<T | undefined> {
@@ -33,7 +34,7 @@ export class KeptRows<T extends object> {
     if (kept) return kept;
     // Looked up after the count was read, so never older than it: kept under that count, a row
     // changed meanwhile is dropped at the next turn's reading.
-    const row = await this.lookups.get(key);
+    const row = await this.lookups.get(`${count}:${key}`);
     if (row && this.keptAt === count) this.kept.set(key, row);
     return row;
   }

@@ -45,4 +45,25 @@ describe('KeptRows', () => {
     assert.deepEqual(await kept.get('b'), { name: 'created' }, 'a row made later is found without any count moving');
     assert.equal(reads.lookups, 2);
   });
+
+  it('never shares a lookup begun under an older count with a caller of a newer one', async () => {
+    let changes = 0;
+    const answers: ((row: { name: string }) => void)[] = [];
+    const kept = new KeptRows<{ name: string }>(
+      async () => changes,
+      () => new Promise((resolve) => answers.push(resolve)),
+    );
+    const before = kept.get('a');
+    await nextTurn();
+    changes++;
+    const after = kept.get('a');
+    await nextTurn();
+    assert.equal(answers.length, 2, 'the newer caller looks up again');
+    answers[0]!({ name: 'read before the change' });
+    answers[1]!({ name: 'read after it' });
+    assert.deepEqual(await before, { name: 'read before the change' });
+    assert.deepEqual(await after, { name: 'read after it' });
+    await nextTurn();
+    assert.deepEqual(await kept.get('a'), { name: 'read after it' }, 'what is kept is the newer read');
+  });
 });
