@@ -1,4 +1,5 @@
-import { Migrator, type Kysely, type MigrationResult } from 'kysely';
+import type { Kysely } from 'kysely';
+import { Migrator, type MigrationResult } from 'kysely/migration';
 import type { Database, Dialect } from '../database.js';
 import { initial } from './0001-initial.js';
 import { submissionSearch } from './0002-submission-search.js';
