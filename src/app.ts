@@ -60,7 +60,7 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
   await app.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
-    ...(redis ? { redis, nameSpace: `formgate-rl-${surface}-` } : {}),
+    ...(redis ? { redis, nameSpace: `rl-${surface}:` } : {}),
     errorResponseBuilder: (_request, context) =>
       new ProblemError('rate_limited', `Too many requests from this address; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
   });
@@ -84,15 +84,19 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
   });
 }
 
-/** Loaded only when Redis is configured: a single instance never pays ioredis's memory (about 20 MB). */
-function connectRedis(url: string): Redis {
+/**
+ * Loaded only when Redis is configured: a single instance never pays ioredis's memory (about 20 MB).
+ * ioredis puts `keyPrefix` before the key of every command (Lua scripts' keys included), so no
+ * caller can forget the installation's prefix.
+ */
+function connectRedis(url: string, keyPrefix: string): Redis {
   const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-  return new RedisClient(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true });
+  return new RedisClient(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, keyPrefix });
 }
 
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
-  const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl) : null;
+  const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix) : null;
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
   const api = baseServer(ctx, logger, 2 * 1024 * 1024);

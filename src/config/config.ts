@@ -27,6 +27,8 @@ export interface Config {
   smtpUrl: string | null;
   mailFrom: string;
   redisUrl: string | null;
+  /** Put before every Redis key, so installations sharing one Redis keep their counters apart. */
+  redisPrefix: string;
   rateLimitSubmit: RateLimit;
   rateLimitApi: RateLimit;
   trustProxy: boolean;
@@ -115,6 +117,15 @@ export function parseSpamdUrl(value: string | undefined): SpamdAddress | null {
   return { host, port };
 }
 
+/** 1 to 64 printable characters without spaces; `formgate:` by default. */
+export function parseRedisPrefix(value: string | undefined): string {
+  if (value === undefined) return 'formgate:';
+  if (!/^[\x21-\x7e]{1,64}$/.test(value)) {
+    throw new ConfigError(`${envName('redisPrefix')} must be 1 to 64 printable characters without spaces, got "${value}"`);
+  }
+  return value;
+}
+
 function parseDatabase(value: string | undefined, dataDir: string): DatabaseConfig {
   if (value === undefined) return { dialect: 'sqlite', file: path.join(dataDir, 'formgate.db') };
   if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { dialect: 'postgres', url: value };
@@ -155,6 +166,7 @@ export function buildConfig(raw: RawEnv): Config {
     smtpUrl: raw.smtpUrl ?? null,
     mailFrom: raw.mailFrom ?? 'Formgate <forms@localhost>',
     redisUrl: raw.redisUrl ?? null,
+    redisPrefix: parseRedisPrefix(raw.redisPrefix),
     rateLimitSubmit: parseRateLimit(raw.rateLimitSubmit ?? DEFAULT_RATE_LIMIT_SUBMIT, envName('rateLimitSubmit')),
     rateLimitApi: parseRateLimit(raw.rateLimitApi ?? DEFAULT_RATE_LIMIT_API, envName('rateLimitApi')),
     trustProxy: parseFlag(raw.trustProxy, 'trustProxy'),

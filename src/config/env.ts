@@ -13,6 +13,7 @@ export interface RawEnv {
   smtpUrl?: string;
   mailFrom?: string;
   redisUrl?: string;
+  redisPrefix?: string;
   rateLimitSubmit?: string;
   rateLimitApi?: string;
   trustProxy?: string;
@@ -39,6 +40,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   smtpUrl: 'FORMGATE_SMTP_URL',
   mailFrom: 'FORMGATE_MAIL_FROM',
   redisUrl: 'FORMGATE_REDIS_URL',
+  redisPrefix: 'FORMGATE_REDIS_PREFIX',
   rateLimitSubmit: 'FORMGATE_RATE_LIMIT_SUBMIT',
   rateLimitApi: 'FORMGATE_RATE_LIMIT_API',
   trustProxy: 'FORMGATE_TRUST_PROXY',

@@ -26,7 +26,7 @@ export class SubmitRateLimiter {
       this.limiter = null;
       return;
     }
-    const options = { points: limit.max, duration: Math.max(1, Math.ceil(limit.windowMs / 1000)), keyPrefix: 'formgate-rl-submit' };
+    const options = { points: limit.max, duration: Math.max(1, Math.ceil(limit.windowMs / 1000)), keyPrefix: 'rl-submit' };
     const memory = new RateLimiterMemory(options);
     this.limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory }) : memory;
   }

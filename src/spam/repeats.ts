@@ -41,7 +41,7 @@ export class RedisRepeatLog implements RepeatLog {
   constructor(
     private readonly redis: Redis,
     private readonly fallback: MemoryRepeatLog,
-    private readonly keyPrefix = 'formgate-repeat:',
+    private readonly keyPrefix = 'repeat:',
   ) {}
 
   async sighted(key: string, now: number): Promise<number> {

@@ -338,7 +338,7 @@ describe('rate limiting', () => {
     const source = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;
     const otherSource = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.1`;
     const dropKeys = async () => {
-      const keys = (await redis.keys('formgate-rl-*')).filter((k) => k.endsWith(`-${source}`) || k.endsWith(`-${otherSource}`));
+      const keys = (await redis.keys('formgate:rl-*')).filter((k) => k.endsWith(`:${source}`) || k.endsWith(`:${otherSource}`));
       if (keys.length > 0) await redis.del(...keys);
     };
     await dropKeys();
@@ -352,8 +352,8 @@ describe('rate limiting', () => {
       assert.equal((await getFrom(source, `${a.baseUrl}/me`, onA.token)).status, 200, '3rd, on A');
       assertRateLimited(b, await getFrom(source, `${b.baseUrl}/me`, onB.token), 60);
       assertRateLimited(a, await getFrom(source, `${a.baseUrl}/me`, onA.token), 60);
-      const keys = await redis.keys('formgate-rl-*');
-      assert.ok(keys.some((k) => k.endsWith(`-${source}`)), `the counter of ${source} is in Redis: ${keys.join(', ')}`);
+      const keys = await redis.keys('formgate:rl-api:*');
+      assert.ok(keys.some((k) => k.endsWith(`:${source}`)), `the counter of ${source} is in Redis: ${keys.join(', ')}`);
       // another address has its own count
       const elsewhere = await getFrom(otherSource, `${b.baseUrl}/me`, onB.token);
       assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));

@@ -48,7 +48,7 @@ describe('submit surface: rate limit (step 1)', () => {
     const redisUrl = TEST_REDIS_URL;
     const visitor = freshVisitor();
     const dropKeys = async () => {
-      const keys = await redis.keys(`formgate-rl-submit*${visitor}`);
+      const keys = await redis.keys(`formgate:rl-submit:${visitor}`);
       if (keys.length > 0) await redis.del(...keys);
     };
     await dropKeys();
@@ -63,8 +63,38 @@ describe('submit surface: rate limit (step 1)', () => {
       assert.equal((await send(a, onA.id)).status, 200, '3rd, on A');
       assertRateLimited(b, await send(b, onB.id));
       assertRateLimited(a, await send(a, onA.id));
-      const keys = await redis.keys('formgate-rl-submit*');
+      const keys = await redis.keys('formgate:rl-submit:*');
       assert.ok(keys.some((k) => k.endsWith(visitor)), `the counter of ${visitor} is in Redis: ${keys.join(', ')}`);
+    } finally {
+      await Promise.allSettled([a.close(), b.close()]);
+      await dropKeys().catch(() => undefined);
+      redis.disconnect();
+    }
+  });
+
+  it('keeps the counts of two installations on one Redis apart by FORMGATE_REDIS_PREFIX', async (t) => {
+    const redis = await connectTestRedis(t);
+    if (!redis) return;
+    const visitor = freshVisitor();
+    const prefixes = [`fg-a-${process.pid}:`, `fg-b-${process.pid}:`];
+    const dropKeys = async () => {
+      const keys = (await Promise.all(prefixes.map((p) => redis.keys(`${p}*`)))).flat();
+      if (keys.length > 0) await redis.del(...keys);
+    };
+    await dropKeys();
+    const a = await startApp({ rateLimitSubmit: '2/1m', redisUrl: TEST_REDIS_URL, redisPrefix: prefixes[0] });
+    const b = await startApp({ rateLimitSubmit: '2/1m', redisUrl: TEST_REDIS_URL, redisPrefix: prefixes[1] });
+    try {
+      const onA = await createForm(a, await createAccount(a));
+      const onB = await createForm(b, await createAccount(b));
+      const send = (app: TestApp, formId: string) => post(app, formId, CONTACT, { accept: JSON_ACCEPT, localAddress: visitor });
+      assert.equal((await send(a, onA.id)).status, 200, '1st, on installation A');
+      assert.equal((await send(a, onA.id)).status, 200, '2nd, on installation A');
+      assertRateLimited(a, await send(a, onA.id));
+      assert.equal((await send(b, onB.id)).status, 200, 'installation B counts on its own');
+      assert.deepEqual(await redis.keys(`${prefixes[0]}rl-submit:${visitor}`), [`${prefixes[0]}rl-submit:${visitor}`]);
+      assert.deepEqual(await redis.keys(`${prefixes[1]}rl-submit:${visitor}`), [`${prefixes[1]}rl-submit:${visitor}`]);
+      assert.deepEqual(await redis.keys(`formgate:rl-submit:${visitor}`), [], 'nothing under the default prefix');
     } finally {
       await Promise.allSettled([a.close(), b.close()]);
       await dropKeys().catch(() => undefined);

@@ -116,7 +116,7 @@ describe('submit surface: spam protection', () => {
       if (!redis) return;
       const visitor = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;
       const dropKeys = async () => {
-        const keys = await redis.keys(`formgate-repeat:${visitor} *`);
+        const keys = await redis.keys(`formgate:repeat:${visitor} *`);
         if (keys.length > 0) await redis.del(...keys);
       };
       await dropKeys();

@@ -143,6 +143,12 @@ describe('buildConfig', () => {
       assertConfigError({ spamdUrl }, 'FORMGATE_SPAMD_URL');
     }
   });
+
+  it('prefixes Redis keys with formgate: unless FORMGATE_REDIS_PREFIX says otherwise', () => {
+    assert.equal(buildConfig({}).redisPrefix, 'formgate:');
+    assert.equal(buildConfig({ redisPrefix: 'shop-eu:' }).redisPrefix, 'shop-eu:');
+    for (const redisPrefix of ['with space:', 'tab\t', 'x'.repeat(65), 'é:']) assertConfigError({ redisPrefix }, 'FORMGATE_REDIS_PREFIX');
+  });
 });
 
 describe('parseRateLimit', () => {
