@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config/config.js';
-import { Database } from './db/database.js';
+import { sql } from 'kysely';
+import { Database, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
@@ -32,10 +33,15 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-/** Opens the database, brings its schema up to date, and builds the services on it. */
-export async function openContext(config: Config): Promise<AppContext> {
-  const database = Database.open(config.database);
+/**
+ * Opens the database, brings its schema up to date, and builds the services on it. `existing`: the
+ * database must already hold Formgate's schema (admin commands), so a command run from the wrong
+ * folder or against the wrong URL says so instead of setting up an empty database there.
+ */
+export async function openContext(config: Config, options: { existing?: boolean } = {}): Promise<AppContext> {
+  const database = Database.open(config.database, { mustExist: options.existing });
   try {
+    if (options.existing && !(await holdsFormgate(database))) throw new MissingDatabaseError(config.database, 'holds no Formgate data');
     await migrateToLatest(database);
     const secret = config.secret ?? (await installationSecret(database));
     const users = new UserService(database);
@@ -59,6 +65,16 @@ export async function openContext(config: Config): Promise<AppContext> {
   } catch (error) {
     await database.destroy();
     throw error;
+  }
+}
+
+/** Whether `formgate serve` (or an earlier version of it) has ever set this database up. */
+async function holdsFormgate(database: Database): Promise<boolean> {
+  try {
+    const { rows } = await sql<{ n: number | string }>`select count(*) as n from kysely_migration`.execute(database.db);
+    return Number(rows[0]?.n ?? 0) > 0;
+  } catch {
+    return false;
   }
 }
 

@@ -42,6 +42,12 @@ program
     await serve(buildConfig(env), { publicUrl: env.publicUrl !== undefined, submitUrl: env.submitUrl !== undefined });
   });
 
+program
+  .command('migrate')
+  .description('create the database if it is not there and bring its schema up to date (serve does this too; the other commands only use an existing one)')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.migrate(c))());
+
 const users = program.command('users').description('accounts');
 users
   .command('create')

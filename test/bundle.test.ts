@@ -46,6 +46,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
       assert.equal(result.code, 0, `formgate ${args.join(' ')}: ${result.stderr}`);
       return JSON.parse(result.stdout);
     };
+    assert.equal((await json(['migrate'])).migrated, true);
     const { workspace } = await json(['users', 'create', '--email', 'bundle@example.com']);
     await json(['workspaces', 'set-plan', '--workspace', workspace.id, '--plan', 'BUNDLE_50000']);
     const { token } = await json(['tokens', 'create', '--email', 'bundle@example.com', '--name', 'bundle', '--scopes', 'forms:write,submissions:read']);

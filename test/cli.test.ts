@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
 import { after, before, describe, it } from 'node:test';
 import { buildConfig } from '../src/config/config.js';
 import { openContext, type AppContext } from '../src/context.js';
 import { ProblemError } from '../src/errors.js';
 import { cliEnv, killRunningCli, runCli, type CliResult } from './helpers/cli.js';
-import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 
 /** The one JSON object a `--json` command printed: exactly one line on stdout. */
 function onlyJson(result: CliResult): any {
@@ -115,6 +118,55 @@ describe('formgate admin commands', () => {
       .select((eb) => eb.fn.countAll<number>().as('count'))
       .executeTakeFirstOrThrow();
     assert.equal(Number(count), 2, 'no account was added by the refused commands');
+  });
+
+  it('refuses to run on a database that is not there, naming it, and creates nothing', async () => {
+    const emptyFolder = await createTestDatabase('sqlite');
+    try {
+      // no FORMGATE_DATABASE_URL: the default file in the data folder, as from another working folder
+      const elsewhere: NodeJS.ProcessEnv = { ...env, FORMGATE_DATA_DIR: emptyFolder.dataDir };
+      delete elsewhere.FORMGATE_DATABASE_URL;
+      const [text, json] = await Promise.all([
+        runCli(elsewhere, ['tokens', 'revoke', '--email', ownerEmail, '--name', 'laptop']),
+        runCli(elsewhere, ['users', 'create', '--email', ownerEmail, '--json']),
+      ]);
+      const file = path.join(emptyFolder.dataDir, 'formgate.db');
+      assert.equal(text.code, 2, text.stderr);
+      assert.ok(text.stderr.includes(`sqlite:${file}`), `names the file it looked for: ${text.stderr}`);
+      assert.match(text.stderr, /does not exist; admin commands do not create one/);
+      const error = assertJsonError(json, 'config', 2);
+      assert.ok(error.message.includes(`sqlite:${file}`), error.message);
+      assert.deepEqual(fs.readdirSync(emptyFolder.dataDir), [], 'no database file, WAL or folder was made');
+
+      const migrated = onlyJson(await runCli(elsewhere, ['migrate', '--json']));
+      assert.deepEqual(migrated, { database: `sqlite:${file}`, migrated: true });
+      assertOk(await runCli(elsewhere, ['users', 'create', '--email', ownerEmail, '--json']));
+    } finally {
+      await emptyFolder.drop();
+    }
+  });
+
+  it('refuses a database that Formgate never set up, leaving it empty', async (t) => {
+    if (TEST_DIALECT !== 'postgres') return t.skip('an empty PostgreSQL database: the SQLite case is the missing file above');
+    const empty = await createTestDatabase();
+    try {
+      const result = await runCli(cliEnv(empty), ['users', 'create', '--email', ownerEmail, '--json']);
+      const error = assertJsonError(result, 'config', 2);
+      assert.match(error.message, /holds no Formgate data/);
+      const client = new pg.Client({ connectionString: empty.url });
+      await client.connect();
+      const { rows } = await client.query("select count(*)::int as n from information_schema.tables where table_schema = 'public'");
+      await client.end();
+      assert.equal(rows[0].n, 0, 'no table was created');
+    } finally {
+      await empty.drop();
+    }
+  });
+
+  it('names the database it looked at when it refuses', async () => {
+    const error = assertJsonError(await runCli(env, ['tokens', 'revoke', '--email', 'nobody@example.com', '--name', 'x', '--json']), 'not_found');
+    assert.ok(error.message.includes('(database: '), error.message);
+    assert.ok(error.message.includes(database.url.startsWith('sqlite:') ? database.url.slice('sqlite:'.length) : new URL(database.url).pathname), error.message);
   });
 
   it('tokens create prints an fg_ token once; only its SHA-256 hash is stored, and it authenticates', async () => {

@@ -1,7 +1,8 @@
 import type { Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
 import type { SecretProvider } from '../db/schema/form.js';
-import { validationError } from '../errors.js';
+import { describeDatabase } from '../db/database.js';
+import { ProblemError, validationError } from '../errors.js';
 import { DeliveryService } from '../services/deliveries.js';
 import { SECRET_PROVIDERS } from '../services/forms.js';
 import { isPlan, PLANS } from '../services/plans.js';
@@ -14,10 +15,25 @@ export interface CommandResult {
   text: string[];
 }
 
+/** Runs a command on the existing database; a refusal names that database, so a wrong folder or URL shows at once. */
 async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const ctx = await openContext(config);
+  const ctx = await openContext(config, { existing: true });
   try {
     return await fn(ctx);
+  } catch (error) {
+    if (!(error instanceof ProblemError)) throw error;
+    throw new ProblemError(error.code, `${error.detail} (database: ${describeDatabase(config.database)})`, error.extra);
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** The one command that may set up a database: provisioning scripts run it before any other. */
+export async function migrate(config: Config): Promise<CommandResult> {
+  const ctx = await openContext(config);
+  try {
+    const database = describeDatabase(config.database);
+    return { json: { database, migrated: true }, text: [`The database ${database} is ready.`] };
   } finally {
     await ctx.close();
   }

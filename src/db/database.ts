@@ -5,7 +5,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql, type Tran
 import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import type { DatabaseConfig } from '../config/config.js';
+import { ConfigError, type DatabaseConfig } from '../config/config.js';
 import { PreparedQuery, statementNameOf } from './prepared-query.js';
 import type { ChangeCounted, DB } from './schema/index.js';
 import { WalSync, type DataSync } from './wal-sync.js';
@@ -59,13 +59,17 @@ export class Database {
     private readonly walSync: WalSync | null = null,
   ) {}
 
-  /** `dataSync`: how the WAL is flushed (tests hold flushes back with their own). */
-  static open(config: DatabaseConfig, options: { dataSync?: DataSync } = {}): Database {
+  /**
+   * `dataSync`: how the WAL is flushed (tests hold flushes back with their own). `mustExist`: an
+   * SQLite file that is not there is an error instead of a new, empty database (admin commands).
+   */
+  static open(config: DatabaseConfig, options: { dataSync?: DataSync; mustExist?: boolean } = {}): Database {
     // NOTE: nested keys are the visitors' own field names (parsed JSON columns): they are never renamed.
     const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
     if (config.dialect === 'sqlite') {
+      if (options.mustExist && config.file !== ':memory:' && !fs.existsSync(config.file)) throw new MissingDatabaseError(config);
       if (config.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(config.file)), { recursive: true });
-      const sqlite = new SqliteDatabase(config.file);
+      const sqlite = new SqliteDatabase(config.file, { fileMustExist: options.mustExist === true });
       sqlite.pragma('journal_mode = WAL');
       // FULL: a commit is on disk before a visitor hears "received", even through a power loss.
       // Group commit (intake/writer.ts) pays that fsync once per batch, not once per submission.
@@ -211,4 +215,27 @@ export function toJson(value: unknown): string {
 /** Value read from a JSON column: text (SQLite, and PostgreSQL's json), or jsonb already parsed. */
 export function fromJson<T>(value: unknown): T {
   return (typeof value === 'string' ? JSON.parse(value) : value) as T;
+}
+
+/** Where a database is, for messages: an SQLite file's absolute path, a PostgreSQL URL without its password. */
+export function describeDatabase(config: DatabaseConfig): string {
+  if (config.dialect === 'sqlite') return config.file === ':memory:' ? 'sqlite::memory:' : `sqlite:${path.resolve(config.file)}`;
+  try {
+    const url = new URL(config.url);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unreadable URL)';
+  }
+}
+
+/** An admin command was pointed at a database that does not exist, or that Formgate never set up. */
+export class MissingDatabaseError extends ConfigError {
+  constructor(config: DatabaseConfig, reason = 'does not exist') {
+    super(
+      `the database ${describeDatabase(config)} ${reason}; admin commands do not create one. ` +
+        'Run the command where `formgate serve` runs (FORMGATE_DATABASE_URL, or ./data/formgate.db in the working folder), or start `formgate serve` first.',
+    );
+    this.name = 'MissingDatabaseError';
+  }
 }
