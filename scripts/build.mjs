@@ -7,6 +7,17 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
+// npm only warns about `engines`; this build is part of `npm ci`, so an unsupported Node stops
+// the install here with what to do, instead of a native-module crash later.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  console.error(
+    `Formgate needs Node.js 22.12 or later (a maintained line: 22, 24 or 26); this is ${process.version}.\n` +
+      'scripts/install-node.sh 24 fetches the newest 24.x from the npm registry: export PATH="$(bash scripts/install-node.sh 24):$PATH"',
+  );
+  process.exit(1);
+}
+
 const outfile = process.argv[2] ?? 'dist/main.js';
 fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
 await build({
@@ -15,7 +26,7 @@ await build({
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node20',
+  target: 'node22',
   sourcemap: true,
   // Native or optional at run time: loaded from node_modules when used (pg and ioredis only with
   // a PostgreSQL or Redis URL, see createRequire in src/).
