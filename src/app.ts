@@ -9,7 +9,9 @@ import { ProblemError } from './errors.js';
 import { installAuth } from './http/auth.js';
 import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
-import { installProblemHandler } from './http/problem-handler.js';
+import { answerFrameworkError, installProblemHandler } from './http/problem-handler.js';
+import { answerClientError } from './http/client-error.js';
+import { installJsonParser } from './http/json-body.js';
 import { installRequestLog, requestId } from './http/request-log.js';
 import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
@@ -46,7 +48,11 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     bodyLimit,
     return503OnClosing: true,
     schemaController: serializersOnFirstUse(),
+    // Errors Fastify and Node answer before any route runs are problem documents too.
+    frameworkErrors: answerFrameworkError(ctx.errorsDocUrl),
+    clientErrorHandler: answerClientError(ctx.errorsDocUrl),
   });
+  installJsonParser(app);
   installValidators(app);
   installProblemHandler(app, ctx.errorsDocUrl);
   installRequestLog(app);
