@@ -10,7 +10,7 @@ import { installAuth } from './http/auth.js';
 import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installProblemHandler } from './http/problem-handler.js';
-import { answerClientError } from './http/client-error.js';
+import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
 import { installJsonParser } from './http/json-body.js';
 import { installRequestLog, requestId } from './http/request-log.js';
 import { serializersOnFirstUse } from './http/serialization.js';
@@ -52,6 +52,7 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     frameworkErrors: answerFrameworkError(ctx.errorsDocUrl),
     clientErrorHandler: answerClientError(ctx.errorsDocUrl),
   });
+  ignoreUnknownExpectations(app.server);
   installJsonParser(app);
   installValidators(app);
   installProblemHandler(app, ctx.errorsDocUrl);

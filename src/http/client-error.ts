@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ProblemError } from '../errors.js';
 import { problemBody } from './problem-handler.js';
@@ -34,4 +34,12 @@ export function answerClientError(docsUrl: () => string): (error: NodeJS.ErrnoEx
     }
     socket.destroy();
   };
+}
+
+/**
+ * An `Expect` other than `100-continue` would get a bare `417` from Node. RFC 9110 lets a server
+ * ignore an expectation it does not know (`MAY` answer 417), so the request is served as usual.
+ */
+export function ignoreUnknownExpectations(server: Server): void {
+  server.on('checkExpectation', (request, response) => server.emit('request', request, response));
 }

@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
-import { answerClientError } from '../http/client-error.js';
+import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
@@ -46,6 +46,7 @@ export function createSubmitSurface(deps: SubmitDependencies): SubmitSurface {
   server.requestTimeout = 30_000;
   // A request Node refuses itself (headers over 16 KB, not HTTP) is answered with a problem too.
   server.on('clientError', answerClientError(ctx.errorsDocUrl));
+  ignoreUnknownExpectations(server);
   return {
     server,
     listen: ({ host, port }) =>

@@ -273,6 +273,16 @@ describe('errors (section 7)', () => {
       }
     });
 
+    it('serves a request with an Expect it does not know as usual, where Node answered a bare 417', async () => {
+      const me = await request('GET', `${app.baseUrl}/me`, null, { authorization: `Bearer ${account.token}`, expect: 'something-else' });
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      const echo = await request('POST', `${app.submitUrl}/echo`, 'a=1', { 'content-type': 'application/x-www-form-urlencoded', expect: 'x-unknown=1' });
+      assert.equal(echo.status, 200, JSON.stringify(echo.body));
+      assert.deepEqual(echo.body.data, { a: '1' });
+      const anonymous = await request('GET', `${app.baseUrl}/me`, null, { expect: 'something-else' });
+      assertProblem(app, anonymous, 'invalid_token');
+    });
+
     it('never quotes an unknown path or a content type at length', async () => {
       const long = 'p'.repeat(8 * 1024);
       for (const url of [`${app.publicUrl}/${long}`, `${app.baseUrl}/${long}`, `${app.submitUrl}/${long}`]) {
