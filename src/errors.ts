@@ -19,6 +19,7 @@ export const PROBLEMS = {
   rate_limited: { status: 429, title: 'Too many requests', summary: 'Too many requests from this address; retry after the number of seconds in `Retry-After`.' },
   headers_too_large: { status: 431, title: 'Request header fields too large', summary: 'The request line (the URL) and headers together are larger than 16 KB; nothing changed. The connection is closed.' },
   internal_error: { status: 500, title: 'Internal error', summary: 'The server failed; the details are in its log, never in the answer.' },
+  shutting_down: { status: 503, title: 'Shutting down', summary: 'The instance is shutting down and took no new request on a connection it is closing; nothing changed; retry after the seconds in `Retry-After` (another instance, or this one restarted, answers).' },
   upstream_unavailable: { status: 503, title: 'Upstream unavailable', summary: 'A dependency (the template content checker, or on the submit surface the CAPTCHA provider) could not be reached; nothing changed; retry after the seconds in `Retry-After`.' },
 } as const satisfies Record<string, { status: number; title: string; summary: string }>;
 

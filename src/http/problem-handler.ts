@@ -38,6 +38,23 @@ export function answerFrameworkError(docsUrl: () => string) {
   };
 }
 
+/**
+ * Fastify answers a request that arrives while it closes (on a connection still open) with a 503 of
+ * its own JSON (`return503OnClosing`, turned off): here it is `503 shutting_down` from the catalogue.
+ */
+export function installClosingAnswer(app: FastifyInstance, docsUrl: () => string): void {
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    return sendProblem(reply, docsUrl, new ProblemError('shutting_down', 'This instance is shutting down; send the request again.'));
+  });
+}
+
 function toProblem(error: FastifyError | ProblemError): ProblemError {
   if (error instanceof ProblemError) return error;
   const e = error as FastifyError & { validationContext?: string };

@@ -3,8 +3,13 @@ import { randomInt } from 'node:crypto';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { PROBLEMS, type ProblemCode } from '../../src/errors.js';
+import { pino } from 'pino';
+import type { AddressInfo } from 'node:net';
+import { buildSurfaces } from '../../src/app.js';
+import { openContext } from '../../src/context.js';
 import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
-import { startApp, type Answer, type TestApp } from '../helpers/app.js';
+import { startApp, testConfig, type Answer, type TestApp } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { createAccount, createForm, createToken, type Account } from '../helpers/fixtures.js';
 import { assertProblem, assertValidation } from '../helpers/problems.js';
 import { request } from '../helpers/submit.js';
@@ -513,6 +518,57 @@ describe('rate limiting', () => {
       await Promise.allSettled([a.close(), b.close()]);
       await dropKeys().catch(() => undefined);
       redis.disconnect();
+    }
+  });
+});
+
+describe('shutting down', () => {
+  it('answers a request that arrives on an open connection while the API closes with 503 shutting_down, and finishes the one under way', async () => {
+    const database = await createTestDatabase();
+    const ctx = await openContext(testConfig(database));
+    const surfaces = await buildSurfaces(ctx, pino({ level: 'silent' }));
+    try {
+      // registered after the surface's own preClose hook, so it runs once closing has begun
+      let closingBegun!: () => void;
+      const closing = new Promise<void>((resolve) => (closingBegun = resolve));
+      surfaces.api.addHook('preClose', (done) => {
+        closingBegun();
+        done();
+      });
+      await surfaces.api.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = surfaces.api.server.address() as AddressInfo;
+
+      // A: a request whose body is still to come when the close begins; B: pipelined behind it
+      const socket = net.connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const ended = new Promise<void>((resolve, reject) => {
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+      const received = new Promise((resolve) => surfaces.api.server.once('request', resolve));
+      socket.write('POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n');
+      await received;
+      const closed = surfaces.api.close();
+      await closing;
+      socket.write('{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await ended;
+      await closed;
+
+      const answers = Buffer.concat(chunks).toString('utf8').split(/(?=HTTP\/1\.1 )/);
+      assert.equal(answers.length, 2, answers.join('\n---\n'));
+      assert.match(answers[0]!, /^HTTP\/1\.1 404 /, 'the request under way is finished as usual');
+      assert.match(answers[1]!, /^HTTP\/1\.1 503 /);
+      assert.match(answers[1]!, /\r\ncontent-type: application\/problem\+json/i);
+      assert.match(answers[1]!, /\r\nretry-after: 30\r\n/i);
+      const body = JSON.parse(answers[1]!.slice(answers[1]!.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.code, 'shutting_down');
+      assert.equal(body.type, `${ctx.config.publicUrl}/docs/errors#shutting-down`);
+    } finally {
+      await surfaces.close();
+      await ctx.close().catch(() => undefined);
+      await database.drop();
     }
   });
 });
