@@ -9,7 +9,9 @@ import { ProblemError } from './errors.js';
 import { installAuth } from './http/auth.js';
 import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
-import { installProblemHandler } from './http/problem-handler.js';
+import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
+import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
+import { installJsonParser } from './http/json-body.js';
 import { installRequestLog, requestId } from './http/request-log.js';
 import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
@@ -44,11 +46,18 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     genReqId: requestId,
     trustProxy: ctx.config.trustProxy,
     bodyLimit,
-    return503OnClosing: true,
+    // installClosingAnswer answers that 503 in the catalogue's words
+    return503OnClosing: false,
     schemaController: serializersOnFirstUse(),
+    // Errors Fastify and Node answer before any route runs are problem documents too.
+    frameworkErrors: answerFrameworkError(ctx.errorsDocUrl),
+    clientErrorHandler: answerClientError(ctx.errorsDocUrl),
   });
+  ignoreUnknownExpectations(app.server);
+  installJsonParser(app);
   installValidators(app);
   installProblemHandler(app, ctx.errorsDocUrl);
+  installClosingAnswer(app, ctx.errorsDocUrl);
   installRequestLog(app);
   installNotFound(app, ctx.errorsDocUrl);
   return app;

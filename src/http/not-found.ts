@@ -1,6 +1,6 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import type { FastifyInstance } from 'fastify';
-import { ProblemError } from '../errors.js';
+import { clip, ProblemError } from '../errors.js';
 import { sendProblem } from './problem-handler.js';
 
 /**
@@ -28,6 +28,6 @@ export function installNotFound(app: FastifyInstance, docsUrl: () => string): vo
       reply.header('allow', allowed.join(', '));
       return sendProblem(reply, docsUrl, new ProblemError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
     }
-    return sendProblem(reply, docsUrl, new ProblemError('not_found', `There is nothing at ${request.method} ${path}.`));
+    return sendProblem(reply, docsUrl, new ProblemError('not_found', `There is nothing at ${request.method} ${clip(path)}.`));
   });
 }

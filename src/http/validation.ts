@@ -15,8 +15,11 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) => validatorOnFirstUse(() => (httpPart === 'body' ? strict : coercing).compile(schema)));
   app.addHook('preValidation', async (request) => {
     for (const [part, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
-      const at = nulPath(value, '');
-      if (at !== null) throw validationError([`${at || part}: must not contain the character U+0000`], 'The request holds a U+0000 (NUL) character, which cannot be stored.');
+      const found = unstorablePath(value, '');
+      if (found === null) continue;
+      const field = found.path || part;
+      if (found.nul) throw validationError([`${field}: must not contain the character U+0000`], 'The request holds a U+0000 (NUL) character, which cannot be stored.');
+      throw validationError([`${field}: must be valid Unicode (it holds a lone UTF-16 surrogate)`], 'The request holds a lone UTF-16 surrogate, which is no character.');
     }
   });
 }
@@ -34,23 +37,35 @@ function validatorOnFirstUse(compile: () => ValidateFunction): ValidateFunction 
   return check;
 }
 
+const UNSTORABLE = /[\0\p{Cs}]/u;
+const UNSTORABLE_ALL = /[\0\p{Cs}]/gu;
+
+interface Unstorable { path: string; nul: boolean }
+
+function unstorableIn(text: string, path: string): Unstorable | null {
+  const match = UNSTORABLE.exec(text);
+  return match ? { path, nul: match[0] === '\0' } : null;
+}
+
 /**
- * Where `value` holds U+0000 in a string or a key (`name`, `a.b[0]`; '' for `value` itself), or null.
- * PostgreSQL cannot store it (the write failed with a 500), so the API refuses it on either database.
+ * Where `value` holds U+0000 or a lone UTF-16 surrogate (`"\ud800"`) in a string or a key (`name`,
+ * `a.b[0]`; '' for `value` itself), or null. PostgreSQL cannot store U+0000 (the write failed with
+ * a 500) and SQLite stored a lone surrogate as invalid UTF-8, so the API refuses both on either database.
+ * NOTE: the JSON parser has already refused bodies nested more than API_JSON_DEPTH deep: the recursion is bounded.
  */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\0') ? path : null;
+function unstorablePath(value: unknown, path: string): Unstorable | null {
+  if (typeof value === 'string') return unstorableIn(value, path);
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const at = nulPath(value[i], `${path}[${i}]`);
-      if (at !== null) return at;
+      const found = unstorablePath(value[i], `${path}[${i}]`);
+      if (found !== null) return found;
     }
   } else if (value !== null && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
-      const here = path ? `${path}.${key.replaceAll('\0', '\uFFFD')}` : key.replaceAll('\0', '\uFFFD');
-      if (key.includes('\0')) return here;
-      const at = nulPath(inner, here);
-      if (at !== null) return at;
+      const shown = key.replace(UNSTORABLE_ALL, '\uFFFD');
+      const here = path ? `${path}.${shown}` : shown;
+      const found = unstorableIn(key, here) ?? unstorablePath(inner, here);
+      if (found !== null) return found;
     }
   }
   return null;

@@ -47,6 +47,11 @@ function placeAt(root: Branch, path: Segment[], value: string): boolean {
 
 const SEGMENT = /\.([^.[]+)|\[([^\]]*)\]/y;
 
+/** Where a name points (`a.b[0]` → ['a', 'b', 0]; `[]` is null), or null when it is stored under its literal name. */
+export function fieldPath(name: string): Segment[] | null {
+  return parsePath(name);
+}
+
 function parsePath(name: string): Segment[] | null {
   const headEnd = name.search(/[.[]/);
   // NOTE: every literal full name holds a '.' or '[', so it never meets a key made by a first segment.

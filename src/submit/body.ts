@@ -1,6 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
-import { ProblemError, validationError } from '../errors.js';
+import { clip, ProblemError, validationError } from '../errors.js';
+import { jsonNestsDeeperThan } from '../http/json-body.js';
+import { MAX_DEPTH } from '../intake/field-paths.js';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../intake/fields.js';
 
 /** The largest body the submit surface reads (documented in docs/submit.md). */
@@ -22,7 +24,7 @@ export async function readSubmission(request: IncomingMessage): Promise<ParsedSu
       return fieldsFromPairs(await readMultipart(request));
     default:
       throw validationError(
-        [`body: Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json${type ? `, got ${type}` : ''}`],
+        [`body: Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json${type ? `, got ${clip(type)}` : ''}`],
         'The submission could not be read.',
       );
   }
@@ -58,6 +60,9 @@ let losslessJson: Promise<typeof import('lossless-json')> | undefined;
  */
 async function parseJson(text: string): Promise<unknown> {
   if (text.trim() === '') throw validationError(['body: must be a JSON object of fields, got an empty body'], 'The submission is empty.');
+  // Refused before parsing: the exact parser, the copy and the checks after it all recurse. The body
+  // object is one level more than its fields' own MAX_DEPTH, which fieldsFromJson enforces exactly.
+  if (jsonNestsDeeperThan(text, MAX_DEPTH + 1)) throw validationError([`fields: at most ${MAX_DEPTH} levels of nesting`], 'The submission nests too deeply.');
   const exact = MAYBE_INEXACT_NUMBER.test(text) ? await (losslessJson ??= import('lossless-json')) : null;
   try {
     if (!exact) return JSON.parse(text);
@@ -70,7 +75,7 @@ async function parseJson(text: string): Promise<unknown> {
   }
 }
 
-/** Text parts in order; a part that carries a file is refused (Formgate stores no uploads). */
+/** Named text parts in order; a named part that carries a file is refused (Formgate stores no uploads). */
 function readMultipart(request: IncomingMessage): Promise<[string, string][]> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
@@ -94,8 +99,12 @@ function readMultipart(request: IncomingMessage): Promise<[string, string][]> {
       if (size > SUBMIT_BODY_LIMIT) fail(tooLarge());
     });
     request.on('error', reject);
-    parser.on('field', (name, value) => pairs.push([name, value]));
+    // A part without a name is dropped, as a browser drops an input without one (4.7, rule 1).
+    parser.on('field', (name, value) => {
+      if (name) pairs.push([name, value]);
+    });
     parser.on('file', (name, stream, info) => {
+      if (!name) return void stream.resume();
       let bytes = 0;
       stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
       stream.on('end', () => {

@@ -1,7 +1,8 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
+import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
+import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
@@ -43,6 +44,9 @@ export function createSubmitSurface(deps: SubmitDependencies): SubmitSurface {
   server.keepAliveTimeout = 5000;
   // NOTE: a slow client may not hold a connection open forever while sending its body.
   server.requestTimeout = 30_000;
+  // A request Node refuses itself (headers over 16 KB, not HTTP) is answered with a problem too.
+  server.on('clientError', answerClientError(ctx.errorsDocUrl));
+  ignoreUnknownExpectations(server);
   return {
     server,
     listen: ({ host, port }) =>
@@ -213,5 +217,5 @@ function requireMethod(response: ServerResponse, method: string, allowed: string
 }
 
 function notFound(method: string, path: string): ProblemError {
-  return new ProblemError('not_found', `There is nothing at ${method} ${path}.`);
+  return new ProblemError('not_found', `There is nothing at ${method} ${clip(path)}.`);
 }

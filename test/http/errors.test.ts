@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
+import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { PROBLEMS, type ProblemCode } from '../../src/errors.js';
+import { pino } from 'pino';
+import type { AddressInfo } from 'node:net';
+import { buildSurfaces } from '../../src/app.js';
+import { openContext } from '../../src/context.js';
 import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
-import { startApp, type Answer, type TestApp } from '../helpers/app.js';
+import { startApp, testConfig, type Answer, type TestApp } from '../helpers/app.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { createAccount, createForm, createToken, type Account } from '../helpers/fixtures.js';
 import { assertProblem, assertValidation } from '../helpers/problems.js';
 import { request } from '../helpers/submit.js';
@@ -22,7 +28,24 @@ function allowed(answer: Answer): string[] {
     .sort();
 }
 
-/** A GET from a chosen loopback source address (per-IP limits), with a deadline. */
+/** Writes raw bytes to a surface and reads its whole answer until the server closes the connection. */
+function rawExchange(url: string, bytes: string): Promise<{ status: number; headers: string; body: any }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(bytes));
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer from ${url} within 10 s`)));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const split = text.indexOf('\r\n\r\n');
+      const headers = text.slice(0, split);
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1]), headers, body: JSON.parse(text.slice(split + 4)) });
+    });
+  });
+}
+
 /** A GET from a loopback source address of its own: another visitor, to the rate limit. */
 function getFrom(localAddress: string, url: string, token: string): Promise<Answer> {
   return request('GET', url, null, { authorization: `Bearer ${token}` }, localAddress);
@@ -171,6 +194,21 @@ describe('errors (section 7)', () => {
       assertValidation(app, object, 'workspaceId', 'name');
     });
 
+    it('lists at most 50 problems and never quotes a long key at length', async () => {
+      const body: Record<string, unknown> = { workspaceId: account.workspaceId, name: 'Many' };
+      for (let i = 0; i < 20_000; i++) body[`unknown${i}`] = 1;
+      body['k'.repeat(100_000)] = 1;
+      const answer = await app.api('POST', '/forms', { token: account.token, body });
+      assertValidation(app, answer, 'unknown0');
+      assert.equal(answer.body.errors.length, 50);
+      assert.equal(answer.body.errors[49], 'body: 19952 more problems not listed');
+      assert.ok(JSON.stringify(answer.body).length < 4000, `a short answer: ${JSON.stringify(answer.body).length} characters`);
+      const long = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Long', ['k'.repeat(100_000)]: 1 } });
+      assertValidation(app, long);
+      assert.deepEqual(long.body.errors, [`${'k'.repeat(100)}…: is not a known field`]);
+      assert.ok(JSON.stringify(long.body).length < 600, `a short answer: ${JSON.stringify(long.body).length} characters`);
+    });
+
     it('answers a body over the limit (2 MiB on the API) with 413 payload_too_large, and reads one under it', async () => {
       const before = await formCount();
       const over = { workspaceId: account.workspaceId, name: 'Big', description: 'a'.repeat(2 * 1024 * 1024 + 1) };
@@ -186,6 +224,125 @@ describe('errors (section 7)', () => {
       const under = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Big', description: 'a'.repeat(2 * 1024 * 1024 - 1024) } });
       assertValidation(app, under, 'description');
       assert.equal(await formCount(), before + 1);
+    });
+  });
+
+  describe('errors answered before any route runs', () => {
+    const surfaces = () => [app.baseUrl, app.submitUrl];
+
+    it('answers a path segment over 100 characters with 414 uri_too_long, without quoting it', async () => {
+      const id = 'x'.repeat(101);
+      for (const path of [`/forms/${id}`, `/workspaces/${id}/submissions`, `/forms/${id}/templates/notification`]) {
+        for (const token of [account.token, undefined]) {
+          const answer = await app.api('GET', path, token ? { token } : {});
+          assertProblem(app, answer, 'uri_too_long');
+          assertDocumented(answer);
+          assert.ok(answer.headers.get('x-request-id'), 'carries a request id');
+          assert.ok(!JSON.stringify(answer.body).includes(id), 'does not quote the path');
+        }
+      }
+      // 100 characters are routed as usual
+      assertProblem(app, await app.api('GET', `/forms/${'x'.repeat(100)}`, { token: account.token }), 'not_found');
+    });
+
+    it('answers a malformed percent escape in the path with 400 validation_error naming path', async () => {
+      for (const path of ['/forms/%ff%fe', '/forms/%E0%A4%A', '/workspaces/%ED%A0%80/submissions']) {
+        const answer = await app.api('GET', path, { token: account.token });
+        assertValidation(app, answer, 'path');
+        assertDocumented(answer);
+      }
+    });
+
+    it('answers a URL over 16 KB with 431 headers_too_large on both surfaces, without quoting it', async () => {
+      const long = 'q'.repeat(17 * 1024);
+      for (const url of [`${app.baseUrl}/forms?x=${long}`, `${app.submitUrl}/${long}`, `${app.publicUrl}/${long}`]) {
+        const answer = await request('GET', url, null, { authorization: `Bearer ${account.token}` });
+        assertProblem(app, answer, 'headers_too_large');
+        assertDocumented(answer);
+        assert.ok(!JSON.stringify(answer.body).includes('qqqq'), 'does not quote the URL');
+      }
+      const headers = await request('GET', `${app.submitUrl}/healthz`, null, { 'x-filler': long });
+      assertProblem(app, headers, 'headers_too_large');
+    });
+
+    it('answers bytes that are not HTTP/1.1 with a 400 problem on both surfaces', async () => {
+      for (const url of surfaces()) {
+        for (const bytes of ['GARBAGE\r\n\r\n', 'GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n', 'GET /\x01 HTTP/1.1\r\n\r\n']) {
+          const answer = await rawExchange(url, bytes);
+          assert.equal(answer.status, 400, `${url} ${JSON.stringify(bytes)}: ${answer.headers}`);
+          assert.match(answer.headers, /content-type: application\/problem\+json/i);
+          assert.equal(answer.body.code, 'validation_error');
+          assert.equal(answer.body.type, `${app.publicUrl}/docs/errors#validation-error`);
+          assert.deepEqual(answer.body.errors, ['request: is not valid HTTP/1.1']);
+        }
+      }
+    });
+
+    it('serves a request with an Expect it does not know as usual, where Node answered a bare 417', async () => {
+      const me = await request('GET', `${app.baseUrl}/me`, null, { authorization: `Bearer ${account.token}`, expect: 'something-else' });
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      const echo = await request('POST', `${app.submitUrl}/echo`, 'a=1', { 'content-type': 'application/x-www-form-urlencoded', expect: 'x-unknown=1' });
+      assert.equal(echo.status, 200, JSON.stringify(echo.body));
+      assert.deepEqual(echo.body.data, { a: '1' });
+      const anonymous = await request('GET', `${app.baseUrl}/me`, null, { expect: 'something-else' });
+      assertProblem(app, anonymous, 'invalid_token');
+    });
+
+    it('never quotes an unknown path or a content type at length', async () => {
+      const long = 'p'.repeat(8 * 1024);
+      for (const url of [`${app.publicUrl}/${long}`, `${app.baseUrl}/${long}`, `${app.submitUrl}/${long}`]) {
+        const answer = await app.fetch('GET', url, { token: account.token });
+        assertProblem(app, answer, 'not_found');
+        assert.ok(JSON.stringify(answer.body).length < 600, `a short answer: ${JSON.stringify(answer.body).length} characters`);
+      }
+      const type = `application/${'t'.repeat(8 * 1024)}`;
+      for (const url of [`${app.baseUrl}/forms`, `${app.submitUrl}/echo`]) {
+        const answer = await app.fetch('POST', url, { token: account.token, raw: 'x', headers: { 'content-type': type } });
+        assertValidation(app, answer, 'body');
+        assert.ok(JSON.stringify(answer.body).length < 800, `a short answer: ${JSON.stringify(answer.body).length} characters`);
+      }
+    });
+  });
+
+  describe('deep and unstorable JSON on the API', () => {
+    const nest = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+
+    it('refuses a body nested thousands of levels deep with 400 validation_error before parsing, on any route', async () => {
+      const deep = `{"workspaceId": "w", "name": ${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      for (const [method, path] of [['POST', '/forms'], ['PATCH', `/workspaces/${account.workspaceId}`], ['POST', '/nope']] as const) {
+        for (const body of [deep, nest(5000), nest(33)]) {
+          const answer = await app.api(method, path, { token: account.token, raw: body, headers: { 'content-type': 'application/json' } });
+          assertValidation(app, answer, 'body');
+          assert.deepEqual(answer.body.errors, ['body: nests objects and arrays more than 32 levels deep'], `${method} ${path}`);
+        }
+      }
+      // 32 levels are parsed and judged on their content; brackets in strings are text
+      assertValidation(app, await app.api('POST', '/forms', { token: account.token, raw: nest(32), headers: { 'content-type': 'application/json' } }), 'a');
+      const text = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Brackets', description: '['.repeat(400) } });
+      assert.equal(text.status, 201, JSON.stringify(text.body));
+    });
+
+    it('refuses a lone UTF-16 surrogate in a body or a key with 400 validation_error naming it, and changes nothing', async () => {
+      const form = await createForm(app, account, { name: 'Before' });
+      const cases = [
+        ['POST', '/forms', `{"workspaceId": "${account.workspaceId}", "name": "a\\ud800"}`, 'name'],
+        ['PATCH', `/forms/${form.id}`, '{"name": "\\udc00x"}', 'name'],
+        ['PATCH', `/forms/${form.id}`, '{"notificationEmails": ["a@example.com", "b\\udfff@example.com"]}', 'notificationEmails[1]'],
+        ['PATCH', `/forms/${form.id}`, '{"na\\ud800me": "x"}', 'na\uFFFDme'],
+        ['PUT', `/forms/${form.id}/templates/notification`, '{"code": "<p>{{name}}\\ud800</p>"}', 'code'],
+        ['PATCH', `/workspaces/${account.workspaceId}`, '{"name": "\\ud800"}', 'name'],
+      ] as const;
+      for (const [method, path, raw, field] of cases) {
+        const answer = await app.api(method, path, { token: account.token, raw, headers: { 'content-type': 'application/json' } });
+        assertValidation(app, answer, field);
+        assert.match(answer.body.errors[0], /must be valid Unicode/);
+      }
+      const still = await app.api('GET', `/forms/${form.id}`, { token: account.token });
+      assert.equal(still.body.name, 'Before');
+      // a surrogate pair is one character, and welcome
+      const emoji = await app.api('PATCH', `/forms/${form.id}`, { token: account.token, raw: '{"name": "\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+      assert.equal(emoji.status, 200, JSON.stringify(emoji.body));
+      assert.equal(emoji.body.name, '😀');
     });
   });
 
@@ -361,6 +518,57 @@ describe('rate limiting', () => {
       await Promise.allSettled([a.close(), b.close()]);
       await dropKeys().catch(() => undefined);
       redis.disconnect();
+    }
+  });
+});
+
+describe('shutting down', () => {
+  it('answers a request that arrives on an open connection while the API closes with 503 shutting_down, and finishes the one under way', async () => {
+    const database = await createTestDatabase();
+    const ctx = await openContext(testConfig(database));
+    const surfaces = await buildSurfaces(ctx, pino({ level: 'silent' }));
+    try {
+      // registered after the surface's own preClose hook, so it runs once closing has begun
+      let closingBegun!: () => void;
+      const closing = new Promise<void>((resolve) => (closingBegun = resolve));
+      surfaces.api.addHook('preClose', (done) => {
+        closingBegun();
+        done();
+      });
+      await surfaces.api.listen({ host: '127.0.0.1', port: 0 });
+      const { port } = surfaces.api.server.address() as AddressInfo;
+
+      // A: a request whose body is still to come when the close begins; B: pipelined behind it
+      const socket = net.connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const ended = new Promise<void>((resolve, reject) => {
+        socket.on('close', () => resolve());
+        socket.on('error', reject);
+      });
+      socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+      const received = new Promise((resolve) => surfaces.api.server.once('request', resolve));
+      socket.write('POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n');
+      await received;
+      const closed = surfaces.api.close();
+      await closing;
+      socket.write('{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await ended;
+      await closed;
+
+      const answers = Buffer.concat(chunks).toString('utf8').split(/(?=HTTP\/1\.1 )/);
+      assert.equal(answers.length, 2, answers.join('\n---\n'));
+      assert.match(answers[0]!, /^HTTP\/1\.1 404 /, 'the request under way is finished as usual');
+      assert.match(answers[1]!, /^HTTP\/1\.1 503 /);
+      assert.match(answers[1]!, /\r\ncontent-type: application\/problem\+json/i);
+      assert.match(answers[1]!, /\r\nretry-after: 30\r\n/i);
+      const body = JSON.parse(answers[1]!.slice(answers[1]!.indexOf('\r\n\r\n') + 4));
+      assert.equal(body.code, 'shutting_down');
+      assert.equal(body.type, `${ctx.config.publicUrl}/docs/errors#shutting-down`);
+    } finally {
+      await surfaces.close();
+      await ctx.close().catch(() => undefined);
+      await database.drop();
     }
   });
 });

@@ -51,6 +51,39 @@ describe('submit surface: spam protection', () => {
       assert.deepEqual((await storedRows(app, form.id)).map((r) => r.data), [CONTACT]);
     });
 
+    it('drops a submission whose trap is filled in any shape: brackets, dots, repeated, a JSON object or array', async () => {
+      const form = await createForm(app, account, { customHoneypot: 'website' });
+      const formPosts: [string, string][][] = [
+        [['_gotcha[]', 'x']],
+        [['_gotcha.a', 'x']],
+        [['_gotcha', ''], ['_gotcha', 'x']],
+        [['_honeypot[a][b]', 'x']],
+        [['website[]', 'x']],
+        [['website', ''], ['website', 'x']],
+        [['website[99999]', 'x']],
+        [['website', 'a'], ['website[b]', 'c']],
+      ];
+      for (const pairs of formPosts) {
+        for (const as of ['urlencoded', 'multipart'] as const) {
+          const answer = await post(app, form.id, [...Object.entries(CONTACT), ...pairs], { as, accept: JSON_ACCEPT });
+          assert.equal(answer.status, 200, `${as} ${JSON.stringify(pairs)}: ${JSON.stringify(answer.body)}`);
+        }
+      }
+      const jsonBodies = [{ _gotcha: ['x'] }, { _gotcha: { a: 'x' } }, { _honeypot: ['', { a: 1 }] }, { _honeypot: true }, { website: { a: 'x' } }, { website: ['', 'x'] }, { 'website.a': 'x' }];
+      for (const trap of jsonBodies) assert.equal((await postJson(app, form.id, { ...CONTACT, ...trap })).status, 200, JSON.stringify(trap));
+      assert.deepEqual(await storedRows(app, form.id), [], 'nothing stored');
+      assert.equal(await drops(form.id), formPosts.length * 2 + jsonBodies.length);
+      // blank traps in those shapes are no catch, and the form's own trap is not stored in any of them
+      // (its own words and address: the spam filter's repeat signal must not count it with the others)
+      const words = { ...CONTACT, message: 'Could the trap test have a word of its own, please?' };
+      const person = await post(app, form.id, [...Object.entries(words), ['_gotcha[]', ''], ['_honeypot.a', ' '], ['website[]', ''], ['website[x]', '']], {
+        accept: JSON_ACCEPT,
+        localAddress: '127.61.0.1',
+      });
+      assert.equal(person.status, 200);
+      assert.deepEqual((await storedRows(app, form.id)).map((r) => [r.status, r.data]), [['accepted', words]]);
+    });
+
     it('lets an empty built-in honeypot through', async () => {
       const form = await createForm(app, account);
       assert.equal((await postJson(app, form.id, { ...CONTACT, _gotcha: '', _honeypot: '' })).status, 200);

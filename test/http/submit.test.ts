@@ -173,6 +173,89 @@ describe('submit surface (4.7)', () => {
       assert.equal((await storedRows(app, target.id)).length, 0);
     });
 
+    it('refuses a submission whose every field is blank like an empty one, in every encoding; nothing is stored', async () => {
+      const target = await freshForm();
+      const blank = { email: '', message: ' \r\n\t' };
+      for (const as of ['urlencoded', 'multipart', 'json'] as const) {
+        const answer = await post(app, target.id, blank, { as, accept: JSON_ACCEPT });
+        assertValidation(app, answer, 'fields');
+        assert.equal(answer.body.detail, 'The submission is empty.');
+      }
+      assertValidation(app, await post(app, target.id, [['tags[]', ''], ['tags[]', ' '], ['car.color', ''], ['_redirect', 'https://example.com/']], { accept: JSON_ACCEPT }), 'fields');
+      assertValidation(app, await postJson(app, target.id, { email: null, tags: [], car: {}, list: [[''], { a: ' ' }] }), 'fields');
+      // a browser is shown the error page, as for an empty form
+      assert.equal((await post(app, target.id, blank, { accept: BROWSER_ACCEPT })).status, 400);
+      assert.equal((await storedRows(app, target.id)).length, 0);
+      // one value is enough, a number or a boolean included
+      assert.equal((await post(app, target.id, { ...blank, message: 'hi' }, { accept: JSON_ACCEPT })).status, 200);
+      assert.equal((await postJson(app, target.id, { email: '', count: 0 })).status, 200);
+      assert.equal((await storedRows(app, target.id)).length, 2);
+    });
+
+    it('refuses a JSON body nested thousands of levels deep with 400 validation_error before parsing, on /echo, an unknown form and a form', async () => {
+      const target = await freshForm();
+      const deep = `{"message": ${'['.repeat(5000)}${']'.repeat(5000)}}`;
+      // the exact parser (taken for a 20-digit number) recursed too
+      const deepExact = `{"order": 12345678901234567890, "message": ${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+      for (const path of ['echo', 'aaaaaaaaaaaaaaaaaaaa', target.id]) {
+        for (const body of [deep, deepExact]) {
+          const answer = await post(app, path, body, { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT });
+          assertValidation(app, answer, 'fields');
+          assert.deepEqual(answer.body.errors, ['fields: at most 8 levels of nesting']);
+        }
+      }
+      // brackets inside strings are text, not nesting
+      const text = await postJson(app, target.id, { message: '['.repeat(5000) });
+      assert.equal(text.status, 200, JSON.stringify(text.body));
+      assert.deepEqual((await storedRows(app, target.id)).map((r) => r.data), [{ message: '['.repeat(5000) }]);
+    });
+
+    it('stores a lone UTF-16 surrogate in a name or value as one U+FFFD, the same on either database', async () => {
+      const target = await freshForm();
+      const raw = '{"message": "a\\ud800b", "n\\udc00": ["\\udfff"], "ok": "\\ud83d\\ude00", "_email": {"subject": "s\\ud800"}}';
+      const answer = await post(app, target.id, raw, { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT });
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      const expected = { message: 'a\uFFFDb', 'n\uFFFD': ['\uFFFD'], ok: '😀' };
+      assert.deepEqual(answer.body.data, expected);
+      const [row] = await storedRows(app, target.id);
+      assert.deepEqual(row!.data, expected, 'read back from the database as answered');
+      assert.deepEqual(row!.emailControls, { '_email.subject': 's\uFFFD' });
+      const [listedRow] = await listed(app, account.token, target.id);
+      assert.deepEqual(listedRow.data, expected);
+      // invalid UTF-8 (what a lone surrogate would be in bytes) is decoded to U+FFFD before anything sees it
+      const bytes = Buffer.from([0xed, 0xa0, 0x80]);
+      const form = await post(app, target.id, `message=${encodeURIComponent('x')}%ED%A0%80`, { as: 'raw', contentType: 'application/x-www-form-urlencoded', accept: JSON_ACCEPT });
+      const multipart = await post(app, target.id, Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nx'), bytes, Buffer.from('\r\n--b--\r\n')]) as unknown as string, {
+        as: 'raw', contentType: 'multipart/form-data; boundary=b', accept: JSON_ACCEPT,
+      });
+      const rows = await storedRows(app, target.id);
+      for (const [i, sent] of [form, multipart].entries()) {
+        assert.equal(sent.status, 200, JSON.stringify(sent.body));
+        assert.doesNotMatch(JSON.stringify(sent.body.data.message), /\\ud[89a-f]/i);
+        assert.deepEqual(rows[i + 1]!.data, sent.body.data, 'stored as answered');
+      }
+    });
+
+    it('drops a multipart part without a name, text or file, on /echo, an unknown form and a form', async () => {
+      const target = await freshForm();
+      const body = [
+        '--b\r\nContent-Disposition: form-data\r\n\r\nno name\r\n',
+        '--b\r\nContent-Disposition: form-data; name=""\r\n\r\nempty name\r\n',
+        '--b\r\nContent-Disposition: form-data; filename="cv.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\r\n',
+        '--b\r\nContent-Type: text/plain\r\n\r\nno disposition\r\n',
+        '--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nhello\r\n',
+        '--b--\r\n',
+      ].join('');
+      const send = (path: string) => post(app, path, body, { as: 'raw', contentType: 'multipart/form-data; boundary=b', accept: JSON_ACCEPT });
+      const echo = await send('echo');
+      assert.equal(echo.status, 200, JSON.stringify(echo.body));
+      assert.deepEqual(echo.body.data, { message: 'hello' });
+      assertProblem(app, await send('aaaaaaaaaaaaaaaaaaaa'), 'not_found');
+      const stored = await send(target.id);
+      assert.equal(stored.status, 200, JSON.stringify(stored.body));
+      assert.deepEqual((await storedRows(app, target.id)).map((r) => r.data), [{ message: 'hello' }]);
+    });
+
     it('answers an oversized body with 413 payload_too_large, with or without Content-Length, and stores nothing', async () => {
       const target = await freshForm();
       const huge = `message=${'x'.repeat(300 * 1024)}`;

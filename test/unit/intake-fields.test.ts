@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProblemError } from '../../src/errors.js';
-import { fieldsFromJson, fieldsFromPairs, isEmpty, submitterAddress, type ParsedSubmission } from '../../src/intake/fields.js';
+import { fieldsFromJson, fieldsFromPairs, isBlankValue, isEmpty, submitterAddress, type ParsedSubmission } from '../../src/intake/fields.js';
 
 function fromQuery(query: string): ParsedSubmission {
   return fieldsFromPairs(new URLSearchParams(query));
@@ -245,7 +245,7 @@ describe('fieldsFromJson', () => {
     assert.deepEqual(parsed.controls, {
       _redirect: 'https://x.test/ok', _append: 'true',
       '_email.subject': 'Hi', '_email.from': 'Site', '_email.replyto': 'r@x.test', '_email.priority': '2',
-      '_feedback.success.title': 'T', '_feedback.dark': 'false',
+      '_feedback.success.title': 'T', '_feedback.dark': 'false', '_feedback.list[0]': 'x',
     });
   });
 
@@ -326,9 +326,41 @@ describe('isEmpty', () => {
     assert.equal(isEmpty(fieldsFromPairs([])), true);
   });
 
-  it('is false as soon as one field is present, even with an empty value', () => {
-    assert.equal(isEmpty(fromQuery('_redirect=x&name=')), false);
-    assert.equal(isEmpty(fieldsFromJson({ name: null })), false);
+  it('is true when every field is blank: empty or whitespace-only text, null, empty or blank arrays and objects', () => {
+    assert.equal(isEmpty(fromQuery('_redirect=x&email=&message=')), true);
+    assert.equal(isEmpty(fromQuery('email=%20%20&message=%0D%0A%09&tags[]=&tags[]=+&car.color=')), true);
+    assert.equal(isEmpty(fieldsFromJson({ name: null })), true);
+    assert.equal(isEmpty(fieldsFromJson({ email: '', message: '   ', tags: [], car: {}, list: [[''], { a: ' ' }], _email: { subject: 'Hi' } })), true);
+  });
+
+  it('is false as soon as one field has a value, at any depth', () => {
+    assert.equal(isEmpty(fromQuery('email=&message=hi')), false);
+    assert.equal(isEmpty(fromQuery('email=&tags[]=&tags[]=x')), false);
+    assert.equal(isEmpty(fieldsFromJson({ email: '', list: [[''], { a: 'x' }] })), false);
+    // a number or a boolean says something, 0 and false included
+    assert.equal(isEmpty(fieldsFromJson({ email: '', count: 0 })), false);
+    assert.equal(isEmpty(fieldsFromJson({ agreed: false })), false);
+  });
+});
+
+describe('isBlankValue', () => {
+  it('is true for what says nothing and false for anything else', () => {
+    for (const blank of [null, undefined, '', ' \t\r\n', '\u00a0', [], {}, [''], { a: null, b: [[]] }]) assert.equal(isBlankValue(blank), true, JSON.stringify(blank));
+    for (const value of ['x', 0, false, true, 1.5, ['', 'x'], { a: { b: 'x' } }]) assert.equal(isBlankValue(value), false, JSON.stringify(value));
+  });
+});
+
+describe('filledControls', () => {
+  it('names every control sent with a value, whatever its shape: repeated, brackets, dots', () => {
+    const parsed = fromQuery('_gotcha=&_gotcha=x&_honeypot[]=y&_trap.a=z&_blank=&_space=%20&_redirect=https://x.test/');
+    assert.deepEqual([...parsed.filledControls].sort(), ['_gotcha', '_honeypot[]', '_redirect', '_trap.a']);
+    // the first value of a repeated control is still the one used
+    assert.equal(parsed.controls._gotcha, '');
+  });
+
+  it('names the leaves of JSON objects and arrays under a control, numbers and booleans included', () => {
+    const parsed = fieldsFromJson({ _gotcha: ['', 'x'], _honeypot: { a: { b: 1 } }, _flag: false, _none: null, _empty: [], _blank: { a: ' ' } });
+    assert.deepEqual([...parsed.filledControls].sort(), ['_flag', '_gotcha[1]', '_honeypot.a.b']);
   });
 });
 
@@ -393,6 +425,28 @@ describe('submitterAddress', () => {
   it('refuses long near-misses', () => {
     const inputs = [`${'a.'.repeat(120)}!@b.co`, `a@${'b-'.repeat(120)}`, `a@${'b.'.repeat(120)}1`, `${'a'.repeat(250)}@`];
     for (const input of inputs) assert.equal(submitterAddress(fieldsFromPairs([['email', input]])), null, input.slice(0, 20));
+  });
+});
+
+describe('lone UTF-16 surrogates in fields', () => {
+  it('become one U+FFFD each in names and values of a JSON body, at any depth, controls included; a pair stays whole', () => {
+    const body: unknown = JSON.parse('{"message": "a\\ud800b\\udc00", "n\\udfff": {"k\\ud800": ["\\udbff"]}, "ok": "\\ud83d\\ude00", "_email": {"subject": "\\ud800"}}');
+    const parsed = fieldsFromJson(body);
+    assert.deepEqual(parsed.data, { message: 'a\uFFFDb\uFFFD', 'n\uFFFD': { 'k\uFFFD': ['\uFFFD'] }, ok: '😀' });
+    assert.equal(parsed.controls['_email.subject'], '\uFFFD');
+    assert.equal(JSON.stringify(parsed).includes('\\ud'), false, 'no lone surrogate is left');
+  });
+
+  it('become one U+FFFD each in a form post (as a multipart part decoded by hand could carry)', () => {
+    const parsed = fieldsFromPairs([['na\ud800me', 'v\udc00'], ['list[]', '\ud800']]);
+    assert.deepEqual(parsed.data, { 'na\uFFFDme': 'v\uFFFD', list: ['\uFFFD'] });
+  });
+});
+
+describe('parts without a name', () => {
+  it('are dropped, as busboy reports them (name undefined)', () => {
+    const parsed = fieldsFromPairs([[undefined as unknown as string, 'v'], ['a', 'b']]);
+    assert.deepEqual(parsed.data, { a: 'b' });
   });
 });
 
