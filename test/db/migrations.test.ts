@@ -237,6 +237,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     const counting = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_counts%'`.execute(raw);
     for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
     await sql`DROP TABLE change_counts`.execute(raw);
+    // and 0012's allowed origins
+    await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0009'`.execute(raw);
     await insertForm(raw);
     const insert = (id: string, text: string) =>
@@ -244,7 +246,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await insert('s1', 'note\nbefore the upgrade');
     await insert('s2', 'note\nalso before');
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts', '0012-allowed-origins']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
     const indexed = async (pattern: string) => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;
