@@ -38,8 +38,9 @@ export class OriginPolicy {
   /** Refuses a post from a site the form does not list (when it lists any), and redirect targets it may not use. */
   admit(controls: Record<string, string>): void {
     if (this.allowed.length > 0 && !this.vouched) {
-      const from = this.postOrigin ?? 'a page that did not say where it was (no Origin or Referer header)';
-      throw new ProblemError('origin_not_allowed', `This form takes submissions only from its allowed origins, not from ${from}; nothing was stored.`);
+      // NOTE: the detail names no origin of the post: a browser shows it on the error page, and a host name can say anything
+      const seen = this.postOrigin ? 'this one came from another site' : 'this one named no site (no Origin or Referer header)';
+      throw new ProblemError('origin_not_allowed', `This form takes submissions only from the sites it lists; ${seen}. Nothing was stored.`);
     }
     const errors: string[] = [];
     for (const name of REDIRECT_CONTROLS) {

@@ -58,6 +58,7 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
       assert.equal(page.status, 403);
       assert.match(page.headers.get('content-type')!, /^text\/html/);
       assert.ok(!page.body.includes('suspended') && !page.body.includes('href='), 'no wording and no link of the post');
+      assert.ok(!page.body.includes('evil.example.net'), 'not even the name of its site');
       assert.equal(await honeypotDrops(form.id), 0);
       assert.equal((await storedRows(app, form.id)).length, 0);
     });
