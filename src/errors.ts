@@ -8,6 +8,7 @@ export const PROBLEMS = {
   captcha_failed: { status: 400, title: 'CAPTCHA failed', summary: 'Submit surface: the form requires a CAPTCHA and its answer was missing or did not verify; nothing was stored.' },
   invalid_token: { status: 401, title: 'Invalid token', summary: 'The Authorization header is missing or malformed, or the token is unknown, revoked or expired.' },
   insufficient_scope: { status: 403, title: 'Insufficient scope', summary: 'The token lacks the scope the operation needs; `requiredScope` names it.' },
+  origin_not_allowed: { status: 403, title: 'Origin not allowed', summary: 'Submit surface: the form lists its allowed origins and the submission came from a page elsewhere (its `Origin`, or `Referer` without one, is not on the list, or the request sent neither); nothing was stored.' },
   quota_exceeded: { status: 403, title: 'Quota exceeded', summary: 'A plan limit stopped the request (forms per workspace: 10 free, 100 upgraded; one free workspace per account; team members).' },
   upgrade_required: { status: 403, title: 'Upgrade required', summary: 'The request touched a free workspace on an operation that needs an upgraded one; `workspaceId` names it.' },
   not_found: { status: 404, title: 'Not found', summary: 'The resource does not exist or belongs to another account; also a template read when the form has none, and an unknown route.' },

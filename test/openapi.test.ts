@@ -102,7 +102,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(
       Object.keys(doc.components.schemas.Form.properties).sort(),
       [
-        'createdAt', 'customHoneypot', 'customSpamWords', 'description', 'emailThreading', 'id', 'name', 'notificationEmails',
+        'allowedOrigins', 'createdAt', 'customHoneypot', 'customSpamWords', 'description', 'emailThreading', 'id', 'name', 'notificationEmails',
         'slackChannel', 'spamProtection', 'technology', 'updatedAt', 'webhookUrl', 'workspaceId',
       ].sort(),
     );

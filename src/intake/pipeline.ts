@@ -43,9 +43,11 @@ export class IntakePipeline {
     this.intakeForms = forms.intakeForms();
   }
 
-  async receive(formId: string, parsed: ParsedSubmission, ip: string): Promise<ReceivedSubmission> {
+  /** `admit`: the surface's own checks of the form (its allowed origins), before anything else is decided. */
+  async receive(formId: string, parsed: ParsedSubmission, ip: string, admit?: (form: IntakeForm) => void): Promise<ReceivedSubmission> {
     const form = await this.intakeForms.get(formId);
     if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
+    admit?.(form);
 
     if (honeypotFilled(parsed, form.customHoneypot)) {
       // Awaited so the count is settled when the visitor is answered; a failed count drops nothing.

@@ -2,6 +2,9 @@ import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { DateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
 const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
+/** How many origins a form may list, and how long one may be. */
+export const ALLOWED_ORIGINS_MAX = 20;
+const ORIGIN_MAX = 256;
 
 const settings = {
   description: NullableString(Type.String({ maxLength: 512, description: 'At most 512 characters.' })),
@@ -17,6 +20,16 @@ const settings = {
   customHoneypot: NullableString(Type.String({ maxLength: 128, description: 'Name of an extra honeypot field; at most 128 characters.' })),
   customSpamWords: NullableString(Type.String({ maxLength: 2560, description: 'Comma- or newline-separated words that mark a submission as spam; at most 2560 characters.' })),
   spamProtection: NullableEnum(SPAM_PROTECTION, 'Captcha required on submit; a provider is accepted only when its secret key is stored for the form. Null: no challenge.'),
+  allowedOrigins: Type.Array(Type.String({ minLength: 1, maxLength: ORIGIN_MAX }), {
+    maxItems: ALLOWED_ORIGINS_MAX,
+    uniqueItems: true,
+    description:
+      `The sites whose pages may post to the form: up to ${ALLOWED_ORIGINS_MAX} origins written as a browser sends them in \`Origin\` ` +
+      '(`https://example.com`, `http://localhost:3000`: http or https, lowercase host, a port only when not the default, no path or trailing slash). ' +
+      'When set, a submission from any other page is refused (`403 origin_not_allowed`), `_redirect` and `_error` must point into the list, ' +
+      'and only then are `_feedback.*` wording and a link back to the form shown on the built-in pages. Empty (the default): any page may post. ' +
+      'Sent on PATCH, it replaces the whole list.',
+  }),
 };
 
 const FormName = Type.String({ minLength: 1, maxLength: 128, description: '1 to 128 characters.' });
@@ -35,6 +48,7 @@ export const FormSchema = Type.Object(
     customHoneypot: settings.customHoneypot,
     customSpamWords: settings.customSpamWords,
     spamProtection: settings.spamProtection,
+    allowedOrigins: Type.Array(Type.String(), { description: settings.allowedOrigins.description }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },

@@ -7,6 +7,7 @@ import type { Plan } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { newWebhookSecret } from '../jobs/channels/webhook.js';
+import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { planLimits } from './plans.js';
@@ -24,6 +25,7 @@ export interface FormSettings {
   customHoneypot?: string | null;
   customSpamWords?: string | null;
   spamProtection?: SpamProtection | null;
+  allowedOrigins?: string[];
 }
 
 export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK'];
@@ -33,7 +35,7 @@ type FormWithPlan = FormRow & { plan: Plan };
 // named, not `*`: see PreparedQuery
 const FORM_COLUMNS = [
   'id', 'workspaceId', 'name', 'description', 'technology', 'notificationEmails', 'emailThreading', 'webhookUrl', 'slackChannel',
-  'customHoneypot', 'customSpamWords', 'spamProtection', 'honeypotDrops', 'createdAt', 'updatedAt',
+  'customHoneypot', 'customSpamWords', 'spamProtection', 'allowedOrigins', 'honeypotDrops', 'createdAt', 'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
 
 export interface IntakeForm {
@@ -50,6 +52,8 @@ export interface IntakeForm {
   /** The autoresponder template's `paused` (0/1), or null when there is none. */
   autoresponderPaused: number | null;
   captchaSecret: string | null;
+  /** JSON array (text on SQLite) of the origins that may post; empty: any. Read it with `allowedOriginsOf`. */
+  allowedOrigins: unknown;
 }
 
 export class FormService {
@@ -60,7 +64,7 @@ export class FormService {
       .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
       .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-      .select(['forms.id', 'forms.workspaceId', 'forms.customHoneypot', 'forms.customSpamWords', 'forms.spamProtection', 'forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'workspaces.plan'])
+      .select(['forms.id', 'forms.workspaceId', 'forms.customHoneypot', 'forms.customSpamWords', 'forms.spamProtection', 'forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'forms.allowedOrigins', 'workspaces.plan'])
       .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
       .where('forms.id', '=', formId),
   );
@@ -126,10 +130,11 @@ export class FormService {
         customHoneypot: settings.customHoneypot ?? null,
         customSpamWords: settings.customSpamWords ?? null,
         spamProtection: settings.spamProtection ?? null,
+        allowedOrigins: settings.allowedOrigins ?? [],
         createdAt: now,
         updatedAt: now,
       };
-      await trx.insertInto('forms').values({ ...form, notificationEmails: toJson(form.notificationEmails) }).execute();
+      await trx.insertInto('forms').values({ ...form, notificationEmails: toJson(form.notificationEmails), allowedOrigins: toJson(form.allowedOrigins) }).execute();
       return { ...form, honeypotDrops: 0 };
     });
   }
@@ -146,7 +151,7 @@ export class FormService {
     const update: FormUpdate = {};
     for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {
       if (value === undefined) continue;
-      if (key === 'notificationEmails') update.notificationEmails = toJson(value);
+      if (key === 'notificationEmails' || key === 'allowedOrigins') update[key] = toJson(value);
       else if (key === 'emailThreading') update.emailThreading = value ? 1 : 0;
       else (update as Record<string, unknown>)[key] = value;
     }
@@ -233,9 +238,13 @@ export class FormService {
     return new Set(rows.map((r) => r.provider));
   }
 
-  /** The rules the schema cannot express: a public webhook address, a captcha only with its secret. */
+  /** The rules the schema cannot express: a public webhook address, a captcha only with its secret, origins as browsers write them. */
   private checkSettings(settings: FormSettings, providers: Set<string>): void {
     const problems: string[] = [];
+    settings.allowedOrigins?.forEach((origin, i) => {
+      const problem = originProblem(origin);
+      if (problem) problems.push(`allowedOrigins[${i}]: ${problem}`);
+    });
     if (settings.webhookUrl) {
       const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks);
       if (problem) problems.push(`webhookUrl: ${problem}`);
@@ -266,7 +275,13 @@ export function toFormResource(f: FormRow) {
     customHoneypot: f.customHoneypot,
     customSpamWords: f.customSpamWords,
     spamProtection: f.spamProtection,
+    allowedOrigins: allowedOriginsOf(f),
     createdAt: new Date(f.createdAt).toISOString(),
     updatedAt: new Date(f.updatedAt).toISOString(),
   };
+}
+
+/** A form's allowed origins as a list, from either dialect's JSON column (empty: any page may post). */
+export function allowedOriginsOf(form: { allowedOrigins: unknown }): string[] {
+  return fromJson<string[] | null>(form.allowedOrigins) ?? [];
 }

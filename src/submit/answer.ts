@@ -37,7 +37,7 @@ export function redirect(response: ServerResponse, location: string): void {
   response.end();
 }
 
-/** An absolute http(s) URL given by the visitor's form, or null for anything else. */
+/** An absolute http(s) URL given by the visitor's form, or null for anything else (javascript:, data:, relative). */
 export function httpUrl(value: string | undefined | null): URL | null {
   if (!value) return null;
   try {
@@ -46,9 +46,4 @@ export function httpUrl(value: string | undefined | null): URL | null {
   } catch {
     return null;
   }
-}
-
-/** Where the visitor came from, for a link back to the form (`Referer`, when it is http(s)). */
-export function refererOf(request: IncomingMessage): string | null {
-  return httpUrl(request.headers.referer)?.toString() ?? null;
 }

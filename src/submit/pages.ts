@@ -70,11 +70,16 @@ export function renderErrorPage(status: number, options: PageOptions & { errors?
   return render(options, 'error', ERROR_BY_STATUS[status] ?? ERROR_DEFAULT, errors, 'Back to the form');
 }
 
-/** Reads `_feedback.*` controls (flat names like '_feedback.success.title') into page options. */
-export function feedbackOf(controls: Record<string, string>, kind: 'success' | 'error'): { title?: string; message?: string; dark: boolean } {
+/**
+ * Reads `_feedback.*` controls (flat names like '_feedback.success.title') into page options. The
+ * wording only when `vouched` (the post came from one of the form's allowed origins): anyone can post
+ * anything, and these pages are on the owner's submit domain. The theme says nothing, so it always applies.
+ */
+export function feedbackOf(controls: Record<string, string>, kind: 'success' | 'error', vouched: boolean): { title?: string; message?: string; dark: boolean } {
   const feedback: { title?: string; message?: string; dark: boolean } = {
     dark: TRUE_WORDS.has((controls['_feedback.dark'] ?? '').trim().toLowerCase()),
   };
+  if (!vouched) return feedback;
   const title = present(controls[`_feedback.${kind}.title`]);
   const message = present(controls[`_feedback.${kind}.message`]);
   if (title !== undefined) feedback.title = title;

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
+import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
@@ -10,9 +10,11 @@ import { submitterAddress } from '../intake/fields.js';
 import { isUpgraded } from '../services/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
 import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
-import { httpUrl, redirect, refererOf, sendJson, sendPage, wantsHtml, wantsJson } from './answer.js';
+import { allowedOriginsOf } from '../services/forms.js';
+import { httpUrl, redirect, sendJson, sendPage, wantsHtml, wantsJson } from './answer.js';
 import { readSubmission } from './body.js';
 import { clientIp } from './client-ip.js';
+import { OriginPolicy, postOriginOf } from './origin-policy.js';
 import { feedbackOf, renderErrorPage, renderThankYouPage } from './pages.js';
 import type { ThankYouLinks } from './thank-you-link.js';
 
@@ -84,22 +86,24 @@ async function handle(deps: SubmitDependencies, request: IncomingMessage, respon
   });
 
   let controls: Record<string, string> | null = null;
+  // known once the form is: nothing from the post is trusted before that
+  let policy = null as OriginPolicy | null;
   try {
     const method = request.method ?? 'GET';
     if (method === 'OPTIONS') return preflight(request, response);
     const [, first = '', second, ...rest] = path.split('/');
-    if (rest.length > 0 || (second !== undefined && (second !== 'thanks' || !FORM_ID.test(first)))) throw notFound(method, path);
+    if (rest.length > 0 || (second !== undefined && (second !== 'thanks' || !FORM_ID.test(first)))) throw notFound();
 
     if (second === 'thanks') {
       requireMethod(response, method, ['GET', 'HEAD']);
-      return await thankYouPage(deps, first, new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)), response);
+      return await thankYouPage(deps, first, new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)), request, response);
     }
     if (first === 'healthz') {
       requireMethod(response, method, ['GET', 'HEAD']);
       const health = await healthOf(deps.ctx.database);
       return sendJson(response, health.status, health.body);
     }
-    if (first !== 'echo' && !FORM_ID.test(first)) throw notFound(method, path);
+    if (first !== 'echo' && !FORM_ID.test(first)) throw notFound();
     requireMethod(response, method, ['POST']);
 
     const ip = clientIp(request, deps.ctx.config.trustProxy);
@@ -118,22 +122,15 @@ async function handle(deps: SubmitDependencies, request: IncomingMessage, respon
         submitter: submitterAddress(parsed),
       });
     }
-    const target = redirectTarget(controls);
-    const received = await deps.pipeline.receive(first, parsed, ip);
-    answerSuccess(deps, request, response, received, controls, target);
+    const posted = controls;
+    const received = await deps.pipeline.receive(first, parsed, ip, (form) => {
+      policy = new OriginPolicy(form, postOriginOf(request));
+      policy.admit(posted);
+    });
+    answerSuccess(deps, request, response, received, controls, policy!, visitorKey(ip));
   } catch (error) {
-    answerFailure(deps, request, response, error, controls, reqId);
+    answerFailure(deps, request, response, error, controls, policy, reqId);
   }
-}
-
-/** `_redirect` (and `_error`) must be http(s) URLs; anything else is refused before anything is stored. */
-function redirectTarget(controls: Record<string, string>): URL | null {
-  const errors: string[] = [];
-  for (const name of ['_redirect', '_error']) {
-    if (Object.hasOwn(controls, name) && controls[name] !== '' && !httpUrl(controls[name])) errors.push(`${name}: must be an absolute http or https URL`);
-  }
-  if (errors.length > 0) throw new ProblemError('validation_error', 'A redirect address of the form is not allowed.', { errors });
-  return httpUrl(controls._redirect);
 }
 
 function answerSuccess(
@@ -142,29 +139,37 @@ function answerSuccess(
   response: ServerResponse,
   received: ReceivedSubmission,
   controls: Record<string, string>,
-  target: URL | null,
+  policy: OriginPolicy,
+  visitor: string,
 ): void {
   if (wantsJson(request)) {
     const { id, formId, createdAt, data } = received;
     return sendJson(response, 200, { id, formId, createdAt: new Date(createdAt).toISOString(), data });
   }
+  // admitted: an http(s) URL the policy allows
+  const target = httpUrl(controls._redirect);
   if (target) {
     if (Object.hasOwn(controls, '_append') && !FALSE_WORDS.has(controls._append!.trim().toLowerCase())) {
       target.searchParams.set('submissionId', received.id);
     }
     return redirect(response, target.toString());
   }
-  const feedback = feedbackOf(controls, 'success');
-  redirect(response, deps.links.build(deps.ctx.config.submitUrl, received.formId, { ...feedback, backUrl: refererOf(request) }));
+  const feedback = feedbackOf(controls, 'success', policy.vouched);
+  const content = { ...feedback, backUrl: policy.backUrl(request.headers.referer) };
+  redirect(response, deps.links.build(deps.ctx.config.submitUrl, received.formId, content, visitor));
 }
 
-/** By the request: JSON asked for → a problem; `_error` given → redirect there; a browser → a page; else a problem. */
+/**
+ * By the request: JSON asked for → a problem; `_error` given and allowed → redirect there; a browser
+ * → a page; else a problem. Until the form is known (`policy`), nothing from the post is used.
+ */
 function answerFailure(
   deps: SubmitDependencies,
   request: IncomingMessage,
   response: ServerResponse,
   error: unknown,
   controls: Record<string, string> | null,
+  policy: OriginPolicy | null,
   reqId: string,
 ): void {
   const problem = error instanceof ProblemError ? error : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
@@ -175,16 +180,18 @@ function answerFailure(
   const extra = problem.extra;
 
   const errorTarget = httpUrl(controls?._error);
-  if (!wantsJson(request) && errorTarget) return redirect(response, errorTarget.toString());
+  if (!wantsJson(request) && errorTarget && policy?.mayRedirectTo(errorTarget)) return redirect(response, errorTarget.toString());
   if (!wantsJson(request) && wantsHtml(request)) {
-    const feedback = controls ? feedbackOf(controls, 'error') : { dark: false };
-    const errors = Array.isArray(extra.errors) ? (extra.errors as string[]) : undefined;
+    const vouched = policy?.vouched ?? false;
+    const feedback = controls ? feedbackOf(controls, 'error', vouched) : { dark: false };
+    // NOTE: `errors` may name the post's own fields: words of the post, shown only where the owner vouches for it
+    const errors = vouched && Array.isArray(extra.errors) ? (extra.errors as string[]) : undefined;
     const page = renderErrorPage(problem.status, {
       title: feedback.title,
       message: feedback.message ?? problem.detail,
       dark: feedback.dark,
       branding: false,
-      backUrl: refererOf(request),
+      backUrl: policy?.backUrl(request.headers.referer) ?? null,
       errors,
     });
     return sendPage(response, problem.status, page);
@@ -192,10 +199,11 @@ function answerFailure(
   sendJson(response, problem.status, problemBody(deps.ctx.errorsDocUrl(), problem.code, problem.detail, extra), 'application/problem+json');
 }
 
-async function thankYouPage(deps: SubmitDependencies, formId: string, query: URLSearchParams, response: ServerResponse): Promise<void> {
+async function thankYouPage(deps: SubmitDependencies, formId: string, query: URLSearchParams, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const form = await deps.ctx.forms.getIntakeForm(formId);
   if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
-  const content = deps.links.read(formId, query);
+  const visitor = visitorKey(clientIp(request, deps.ctx.config.trustProxy));
+  const content = deps.links.read(formId, query, visitor, allowedOriginsOf(form));
   sendPage(response, 200, renderThankYouPage({ ...content, branding: !isUpgraded(form.plan) }));
 }
 
@@ -216,6 +224,7 @@ function requireMethod(response: ServerResponse, method: string, allowed: string
   throw new ProblemError('method_not_allowed', `${method} is not allowed here; use ${allowed.join(' or ')}.`);
 }
 
-function notFound(method: string, path: string): ProblemError {
-  return new ProblemError('not_found', `There is nothing at ${method} ${clip(path)}.`);
+// NOTE: the detail names no part of the path: a browser shows it on the error page, and anyone can write a link.
+function notFound(): ProblemError {
+  return new ProblemError('not_found', 'There is nothing at this address; forms post to {submit_url}/<formId>.');
 }

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What a thank-you page shows beyond the defaults: the visitor's `_feedback.success.*` and where they came from. */
+/** What a thank-you page shows beyond the defaults: the owner's `_feedback.success.*` and the page the form was on. */
 export interface ThankYouContent {
   title?: string;
   message?: string;
@@ -8,17 +8,27 @@ export interface ThankYouContent {
   backUrl?: string | null;
 }
 
-const PARAMS = { title: 't', message: 'm', dark: 'd', backUrl: 'b' } as const;
+const PARAMS = { title: 't', message: 'm', dark: 'd', backUrl: 'b', expires: 'e' } as const;
+/** How long a link shows its content: it is followed at once, by the browser that posted. */
+export const THANK_YOU_LINK_TTL_MS = 10 * 60_000;
+// NOTE: part of what is signed; links signed before the content was bound to its visitor show defaults.
+const PURPOSE = 'thanks/2';
 
 /**
- * Links to the built-in thank-you page `{submit_url}/<formId>/thanks`. Custom wording travels in
- * the query, signed: without the signature anyone could link to the page with words of their own
- * on the form owner's submit domain.
+ * Links to the built-in thank-you page `{submit_url}/<formId>/thanks`. Custom content travels in
+ * the query, signed for the visitor who posted (their address, as rate limits count it) and for a
+ * few minutes: anyone can post anything, so a link made for someone else, or kept for later, shows
+ * only the defaults. The page also shows content only while the form still vouches for it.
  */
 export class ThankYouLinks {
-  constructor(private readonly secret: string) {}
+  constructor(
+    private readonly secret: string,
+    private readonly now: () => number = Date.now,
+    private readonly ttlMs = THANK_YOU_LINK_TTL_MS,
+  ) {}
 
-  build(submitUrl: string, formId: string, content: ThankYouContent): string {
+  /** The link to send `visitor` to after a submission (the bare page when there is nothing to show). */
+  build(submitUrl: string, formId: string, content: ThankYouContent, visitor: string): string {
     const query = new URLSearchParams();
     if (content.title) query.set(PARAMS.title, content.title);
     if (content.message) query.set(PARAMS.message, content.message);
@@ -26,27 +36,44 @@ export class ThankYouLinks {
     if (content.backUrl) query.set(PARAMS.backUrl, content.backUrl);
     const base = `${submitUrl}/${encodeURIComponent(formId)}/thanks`;
     if ([...query.keys()].length === 0) return base;
-    query.set('s', this.sign(formId, query));
+    query.set(PARAMS.expires, String(Math.ceil((this.now() + this.ttlMs) / 1000)));
+    query.set('s', this.sign(formId, visitor, query));
     return `${base}?${query}`;
   }
 
-  /** The content of a link this service built; defaults only when the query is missing, unsigned or altered. */
-  read(formId: string, query: URLSearchParams): ThankYouContent {
+  /**
+   * The content of a link this service built for `visitor`, no older than its time to live, as far as
+   * the form's allowed origins (as they are now) still vouch for it; defaults for anything else.
+   */
+  read(formId: string, query: URLSearchParams, visitor: string, allowedOrigins: string[]): ThankYouContent {
     const signature = query.get('s');
     if (!signature) return {};
     const unsigned = new URLSearchParams([...query].filter(([key]) => key !== 's'));
-    const expected = Buffer.from(this.sign(formId, unsigned));
+    const expected = Buffer.from(this.sign(formId, visitor, unsigned));
     const given = Buffer.from(signature);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return {};
+    if (!(Number(unsigned.get(PARAMS.expires)) * 1000 > this.now())) return {};
+    const dark = unsigned.get(PARAMS.dark) === '1';
+    // wording and the way back are the owner's only while the form lists the sites it comes from
+    if (allowedOrigins.length === 0) return { dark };
+    const backUrl = unsigned.get(PARAMS.backUrl);
     return {
       title: unsigned.get(PARAMS.title) ?? undefined,
       message: unsigned.get(PARAMS.message) ?? undefined,
-      dark: unsigned.get(PARAMS.dark) === '1',
-      backUrl: unsigned.get(PARAMS.backUrl),
+      dark,
+      backUrl: backUrl && allowedOrigins.includes(originOf(backUrl)) ? backUrl : null,
     };
   }
 
-  private sign(formId: string, query: URLSearchParams): string {
-    return createHmac('sha256', this.secret).update(`thanks\n${formId}\n${query}`).digest('base64url').slice(0, 22);
+  private sign(formId: string, visitor: string, query: URLSearchParams): string {
+    return createHmac('sha256', this.secret).update(`${PURPOSE}\n${formId}\n${visitor}\n${query}`).digest('base64url').slice(0, 22);
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'null';
   }
 }

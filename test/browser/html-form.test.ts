@@ -56,7 +56,8 @@ describe('a real HTML form in headless Chromium', { skip: !fs.existsSync(CHROMIU
   });
 
   it('posts the form, follows the redirect to the thank-you page, and the submission is stored as typed', async () => {
-    const form = await createForm(app, account);
+    // the site is on the form's list, so the thank-you page links back to it
+    const form = await createForm(app, account, { allowedOrigins: [siteUrl] });
     pages.set('/contact', contactPage(`${app.submitUrl}/${form.id}`));
     const page = await browser.newPage();
     try {
@@ -90,10 +91,12 @@ describe('a real HTML form in headless Chromium', { skip: !fs.existsSync(CHROMIU
   });
 
   it('follows _redirect and shows the custom wording of _feedback on the thank-you page', async () => {
+    // _redirect back to the site the form is on needs no list; custom wording does
     const form = await createForm(app, account);
+    const onList = await createForm(app, account, { allowedOrigins: [siteUrl] });
     pages.set('/done', '<!doctype html><title>Done</title><h1>Back on our site</h1>');
     pages.set('/with-redirect', contactPage(`${app.submitUrl}/${form.id}`, `<input type="hidden" name="_redirect" value="${siteUrl}/done"><input type="hidden" name="_append" value="true">`));
-    pages.set('/with-feedback', contactPage(`${app.submitUrl}/${form.id}`, '<input type="hidden" name="_feedback.success.title" value="Merci !"><input type="hidden" name="_feedback.dark" value="true">'));
+    pages.set('/with-feedback', contactPage(`${app.submitUrl}/${onList.id}`, '<input type="hidden" name="_feedback.success.title" value="Merci !"><input type="hidden" name="_feedback.dark" value="true">'));
     const page = await browser.newPage();
     try {
       await page.goto(`${siteUrl}/with-redirect`);

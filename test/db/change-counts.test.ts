@@ -35,6 +35,7 @@ describe('change counts (sqlite)', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite 
     const db = app.ctx.database.db;
     await assertCounted('intake_forms', [
       ['the form', () => db.updateTable('forms').set({ customHoneypot: 'website' }).where('id', '=', form.id).execute()],
+      ['its allowed origins', () => db.updateTable('forms').set({ allowedOrigins: '["https://example.com"]' }).where('id', '=', form.id).execute()],
       ['the plan', () => db.updateTable('workspaces').set({ plan: 'DEALIFY' }).where('id', '=', account.workspaceId).execute()],
       ['a secret added', () => sql`INSERT INTO form_secrets (form_id, provider, secret, created_at, updated_at) VALUES (${form.id}, 'HCAPTCHA', 's1', 1, 1)`.execute(db)],
       ['a secret changed', () => sql`UPDATE form_secrets SET secret = 's2' WHERE form_id = ${form.id}`.execute(db)],

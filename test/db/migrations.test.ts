@@ -198,7 +198,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     await sql`CREATE INDEX submissions_workspace_status_seq ON submissions (workspace_id, status, seq)`.execute(raw);
     await sql`ALTER TABLE submissions ALTER COLUMN data TYPE jsonb USING data::jsonb, ALTER COLUMN email_controls TYPE jsonb USING email_controls::jsonb`.execute(raw);
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
-    // 0006 and every migration after it run again (those after 0007 change nothing on PostgreSQL so far)
+    await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
+    // 0006 and every migration after it run again (after 0007, only 0012 changes something on PostgreSQL: the column dropped above)
     const rerun = (await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name >= '0006' ORDER BY name`.execute(raw)).rows.map((r) => r.name);
     await sql`DELETE FROM kysely_migration WHERE name >= '0006'`.execute(raw);
     await insertForm(raw);
@@ -208,6 +209,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
 
     assert.deepEqual(rerun.slice(0, 2), ['0006-ordered-json', '0007-partial-indexes']);
     assert.deepEqual(await migrateToLatest(fresh.database), rerun);
+    const form = await fresh.database.db.selectFrom('forms').select('allowedOrigins').where('id', '=', 'f1').executeTakeFirstOrThrow();
+    assert.deepEqual(form.allowedOrigins, [], 'a form from before 0012 lists no origins: any site may post, as before');
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const submission = await fresh.database.db.selectFrom('submissions').select(['data', 'emailControls']).where('id', '=', 's1').executeTakeFirstOrThrow();
     assert.equal(typeof submission.data, 'string', 'json arrives as text');
@@ -237,6 +240,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     const counting = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_counts%'`.execute(raw);
     for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
     await sql`DROP TABLE change_counts`.execute(raw);
+    // and 0012's allowed origins
+    await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0009'`.execute(raw);
     await insertForm(raw);
     const insert = (id: string, text: string) =>
@@ -244,7 +249,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await insert('s1', 'note\nbefore the upgrade');
     await insert('s2', 'note\nalso before');
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts', '0012-allowed-origins']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
     const indexed = async (pattern: string) => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;

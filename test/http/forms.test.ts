@@ -12,7 +12,7 @@ import { assertJson, assertProblem, assertSameNotFound, assertValidation } from 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const FORM_KEYS = [
-  'createdAt', 'customHoneypot', 'customSpamWords', 'description', 'emailThreading', 'id', 'name', 'notificationEmails',
+  'allowedOrigins', 'createdAt', 'customHoneypot', 'customSpamWords', 'description', 'emailThreading', 'id', 'name', 'notificationEmails',
   'slackChannel', 'spamProtection', 'technology', 'updatedAt', 'webhookUrl', 'workspaceId',
 ];
 
@@ -27,6 +27,7 @@ const DEFAULTS = {
   customHoneypot: null,
   customSpamWords: null,
   spamProtection: null,
+  allowedOrigins: [] as string[],
 };
 
 /** Every setting given a value (spamProtection needs a stored secret, so it stays null here). */
@@ -40,6 +41,7 @@ const FULL = {
   customHoneypot: 'website',
   customSpamWords: 'casino, lottery',
   spamProtection: null,
+  allowedOrigins: ['https://example.com', 'https://www.example.com', 'http://localhost:3000'],
 };
 
 const NULLABLE = ['description', 'technology', 'webhookUrl', 'slackChannel', 'customHoneypot', 'customSpamWords', 'spamProtection'] as const;
@@ -49,6 +51,12 @@ const EMAIL_128 = `${'a'.repeat(64)}@${'b'.repeat(51)}.example.com`;
 const EMAIL_129 = `${'a'.repeat(64)}@${'b'.repeat(52)}.example.com`;
 const emails = (n: number) => Array.from({ length: n }, (_, i) => `person${i}@example.com`);
 const URL_PREFIX = 'https://example.com/';
+/** An origin of `length` characters (labels of at most 63). */
+const originOf = (length: number, tld = 'com') => {
+  const host = Array.from({ length: 4 }, (_, i) => 'abcd'[i]!.repeat(63)).join('.').slice(0, length - 'https://'.length - tld.length - 1);
+  return `https://${host.replace(/\.$/, 'x')}.${tld}`;
+};
+const origins = (n: number) => Array.from({ length: n }, (_, i) => `https://site${i}.example.com`);
 
 /** Each field at its limit (2.3, 8). */
 const AT_LIMIT = {
@@ -60,6 +68,7 @@ const AT_LIMIT = {
   customSpamWords: 'w'.repeat(2560),
   webhookUrl: URL_PREFIX + 'p'.repeat(512 - URL_PREFIX.length),
   notificationEmails: [EMAIL_128, ...emails(99)],
+  allowedOrigins: [originOf(256), ...origins(19)],
 };
 
 /** Each field one past its limit (or otherwise just outside what it allows). */
@@ -76,6 +85,9 @@ const PAST_LIMIT: [string, unknown][] = [
   ['notificationEmails', [EMAIL_129]],
   ['notificationEmails', ['sales@example.com', 'not-an-address']],
   ['notificationEmails', ['@example.com']],
+  ['allowedOrigins', origins(21)],
+  ['allowedOrigins', [originOf(257)]],
+  ['allowedOrigins', ['https://example.com', 'https://example.com']],
 ];
 
 /** Values of the wrong type, or outside an enumeration. */
@@ -89,6 +101,9 @@ const WRONG_TYPES: [string, unknown][] = [
   ['notificationEmails', null],
   ['notificationEmails', [1]],
   ['notificationEmails', { 0: 'sales@example.com' }],
+  ['allowedOrigins', 'https://example.com'],
+  ['allowedOrigins', null],
+  ['allowedOrigins', [1]],
   ['emailThreading', 'yes'],
   ['emailThreading', 1],
   ['emailThreading', null],
@@ -134,6 +149,26 @@ const REFUSED_WEBHOOKS = [
   'http://0177.0.0.1/',
   'http://127.0.0.1./',
   'http://224.0.0.1/',
+];
+/** Not an origin as a browser writes it in `Origin`: each is refused with what to write instead. */
+const REFUSED_ORIGINS = [
+  'example.com',
+  'https://example.com/',
+  'https://example.com/contact',
+  'https://example.com?x=1',
+  'https://example.com#top',
+  'https://Example.com',
+  'https://example.com:443',
+  'http://example.com:80',
+  'https://bücher.example',
+  'https://user:pass@example.com',
+  'ftp://example.com',
+  'javascript:alert(1)',
+  'data:text/html,hi',
+  'null',
+  '*',
+  'https://*.example.com',
+  '',
 ];
 const ACCEPTED_WEBHOOKS = ['https://example.com/hook', 'http://93.184.216.34/x', 'https://[2606:2800:220:1:248:1893:25c8:1946]/hook', 'https://hooks.example.com:8443/a?b=c'];
 
@@ -320,6 +355,30 @@ describe('forms API', () => {
         assertJson(answer, 201);
         assert.equal(answer.body.webhookUrl, webhookUrl);
       }
+    });
+
+    it('refuses an allowed origin not written as a browser sends it, saying what to write, and creates nothing', async () => {
+      const account = await createAccount(app);
+      for (const origin of REFUSED_ORIGINS) {
+        const answer = await post(account, { allowedOrigins: ['https://ok.example.com', origin] });
+        assert.equal(answer.status, 400, `${origin} is refused, got ${answer.status}`);
+        assertValidation(app, answer, 'allowedOrigins[1]');
+      }
+      const trailing = await post(account, { allowedOrigins: ['https://Example.com/'] });
+      assert.deepEqual(trailing.body.errors, ['allowedOrigins[0]: must be written as a browser sends it: https://example.com']);
+      const path = await post(account, { allowedOrigins: ['https://example.com/contact'] });
+      assert.deepEqual(path.body.errors, ['allowedOrigins[0]: must be an origin only, without a path, query or fragment (https://example.com)']);
+      const idn = await post(account, { allowedOrigins: ['https://bücher.example'] });
+      assert.deepEqual(idn.body.errors, ['allowedOrigins[0]: must be written as a browser sends it: https://xn--bcher-kva.example']);
+      assert.equal(await formCount(account.workspaceId), 0);
+    });
+
+    it('accepts http and https origins, with a port or an IPv6 address', async () => {
+      const account = await createAccount(app);
+      const allowedOrigins = ['https://xn--bcher-kva.example', 'http://localhost:3000', 'https://example.com:8443', 'http://[::1]:8080', 'http://127.0.0.1'];
+      const answer = await post(account, { allowedOrigins });
+      assertJson(answer, 201);
+      assert.deepEqual(answer.body.allowedOrigins, allowedOrigins);
     });
 
     it('refuses any spamProtection provider (no secret can be stored yet) and accepts null', async () => {
@@ -610,6 +669,7 @@ describe('forms API', () => {
       const every = {
         name: 'Renamed', description: 'New text', notificationEmails: ['new@example.net'], emailThreading: false,
         webhookUrl: 'https://hooks.example.net/in', slackChannel: '#support', customHoneypot: 'url', customSpamWords: 'crypto',
+        allowedOrigins: ['https://example.net'],
       };
       const all = await patch(account, form.id, every);
       assertJson(all, 200);
@@ -632,7 +692,9 @@ describe('forms API', () => {
       const form = await fullForm(account);
       const answer = await patch(account, form.id, Object.fromEntries(NULLABLE.map((f) => [f, null])));
       assertJson(answer, 200);
-      await assertForm(answer.body, { name: 'Contact', workspaceId: account.workspaceId, notificationEmails: FULL.notificationEmails, emailThreading: true });
+      await assertForm(answer.body, {
+        name: 'Contact', workspaceId: account.workspaceId, notificationEmails: FULL.notificationEmails, emailThreading: true, allowedOrigins: FULL.allowedOrigins,
+      });
     });
 
     it('refuses name null (a form always has a name) and changes nothing', async () => {
@@ -768,12 +830,27 @@ describe('forms API', () => {
       assert.deepEqual((await get(account, form.id)).body, form);
     });
 
+    it('replaces the whole allowedOrigins list, clears it with [], and refuses what is not an origin, keeping the old list', async () => {
+      const account = await createAccount(app);
+      const form = await createForm(app, account, FULL);
+      for (const origin of REFUSED_ORIGINS) assertValidation(app, await patch(account, form.id, { allowedOrigins: [origin] }), 'allowedOrigins[0]');
+      assert.deepEqual((await get(account, form.id)).body, form);
+      const replaced = await patch(account, form.id, { allowedOrigins: ['https://shop.example.com'] });
+      assertJson(replaced, 200);
+      assert.deepEqual(replaced.body.allowedOrigins, ['https://shop.example.com']);
+      assert.deepEqual((await get(account, form.id)).body.allowedOrigins, ['https://shop.example.com']);
+      const cleared = await patch(account, form.id, { allowedOrigins: [] });
+      assert.deepEqual(cleared.body.allowedOrigins, []);
+      assert.deepEqual((await get(account, form.id)).body.allowedOrigins, []);
+    });
+
     it('refuses the whole change when one setting is rejected', async () => {
       const account = await createAccount(app);
       const form = await createForm(app, account, FULL);
       assertValidation(app, await patch(account, form.id, { name: 'Renamed', webhookUrl: 'http://10.0.0.1/' }), 'webhookUrl');
       assertValidation(app, await patch(account, form.id, { name: 'Renamed', spamProtection: 'HCAPTCHA' }), 'spamProtection');
       assertValidation(app, await patch(account, form.id, { name: 'Renamed', description: 'd'.repeat(513) }), 'description');
+      assertValidation(app, await patch(account, form.id, { name: 'Renamed', allowedOrigins: ['https://example.com/'] }), 'allowedOrigins[0]');
       assert.deepEqual((await get(account, form.id)).body, form);
     });
 

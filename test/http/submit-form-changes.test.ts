@@ -4,7 +4,7 @@ import { Database } from '../../src/db/database.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
-import { postJson, storedRows } from '../helpers/submit.js';
+import { JSON_ACCEPT, post, postJson, storedRows } from '../helpers/submit.js';
 
 let sent = 0;
 // a new message each time: the automatic filter counts a visitor's repeats of one content as spam
@@ -49,6 +49,19 @@ describe(`submit surface: a changed form applies to the next submission (${TEST_
     await otherProcess.db.updateTable('forms').set({ customSpamWords: null }).where('id', '=', form.id).execute();
     await ok(form.id);
     assert.deepEqual(await statuses(form.id), ['accepted', 'spam', 'accepted']);
+  });
+
+  it('allowed origins set through the API and changed by another process', async () => {
+    const form = await createForm(app, account);
+    const fromSite = (site: string) => post(app, form.id, contact(), { headers: { origin: site }, accept: JSON_ACCEPT });
+    assert.equal((await fromSite('https://elsewhere.example.net')).status, 200, 'no list: any site');
+    const patched = await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { allowedOrigins: ['https://example.com'] } });
+    assert.equal(patched.status, 200);
+    assert.equal((await fromSite('https://elsewhere.example.net')).status, 403, 'the list applies to the next submission');
+    assert.equal((await fromSite('https://example.com')).status, 200);
+    await otherProcess.db.updateTable('forms').set({ allowedOrigins: JSON.stringify(['https://elsewhere.example.net']) }).where('id', '=', form.id).execute();
+    assert.equal((await fromSite('https://example.com')).status, 403, 'a list changed by another process applies too');
+    assert.equal((await fromSite('https://elsewhere.example.net')).status, 200);
   });
 
   it('an autoresponder paused by another process', async () => {

@@ -34,7 +34,7 @@ describe('submit surface: spam protection', () => {
       const redirected = await post(app, form.id, { ...CONTACT, _honeypot: 'x' });
       assert.equal(redirected.status, 303);
       assert.match(redirected.headers.get('location')!, new RegExp(`/${form.id}/thanks`));
-      const toSite = await post(app, form.id, { ...CONTACT, _honeypot: 'x', _redirect: 'https://example.com/ok' });
+      const toSite = await post(app, form.id, { ...CONTACT, _honeypot: 'x', _redirect: 'https://example.com/ok' }, { headers: { origin: 'https://example.com' } });
       assert.equal(toSite.headers.get('location'), 'https://example.com/ok');
       assert.equal((await storedRows(app, form.id)).length, 0);
       assert.equal(await drops(form.id), 3);

@@ -7,6 +7,8 @@ import { assertProblem, assertValidation } from '../helpers/problems.js';
 import { BROWSER_ACCEPT, JSON_ACCEPT, listed, multipartBody, post, postJson, request, storedRows } from '../helpers/submit.js';
 
 const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Could you send me a quote for the analytical engine?' };
+/** What a browser sends with a form posted from a page of https://example.com. */
+const FROM_EXAMPLE = { headers: { origin: 'https://example.com', referer: 'https://example.com/contact' } };
 
 describe('submit surface (4.7)', () => {
   let app: TestApp;
@@ -163,7 +165,7 @@ describe('submit surface (4.7)', () => {
     it('refuses an empty submission, a body of control fields only, a body it cannot read, and other content types; nothing is stored', async () => {
       const target = await freshForm();
       assertValidation(app, await post(app, target.id, {}, { accept: JSON_ACCEPT }), 'fields');
-      assertValidation(app, await post(app, target.id, { _redirect: 'https://example.com/', _gotcha: '' }, { accept: JSON_ACCEPT }), 'fields');
+      assertValidation(app, await post(app, target.id, { _redirect: 'https://example.com/', _gotcha: '' }, { ...FROM_EXAMPLE, accept: JSON_ACCEPT }), 'fields');
       assertValidation(app, await postJson(app, target.id, {}), 'fields');
       assertValidation(app, await post(app, target.id, '{"name":', { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT }), 'body');
       assertValidation(app, await post(app, target.id, '[1,2]', { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT }), 'body');
@@ -181,7 +183,7 @@ describe('submit surface (4.7)', () => {
         assertValidation(app, answer, 'fields');
         assert.equal(answer.body.detail, 'The submission is empty.');
       }
-      assertValidation(app, await post(app, target.id, [['tags[]', ''], ['tags[]', ' '], ['car.color', ''], ['_redirect', 'https://example.com/']], { accept: JSON_ACCEPT }), 'fields');
+      assertValidation(app, await post(app, target.id, [['tags[]', ''], ['tags[]', ' '], ['car.color', ''], ['_email.subject', 'Hello']], { accept: JSON_ACCEPT }), 'fields');
       assertValidation(app, await postJson(app, target.id, { email: null, tags: [], car: {}, list: [[''], { a: ' ' }] }), 'fields');
       // a browser is shown the error page, as for an empty form
       assert.equal((await post(app, target.id, blank, { accept: BROWSER_ACCEPT })).status, 400);
@@ -301,7 +303,7 @@ describe('submit surface (4.7)', () => {
           _anything: 'else',
           'g-recaptcha-response': 'token',
         },
-        { accept: JSON_ACCEPT },
+        { ...FROM_EXAMPLE, accept: JSON_ACCEPT },
       );
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       assert.deepEqual(answer.body.data, CONTACT);
@@ -326,11 +328,11 @@ describe('submit surface (4.7)', () => {
 
     it('redirects to _redirect with 303, and _append adds submissionId to its query', async () => {
       const target = await freshForm();
-      const plain = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/thanks?lang=en' });
+      const plain = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/thanks?lang=en' }, FROM_EXAMPLE);
       assert.equal(plain.status, 303);
       assert.equal(plain.headers.get('location'), 'https://example.com/thanks?lang=en');
 
-      const appended = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/thanks?lang=en#top', _append: 'true' });
+      const appended = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/thanks?lang=en#top', _append: 'true' }, FROM_EXAMPLE);
       assert.equal(appended.status, 303);
       const location = new URL(appended.headers.get('location')!);
       assert.equal(location.searchParams.get('lang'), 'en');
@@ -338,8 +340,8 @@ describe('submit surface (4.7)', () => {
       const rows = await storedRows(app, target.id);
       assert.equal(location.searchParams.get('submissionId'), rows.at(-1)!.id);
 
-      const notAppended = await post(app, target.id, { ...CONTACT, _redirect: 'http://example.com/x', _append: 'false' });
-      assert.equal(notAppended.headers.get('location'), 'http://example.com/x');
+      const notAppended = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/x', _append: 'false' }, FROM_EXAMPLE);
+      assert.equal(notAppended.headers.get('location'), 'https://example.com/x');
     });
 
     it('refuses a _redirect or _error that is not an http(s) URL, and stores nothing', async () => {
@@ -350,11 +352,11 @@ describe('submit surface (4.7)', () => {
         ['_redirect', 'ftp://example.com/'],
         ['_error', 'data:text/html,hi'],
       ]) {
-        const answer = await post(app, target.id, { ...CONTACT, [name!]: value! }, { accept: JSON_ACCEPT });
+        const answer = await post(app, target.id, { ...CONTACT, [name!]: value! }, { ...FROM_EXAMPLE, accept: JSON_ACCEPT });
         assertValidation(app, answer, name!);
       }
       // a browser gets the error page, not a redirect to the refused address
-      const page = await post(app, target.id, { ...CONTACT, _redirect: 'javascript:alert(1)' }, { accept: BROWSER_ACCEPT });
+      const page = await post(app, target.id, { ...CONTACT, _redirect: 'javascript:alert(1)' }, { ...FROM_EXAMPLE, accept: BROWSER_ACCEPT });
       assert.equal(page.status, 400);
       assert.match(page.headers.get('content-type')!, /^text\/html/);
       assert.equal((await storedRows(app, target.id)).length, 0);
@@ -362,21 +364,19 @@ describe('submit surface (4.7)', () => {
 
     it('sends failures to _error with 303, but answers JSON when JSON is asked for', async () => {
       const target = await freshForm();
-      const redirected = await post(app, target.id, { _error: 'https://example.com/failed' });
+      const redirected = await post(app, target.id, { _error: 'https://example.com/failed' }, FROM_EXAMPLE);
       assert.equal(redirected.status, 303);
       assert.equal(redirected.headers.get('location'), 'https://example.com/failed');
-      const unknown = await post(app, 'aaaaaaaaaaaaaaaaaaaa', { ...CONTACT, _error: 'https://example.com/failed' });
-      assert.equal(unknown.headers.get('location'), 'https://example.com/failed', 'an unknown form goes to _error too');
-      assertValidation(app, await post(app, target.id, { _error: 'https://example.com/failed' }, { accept: JSON_ACCEPT }), 'fields');
+      assertValidation(app, await post(app, target.id, { _error: 'https://example.com/failed' }, { ...FROM_EXAMPLE, accept: JSON_ACCEPT }), 'fields');
     });
 
-    it('restyles the thank-you page with _feedback.success.* and _feedback.dark, through a signed link', async () => {
-      const target = await freshForm();
+    it('restyles the thank-you page with _feedback.success.* and _feedback.dark, through a signed link, for a post from an allowed origin', async () => {
+      const target = await freshForm({ allowedOrigins: ['https://shop.example.com'] });
       const answer = await post(
         app,
         target.id,
         { ...CONTACT, '_feedback.success.title': 'Merci beaucoup', '_feedback.success.message': 'On vous répond <vite>.', '_feedback.dark': 'true' },
-        { headers: { referer: 'https://shop.example.com/contact' } },
+        { headers: { origin: 'https://shop.example.com', referer: 'https://shop.example.com/contact' } },
       );
       assert.equal(answer.status, 303);
       const link = answer.headers.get('location')!;
@@ -410,9 +410,9 @@ describe('submit surface (4.7)', () => {
       assert.ok(!(await thanksOf(form.id)).includes('Powered by Formgate'));
     });
 
-    it('renders failures as a readable HTML page for a browser, restyled by _feedback.error.*', async () => {
-      const target = await freshForm();
-      const page = await post(app, target.id, { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.dark': '1' }, { accept: BROWSER_ACCEPT });
+    it('renders failures as a readable HTML page for a browser, restyled by _feedback.error.* from an allowed origin', async () => {
+      const target = await freshForm({ allowedOrigins: ['https://example.com'] });
+      const page = await post(app, target.id, { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.dark': '1' }, { ...FROM_EXAMPLE, accept: BROWSER_ACCEPT });
       assert.equal(page.status, 400);
       assert.match(page.headers.get('content-type')!, /^text\/html/);
       assert.ok(page.body.includes('Oups'));

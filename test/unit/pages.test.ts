@@ -188,27 +188,32 @@ describe('feedbackOf', () => {
   };
 
   it('reads the title and message of the kind asked', () => {
-    assert.deepEqual(feedbackOf(controls, 'success'), { title: 'Merci !', message: 'Nous revenons vers vous.', dark: false });
-    assert.deepEqual(feedbackOf(controls, 'error'), { title: 'Oups', message: 'Réessayez.', dark: false });
+    assert.deepEqual(feedbackOf(controls, 'success', true), { title: 'Merci !', message: 'Nous revenons vers vous.', dark: false });
+    assert.deepEqual(feedbackOf(controls, 'error', true), { title: 'Oups', message: 'Réessayez.', dark: false });
+  });
+
+  it('reads no wording when the post is not vouched for (no allowed origins, or another site): the theme only', () => {
+    assert.deepEqual(feedbackOf({ ...controls, '_feedback.dark': 'yes' }, 'success', false), { dark: true });
+    assert.deepEqual(feedbackOf(controls, 'error', false), { dark: false });
   });
 
   it('leaves out absent or blank values', () => {
-    assert.deepEqual(feedbackOf({}, 'success'), { dark: false });
-    assert.deepEqual(feedbackOf({ '_feedback.error.title': '   ', '_feedback.error.message': '' }, 'error'), { dark: false });
-    assert.deepEqual(feedbackOf({ '_feedback.success.title': 'Only success' }, 'error'), { dark: false });
+    assert.deepEqual(feedbackOf({}, 'success', true), { dark: false });
+    assert.deepEqual(feedbackOf({ '_feedback.error.title': '   ', '_feedback.error.message': '' }, 'error', true), { dark: false });
+    assert.deepEqual(feedbackOf({ '_feedback.success.title': 'Only success' }, 'error', true), { dark: false });
   });
 
   it('reads _feedback.dark as true for true, 1, on and yes, in any case', () => {
     for (const value of ['true', 'TRUE', 'True', '1', 'on', 'ON', 'yes', 'Yes', ' yes ']) {
-      assert.equal(feedbackOf({ '_feedback.dark': value }, 'success').dark, true, value);
+      assert.equal(feedbackOf({ '_feedback.dark': value }, 'success', true).dark, true, value);
     }
     for (const value of ['false', '0', 'off', 'no', '', 'dark', 'y', '2']) {
-      assert.equal(feedbackOf({ '_feedback.dark': value }, 'error').dark, false, value);
+      assert.equal(feedbackOf({ '_feedback.dark': value }, 'error', true).dark, false, value);
     }
   });
 
   it('feeds the page directly', () => {
-    const html = renderThankYouPage({ ...feedbackOf({ ...controls, '_feedback.dark': 'on' }, 'success'), branding: false });
+    const html = renderThankYouPage({ ...feedbackOf({ ...controls, '_feedback.dark': 'on' }, 'success', true), branding: false });
     assert.equal(textOf(html, 'h1'), 'Merci !');
     assert.equal(bodyClass(html), 'theme-dark');
   });

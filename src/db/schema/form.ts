@@ -19,6 +19,8 @@ export interface FormTable {
   customHoneypot: string | null;
   customSpamWords: string | null;
   spamProtection: SpamProtection | null;
+  /** JSON array of origins (`https://example.com`) whose pages may post; empty: any (text on SQLite, jsonb on PostgreSQL). */
+  allowedOrigins: Generated<unknown>;
   /** Submissions dropped by a filled honeypot: not stored, only counted. */
   honeypotDrops: Generated<number>;
   createdAt: number;

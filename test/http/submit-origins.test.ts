@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { TEST_DIALECT } from '../helpers/database.js';
+import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { assertProblem, assertValidation } from '../helpers/problems.js';
+import { BROWSER_ACCEPT, JSON_ACCEPT, multipartBody, post, request, storedRows } from '../helpers/submit.js';
+
+const CONTACT = { name: 'Ada Lovelace', email: 'ada@example.com', message: 'A quote for the analytical engine, please.' };
+const SITE = 'https://shop.example.com';
+const EVIL = 'https://evil.example.net';
+/** The wording an attacker would like to show on the owner's submit domain. */
+const PHISH = { title: 'Your account is suspended', message: 'Sign in again at evil.example.net to restore it.' };
+
+/** Headers a browser sends with a form posted from `page`: its origin, and the page as Referer. */
+const from = (page: string) => ({ headers: { origin: new URL(page).origin, referer: page } });
+
+/**
+ * A form's allowed origins (Form.allowedOrigins) and what a post may ask of the owner's submit
+ * domain: who may post, where redirects go, and whose wording and back links the built-in pages show.
+ */
+describe(`submit surface: allowed origins, redirects and page wording (${TEST_DIALECT})`, () => {
+  let app: TestApp;
+  let account: Account;
+  before(async () => {
+    app = await startApp();
+    account = await createAccount(app);
+  });
+  after(() => app.close());
+
+  const honeypotDrops = async (formId: string) =>
+    Number((await app.ctx.database.db.selectFrom('forms').select('honeypotDrops').where('id', '=', formId).executeTakeFirstOrThrow()).honeypotDrops);
+  const follow = async (answer: { headers: Headers }, localAddress?: string) =>
+    (await request('GET', answer.headers.get('location')!, null, { accept: BROWSER_ACCEPT }, localAddress)).body as string;
+
+  describe('the phishing page of issue 15 (a filled honeypot, wording and a Referer of the attacker)', () => {
+    const attack = {
+      ...CONTACT,
+      _gotcha: 'filled: nothing is stored',
+      '_feedback.success.title': PHISH.title,
+      '_feedback.success.message': PHISH.message,
+    };
+
+    it('on a form with no allowed origins: the thank-you link shows the default page, with no way back to the attacker', async () => {
+      const form = await createForm(app, account);
+      const answer = await post(app, form.id, attack, from(`${EVIL}/login`));
+      assert.equal(answer.status, 303);
+      assert.equal(answer.headers.get('location'), `${app.submitUrl}/${form.id}/thanks`, 'a bare link: nothing from the post travels in it');
+      const page = await follow(answer);
+      assert.ok(page.includes('Thank you!'));
+      assert.ok(!page.includes('suspended') && !page.includes('evil.example.net'), page);
+    });
+
+    it('on a form that lists its site: a post from elsewhere is refused (403 origin_not_allowed), stored and counted nowhere', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE] });
+      assertProblem(app, await post(app, form.id, attack, { ...from(`${EVIL}/login`), accept: JSON_ACCEPT }), 'origin_not_allowed');
+      const page = await post(app, form.id, attack, { ...from(`${EVIL}/login`), accept: BROWSER_ACCEPT });
+      assert.equal(page.status, 403);
+      assert.match(page.headers.get('content-type')!, /^text\/html/);
+      assert.ok(!page.body.includes('suspended') && !page.body.includes('href='), 'no wording and no link of the post');
+      assert.ok(!page.body.includes('evil.example.net'), 'not even the name of its site');
+      assert.equal(await honeypotDrops(form.id), 0);
+      assert.equal((await storedRows(app, form.id)).length, 0);
+    });
+
+    it('a link made for one visitor (even by a post that claims the owner’s Origin) shows only the defaults to anyone else', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE] });
+      // a script can write any Origin; the link it gets is good for its own address only
+      const answer = await post(app, form.id, attack, from(`${SITE}/contact`));
+      const link = answer.headers.get('location')!;
+      assert.ok(link.includes('?'), 'a signed link with the wording');
+      assert.ok((await follow(answer)).includes(PHISH.title), 'the visitor who posted sees the wording');
+      const elsewhere = await follow(answer, '127.0.0.2');
+      assert.ok(elsewhere.includes('Thank you!') && !elsewhere.includes(PHISH.title), 'another visitor sees the default page');
+      assert.ok(!elsewhere.includes(`href="${SITE}`), 'and no link back');
+    });
+
+    it('a link stops showing its wording when the form no longer lists the site it came from', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE] });
+      const answer = await post(app, form.id, { ...CONTACT, '_feedback.success.title': 'Merci' }, from(`${SITE}/contact`));
+      const withList = await follow(answer);
+      assert.ok(withList.includes('Merci') && withList.includes(`href="${SITE}/contact"`));
+      assert.equal((await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { allowedOrigins: ['https://other.example.com'] } })).status, 200);
+      const moved = await follow(answer);
+      assert.ok(moved.includes('Merci'), 'the wording stays while the form lists origins');
+      assert.ok(!moved.includes(`href="${SITE}`), 'but no link back to a site no longer listed');
+      assert.equal((await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { allowedOrigins: [] } })).status, 200);
+      const cleared = await follow(answer);
+      assert.ok(cleared.includes('Thank you!') && !cleared.includes('Merci'));
+    });
+  });
+
+  describe('a form that lists its allowed origins', () => {
+    it('takes a post whose Origin is listed, or whose Referer is when there is no Origin (or Origin: null)', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE, 'http://localhost:3000'] });
+      for (const headers of [
+        { origin: SITE },
+        { origin: 'http://localhost:3000', referer: 'http://localhost:3000/form' },
+        { referer: `${SITE}/contact?step=2` },
+        { origin: 'null', referer: `${SITE}/contact` },
+      ] as Record<string, string>[]) {
+        const answer = await post(app, form.id, CONTACT, { headers, accept: JSON_ACCEPT });
+        assert.equal(answer.status, 200, `${JSON.stringify(headers)}: ${JSON.stringify(answer.body)}`);
+      }
+      assert.equal((await storedRows(app, form.id)).length, 4);
+    });
+
+    it('refuses a post from another site, one that names no site, and a lookalike of a listed one; nothing is stored', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE] });
+      for (const headers of [
+        { origin: EVIL },
+        {},
+        { origin: 'null' },
+        { origin: 'http://shop.example.com' },
+        { origin: 'https://shop.example.com:8443' },
+        { origin: 'https://shop.example.com.evil.example.net' },
+        { referer: `${EVIL}/?${SITE}` },
+        // Origin wins over Referer: a listed Referer does not vouch for a post from another origin
+        { origin: EVIL, referer: `${SITE}/contact` },
+      ] as Record<string, string>[]) {
+        const answer = await post(app, form.id, CONTACT, { headers, accept: JSON_ACCEPT });
+        assertProblem(app, answer, 'origin_not_allowed');
+      }
+      assert.equal((await storedRows(app, form.id)).length, 0);
+    });
+
+    it('redirects only into the list: _redirect and _error elsewhere are refused before anything is stored', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE, 'https://www.example.com'] });
+      const ok = await post(app, form.id, { ...CONTACT, _redirect: 'https://www.example.com/thanks' }, from(`${SITE}/contact`));
+      assert.equal(ok.status, 303);
+      assert.equal(ok.headers.get('location'), 'https://www.example.com/thanks');
+      for (const [name, value] of [
+        ['_redirect', `${EVIL}/`],
+        ['_error', `${EVIL}/`],
+        ['_redirect', 'http://shop.example.com/thanks'],
+        ['_redirect', 'javascript:alert(1)'],
+        ['_error', 'data:text/html,<script>alert(1)</script>'],
+      ]) {
+        assertValidation(app, await post(app, form.id, { ...CONTACT, [name!]: value! }, { ...from(`${SITE}/contact`), accept: JSON_ACCEPT }), name!);
+      }
+      const refused = await post(app, form.id, { ...CONTACT, _redirect: `${EVIL}/` }, { ...from(`${SITE}/contact`), accept: JSON_ACCEPT });
+      assert.deepEqual(refused.body.errors, [`_redirect: must be on one of the form's allowed origins (${SITE}, https://www.example.com)`]);
+      assert.equal((await storedRows(app, form.id)).length, 1);
+    });
+
+    it('sends a failure to an _error on the list, and shows the error page (no redirect) for one elsewhere', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE] });
+      const listed = await post(app, form.id, { _error: `${SITE}/oops` }, from(`${SITE}/contact`));
+      assert.equal(listed.status, 303);
+      assert.equal(listed.headers.get('location'), `${SITE}/oops`);
+      // refused from another site: the visitor is not sent on, whatever _error says
+      const elsewhere = await post(app, form.id, { ...CONTACT, _error: `${EVIL}/` }, { ...from(`${EVIL}/`), accept: BROWSER_ACCEPT });
+      assert.equal(elsewhere.status, 403);
+      assert.equal(elsewhere.headers.get('location'), null);
+    });
+
+    it('shows _feedback wording and a link back to the form on both pages for a post from the list', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE] });
+      const ok = await post(app, form.id, { ...CONTACT, '_feedback.success.title': 'Merci', '_feedback.success.message': 'À bientôt' }, from(`${SITE}/contact`));
+      const thanks = await follow(ok);
+      assert.ok(thanks.includes('Merci') && thanks.includes('À bientôt') && thanks.includes(`href="${SITE}/contact"`));
+      const failed = await post(app, form.id, { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.error.message': 'Réessayez' }, { ...from(`${SITE}/contact`), accept: BROWSER_ACCEPT });
+      assert.equal(failed.status, 400);
+      assert.ok(failed.body.includes('Oups') && failed.body.includes('Réessayez') && failed.body.includes(`href="${SITE}/contact"`));
+      assert.ok(failed.body.includes('fields: the submission has no fields'), 'and what was wrong');
+    });
+  });
+
+  describe('a form with no allowed origins', () => {
+    it('takes posts from anywhere, or from nowhere in particular', async () => {
+      const form = await createForm(app, account);
+      for (const options of [from(`${EVIL}/`), {}, { headers: { origin: 'null' } }]) {
+        assert.equal((await post(app, form.id, CONTACT, { ...options, accept: JSON_ACCEPT })).status, 200);
+      }
+    });
+
+    it('redirects only back to the site the form was posted from (Origin, else Referer)', async () => {
+      const form = await createForm(app, account);
+      const same = await post(app, form.id, { ...CONTACT, _redirect: `${SITE}/thanks` }, from(`${SITE}/contact`));
+      assert.equal(same.headers.get('location'), `${SITE}/thanks`);
+      const byReferer = await post(app, form.id, { ...CONTACT, _redirect: `${SITE}/thanks` }, { headers: { referer: `${SITE}/contact` } });
+      assert.equal(byReferer.headers.get('location'), `${SITE}/thanks`);
+
+      const elsewhere = await post(app, form.id, { ...CONTACT, _redirect: `${EVIL}/` }, { ...from(`${SITE}/contact`), accept: JSON_ACCEPT });
+      assertValidation(app, elsewhere, '_redirect');
+      assert.deepEqual(elsewhere.body.errors, [`_redirect: must be on the site the form was posted from (${SITE}); list other sites in the form's allowedOrigins`]);
+      const nowhere = await post(app, form.id, { ...CONTACT, _redirect: `${SITE}/thanks` }, { accept: JSON_ACCEPT });
+      assertValidation(app, nowhere, '_redirect');
+      assert.match(nowhere.body.errors[0], /no Origin or Referer header/);
+      assertValidation(app, await post(app, form.id, { ...CONTACT, _error: `${EVIL}/` }, { ...from(`${SITE}/contact`), accept: JSON_ACCEPT }), '_error');
+      assert.equal((await storedRows(app, form.id)).length, 2);
+    });
+
+    it('never shows the post’s wording, the fields it named, or a link back on the error page', async () => {
+      const form = await createForm(app, account);
+      const page = await post(
+        app,
+        form.id,
+        { _gotcha: '', '_feedback.error.title': PHISH.title, '_feedback.error.message': PHISH.message, '_feedback.dark': 'on' },
+        { ...from(`${EVIL}/`), accept: BROWSER_ACCEPT },
+      );
+      assert.equal(page.status, 400);
+      assert.ok(!page.body.includes('suspended') && !page.body.includes('evil.example.net'), page.body);
+      assert.ok(page.body.includes('Your submission could not be accepted'), 'the default wording');
+      assert.ok(page.body.includes('theme-dark'), 'the theme says nothing, so it applies');
+      assert.ok(!page.body.includes('fields:'), 'errors name the post’s fields: not shown');
+
+      // a part named with the attacker's words is refused before the form is known: none of it shows
+      const upload = multipartBody({}, [{ name: PHISH.title, filename: 'a.txt', content: 'x' }]);
+      const named = await request('POST', `${app.submitUrl}/${form.id}`, upload.body, { 'content-type': upload.contentType, accept: BROWSER_ACCEPT });
+      assert.equal(named.status, 400);
+      assert.ok(!named.body.includes('suspended'), named.body);
+    });
+  });
+
+  describe('a form that does not exist', () => {
+    it('never redirects to _error (no owner vouches for it) and never shows the post’s wording', async () => {
+      const unknown = 'aaaaaaaaaaaaaaaaaaaa';
+      const fields = { ...CONTACT, _error: `${EVIL}/`, '_feedback.error.title': PHISH.title };
+      const page = await post(app, unknown, fields, { ...from(`${EVIL}/`), accept: BROWSER_ACCEPT });
+      assert.equal(page.status, 404);
+      assert.equal(page.headers.get('location'), null);
+      assert.ok(page.body.includes('Form not found') && !page.body.includes('suspended') && !page.body.includes('href='));
+      const plain = await post(app, unknown, fields, from(`${EVIL}/`));
+      assertProblem(app, plain, 'not_found');
+    });
+
+    it('puts no part of an unknown address on the error page', async () => {
+      const page = await request('GET', `${app.submitUrl}/Your-account-is-suspended-call-0800-000-000`, null, { accept: BROWSER_ACCEPT });
+      assert.equal(page.status, 404);
+      assert.ok(!page.body.includes('suspended'), page.body);
+      const json = await request('GET', `${app.submitUrl}/Your-account-is-suspended`, null, {});
+      assertProblem(app, json, 'not_found');
+      assert.ok(!json.body.detail.includes('suspended'));
+    });
+  });
+});
