@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database, Dialect } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { fromJson } from '../db/database.js';
 import type { AttemptOutcome } from '../db/schema/job.js';
@@ -24,6 +24,8 @@ export interface ClaimedJob extends Job {
   lane: Lane;
   /** See jobs/lanes.ts; null for a job enqueued before destinations were kept. */
   destination: string | null;
+  /** When this claim took it (its `try_started_at`): with `attempt`, what fences a stale worker out. */
+  claimedAt: number;
 }
 
 /**
@@ -55,7 +57,7 @@ export class JobQueue {
     // Intake answers a batch once it is flushed, but its rows are visible before: never deliver a
     // submission that a power cut could still take back.
     if (rows.length > 0) await this.database.whenDurable();
-    return rows.sort((a, b) => a.runAt - b.runAt).map(toJob);
+    return rows.sort((a, b) => a.runAt - b.runAt).map((row) => toJob(row, now));
   }
 
   /**
@@ -63,14 +65,14 @@ export class JobQueue {
    * lease can be short: a dead worker's jobs are taken over soon. Returns the ids whose lease held;
    * a job missing from it was taken over by another worker, which now decides its fate.
    */
-  async renew(jobs: readonly Job[], now: number, leaseMs: number): Promise<Set<string>> {
+  async renew(jobs: readonly ClaimedJob[], now: number, leaseMs: number): Promise<Set<string>> {
     if (jobs.length === 0) return new Set();
-    const held = sql.join(jobs.map((job) => sql`(${job.id}, CAST(${job.attempt} AS integer))`));
+    const held = sql.join(jobs.map((job) => sql`(${job.id}, CAST(${job.attempt} AS integer), CAST(${job.claimedAt} AS bigint))`));
     // A renewal lost in a power cut is harmless, so it skips the fsync.
     const renewed = await this.database.withoutFsync((db) =>
-      sql<{ id: string }>`WITH held (id, attempts) AS (VALUES ${held})
+      sql<{ id: string }>`WITH held (id, attempts, try_started_at) AS (VALUES ${held})
         UPDATE jobs SET lease_until = ${now + leaseMs} FROM held
-        WHERE jobs.id = held.id AND jobs.attempts = held.attempts AND jobs.status = 'pending'
+        WHERE jobs.id = held.id AND jobs.attempts = held.attempts AND jobs.try_started_at = held.try_started_at AND jobs.status = 'pending'
         RETURNING jobs.id`.execute(db),
     );
     return new Set(renewed.rows.map((row) => row.id));
@@ -81,7 +83,7 @@ export class JobQueue {
    * worker (this worker's lease had expired): then that worker decides its fate.
    * Tries that end while others are being recorded are recorded together, in one transaction.
    */
-  finish(job: ClaimedJob | Job, result: AttemptResult): Promise<boolean> {
+  finish(job: ClaimedJob, result: AttemptResult): Promise<boolean> {
     return this.tries.add({ job, result });
   }
 
@@ -100,7 +102,7 @@ export class JobQueue {
 }
 
 interface FinishedTry {
-  job: ClaimedJob | Job;
+  job: ClaimedJob;
   result: AttemptResult;
 }
 
@@ -113,7 +115,7 @@ interface FinishedTry {
  * (Database.withoutFsync): a record lost in a power cut means the job is delivered again.
  */
 async function record(database: Database, tries: FinishedTry[]): Promise<boolean[]> {
-  const revive = revival(tries);
+  const revive = revival(tries, database.dialect);
   const moved =
     database.dialect === 'postgres'
       ? await sql<{ id: string }>`
@@ -133,11 +135,12 @@ async function record(database: Database, tries: FinishedTry[]): Promise<boolean
 }
 
 /** The destinations that just answered, and when; null when no try of the batch succeeded. */
-function revival(tries: FinishedTry[]): { destinations: string[]; at: number; tried: string[] } | null {
-  const succeeded = tries.filter(({ job, result }) => result.outcome === 'ok' && 'destination' in job && job.destination !== null);
+function revival(tries: FinishedTry[], dialect: Dialect): { destinations: string[]; at: number; tried: string[]; dialect: Dialect } | null {
+  const succeeded = tries.filter(({ job, result }) => result.outcome === 'ok' && job.destination !== null);
   if (succeeded.length === 0) return null;
   return {
-    destinations: [...new Set(succeeded.map(({ job }) => (job as ClaimedJob).destination!))],
+    dialect,
+    destinations: [...new Set(succeeded.map(({ job }) => job.destination!))],
     at: Math.max(...succeeded.map(({ result }) => result.finishedAt)),
     tried: tries.map(({ job }) => job.id),
   };
@@ -149,10 +152,13 @@ function revival(tries: FinishedTry[]): { destinations: string[]; at: number; tr
  * destination that stays down keep their backoff (nothing succeeded there), and jobs of this batch
  * keep where their own try left them. The literals let the partial index jobs_backed_off serve it.
  */
-function bringForward({ destinations, at, tried }: NonNullable<ReturnType<typeof revival>>) {
-  return sql`UPDATE jobs SET run_at = ${at}
+function bringForward({ destinations, at, tried, dialect }: NonNullable<ReturnType<typeof revival>>) {
+  const waiting = sql`SELECT id FROM jobs
     WHERE status = 'pending' AND last_error IS NOT NULL AND destination IN (${sql.join(destinations)})
     AND run_at > ${at} AND (lease_until IS NULL OR lease_until < ${at}) AND id NOT IN (${sql.join(tried)})`;
+  // NOTE: on PostgreSQL, rows another instance is claiming or bringing forward are skipped, never
+  // waited for: two records waiting on each other's rows would deadlock, and one would be lost.
+  return sql`UPDATE jobs SET run_at = ${at} WHERE id IN (${dialect === 'postgres' ? sql`${waiting} FOR UPDATE SKIP LOCKED` : waiting})`;
 }
 
 /** `tried`: per try, its job, the claim it was made under and where it leaves the job. */
@@ -160,15 +166,16 @@ function triedValues(tries: FinishedTry[]) {
   const rows = tries.map(({ job, result }) => {
     const next = nextState(result);
     const runAt = 'runAt' in next ? next.runAt : null;
-    return sql`(${job.id}, CAST(${job.attempt} AS integer), ${next.status}, CAST(${runAt} AS bigint), CAST(${next.lastError} AS text), CAST(${result.finishedAt} AS bigint))`;
+    return sql`(${job.id}, CAST(${job.attempt} AS integer), CAST(${job.claimedAt} AS bigint), ${next.status}, CAST(${runAt} AS bigint), CAST(${next.lastError} AS text), CAST(${result.finishedAt} AS bigint))`;
   });
-  return sql`tried (id, attempts, status, run_at, last_error, updated_at) AS (VALUES ${sql.join(rows)})`;
+  return sql`tried (id, attempts, try_started_at, status, run_at, last_error, updated_at) AS (VALUES ${sql.join(rows)})`;
 }
 
-// `attempts` fences: it grows with every claim, so a stale worker's try matches nothing.
+// `attempts` fences: it grows with every claim, so a stale worker's try matches nothing; and
+// `try_started_at` too, since `deliveries retry` starts the count again.
 function moveJobsOn() {
   return sql`UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, try_started_at = NULL, updated_at = tried.updated_at
-    FROM tried WHERE jobs.id = tried.id AND jobs.attempts = tried.attempts AND jobs.status = 'pending'
+    FROM tried WHERE jobs.id = tried.id AND jobs.attempts = tried.attempts AND jobs.try_started_at = tried.try_started_at AND jobs.status = 'pending'
     RETURNING jobs.id`;
 }
 
@@ -189,8 +196,9 @@ function nextState(result: AttemptResult) {
       : { status: 'failed' as const, lastError: result.error ?? null };
 }
 
-function toJob(row: ClaimedRow): ClaimedJob {
+function toJob(row: ClaimedRow, claimedAt: number): ClaimedJob {
   return {
+    claimedAt,
     lane: row.lane as Lane,
     destination: row.destination,
     id: row.id,

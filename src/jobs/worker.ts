@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { DeliveryError, type Channel, type Job } from './channels/channel.js';
+import { DeliveryError, type Channel } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
 import { LANES, type Lane } from './lanes.js';
@@ -218,7 +218,7 @@ export class JobWorker {
   }
 
   /** Sends one job and records the outcome; never rejects. */
-  private async run(job: Job): Promise<void> {
+  private async run(job: ClaimedJob): Promise<void> {
     const startedAt = this.now();
     let result: AttemptResult;
     try {
@@ -238,7 +238,7 @@ export class JobWorker {
     }
   }
 
-  private failure(job: Job, err: unknown, startedAt: number): AttemptResult {
+  private failure(job: ClaimedJob, err: unknown, startedAt: number): AttemptResult {
     const permanent = err instanceof DeliveryError && err.permanent;
     const statusCode = err instanceof DeliveryError ? err.statusCode : undefined;
     const error = err instanceof Error ? err.message : String(err);

@@ -126,6 +126,23 @@ describe(`leases (${TEST_DIALECT})`, () => {
     assert.equal((await jobRow(id)).status, 'done');
   });
 
+  it('fences out a stale worker even after `deliveries retry` has started the job’s count of tries again', async () => {
+    const id = await enqueue();
+    const queue = new JobQueue(ctx.database);
+    const [stale] = await queue.claim(10, clock, LEASE_MS);
+    clock += LEASE_MS + 1;
+    const [second] = await queue.claim(10, clock, LEASE_MS);
+    assert.equal(await queue.finish(second!, { outcome: 'failed', startedAt: clock, finishedAt: clock, error: '550 no' }), true);
+    clock += 1;
+    assert.deepEqual(await deliveries.retry({ jobId: id }, clock), [id]);
+    const [current] = await queue.claim(10, clock, LEASE_MS);
+    assert.equal(current!.attempt, stale!.attempt, 'the count started again: it no longer tells the claims apart');
+    assert.deepEqual([...(await queue.renew([stale!], clock, LEASE_MS))], []);
+    assert.equal(await queue.finish(stale!, { outcome: 'ok', startedAt: clock, finishedAt: clock }), false);
+    assert.deepEqual([(await jobRow(id)).status, (await jobRow(id)).leaseUntil], ['pending', clock + LEASE_MS], 'the current owner decides');
+    assert.equal(await queue.finish(current!, { outcome: 'ok', startedAt: clock, finishedAt: clock + 1 }), true);
+  });
+
   it('gives back a claim not started on stop without logging a try', async () => {
     const id = await enqueue();
     const queue = new JobQueue(ctx.database);
