@@ -56,7 +56,7 @@ export class JobWorker {
   private readonly random: () => number;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly inFlight = new Set<Promise<void>>();
-  /** The jobs under way, by id: whose leases the heartbeat renews. */
+  /** The jobs under way whose leases the heartbeat renews, by id. */
   private readonly underWay = new Map<string, ClaimedJob>();
   private readonly inLane: Record<Lane, number> = Object.fromEntries(LANES.map((lane) => [lane, 0])) as Record<Lane, number>;
   private heartbeat: NodeJS.Timeout | undefined;
@@ -142,7 +142,10 @@ export class JobWorker {
     try {
       const held = await this.queue.renew(jobs, this.now(), this.leaseMs);
       const lost = jobs.filter((job) => !held.has(job.id) && this.underWay.has(job.id));
-      if (lost.length > 0) this.log.warn({ jobIds: lost.map((job) => job.id) }, 'lost the lease of deliveries under way; another worker took them over');
+      if (lost.length === 0) return;
+      // renewed no more: the lease is someone else's now (the slot stays taken until the send ends)
+      for (const job of lost) this.underWay.delete(job.id);
+      this.log.warn({ jobIds: lost.map((job) => job.id) }, 'lost the lease of deliveries under way; another worker took them over');
     } catch (err) {
       this.log.error({ err }, 'renewing leases failed; trying again at the next heartbeat');
     }

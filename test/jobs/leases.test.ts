@@ -126,6 +126,27 @@ describe(`leases (${TEST_DIALECT})`, () => {
     assert.equal((await jobRow(id)).status, 'done');
   });
 
+  it('a worker stalled past its lease stops renewing it, and its late outcome leaves the new owner’s job alone', async () => {
+    const held = heldChannel();
+    const id = await enqueue();
+    const warnings: string[] = [];
+    const logger = { info() {}, error() {}, warn: (_: unknown, msg: string) => void warnings.push(msg) };
+    const w = new JobWorker(ctx.database, { gate: held.channel }, { now: () => clock, logger });
+    const run = w.runOnce();
+    await held.firstStarted;
+    clock += LEASE_MS + 1; // no heartbeat got through meanwhile
+    const [current] = await new JobQueue(ctx.database).claim(10, clock, LEASE_MS);
+    assert.equal(current!.id, id);
+    await w.renewLeases();
+    await w.renewLeases();
+    assert.deepEqual(warnings, ['lost the lease of deliveries under way; another worker took them over'], 'told once, then left alone');
+    assert.equal((await jobRow(id)).leaseUntil, clock + LEASE_MS, 'the new owner’s lease');
+    held.releaseAll();
+    assert.equal(await run, 1);
+    const job = await jobRow(id);
+    assert.deepEqual([job.status, job.attempts, job.leaseUntil], ['pending', 2, clock + LEASE_MS], 'the late outcome did not move the job');
+  });
+
   it('fences out a stale worker even after `deliveries retry` has started the job’s count of tries again', async () => {
     const id = await enqueue();
     const queue = new JobQueue(ctx.database);
