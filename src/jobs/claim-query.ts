@@ -9,7 +9,9 @@ import { LANES, type Lane } from './lanes.js';
 export type LaneLimits = Partial<Record<Lane, number>>;
 
 // named, not `*`: see PreparedQuery
-const CLAIMED_COLUMNS = ['id', 'kind', 'payload', 'attempts', 'runAt', 'submissionId', 'idempotencyKey', 'lane', 'destination'] as const satisfies readonly (keyof JobRow)[];
+const CLAIMED_COLUMNS = ['id', 'kind', 'payload', 'attempts', 'runAt', 'submissionId', 'idempotencyKey', 'lane', 'destination'] as const satisfies readonly (
+  keyof JobRow
+)[];
 export type ClaimedRow = Pick<JobRow, (typeof CLAIMED_COLUMNS)[number]>;
 
 /** What the delivery log says of a try whose worker stopped before it ended. */
@@ -63,7 +65,8 @@ class PostgresClaim implements ClaimQuery {
           RETURNING ${sql.join(CLAIMED_COLUMNS.map((c) => sql.ref(`jobs.${snake(c)}`)))}, due.cut_off_started_at, due.cut_off_at
         ), cut_off AS (
           INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, error)
-          SELECT md5(random()::text || claimed.id), claimed.id, claimed.cut_off_started_at, COALESCE(claimed.cut_off_at, ${p.now}), 'interrupted', ${CUT_OFF_ERROR}
+          SELECT md5(random()::text || claimed.id), claimed.id, claimed.cut_off_started_at, COALESCE(claimed.cut_off_at, ${p.now}),
+            'interrupted', ${CUT_OFF_ERROR}
           FROM claimed WHERE claimed.cut_off_started_at IS NOT NULL
         )
         SELECT ${sql.join(CLAIMED_COLUMNS.map((c) => sql.ref(snake(c))))} FROM claimed`,
@@ -116,7 +119,10 @@ class SqliteClaim implements ClaimQuery {
         const taken = new Map(claimed.map((row) => [row.id, row.attempts]));
         const rows = cutOff
           .filter((row) => taken.get(row.id) === row.attempts + 1)
-          .map((row) => ({ id: newId(), jobId: row.id, startedAt: row.tryStartedAt!, finishedAt: row.leaseUntil ?? now, outcome: 'interrupted' as const, error: CUT_OFF_ERROR }));
+          .map((row) => {
+            const finishedAt = row.leaseUntil ?? now;
+            return { id: newId(), jobId: row.id, startedAt: row.tryStartedAt!, finishedAt, outcome: 'interrupted' as const, error: CUT_OFF_ERROR };
+          });
         if (rows.length > 0) await trx.insertInto('jobAttempts').values(rows).execute();
         return claimed;
       });

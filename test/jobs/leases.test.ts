@@ -130,7 +130,7 @@ describe(`leases (${TEST_DIALECT})`, () => {
     const held = heldChannel();
     const id = await enqueue();
     const warnings: string[] = [];
-    const logger = { info() {}, error() {}, warn: (_: unknown, msg: string) => void warnings.push(msg) };
+    const logger = { info() {}, error() {}, warn: (...args: unknown[]) => void warnings.push(String(args[1])) };
     const w = new JobWorker(ctx.database, { gate: held.channel }, { now: () => clock, logger });
     const run = w.runOnce();
     await held.firstStarted;
