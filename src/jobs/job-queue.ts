@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
 import type { Database, Dialect } from '../db/database.js';
-import { PreparedQuery } from '../db/prepared-query.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { fromJson } from '../db/database.js';
-import type { AttemptOutcome, JobRow } from '../db/schema/job.js';
+import type { AttemptOutcome } from '../db/schema/job.js';
 import { newId } from '../ids.js';
 import type { Job } from './channels/channel.js';
+import { claimQuery, type ClaimedRow, type ClaimQuery, type LaneLimits } from './claim-query.js';
+import { LANES, type Lane } from './lanes.js';
 
 /** How a try ended, as the worker decided it. */
 export interface AttemptResult {
@@ -18,30 +19,63 @@ export interface AttemptResult {
   error?: string;
 }
 
+/** A claimed job, with what the worker needs besides what its channel sees. */
+export interface ClaimedJob extends Job {
+  lane: Lane;
+  /** See jobs/lanes.ts; null for a job enqueued before destinations were kept. */
+  destination: string | null;
+  /** When this claim took it (its `try_started_at`): with `attempt`, what fences a stale worker out. */
+  claimedAt: number;
+}
+
 /**
- * The jobs table as the workers use it: claim due jobs under a lease, record how a try ended,
- * give back jobs claimed but not started. The only place where the worker's SQL differs by dialect.
+ * The jobs table as the workers use it: claim due jobs under a lease, renew the leases of jobs
+ * under way, record how a try ended, give back jobs claimed but not started. With claim-query.ts,
+ * the only place where the worker's SQL differs by dialect.
  */
 export class JobQueue {
   // NOTE: tries that end together are recorded together: a commit per try was most of the cost of
   // a delivery on SQLite.
   private readonly tries: GroupCommit<FinishedTry, boolean>;
 
-  private readonly claimDue: PreparedQuery<ClaimParams, ClaimedRow>;
+  private readonly claimDue: ClaimQuery;
 
   constructor(private readonly database: Database) {
     this.tries = new GroupCommit((tries) => record(database, tries));
-    this.claimDue = claimQuery(database.dialect);
+    this.claimDue = claimQuery(database);
   }
 
-  /** Claims up to `limit` due jobs for `leaseMs`; a job no other worker holds is due once run_at has come. */
-  async claim(limit: number, now: number, leaseMs: number): Promise<Job[]> {
-    // A claim lost in a power cut is harmless, so it skips the fsync.
-    const rows = await this.database.withoutFsync((db) => this.claimDue.execute(db, { now, leaseUntil: now + leaseMs, limit }));
+  /**
+   * Claims due jobs for `leaseMs`, up to `limits` of each lane (a number: that many of every lane);
+   * a job no other worker holds is due once run_at has come. A try cut off by a crash (its lease
+   * ran out while it was under way) is recorded as interrupted.
+   */
+  async claim(limits: LaneLimits | number, now: number, leaseMs: number): Promise<ClaimedJob[]> {
+    const perLane = typeof limits === 'number' ? Object.fromEntries(LANES.map((lane) => [lane, limits])) : limits;
+    if (!LANES.some((lane) => (perLane[lane] ?? 0) > 0)) return [];
+    const rows = await this.claimDue.run(perLane, now, now + leaseMs);
     // Intake answers a batch once it is flushed, but its rows are visible before: never deliver a
     // submission that a power cut could still take back.
     if (rows.length > 0) await this.database.whenDurable();
-    return rows.sort((a, b) => a.runAt - b.runAt).map(toJob);
+    return rows.sort((a, b) => a.runAt - b.runAt).map((row) => toJob(row, now));
+  }
+
+  /**
+   * Extends the leases of jobs still under way to `now + leaseMs` (the worker's heartbeat), so that a
+   * lease can be short: a dead worker's jobs are taken over soon. Returns the ids whose lease held;
+   * a job missing from it was taken over by another worker, which now decides its fate.
+   */
+  async renew(jobs: readonly ClaimedJob[], now: number, leaseMs: number): Promise<Set<string>> {
+    if (jobs.length === 0) return new Set();
+    const held = sql.join(jobs.map((job) => sql`(${job.id}, CAST(${job.attempt} AS integer), CAST(${job.claimedAt} AS bigint))`));
+    // A renewal lost in a power cut is harmless, so it skips the fsync.
+    const renewed = await this.database.withoutFsync((db) =>
+      sql<{ id: string }>`WITH held (id, attempts, try_started_at) AS (VALUES ${held})
+        UPDATE jobs SET lease_until = ${now + leaseMs} FROM held
+        WHERE jobs.id = held.id AND jobs.attempts = held.attempts AND jobs.try_started_at = held.try_started_at AND jobs.status = 'pending'
+        RETURNING jobs.id`.execute(db),
+    );
+    return new Set(renewed.rows.map((row) => row.id));
   }
 
   /**
@@ -49,7 +83,7 @@ export class JobQueue {
    * worker (this worker's lease had expired): then that worker decides its fate.
    * Tries that end while others are being recorded are recorded together, in one transaction.
    */
-  finish(job: Job, result: AttemptResult): Promise<boolean> {
+  finish(job: ClaimedJob, result: AttemptResult): Promise<boolean> {
     return this.tries.add({ job, result });
   }
 
@@ -58,7 +92,7 @@ export class JobQueue {
     for (const job of jobs) {
       await this.database.db
         .updateTable('jobs')
-        .set((eb) => ({ leaseUntil: null, attempts: eb('attempts', '-', 1), updatedAt: now }))
+        .set((eb) => ({ leaseUntil: null, tryStartedAt: null, attempts: eb('attempts', '-', 1), updatedAt: now }))
         .where('id', '=', job.id)
         .where('attempts', '=', job.attempt)
         .where('status', '=', 'pending')
@@ -67,61 +101,64 @@ export class JobQueue {
   }
 }
 
-type ClaimParams = { now: number; leaseUntil: number; limit: number };
-// named, not `*`: see PreparedQuery
-const CLAIMED_COLUMNS = ['id', 'kind', 'payload', 'attempts', 'runAt', 'submissionId', 'idempotencyKey'] as const satisfies readonly (keyof JobRow)[];
-type ClaimedRow = Pick<JobRow, (typeof CLAIMED_COLUMNS)[number]>;
-
-/**
- * Leases the due jobs and answers them, in one statement: atomic across instances without a
- * transaction around it (one round trip). On PostgreSQL, rows another instance is claiming right
- * now are skipped, not waited for, so that two instances never hold the same job and never block
- * each other; SQLite serialises writers.
- */
-function claimQuery(dialect: Dialect) {
-  return new PreparedQuery<ClaimParams, ClaimedRow>((db, p) => {
-    const due = db
-      .selectFrom('jobs')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('runAt', '<=', p.now)
-      .where((eb) => eb.or([eb('leaseUntil', 'is', null), eb('leaseUntil', '<', p.now)]))
-      .orderBy('runAt')
-      .limit(p.limit);
-    return db
-      .updateTable('jobs')
-      .set((eb) => ({ leaseUntil: p.leaseUntil, attempts: eb('attempts', '+', 1), updatedAt: p.now }))
-      .where('id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
-      .returning(CLAIMED_COLUMNS);
-  });
-}
-
 interface FinishedTry {
-  job: Job;
+  job: ClaimedJob;
   result: AttemptResult;
 }
 
 /**
  * Records a batch of tries: their attempt rows, and each job moved on by one UPDATE … FROM the
  * tries' values (a statement per try was most of the cost of recording one). Says per try whether
- * its lease still held. On PostgreSQL it is all one statement, atomic without a transaction around
- * it, since each statement there is a round trip; SQLite runs the two in one transaction, without
- * the fsync (Database.withoutFsync): a record lost in a power cut means the job is delivered again.
+ * its lease still held. A success to a destination brings its backed-off jobs forward. On
+ * PostgreSQL it is all one statement, atomic without a transaction around it, since each statement
+ * there is a round trip; SQLite runs them in one transaction, without the fsync
+ * (Database.withoutFsync): a record lost in a power cut means the job is delivered again.
  */
 async function record(database: Database, tries: FinishedTry[]): Promise<boolean[]> {
+  const revive = revival(tries, database.dialect);
   const moved =
     database.dialect === 'postgres'
       ? await sql<{ id: string }>`
           WITH ${triedValues(tries)}, moved AS (${moveJobsOn()}), recorded AS (${insertAttempts(tries)})
+          ${revive ? sql`, revived AS (${bringForward(revive)})` : sql``}
           SELECT id FROM moved`.execute(database.db)
       : await database.withoutFsync((db) =>
           db.transaction().execute(async (trx) => {
             await insertAttempts(tries).execute(trx);
-            return sql<{ id: string }>`WITH ${triedValues(tries)} ${moveJobsOn()}`.execute(trx);
+            const moved = await sql<{ id: string }>`WITH ${triedValues(tries)} ${moveJobsOn()}`.execute(trx);
+            if (revive) await bringForward(revive).execute(trx);
+            return moved;
           }),
         );
   const kept = new Set(moved.rows.map((row) => row.id));
   return tries.map(({ job }) => kept.has(job.id));
+}
+
+/** The destinations that just answered, and when; null when no try of the batch succeeded. */
+function revival(tries: FinishedTry[], dialect: Dialect): { destinations: string[]; at: number; tried: string[]; dialect: Dialect } | null {
+  const succeeded = tries.filter(({ job, result }) => result.outcome === 'ok' && job.destination !== null);
+  if (succeeded.length === 0) return null;
+  return {
+    dialect,
+    destinations: [...new Set(succeeded.map(({ job }) => job.destination!))],
+    at: Math.max(...succeeded.map(({ result }) => result.finishedAt)),
+    tried: tries.map(({ job }) => job.id),
+  };
+}
+
+/**
+ * Once a destination answers again, its jobs waiting out a backoff go at once instead of each at the
+ * end of its own: after an outage, the queue empties as soon as the destination is back. Jobs of a
+ * destination that stays down keep their backoff (nothing succeeded there), and jobs of this batch
+ * keep where their own try left them. The literals let the partial index jobs_backed_off serve it.
+ */
+function bringForward({ destinations, at, tried, dialect }: NonNullable<ReturnType<typeof revival>>) {
+  const waiting = sql`SELECT id FROM jobs
+    WHERE status = 'pending' AND last_error IS NOT NULL AND destination IN (${sql.join(destinations)})
+    AND run_at > ${at} AND (lease_until IS NULL OR lease_until < ${at}) AND id NOT IN (${sql.join(tried)})`;
+  // NOTE: on PostgreSQL, rows another instance is claiming or bringing forward are skipped, never
+  // waited for: two records waiting on each other's rows would deadlock, and one would be lost.
+  return sql`UPDATE jobs SET run_at = ${at} WHERE id IN (${dialect === 'postgres' ? sql`${waiting} FOR UPDATE SKIP LOCKED` : waiting})`;
 }
 
 /** `tried`: per try, its job, the claim it was made under and where it leaves the job. */
@@ -129,15 +166,16 @@ function triedValues(tries: FinishedTry[]) {
   const rows = tries.map(({ job, result }) => {
     const next = nextState(result);
     const runAt = 'runAt' in next ? next.runAt : null;
-    return sql`(${job.id}, CAST(${job.attempt} AS integer), ${next.status}, CAST(${runAt} AS bigint), CAST(${next.lastError} AS text), CAST(${result.finishedAt} AS bigint))`;
+    return sql`(${job.id}, CAST(${job.attempt} AS integer), CAST(${job.claimedAt} AS bigint), ${next.status}, CAST(${runAt} AS bigint), CAST(${next.lastError} AS text), CAST(${result.finishedAt} AS bigint))`;
   });
-  return sql`tried (id, attempts, status, run_at, last_error, updated_at) AS (VALUES ${sql.join(rows)})`;
+  return sql`tried (id, attempts, try_started_at, status, run_at, last_error, updated_at) AS (VALUES ${sql.join(rows)})`;
 }
 
-// `attempts` fences: it grows with every claim, so a stale worker's try matches nothing.
+// `attempts` fences: it grows with every claim, so a stale worker's try matches nothing; and
+// `try_started_at` too, since `deliveries retry` starts the count again.
 function moveJobsOn() {
-  return sql`UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, updated_at = tried.updated_at
-    FROM tried WHERE jobs.id = tried.id AND jobs.attempts = tried.attempts AND jobs.status = 'pending'
+  return sql`UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, try_started_at = NULL, updated_at = tried.updated_at
+    FROM tried WHERE jobs.id = tried.id AND jobs.attempts = tried.attempts AND jobs.try_started_at = tried.try_started_at AND jobs.status = 'pending'
     RETURNING jobs.id`;
 }
 
@@ -158,8 +196,11 @@ function nextState(result: AttemptResult) {
       : { status: 'failed' as const, lastError: result.error ?? null };
 }
 
-function toJob(row: ClaimedRow): Job {
+function toJob(row: ClaimedRow, claimedAt: number): ClaimedJob {
   return {
+    claimedAt,
+    lane: row.lane as Lane,
+    destination: row.destination,
     id: row.id,
     kind: row.kind,
     payload: fromJson(row.payload),

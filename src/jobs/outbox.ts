@@ -1,6 +1,7 @@
 import { toJson, type Queryable } from '../db/database.js';
 import { insertRows } from '../db/insert-rows.js';
 import { newId } from '../ids.js';
+import { destinationOf, laneOf } from './lanes.js';
 
 export interface JobToEnqueue {
   /** The channel that delivers it, e.g. 'email'. */
@@ -23,7 +24,7 @@ export async function enqueueJob(db: Queryable, job: JobToEnqueue): Promise<stri
   return id!;
 }
 
-const JOB_COLUMNS = ['id', 'kind', 'payload', 'status', 'runAt', 'leaseUntil', 'lastError', 'submissionId', 'idempotencyKey', 'createdAt', 'updatedAt'] as const;
+const JOB_COLUMNS = ['id', 'kind', 'payload', 'status', 'runAt', 'leaseUntil', 'lastError', 'lane', 'destination', 'submissionId', 'idempotencyKey', 'createdAt', 'updatedAt'] as const;
 
 /** Writes several jobs as enqueueJob does, in as few statements as possible (a batch of submissions). */
 export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<string[]> {
@@ -38,6 +39,8 @@ export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<
       runAt: job.runAt ?? now,
       leaseUntil: null,
       lastError: null,
+      lane: laneOf(job.kind),
+      destination: destinationOf(job.kind, job.payload),
       submissionId: job.submissionId ?? null,
       idempotencyKey: job.idempotencyKey ?? job.submissionId ?? id,
       createdAt: now,

@@ -1,22 +1,26 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { DeliveryError, type Channel, type Job } from './channels/channel.js';
-import { JobQueue, type AttemptResult } from './job-queue.js';
+import { DeliveryError, type Channel } from './channels/channel.js';
+import type { LaneLimits } from './claim-query.js';
+import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
+import { LANES, type Lane } from './lanes.js';
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './retry-policy.js';
 
 export interface WorkerOptions {
-  /** Jobs in flight at once in this instance. */
+  /** Jobs in flight at once in this instance, in each lane (email, webhook, Slack: jobs/lanes.ts). */
   concurrency?: number;
-  /** Claims again at once when this few jobs are still in flight (half of `concurrency` by default). */
+  /** Claims again at once when this few jobs of a lane are still in flight (half of `concurrency` by default). */
   refillAt?: number;
   /** Work in front of people (the submit surface's visitors); while it is busy, deliveries yield to it. */
   foreground?: ForegroundLoad;
-  /** Jobs in flight at once while `foreground` is busy (2 by default). */
+  /** Jobs in flight at once in each lane while `foreground` is busy (2 by default). */
   busyConcurrency?: number;
   pollIntervalMs?: number;
-  /** How long a claim holds a job; a crashed worker's jobs run again after it. */
+  /** How long a claim holds a job unless renewed; a crashed worker's jobs run again after it (30 s by default). */
   leaseMs?: number;
-  /** A send still running after this counts as a transient failure; must stay below `leaseMs`. */
+  /** How often the leases of jobs under way are renewed (a third of `leaseMs` by default). */
+  heartbeatMs?: number;
+  /** A send still running after this counts as a transient failure (its lease is renewed meanwhile). */
   jobTimeoutMs?: number;
   retry?: RetryPolicy;
   /** The clock (tests move it instead of sleeping). */
@@ -34,7 +38,8 @@ export interface ForegroundLoad {
 
 /**
  * Claims due jobs from the outbox and delivers them through their channel, in every instance:
- * leases keep two workers off the same job, and retries with backoff ride out outages.
+ * leases keep two workers off the same job, a heartbeat renews them while a job runs, each lane
+ * (channel) has slots of its own, and retries with backoff ride out outages.
  */
 export class JobWorker {
   private readonly queue: JobQueue;
@@ -44,12 +49,17 @@ export class JobWorker {
   private readonly busyConcurrency: number;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
+  private readonly heartbeatMs: number;
   private readonly jobTimeoutMs: number;
   private readonly retry: RetryPolicy;
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The jobs under way whose leases the heartbeat renews, by id. */
+  private readonly underWay = new Map<string, ClaimedJob>();
+  private readonly inLane: Record<Lane, number> = Object.fromEntries(LANES.map((lane) => [lane, 0])) as Record<Lane, number>;
+  private heartbeat: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -72,7 +82,10 @@ export class JobWorker {
     this.foreground = options.foreground;
     this.busyConcurrency = Math.min(options.busyConcurrency ?? 2, this.concurrency);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
-    this.leaseMs = options.leaseMs ?? 5 * 60_000;
+    // NOTE: short, so that a dead instance's jobs are taken over within about 30 s; the heartbeat
+    // keeps a live worker's lease however long its send takes.
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
     this.jobTimeoutMs = options.jobTimeoutMs ?? 2 * 60_000;
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.now = options.now ?? Date.now;
@@ -96,8 +109,8 @@ export class JobWorker {
 
   /** Claims one batch (as many as there are free slots) and resolves once all of it has run; returns its size. */
   async runOnce(): Promise<number> {
-    const started = await this.claimAndStart(this.slots().total - this.inFlight.size);
-    await Promise.all(started);
+    const started = await this.claimAndStart(this.freeSlots());
+    await Promise.all(started.map(([, run]) => run));
     return started.length;
   }
 
@@ -115,6 +128,27 @@ export class JobWorker {
     await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
     clearTimeout(timer);
     if (this.inFlight.size > 0) this.log.warn({ jobs: this.inFlight.size }, 'stopped with deliveries in flight; they run again when their lease expires');
+    this.stopHeartbeat();
+  }
+
+  /**
+   * Extends the leases of the jobs under way (the heartbeat calls it every `heartbeatMs`). A job whose
+   * lease was lost meanwhile (the process stalled past it) belongs to whoever claimed it since: its
+   * outcome here will not be recorded over theirs.
+   */
+  async renewLeases(): Promise<void> {
+    const jobs = [...this.underWay.values()];
+    if (jobs.length === 0) return;
+    try {
+      const held = await this.queue.renew(jobs, this.now(), this.leaseMs);
+      const lost = jobs.filter((job) => !held.has(job.id) && this.underWay.has(job.id));
+      if (lost.length === 0) return;
+      // renewed no more: the lease is someone else's now (the slot stays taken until the send ends)
+      for (const job of lost) this.underWay.delete(job.id);
+      this.log.warn({ jobIds: lost.map((job) => job.id) }, 'lost the lease of deliveries under way; another worker took them over');
+    } catch (err) {
+      this.log.error({ err }, 'renewing leases failed; trying again at the next heartbeat');
+    }
   }
 
   private schedule(ms: number): void {
@@ -125,46 +159,69 @@ export class JobWorker {
 
   private async poll(): Promise<void> {
     if (!this.running || this.polling) return;
-    const free = this.slots().total - this.inFlight.size;
-    let claimed = 0;
+    const free = this.freeSlots();
+    let claimed: ClaimedJob[] = [];
     this.polling = this.claimAndStart(free).then(
-      (started) => void (claimed = started.length),
+      (started) => void (claimed = started.map(([job]) => job)),
       (err: unknown) => this.log.error({ err }, 'claiming jobs failed; trying again at the next poll'),
     );
     await this.polling;
     this.polling = null;
-    // A full batch means more may be due: poll again at once; otherwise wait (or for wake()).
-    const again = this.wakeRequested || (free > 0 && claimed === free);
+    // A full batch of a lane means more may be due: poll again at once; otherwise wait (or for wake()).
+    const again = this.wakeRequested || LANES.some((lane) => (free[lane] ?? 0) > 0 && claimed.filter((job) => job.lane === lane).length === free[lane]);
     this.wakeRequested = false;
     if (this.running) this.schedule(again ? 0 : this.pollIntervalMs);
   }
 
-  /** Claims up to `limit` jobs and starts each; the promises settle when each has been recorded. */
-  private async claimAndStart(limit: number): Promise<Promise<void>[]> {
-    if (limit <= 0 || this.stopping) return [];
-    const jobs = await this.queue.claim(limit, this.now(), this.leaseMs);
+  /** Claims up to `limits` jobs of each lane and starts each; the promises settle when each has been recorded. */
+  private async claimAndStart(limits: LaneLimits): Promise<[ClaimedJob, Promise<void>][]> {
+    if (this.stopping || !LANES.some((lane) => (limits[lane] ?? 0) > 0)) return [];
+    const jobs = await this.queue.claim(limits, this.now(), this.leaseMs);
     if (this.stopping) {
       await this.queue.release(jobs, this.now());
       return [];
     }
     return jobs.map((job) => {
+      this.underWay.set(job.id, job);
+      this.inLane[job.lane] += 1;
+      this.startHeartbeat();
       const run = this.run(job).finally(() => {
         this.inFlight.delete(run);
-        if (this.running && this.inFlight.size === this.slots().refillAt) this.wake();
+        this.underWay.delete(job.id);
+        this.inLane[job.lane] -= 1;
+        if (this.underWay.size === 0) this.stopHeartbeat();
+        if (this.running && this.inLane[job.lane] === this.slots().refillAt) this.wake();
       });
       this.inFlight.add(run);
-      return run;
+      return [job, run];
     });
   }
 
-  /** How many jobs may be in flight now, and at how few still in flight to claim again. */
+  /** How many more jobs of each lane may start now. */
+  private freeSlots(): LaneLimits {
+    const { total } = this.slots();
+    return Object.fromEntries(LANES.map((lane) => [lane, Math.max(0, total - this.inLane[lane])]));
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => void this.renewLeases(), this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  /** How many jobs of a lane may be in flight now, and at how few still in flight to claim again. */
   private slots(): { total: number; refillAt: number } {
     if (this.foreground?.busy()) return { total: this.busyConcurrency, refillAt: Math.floor(this.busyConcurrency / 2) };
     return { total: this.concurrency, refillAt: this.refillAt };
   }
 
   /** Sends one job and records the outcome; never rejects. */
-  private async run(job: Job): Promise<void> {
+  private async run(job: ClaimedJob): Promise<void> {
     const startedAt = this.now();
     let result: AttemptResult;
     try {
@@ -184,7 +241,7 @@ export class JobWorker {
     }
   }
 
-  private failure(job: Job, err: unknown, startedAt: number): AttemptResult {
+  private failure(job: ClaimedJob, err: unknown, startedAt: number): AttemptResult {
     const permanent = err instanceof DeliveryError && err.permanent;
     const statusCode = err instanceof DeliveryError ? err.statusCode : undefined;
     const error = err instanceof Error ? err.message : String(err);

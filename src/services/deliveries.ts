@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
-import type { AttemptOutcome, JobStatus } from '../db/schema/job.js';
+import type { AttemptOutcome, JobRow, JobStatus } from '../db/schema/job.js';
 import { ProblemError, validationError } from '../errors.js';
+import { CUT_OFF_ERROR } from '../jobs/claim-query.js';
 
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'done', 'failed'];
 
@@ -17,7 +18,20 @@ export interface DeliveryRecord {
   nextTryAt: string | null;
   createdAt: string;
   updatedAt: string;
-  tries: { startedAt: string; finishedAt: string; outcome: AttemptOutcome; statusCode: number | null; error: string | null }[];
+  tries: DeliveryTry[];
+}
+
+/**
+ * One try: recorded when it ended, or the try under way (`in_progress`, no `finishedAt`), or one
+ * whose worker stopped before it ended and whose lease has run out (`interrupted`): recorded as such
+ * when the job is claimed again, shown as such before.
+ */
+export interface DeliveryTry {
+  startedAt: string;
+  finishedAt: string | null;
+  outcome: AttemptOutcome | 'in_progress';
+  statusCode: number | null;
+  error: string | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -30,7 +44,7 @@ export class DeliveryService {
   constructor(private readonly database: Database) {}
 
   /** Newest first; `formId` narrows to one form's submissions, `status` to one state. */
-  async list(filter: { formId?: string; status?: string; limit: number }): Promise<DeliveryRecord[]> {
+  async list(filter: { formId?: string; status?: string; limit: number }, now = Date.now()): Promise<DeliveryRecord[]> {
     const status = this.checkStatus(filter.status);
     if (!Number.isInteger(filter.limit) || filter.limit < 1 || filter.limit > 1000) throw validationError(['--limit: must be a whole number from 1 to 1000']);
     let query = this.database.db.selectFrom('jobs').selectAll('jobs');
@@ -59,7 +73,8 @@ export class DeliveryService {
       updatedAt: iso(job.updatedAt),
       tries: attempts
         .filter((a) => a.jobId === job.id)
-        .map((a) => ({ startedAt: iso(a.startedAt), finishedAt: iso(a.finishedAt), outcome: a.outcome, statusCode: a.statusCode, error: a.error })),
+        .map((a): DeliveryTry => ({ startedAt: iso(a.startedAt), finishedAt: iso(a.finishedAt), outcome: a.outcome, statusCode: a.statusCode, error: a.error }))
+        .concat(tryUnderWay(job, now)),
     }));
   }
 
@@ -89,7 +104,7 @@ export class DeliveryService {
       if (ids.length === 0) return [];
       await trx
         .updateTable('jobs')
-        .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, updatedAt: now })
+        .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, tryStartedAt: null, updatedAt: now })
         .where('id', 'in', ids)
         .where('status', '=', 'failed')
         .execute();
@@ -102,6 +117,17 @@ export class DeliveryService {
     if (!(JOB_STATUSES as readonly string[]).includes(status)) throw validationError([`--status: "${status}" is not one of ${JOB_STATUSES.join(', ')}`]);
     return status as JobStatus;
   }
+}
+
+/** The try a worker has started and not recorded yet, if any: under way while its lease holds, cut off after. */
+function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
+  if (job.status !== 'pending' || job.tryStartedAt === null) return [];
+  const lapsed = job.leaseUntil === null || job.leaseUntil < now;
+  return [
+    lapsed
+      ? { startedAt: iso(job.tryStartedAt), finishedAt: iso(job.leaseUntil ?? job.tryStartedAt), outcome: 'interrupted', statusCode: null, error: CUT_OFF_ERROR }
+      : { startedAt: iso(job.tryStartedAt), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null },
+  ];
 }
 
 async function requireForm(db: Kysely<DB>, formId: string): Promise<void> {

@@ -117,6 +117,24 @@ async function insertForm(raw: Kysely<any>): Promise<void> {
 }
 
 /** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
+/** Back to the forms table before 0012-allowed-origins: its column, and on SQLite 0010's trigger as it was. */
+async function undoAllowedOrigins(raw: Kysely<any>): Promise<void> {
+  if (TEST_DIALECT === 'sqlite') {
+    await sql`DROP TRIGGER forms_intake_update`.execute(raw);
+    await sql`CREATE TRIGGER forms_intake_update AFTER UPDATE OF workspace_id, custom_honeypot, custom_spam_words, spam_protection, notification_emails, slack_channel, webhook_url ON forms
+      BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'intake_forms'; END`.execute(raw);
+  }
+  await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
+}
+
+/** Back to the jobs table before 0011-delivery-lanes (its columns and indexes undone). */
+async function undoDeliveryLanes(raw: Kysely<any>): Promise<void> {
+  await sql`DROP INDEX jobs_due`.execute(raw);
+  await sql`DROP INDEX jobs_backed_off`.execute(raw);
+  await sql`CREATE INDEX jobs_status_run_at ON jobs (status, run_at)`.execute(raw);
+  for (const column of ['lane', 'destination', 'try_started_at']) await sql`ALTER TABLE jobs DROP COLUMN ${sql.ref(column)}`.execute(raw);
+}
+
 function freshDatabase() {
   const fresh = {
     testDatabase: undefined as unknown as TestDatabase,
@@ -199,7 +217,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     await sql`ALTER TABLE submissions ALTER COLUMN data TYPE jsonb USING data::jsonb, ALTER COLUMN email_controls TYPE jsonb USING email_controls::jsonb`.execute(raw);
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
-    // 0006 and every migration after it run again (after 0007, only 0012 changes something on PostgreSQL: the column dropped above)
+    await undoDeliveryLanes(raw);
+    // 0006 and every migration after it run again (after 0007, only 0011 and 0012 change something on PostgreSQL: what was undone above)
     const rerun = (await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name >= '0006' ORDER BY name`.execute(raw)).rows.map((r) => r.name);
     await sql`DELETE FROM kysely_migration WHERE name >= '0006'`.execute(raw);
     await insertForm(raw);
@@ -242,6 +261,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await sql`DROP TABLE change_counts`.execute(raw);
     // and 0012's allowed origins
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
+    await undoDeliveryLanes(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0009'`.execute(raw);
     await insertForm(raw);
     const insert = (id: string, text: string) =>
@@ -249,7 +269,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await insert('s1', 'note\nbefore the upgrade');
     await insert('s2', 'note\nalso before');
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts', '0012-allowed-origins']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts', '0011-delivery-lanes', '0012-allowed-origins']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
     const indexed = async (pattern: string) => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;
@@ -264,5 +284,37 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     assert.equal(await indexed('*before*'), 1, 'an indexed row leaves the index');
     assert.equal(await backlog(), 0, 'an unindexed row leaves the backlog');
     await sql`INSERT INTO submissions_search (submissions_search) VALUES ('integrity-check')`.execute(raw);
+  });
+});
+
+describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
+  const fresh = freshDatabase();
+
+  it('puts each job in its lane, and each job not done at its destination', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoAllowedOrigins(raw);
+    await undoDeliveryLanes(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0011'`.execute(raw);
+    const insert = (id: string, kind: string, status: string, payload: unknown) =>
+      sql`INSERT INTO jobs (id, kind, payload, status, run_at, idempotency_key, created_at, updated_at) VALUES (${id}, ${kind}, ${JSON.stringify(payload)}, ${status}, 1, ${id}, 1, 1)`.execute(raw);
+    await insert('hook', 'webhook', 'pending', { url: 'https://Hooks.Example.com:443/in?x=1', fields: {} });
+    await insert('bad-hook', 'webhook', 'failed', { url: 'not a url', fields: {} });
+    await insert('sent-hook', 'webhook', 'done', { url: 'https://hooks.example.com/in', fields: {} });
+    await insert('mail', 'notification', 'pending', { formId: 'f1' });
+    await insert('notice', 'email', 'failed', { to: ['a@example.com'] });
+    await insert('chat', 'slack', 'pending', { formId: 'f1' });
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0011-delivery-lanes', '0012-allowed-origins']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
+    assert.deepEqual(jobs, [
+      { id: 'bad-hook', lane: 'webhook', destination: 'webhook', tryStartedAt: null },
+      { id: 'chat', lane: 'slack', destination: 'slack', tryStartedAt: null },
+      { id: 'hook', lane: 'webhook', destination: 'https://hooks.example.com', tryStartedAt: null },
+      { id: 'mail', lane: 'email', destination: 'smtp', tryStartedAt: null },
+      { id: 'notice', lane: 'email', destination: 'smtp', tryStartedAt: null },
+      { id: 'sent-hook', lane: 'webhook', destination: null, tryStartedAt: null },
+    ]);
   });
 });

@@ -5,6 +5,8 @@ import { testConfig } from '../helpers/app.js';
 import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { DeliveryService } from '../../src/services/deliveries.js';
 import { request } from '../helpers/submit.js';
 
 const READY = (line: LogLine) => typeof line.json?.msg === 'string' && line.json.msg.startsWith('Formgate is ready');
@@ -24,6 +26,15 @@ async function submit(submitUrl: string, formId: string, n: number): Promise<str
   return answer.body.id;
 }
 
+/** Waits, with a deadline, until `condition` holds. */
+async function until(what: string, condition: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** Waits, with a deadline, until `count` distinct submissions have been mailed. */
 async function mailedIds(sink: SmtpSink, count: number): Promise<string[]> {
   await sink.waitFor(count, 30_000);
@@ -36,22 +47,27 @@ describe('deliveries survive crashes and several instances', () => {
   let sink: SmtpSink;
   let env: NodeJS.ProcessEnv;
   let formId: string;
+  let hook: WebhookReceiver;
+  let hookFormId: string;
   const servers: ServerProcess[] = [];
 
   before(async () => {
     database = await createTestDatabase();
     sink = await startSmtpSink();
-    ctx = await openContext(testConfig(database));
+    hook = await startWebhookReceiver({ hang: true });
+    ctx = await openContext(testConfig(database, { allowPrivateWebhooks: 'true' }));
     const { user, workspace } = await ctx.users.createUser(`crash-${process.pid}@example.com`);
     await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000');
     formId = (await ctx.forms.createForm(user.id, workspace.id, { name: 'Crash', notificationEmails: ['ops@example.com'] })).id;
-    env = cliEnv(database, { FORMGATE_PORT: '0', FORMGATE_SUBMIT_PORT: '0', FORMGATE_SMTP_URL: sink.url, FORMGATE_RATE_LIMIT_SUBMIT: 'off' });
+    hookFormId = (await ctx.forms.createForm(user.id, workspace.id, { name: 'Hooked', webhookUrl: hook.url })).id;
+    env = cliEnv(database, { FORMGATE_PORT: '0', FORMGATE_SUBMIT_PORT: '0', FORMGATE_SMTP_URL: sink.url, FORMGATE_RATE_LIMIT_SUBMIT: 'off', FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
   });
   after(async () => {
     for (const server of servers) server.kill();
     await Promise.all(servers.map((s) => s.waitForExit().catch(() => undefined)));
     await ctx?.close();
     await sink?.close();
+    await hook?.close();
     await database?.drop();
   });
 
@@ -81,6 +97,38 @@ describe('deliveries survive crashes and several instances', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     } while (Date.now() < deadline);
     assert.ok(states.length === 10 && states.every((s) => s.status === 'done'), JSON.stringify(states));
+    second.server.kill();
+    await second.server.waitForExit();
+  });
+
+  it('shows the try a killed instance cut off as interrupted, and takes its job over once the 30 s lease has run out', async () => {
+    const first = await serve(env);
+    servers.push(first.server);
+    const submissionId = await submit(first.submitUrl, hookFormId, 60);
+    await until('the webhook is under way (the receiver holds it)', () => hook.requests.length === 1);
+    const jobOf = () => ctx.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', submissionId).executeTakeFirstOrThrow();
+    const deliveries = new DeliveryService(ctx.database);
+    const triesOf = async () => (await deliveries.list({ formId: hookFormId, limit: 10 }))[0]!.tries;
+    await until('the try is marked started', async () => (await jobOf()).tryStartedAt !== null);
+    first.server.kill();
+    await first.server.waitForExit();
+
+    const job = await jobOf();
+    assert.ok(job.leaseUntil! - Date.now() <= 30_000, `the dead instance's lease runs out within 30 s (${job.leaseUntil! - Date.now()} ms left)`);
+    assert.deepEqual((await triesOf()).map((t) => t.outcome), ['in_progress'], 'the log shows the try under way');
+    // time passes: the lease runs out (within 30 s; not waited for here)
+    await ctx.database.db.updateTable('jobs').set({ leaseUntil: Date.now() - 1 }).where('id', '=', job.id).execute();
+    assert.deepEqual((await triesOf()).map((t) => t.outcome), ['interrupted']);
+
+    hook.mode = { status: 200 };
+    const second = await serve(env);
+    servers.push(second.server);
+    await until('the job is done', async () => (await jobOf()).status === 'done');
+    assert.equal(hook.requests.length, 2, 'sent again: delivery is at least once');
+    assert.equal(hook.requests[1]!.headers['webhook-id'], hook.requests[0]!.headers['webhook-id'], 'under the same webhook-id, which receivers deduplicate on');
+    const tries = await triesOf();
+    assert.deepEqual(tries.map((t) => t.outcome), ['interrupted', 'ok']);
+    assert.equal(tries[0]!.startedAt, new Date(job.tryStartedAt!).toISOString());
     second.server.kill();
     await second.server.waitForExit();
   });

@@ -11,6 +11,7 @@ import { partialIndexes } from './0007-partial-indexes.js';
 import { searchAutomerge } from './0008-search-automerge.js';
 import { searchBacklog } from './0009-search-backlog.js';
 import { changeCounts } from './0010-change-counts.js';
+import { deliveryLanes } from './0011-delivery-lanes.js';
 import { allowedOrigins } from './0012-allowed-origins.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-search-automerge': searchAutomerge,
   '0009-search-backlog': searchBacklog,
   '0010-change-counts': changeCounts,
+  '0011-delivery-lanes': deliveryLanes,
   '0012-allowed-origins': allowedOrigins,
 };
 

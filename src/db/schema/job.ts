@@ -17,6 +17,12 @@ export interface JobTable {
   /** Epoch ms until which a worker holds the job; a crashed worker's lease simply runs out. */
   leaseUntil: number | null;
   lastError: string | null;
+  /** Whose capacity the job takes in a worker: email, webhook or slack (jobs/lanes.ts). */
+  lane: Generated<string>;
+  /** Where it goes (the SMTP server, Slack, a webhook's origin): a success there brings its backed-off jobs forward. */
+  destination: string | null;
+  /** When the try under way began; cleared when it is recorded. Set with a lapsed lease, the try was cut off. */
+  tryStartedAt: number | null;
   submissionId: string | null;
   idempotencyKey: string;
   createdAt: number;
@@ -25,7 +31,8 @@ export interface JobTable {
 export type JobRow = Selectable<JobTable>;
 export type NewJobRow = Insertable<JobTable>;
 
-export type AttemptOutcome = 'ok' | 'retry' | 'failed';
+/** interrupted: the worker stopped (crash, kill, lost database) before the try ended; the receiver may have it. */
+export type AttemptOutcome = 'ok' | 'retry' | 'failed' | 'interrupted';
 
 /** One try at delivering a job. */
 export interface JobAttemptTable {

@@ -1,0 +1,44 @@
+import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
+import { EMAIL_KIND } from './channels/email.js';
+import { NOTIFICATION_KIND } from './channels/notification.js';
+import { SLACK_KIND } from './channels/slack.js';
+import { WEBHOOK_KIND } from './channels/webhook.js';
+
+/**
+ * A lane is the capacity a channel's jobs share in each worker: jobs of one lane never wait for the
+ * slots of another, so a slow webhook receiver cannot hold up email. Every email kind goes through
+ * the one SMTP transport, hence one lane.
+ */
+export const LANES = ['email', 'webhook', 'slack'] as const;
+export type Lane = (typeof LANES)[number];
+
+const LANE_OF_KIND: Record<string, Lane> = {
+  [EMAIL_KIND]: 'email',
+  [NOTIFICATION_KIND]: 'email',
+  [AUTORESPONDER_KIND]: 'email',
+  [WEBHOOK_KIND]: 'webhook',
+  [SLACK_KIND]: 'slack',
+};
+
+/** The lane whose capacity a job of `kind` takes; a kind no channel knows (it fails at once) rides the email lane. */
+export function laneOf(kind: string): Lane {
+  return LANE_OF_KIND[kind] ?? 'email';
+}
+
+/**
+ * Where a job goes, as far as outages go: the SMTP server (every email), Slack's API, or a webhook
+ * URL's origin (scheme, host and port). When a try to a destination succeeds, its jobs backed off by
+ * earlier failures are brought forward (job-queue.ts): the destination is answering again.
+ */
+export function destinationOf(kind: string, payload: unknown): string {
+  const lane = laneOf(kind);
+  if (lane !== 'webhook') return lane === 'email' ? 'smtp' : 'slack';
+  const url = (payload as { url?: unknown } | null)?.url;
+  let origin = 'null';
+  try {
+    origin = new URL(String(url)).origin;
+  } catch {
+    // no valid URL: the channel fails the job for good; it shares a destination with its likes
+  }
+  return origin === 'null' ? 'webhook' : origin;
+}
