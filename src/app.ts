@@ -46,6 +46,8 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     genReqId: requestId,
     trustProxy: ctx.config.trustProxy,
     bodyLimit,
+    // NOTE: Fastify's default (0) would let a slow client hold a connection open forever while sending its body; the submit surface's limit.
+    requestTimeout: 30_000,
     // installClosingAnswer answers that 503 in the catalogue's words
     return503OnClosing: false,
     schemaController: serializersOnFirstUse(),
