@@ -233,7 +233,7 @@ describe('postJsonSafely', () => {
       });
     }
 
-    for (const [scheme, address] of [['http', '8.8.8.8'], ['https', '8.8.8.8'], ['https', '2606:4700:4700::1111']]) {
+    for (const [scheme, address] of [['http', '8.8.8.8'], ['https', '8.8.8.8'], ['https', '2606:4700:4700::1111']] as const) {
       it(`fails a public address (${address}, ${scheme}) that has no route as transient, without ending the process`, { skip }, async () => {
         const result = await postInNamespace(`${scheme}://public.example/hook`, address);
         assert.equal(result.outcome, 'failed');
