@@ -217,6 +217,32 @@ describe('postJsonSafely', () => {
     assert.match(refused.message, /ECONNREFUSED/);
   });
 
+  it('fails a TLS handshake that cannot succeed, and an answer that breaks off, as transient', async () => {
+    const plain = await startWebhookReceiver();
+    try {
+      const lookup = lookupOf({ 'plain.example': ['127.0.0.1'] });
+      const tls = await deliveryErrorOf(post(`https://plain.example:${plain.port}/hook`, { allowPrivate: true, lookup }));
+      assert.equal(tls.permanent, false);
+      assert.match(tls.message, /^could not reach plain\.example/);
+    } finally {
+      await plain.close();
+    }
+    const breaking = createServer();
+    breaking.on('request', (request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-length': '100' });
+      response.write('half an answer', () => request.socket.destroy());
+    });
+    await new Promise<void>((resolve) => breaking.listen(0, '127.0.0.1', resolve));
+    try {
+      const broken = await deliveryErrorOf(post(`http://127.0.0.1:${(breaking.address() as AddressInfo).port}/hook`, { allowPrivate: true }));
+      assert.equal(broken.permanent, false);
+      assert.match(broken.message, /broke off/);
+    } finally {
+      await new Promise((resolve) => breaking.close(resolve));
+    }
+  });
+
   describe('in a network namespace with no route', () => {
     // NOTE: `unshare -n` needs root (or user namespaces); where it is missing the case is skipped.
     const namespaces = spawnSync('unshare', ['-n', 'true']).status === 0;
