@@ -6,26 +6,21 @@ export type EmailPayload = MailMessage;
 
 export const EMAIL_KIND = 'email';
 
-/**
- * Sends 'email' jobs through the mailer; its DeliveryErrors say whether to retry. Jobs are queued one
- * per recipient; one queued earlier with several is sent as one message each, so no recipient sees the others.
- */
+/** Sends 'email' jobs through the mailer; its DeliveryErrors say whether to retry. */
 export class EmailChannel implements Channel {
   constructor(private readonly mailer: Mailer) {}
 
   async send(job: Job): Promise<void> {
     const payload = job.payload as EmailPayload;
     if (!Array.isArray(payload.to) || payload.to.length === 0) throw new DeliveryError('the email has no recipient', { permanent: true });
-    for (const to of payload.to) {
-      await this.mailer.send({
-        to: [to],
-        subject: payload.subject,
-        text: payload.text,
-        html: payload.html,
-        replyTo: payload.replyTo,
-        headers: payload.headers,
-        fromName: payload.fromName,
-      });
-    }
+    await this.mailer.send({
+      to: payload.to,
+      subject: payload.subject,
+      text: payload.text,
+      html: payload.html,
+      replyTo: payload.replyTo,
+      headers: payload.headers,
+      fromName: payload.fromName,
+    });
   }
 }
