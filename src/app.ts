@@ -25,7 +25,7 @@ import type { FastifyTypeBox } from './http/types.js';
 import { IntakePipeline } from './intake/pipeline.js';
 import { SubmitRateLimiter } from './intake/rate-limit.js';
 import { SubmissionWriter } from './intake/writer.js';
-import { quotaNoticeJob } from './mail/quota-notice.js';
+import { quotaNoticeJobs } from './mail/quota-notice.js';
 import { SpamScorer } from './spam/score.js';
 import { createSubmitSurface, type SubmitSurface } from './submit/server.js';
 import { ThankYouLinks } from './submit/thank-you-link.js';
@@ -82,7 +82,7 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
   const log = logger as Logger;
   const writer = new SubmissionWriter(ctx.database, async (trx, workspaceId) => {
     log.warn({ workspaceId }, 'workspace reached its submission allowance; new submissions are held until it grows');
-    await quotaNoticeJob(trx, workspaceId, ctx.config);
+    await quotaNoticeJobs(trx, workspaceId, ctx.config);
   });
   const repeats = redis ? new RedisRepeatLog(redis, new MemoryRepeatLog()) : new MemoryRepeatLog();
   const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer({ repeats }), ctx.config.captchaVerifyUrls, log);

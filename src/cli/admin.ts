@@ -115,7 +115,7 @@ export function listDeliveries(config: Config, opts: { form?: string; status?: s
     const limit = /^\d+$/.test(opts.limit) ? Number(opts.limit) : NaN;
     const deliveries = await new DeliveryService(ctx.database).list({ formId: opts.form, status: opts.status, limit });
     const text = deliveries.flatMap((d) => [
-      `${d.id}  ${d.kind}  ${d.status}  tries ${d.attempts}  created ${d.createdAt}${d.submissionId ? `  submission ${d.submissionId}` : ''}`,
+      `${d.id}  ${d.kind}  ${d.status}  tries ${d.attempts}  created ${d.createdAt}${d.submissionId ? `  submission ${d.submissionId}` : ''}${d.recipient ? `  to ${d.recipient}` : ''}`,
       ...(d.nextTryAt ? [`    next try ${d.nextTryAt}`] : []),
       ...d.tries.map((t) => `    ${t.startedAt}  ${t.outcome}${t.statusCode != null ? ` ${t.statusCode}` : ''}${t.error ? `  ${t.error}` : ''}`),
     ]);

@@ -7,6 +7,7 @@ import { openContext, type AppContext } from '../context.js';
 import { startDelivery } from '../jobs/delivery.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
+import { guardProcess } from './process-guard.js';
 
 function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -42,6 +43,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   // it happened to (130 to 210 MB on the benchmark). Read at every collection, so it can be set now.
   v8.setFlagsFromString('--heap-growing-percent=25');
   const logger = pino({ level: config.logLevel });
+  guardProcess(logger);
   const ctx = await openContext(config);
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);

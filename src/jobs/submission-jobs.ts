@@ -2,7 +2,7 @@ import { fromJson, type Queryable } from '../db/database.js';
 import type { Plan } from '../db/schema/workspace.js';
 import { isUpgraded } from '../services/plans.js';
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
-import { NOTIFICATION_KIND } from './channels/notification.js';
+import { NOTIFICATION_KIND, sameAddress, type NotificationPayload } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
 import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';
 import { enqueueJobs, type JobToEnqueue } from './outbox.js';
@@ -27,14 +27,15 @@ export function deliveryKinds(form: DeliverySettings, hasSubmitter: boolean): st
   return kinds;
 }
 
-/** A submission's deliveries: the job kinds, and the webhook's address when there is one. */
+/** A submission's deliveries: the job kinds, the notification recipients, and the webhook's address when there is one. */
 export interface DeliveryPlan {
   kinds: string[];
+  notificationEmails: string[];
   webhookUrl: string | null;
 }
 
 export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean): DeliveryPlan {
-  return { kinds: deliveryKinds(form, hasSubmitter), webhookUrl: form.webhookUrl };
+  return { kinds: deliveryKinds(form, hasSubmitter), notificationEmails: fromJson<string[]>(form.notificationEmails), webhookUrl: form.webhookUrl };
 }
 
 /**
@@ -46,14 +47,30 @@ export async function enqueueDeliveries(trx: Queryable, submission: { id: string
   await enqueueJobs(trx, deliveryJobs(submission, plan));
 }
 
-/** The jobs enqueueDeliveries writes, for a caller that writes many submissions' jobs at once. */
+/**
+ * The jobs enqueueDeliveries writes, for a caller that writes many submissions' jobs at once. The
+ * notification is one job per recipient: each gets a message of their own (no one sees who else is
+ * told), and a recipient whose server refuses is retried alone, without the others getting it twice.
+ */
 export function deliveryJobs(submission: { id: string; formId: string; data: unknown }, plan: DeliveryPlan): JobToEnqueue[] {
-  return plan.kinds.map((kind) => ({
-    kind,
-    payload:
+  return plan.kinds.flatMap((kind): JobToEnqueue[] => {
+    if (kind === NOTIFICATION_KIND) {
+      return distinctAddresses(plan.notificationEmails).map((to) => ({
+        kind,
+        payload: { formId: submission.formId, to } satisfies NotificationPayload,
+        submissionId: submission.id,
+        idempotencyKey: `${submission.id}:${to.toLowerCase()}`,
+      }));
+    }
+    const payload =
       kind === WEBHOOK_KIND
         ? ({ url: plan.webhookUrl!, formId: submission.formId, fields: fromJson<Record<string, unknown>>(submission.data) } satisfies WebhookPayload)
-        : { formId: submission.formId },
-    submissionId: submission.id,
-  }));
+        : { formId: submission.formId };
+    return [{ kind, payload, submissionId: submission.id }];
+  });
+}
+
+/** Each address once, the first spelling kept: one person listed twice gets one message. */
+function distinctAddresses(addresses: string[]): string[] {
+  return addresses.filter((address, i) => addresses.findIndex((other) => sameAddress(other, address)) === i);
 }

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import { submitterAddress } from '../intake/fields.js';
 import type { MailMessage } from './transport.js';
 
-/** What the notification of one submission is built from. */
+/** What the notification of one submission to one recipient is built from. */
 export interface NotificationInput {
-  form: { id: string; name: string; notificationEmails: string[]; emailThreading: boolean };
+  form: { id: string; name: string; emailThreading: boolean };
+  /** The one recipient: each gets a message of their own, so no one sees who else is told. */
+  to: string;
   submission: { id: string; createdAt: number; data: Record<string, unknown>; emailControls: Record<string, string> | null };
   /** FORMGATE_MAIL_FROM: its domain names the message ids. */
   mailFrom: string;
@@ -18,9 +21,9 @@ const SUBJECT_MAX = 200;
 const NAME_MAX = 64;
 
 /**
- * The email to a form's recipients: default layout (every field, escaped) or the rendered template,
- * `_email.subject` / `_email.from` / reply-to applied with header injection neutralised, and with
- * `emailThreading` every notification of the form in one thread.
+ * The email to one of a form's recipients: default layout (every field, escaped) or the rendered
+ * template, `_email.subject` / `_email.from` / reply-to applied with header injection neutralised,
+ * and with `emailThreading` every notification of the form in one thread.
  */
 export function notificationMessage(input: NotificationInput): NotificationMessage {
   const { form, submission } = input;
@@ -28,7 +31,7 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
   const subject = headerText(controls['_email.subject'], SUBJECT_MAX) || headerText(`New submission: ${form.name}`, SUBJECT_MAX);
   const replyTo = submitterAddress({ data: submission.data, controls });
   const domain = domainOf(input.mailFrom);
-  const headers: Record<string, string> = { 'Message-ID': `<${submission.id}@${domain}>` };
+  const headers: Record<string, string> = { 'Message-ID': notificationMessageId(submission.id, input.to, domain) };
   if (form.emailThreading) {
     // Every notification refers to one root id per form, so mail clients keep them in one thread.
     const root = `<form-${form.id}@${domain}>`;
@@ -37,7 +40,7 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
   }
   const body = input.rendered ?? defaultLayout(form.name, submission);
   return {
-    to: form.notificationEmails,
+    to: [input.to],
     subject,
     text: body.text,
     html: body.html,
@@ -45,6 +48,16 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     headers,
     fromName: headerText(controls['_email.from'], NAME_MAX) || null,
   };
+}
+
+/**
+ * `<submissionId.tag@domain>`, the tag derived from the recipient: every copy of a notification is
+ * a message of its own (one Message-ID each, as RFC 5322 asks), and the same on every retry, so a
+ * copy sent twice is recognised as one.
+ */
+export function notificationMessageId(submissionId: string, recipient: string, domain: string): string {
+  const tag = createHash('sha256').update(recipient.trim().toLowerCase()).digest('hex').slice(0, 16);
+  return `<${submissionId}.${tag}@${domain}>`;
 }
 
 /** One line, printable, bounded: CR/LF and other controls become spaces, so no header can be injected. */

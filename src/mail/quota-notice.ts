@@ -1,16 +1,17 @@
 import type { Config } from '../config/config.js';
 import type { Queryable } from '../db/database.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
-import { enqueueJob } from '../jobs/outbox.js';
+import { enqueueJobs } from '../jobs/outbox.js';
 import { planLimits } from '../services/plans.js';
 
 /**
- * Enqueues the one email telling a workspace's owners that its allowance ran out, in the
- * transaction that held the first submission past it. Returns the job id, or null with no owner to tell.
+ * Enqueues the email telling a workspace's owners that its allowance ran out, in the transaction
+ * that held the first submission past it: one job per owner, so no owner sees the others' addresses
+ * and one refusing server does not send the rest theirs twice. Returns the job ids (none with no owner to tell).
  */
-export async function quotaNoticeJob(trx: Queryable, workspaceId: string, config: Pick<Config, 'publicUrl'>): Promise<string | null> {
+export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, config: Pick<Config, 'publicUrl'>): Promise<string[]> {
   const workspace = await trx.selectFrom('workspaces').select(['id', 'name', 'plan', 'ownerId']).where('id', '=', workspaceId).executeTakeFirst();
-  if (!workspace) return null;
+  if (!workspace) return [];
   // Owners decide on an upgrade; members cannot, so they are not told.
   const owners = await trx
     .selectFrom('users')
@@ -23,15 +24,15 @@ export async function quotaNoticeJob(trx: Queryable, workspaceId: string, config
     )
     .orderBy('email')
     .execute();
-  if (owners.length === 0) return null;
-
-  const payload: EmailPayload = {
-    to: owners.map((o) => o.email),
-    ...quotaNoticeMessage({ name: workspace.name, id: workspace.id, plan: workspace.plan, allowance: planLimits(workspace.plan).submissions, url: config.publicUrl }),
-    // Automatic mail: vacation responders must not answer it (RFC 3834).
-    headers: { 'Auto-Submitted': 'auto-generated' },
-  };
-  return enqueueJob(trx, { kind: EMAIL_KIND, payload });
+  const message = quotaNoticeMessage({ name: workspace.name, id: workspace.id, plan: workspace.plan, allowance: planLimits(workspace.plan).submissions, url: config.publicUrl });
+  return enqueueJobs(
+    trx,
+    owners.map(({ email }) => ({
+      kind: EMAIL_KIND,
+      // Automatic mail: vacation responders must not answer it (RFC 3834).
+      payload: { to: [email], ...message, headers: { 'Auto-Submitted': 'auto-generated' } } satisfies EmailPayload,
+    })),
+  );
 }
 
 interface NoticeFacts {

@@ -1,5 +1,5 @@
 import { promises as dns } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
@@ -150,9 +150,15 @@ async function send(call: Call): Promise<SafePostResult> {
 function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, timeoutMs, maxBytes }: Call): Promise<SafePostResult> {
   // Hands a new connection the checked address whatever name it asks for; the URL's host name
   // stays in the Host header and in TLS SNI (https.request derives servername from it).
+  // NOTE: answered on a later turn, as a real DNS lookup always is. Answered at once, the connect ran
+  // inside tls.connect(), before the request had put its 'error' listener on the socket: a connect
+  // that fails at once (ENETUNREACH, EHOSTUNREACH, EINVAL, EACCES, EADDRNOTAVAIL) then emitted an
+  // unhandled 'error' on the TLSSocket, which ended the process.
   const pinned = ((_hostname: string, lookupOptions: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
+    setImmediate(() => {
+      if (lookupOptions.all) callback(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    });
   }) as unknown as LookupFunction;
   const requestOptions: RequestOptions = {
     method: 'POST',
@@ -176,7 +182,14 @@ function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, 
     };
 
     let answered = false;
-    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, requestOptions, (response: IncomingMessage) => {
+    let request: ClientRequest;
+    try {
+      request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, requestOptions, onResponse);
+    } catch (err) {
+      // e.g. a header value Node.js refuses; nothing was sent
+      return finish(new DeliveryError(`could not call ${url.host}: ${(err as Error).message}`, { permanent: false, cause: err }));
+    }
+    function onResponse(response: IncomingMessage) {
       answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
@@ -195,7 +208,7 @@ function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, 
       response.on('close', () => {
         if (!response.complete) finish(new DeliveryError(`the answer from ${url.host} broke off`, { permanent: false }));
       });
-    });
+    }
     request.on('error', (err: NodeJS.ErrnoException) => {
       // only before any answer: once the receiver has begun to answer, it has the request
       if (request.reusedSocket && !answered && STALE_CONNECTION_CODES.has(err.code ?? '')) return finish(new StaleConnection());

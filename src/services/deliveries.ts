@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../db/database.js';
+import { fromJson, type Database } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
 import type { AttemptOutcome, JobRow, JobStatus } from '../db/schema/job.js';
 import { ProblemError, validationError } from '../errors.js';
@@ -13,6 +13,8 @@ export interface DeliveryRecord {
   kind: string;
   status: JobStatus;
   submissionId: string | null;
+  /** Who an email delivery goes to (a notification is one delivery per recipient); null for webhooks and Slack. */
+  recipient: string | null;
   attempts: number;
   lastError: string | null;
   nextTryAt: string | null;
@@ -66,6 +68,7 @@ export class DeliveryService {
       kind: job.kind,
       status: job.status,
       submissionId: job.submissionId,
+      recipient: recipientOf(job.payload),
       attempts: job.attempts,
       lastError: job.lastError,
       nextTryAt: job.status === 'pending' ? iso(Math.max(job.runAt, job.leaseUntil ?? 0)) : null,
@@ -133,4 +136,12 @@ function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
 async function requireForm(db: Kysely<DB>, formId: string): Promise<void> {
   const form = await db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
   if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
+}
+
+/** The `to` of an email job's payload: one address, or several joined (an email job queued before one per recipient). */
+function recipientOf(payload: unknown): string | null {
+  const to = (fromJson<{ to?: unknown } | null>(payload) ?? {}).to;
+  if (typeof to === 'string') return to;
+  if (Array.isArray(to) && to.every((address) => typeof address === 'string')) return to.join(', ');
+  return null;
 }

@@ -75,7 +75,8 @@ export class TemplateService {
     if (!template) {
       // no notification template: the default layout is what would be sent
       const message = notificationMessage({
-        form: { id: form.id, name: form.name, notificationEmails: [], emailThreading: false },
+        form: { id: form.id, name: form.name, emailThreading: false },
+        to: 'preview@formgate.invalid',
         submission: { id: 'preview', createdAt: Date.now(), data: fields, emailControls: null },
         mailFrom: 'preview@formgate.invalid',
       });

@@ -45,7 +45,7 @@ describe(`intake commits flushed off the event loop (${TEST_DIALECT})`, () => {
     data: { name },
     emailControls: null,
     spam: false,
-    deliveries: { kinds: ['email' as const], webhookUrl: null },
+    deliveries: { kinds: ['email' as const], notificationEmails: [], webhookUrl: null },
   });
   const storedCount = async (name: string) =>
     (await sql<{ n: number }>`SELECT count(*) AS n FROM submissions WHERE search_text LIKE ${`%${name.toLowerCase()}%`}`.execute(app.ctx.database.db)).rows[0]!.n;

@@ -31,7 +31,7 @@ describe(`submission writer: one batch, several workspaces (${TEST_DIALECT})`, (
     data: { name: `Visitor ${n}` },
     emailControls: null,
     spam,
-    deliveries: { kinds: ['email'], webhookUrl: null },
+    deliveries: { kinds: ['email'], notificationEmails: [], webhookUrl: null },
   });
 
   it('counts each workspace exactly: those with room whole, the one at its limit one by one, the full one held', async () => {

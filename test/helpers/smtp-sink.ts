@@ -17,6 +17,8 @@ export interface SmtpSink {
   url: string;
   messages: ReceivedMail[];
   mode: SinkMode;
+  /** Recipients whose RCPT TO is answered 450 (mailbox busy, try later); the others are accepted. */
+  busyRecipients: Set<string>;
   /** The most client connections that were open at once. */
   peakConnections: number;
   /** Resolves once `count` messages have arrived; rejects after `deadlineMs`. */
@@ -28,7 +30,7 @@ export interface SmtpSink {
 export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
-  const sink: SmtpSink = { url: '', messages, mode: 'accept', peakConnections: 0, waitFor, close };
+  const sink: SmtpSink = { url: '', messages, mode: 'accept', busyRecipients: new Set(), peakConnections: 0, waitFor, close };
   let open = 0;
 
   const server = new SMTPServer({
@@ -48,6 +50,10 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         responseCode: sink.mode === 'transient' ? 451 : 550,
       });
       callback(error);
+    },
+    onRcptTo(address, _session, callback) {
+      if (!sink.busyRecipients.has(address.address)) return callback();
+      callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 450 }));
     },
     onData(stream, session, callback) {
       simpleParser(stream).then(

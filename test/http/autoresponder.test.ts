@@ -40,8 +40,8 @@ describe('autoresponder', () => {
     const before = sink.messages.length;
     const answer = await postJson(app, form.id, { name: 'Ada <3', email: 'ada@example.com', message: 'Help!' }, from());
     assert.equal(answer.status, 200);
-    assert.deepEqual(await kindsOf(answer.body.id), ['autoresponder', 'notification']);
-    const mails = await sink.waitFor(before + 2);
+    assert.deepEqual(await kindsOf(answer.body.id), ['autoresponder', 'notification', 'notification'], 'a notification per recipient');
+    const mails = await sink.waitFor(before + 3);
     const reply = mails.slice(before).find((m) => m.envelopeTo.includes('ada@example.com'))!;
     assert.ok(reply, 'the submitter got an answer');
     assert.deepEqual(reply.envelopeTo, ['ada@example.com']);
@@ -53,16 +53,16 @@ describe('autoresponder', () => {
   it('sends nothing when paused, when deleted (off), without a submitter address, or on a free workspace', async () => {
     const paused = await formWithAutoresponder(PUSHY);
     const a = await postJson(app, paused.id, { email: 'x@example.com', message: 'one' }, from());
-    assert.deepEqual(await kindsOf(a.body.id), ['notification']);
+    assert.deepEqual(await kindsOf(a.body.id), ['notification', 'notification']);
 
     const off = await formWithAutoresponder(POLITE);
     assert.equal((await app.api('DELETE', `/forms/${off.id}/templates/autoresponder`, { token: account.token })).status, 204);
     const b = await postJson(app, off.id, { email: 'y@example.com', message: 'two' }, from());
-    assert.deepEqual(await kindsOf(b.body.id), ['notification']);
+    assert.deepEqual(await kindsOf(b.body.id), ['notification', 'notification']);
 
     const on = await formWithAutoresponder(POLITE);
     const c = await postJson(app, on.id, { message: 'no address given' }, from());
-    assert.deepEqual(await kindsOf(c.body.id), ['notification']);
+    assert.deepEqual(await kindsOf(c.body.id), ['notification', 'notification']);
 
     const freeAccount = await createAccount(app);
     const freeForm = await createForm(app, freeAccount, { notificationEmails: ['f@example.com'] });

@@ -1,11 +1,30 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { AddressObject } from 'mailparser';
+import { notificationMessageId } from '../../src/mail/notification.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { cliEnv, runCli } from '../helpers/cli.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { postJson, storedRows, visitorAddresses } from '../helpers/submit.js';
 
 const from = visitorAddresses(7);
+
+/** Waits, with a deadline, until `check` holds (the worker runs in the background). */
+async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, deadlineMs = 10_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The addresses of a parsed To: or Cc: header. */
+function addressesIn(header: AddressObject | AddressObject[] | undefined): string[] {
+  return (Array.isArray(header) ? header : header ? [header] : []).flatMap((h) => h.value.map((a) => a.address ?? ''));
+}
 
 describe('submit surface: deliveries of accepted submissions', () => {
   let app: TestApp;
@@ -40,15 +59,66 @@ describe('submit surface: deliveries of accepted submissions', () => {
       from(),
     );
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    const mail = (await sink.waitFor(before + 1)).at(-1)!;
-    assert.deepEqual(mail.envelopeTo.sort(), ['boss@example.com', 'sales@example.com']);
-    assert.equal(mail.parsed.subject, 'Quote request');
-    assert.deepEqual(mail.parsed.from?.value[0], { name: 'Website', address: 'forms@mail.example.org' });
-    assert.equal(mail.parsed.replyTo?.value[0]?.address, 'ada@example.com');
-    assert.equal(mail.parsed.messageId, `<${answer.body.id}@mail.example.org>`);
-    assert.equal(mail.parsed.inReplyTo, `<form-${form.id}@mail.example.org>`);
-    assert.ok(String(mail.parsed.html).includes('&lt;b&gt;two&lt;/b&gt;'), 'values are escaped');
-    assert.match(mail.parsed.text ?? '', /^message: A quote for <b>two<\/b> engines, please\.$/m);
+    const mails = (await sink.waitFor(before + 2)).slice(before);
+    // one message per recipient, each addressed to that recipient alone
+    assert.deepEqual(mails.map((m) => m.envelopeTo.join(',')).sort(), ['boss@example.com', 'sales@example.com']);
+    for (const mail of mails) {
+      const [recipient] = mail.envelopeTo;
+      assert.deepEqual(addressesIn(mail.parsed.to), [recipient], 'To: names only its own recipient');
+      assert.equal(mail.parsed.cc, undefined);
+      assert.equal(mail.parsed.subject, 'Quote request');
+      assert.deepEqual(mail.parsed.from?.value[0], { name: 'Website', address: 'forms@mail.example.org' });
+      assert.equal(mail.parsed.replyTo?.value[0]?.address, 'ada@example.com');
+      assert.equal(mail.parsed.messageId, notificationMessageId(answer.body.id, recipient!, 'mail.example.org'));
+      assert.equal(mail.parsed.inReplyTo, `<form-${form.id}@mail.example.org>`);
+      assert.equal(mail.parsed.references, `<form-${form.id}@mail.example.org>`);
+      assert.ok(String(mail.parsed.html).includes('&lt;b&gt;two&lt;/b&gt;'), 'values are escaped');
+      assert.match(mail.parsed.text ?? '', /^message: A quote for <b>two<\/b> engines, please\.$/m);
+    }
+    assert.notEqual(mails[0]!.parsed.messageId, mails[1]!.parsed.messageId, 'a Message-ID per message');
+  });
+
+  it('retries a recipient whose server refuses alone: the others get the notification once, and the log shows each', async () => {
+    const form = await createForm(app, account, { name: 'Team', notificationEmails: ['ann@example.com', 'busy@example.com', 'cy@example.com', 'Ann@Example.com'] });
+    sink.busyRecipients.add('busy@example.com');
+    const before = sink.messages.length;
+    const answer = await postJson(app, form.id, { name: 'Ada' }, from());
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const jobs = await app.ctx.database.db.selectFrom('jobs').select(['id', 'payload', 'idempotencyKey']).where('submissionId', '=', answer.body.id).execute();
+    assert.equal(jobs.length, 3, 'one job per distinct recipient (Ann listed twice gets one)');
+    assert.equal(new Set(jobs.map((j) => j.idempotencyKey)).size, 3, 'each with its own idempotency key');
+    const busyJob = jobs.find((j) => JSON.stringify(j.payload).includes('busy@example.com'))!;
+
+    await sink.waitFor(before + 2);
+    const refused = await eventually(
+      () => app.ctx.database.db.selectFrom('jobs').selectAll().where('id', '=', busyJob.id).where('attempts', '=', 1).where('leaseUntil', 'is', null).executeTakeFirst(),
+      'the refused recipient’s first try',
+    );
+    assert.equal(refused.status, 'pending');
+    assert.match(refused.lastError ?? '', /450/);
+
+    sink.busyRecipients.delete('busy@example.com');
+    await app.ctx.database.db.updateTable('jobs').set({ runAt: Date.now() }).where('id', '=', busyJob.id).execute();
+    await sink.waitFor(before + 3);
+    await eventually(
+      () => app.ctx.database.db.selectFrom('jobs').select('id').where('submissionId', '=', answer.body.id).where('status', '=', 'done').execute().then((done) => done.length === 3),
+      'every recipient’s job done',
+    );
+    const received = sink.messages.slice(before).map((m) => m.envelopeTo.join(','));
+    assert.deepEqual(received.sort(), ['ann@example.com', 'busy@example.com', 'cy@example.com'], 'each recipient once, none twice');
+
+    const db = app.ctx.config.database;
+    const env = cliEnv({ url: db.dialect === 'sqlite' ? `sqlite:${db.file}` : db.url, dataDir: app.ctx.config.dataDir, drop: async () => undefined });
+    const listed = await runCli(env, ['deliveries', 'list', '--form', form.id, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const deliveries = (JSON.parse(listed.stdout) as { deliveries: { kind: string; recipient: string | null; tries: unknown[] }[] }).deliveries;
+    assert.deepEqual(deliveries.map((d) => `${d.kind} ${d.recipient} ${d.tries.length}`).sort(), [
+      'notification ann@example.com 1',
+      'notification busy@example.com 2',
+      'notification cy@example.com 1',
+    ]);
+    const text = await runCli(env, ['deliveries', 'list', '--form', form.id]);
+    assert.match(text.stdout, /notification {2}done .* to busy@example\.com/);
   });
 
   it("lays the email out with the form's notification template when it has one, and with the default again once it is deleted", async () => {
@@ -88,6 +158,6 @@ describe('submit surface: deliveries of accepted submissions', () => {
     assert.deepEqual(await jobsOf(form.id), [], 'held: not delivered');
     await app.ctx.workspaces.setPlan(free.workspaceId, 'BUNDLE_50000');
     const [row] = await storedRows(app, form.id);
-    assert.deepEqual(await jobsOf(form.id), [{ kind: 'notification', submissionId: row!.id }], 'released: delivered');
+    assert.deepEqual(await jobsOf(form.id), [{ kind: 'notification', submissionId: row!.id }], 'released: delivered, to its one recipient');
   });
 });

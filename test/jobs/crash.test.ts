@@ -87,7 +87,7 @@ describe('deliveries survive crashes and several instances', () => {
     const second = await serve(env);
     servers.push(second.server);
     const mailed = await mailedIds(sink, 10);
-    assert.deepEqual([...new Set(mailed)].sort(), ids.map((id) => mailed.find((m) => m.startsWith(`<${id}@`))!).sort(), 'each submission mailed');
+    assert.deepEqual([...new Set(mailed)].sort(), ids.map((id) => mailed.find((m) => m.startsWith(`<${id}.`))!).sort(), 'each submission mailed');
     // the worker marks a job done just after the server accepted the message
     const deadline = Date.now() + 10_000;
     let states: { status: string }[] = [];
@@ -144,6 +144,6 @@ describe('deliveries survive crashes and several instances', () => {
     const mailed = await mailedIds(sink, 30);
     assert.equal(mailed.length, 30);
     assert.equal(new Set(mailed).size, 30, 'no submission mailed twice');
-    for (const id of ids) assert.ok(mailed.some((m) => m.startsWith(`<${id}@`)), `${id} was mailed`);
+    for (const id of ids) assert.ok(mailed.some((m) => m.startsWith(`<${id}.`)), `${id} was mailed`);
   });
 });

@@ -65,4 +65,28 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     const [, , last] = await sink.waitFor(3);
     assert.deepEqual(last!.envelopeTo, ['second@example.com']);
   });
+
+  it('sends a job to its one recipient, fails it for good once that recipient is removed, and splits a job queued without one', async () => {
+    const account = await createAccount(app);
+    const form = await createForm(app, account, { name: 'Split', notificationEmails: ['one@example.com', 'two@example.com'] });
+    const id = (await postJson(app, form.id, { name: 'Ada' }, visitor())).body.id as string;
+    const channel = new NotificationChannel(app.ctx.database, mailer, 'forms@example.test');
+    const before = sink.messages.length;
+
+    await channel.send({ ...jobFor(id), payload: { formId: form.id, to: 'TWO@example.com' } });
+    assert.deepEqual((await sink.waitFor(before + 1)).at(-1)!.envelopeTo, ['TWO@example.com'], 'the address as queued, matched without case');
+
+    // a job queued before one job per recipient: every current recipient, each in a message of its own
+    await channel.send({ ...jobFor(id), payload: { formId: form.id } });
+    const split = (await sink.waitFor(before + 3)).slice(before + 1);
+    assert.deepEqual(split.map((mail) => mail.envelopeTo.join(',')), ['one@example.com', 'two@example.com']);
+
+    await app.ctx.database.db.updateTable('forms').set({ notificationEmails: JSON.stringify(['one@example.com']) }).where('id', '=', form.id).execute();
+    await assert.rejects(channel.send({ ...jobFor(id), payload: { formId: form.id, to: 'two@example.com' } }), (err: unknown) => {
+      assert.ok(err instanceof DeliveryError && err.permanent);
+      assert.match(err.message, /two@example\.com is no longer one of the form's notification recipients/);
+      return true;
+    });
+    assert.equal(sink.messages.length, before + 3, 'nothing sent to a removed recipient');
+  });
 });

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { DeliveryError, type Job } from '../../src/jobs/channels/channel.js';
 import { SlackChannel, slackText } from '../../src/jobs/channels/slack.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSlackStandIn, type SlackStandIn } from '../helpers/slack-stand-in.js';
+import { closedPort } from '../helpers/spamd-stand-in.js';
 import { postJson } from '../helpers/submit.js';
 
 const TOKEN = 'xoxb-stand-in';
@@ -63,6 +65,30 @@ describe('Slack deliveries', () => {
     assert.match(await outcome(), /^permanent .*invalid_auth/);
     await app.ctx.database.db.deleteFrom('formSecrets').where('formId', '=', form.id).execute();
     assert.match(await outcome(), /^permanent .*no Slack token/);
+  });
+
+  it('retries when Slack cannot be reached or its answer breaks off, without ending the process', async () => {
+    const form = await slackForm('#ops');
+    const answer = await postJson(app, form.id, { name: 'Edsger' }, { localAddress: '127.0.8.3' });
+    const job: Job = { id: 'j2', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
+    const transient = async (apiUrl: string) => {
+      const err = await new SlackChannel(app.ctx.database, apiUrl).send(job).then(() => assert.fail('delivered'), (e: unknown) => e);
+      assert.ok(err instanceof DeliveryError, String(err));
+      assert.equal(err.permanent, false, err.message);
+      return err.message;
+    };
+    assert.match(await transient(`http://127.0.0.1:${await closedPort()}/api`), /Slack could not be reached/);
+
+    // answers 200 with a body it never finishes: the connection drops halfway through
+    const breaking = createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"ok":tr'));
+    });
+    await new Promise<void>((resolve) => breaking.listen(0, '127.0.0.1', resolve));
+    try {
+      assert.match(await transient(`http://127.0.0.1:${(breaking.address() as AddressInfo).port}/api`), /Slack refused the message: HTTP 200/);
+    } finally {
+      await new Promise((resolve) => breaking.close(resolve));
+    }
   });
 
   it('formats nested fields as dotted names', () => {

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fieldRows, headerText, notificationMessage, type NotificationInput } from '../../src/mail/notification.js';
+import { fieldRows, headerText, notificationMessage, notificationMessageId, type NotificationInput } from '../../src/mail/notification.js';
 import { createMailer } from '../../src/mail/transport.js';
 import { startSmtpSink } from '../helpers/smtp-sink.js';
 
-function input(overrides: { controls?: Record<string, string> | null; data?: Record<string, unknown>; threading?: boolean } = {}): NotificationInput {
+function input(overrides: { controls?: Record<string, string> | null; data?: Record<string, unknown>; threading?: boolean; to?: string } = {}): NotificationInput {
   return {
-    form: { id: 'form1', name: 'Contact', notificationEmails: ['owner@example.com', 'team@example.com'], emailThreading: overrides.threading ?? false },
+    form: { id: 'form1', name: 'Contact', emailThreading: overrides.threading ?? false },
+    to: overrides.to ?? 'owner@example.com',
     submission: {
       id: 'sub1',
       createdAt: Date.UTC(2026, 10, 22, 9, 30),
@@ -18,9 +19,9 @@ function input(overrides: { controls?: Record<string, string> | null; data?: Rec
 }
 
 describe('notification email', () => {
-  it('lists every field, escaped, in HTML with a plain-text alternative, to every recipient', () => {
+  it('lists every field, escaped, in HTML with a plain-text alternative, to its one recipient', () => {
     const message = notificationMessage(input({ data: { name: '<script>alert(1)</script>', tags: ['a', 'b'], car: { color: 'red' } } }));
-    assert.deepEqual(message.to, ['owner@example.com', 'team@example.com']);
+    assert.deepEqual(message.to, ['owner@example.com']);
     assert.equal(message.subject, 'New submission: Contact');
     assert.ok(message.html!.includes('&lt;script&gt;alert(1)&lt;/script&gt;'));
     assert.ok(!message.html!.includes('<script>'));
@@ -46,12 +47,23 @@ describe('notification email', () => {
 
   it('threads every notification of a form when emailThreading is on, and not otherwise', () => {
     const threaded = notificationMessage(input({ threading: true }));
-    assert.equal(threaded.headers!['Message-ID'], '<sub1@mail.example.org>');
+    assert.match(threaded.headers!['Message-ID']!, /^<sub1\.[0-9a-f]{16}@mail\.example\.org>$/);
     assert.equal(threaded.headers!['In-Reply-To'], '<form-form1@mail.example.org>');
     assert.equal(threaded.headers!.References, '<form-form1@mail.example.org>');
     const alone = notificationMessage(input({ threading: false }));
     assert.equal(alone.headers!['In-Reply-To'], undefined);
     assert.equal(alone.headers!.References, undefined);
+  });
+
+  it('gives each recipient’s copy a Message-ID of its own, the same on every retry, in the same thread', () => {
+    const owner = notificationMessage(input({ threading: true, to: 'owner@example.com' }));
+    const team = notificationMessage(input({ threading: true, to: 'team@example.com' }));
+    assert.deepEqual(team.to, ['team@example.com']);
+    assert.notEqual(owner.headers!['Message-ID'], team.headers!['Message-ID']);
+    assert.equal(notificationMessage(input({ threading: true, to: 'Owner@Example.com' })).headers!['Message-ID'], owner.headers!['Message-ID']);
+    assert.equal(owner.headers!['Message-ID'], notificationMessageId('sub1', 'owner@example.com', 'mail.example.org'));
+    assert.equal(owner.headers!.References, team.headers!.References);
+    assert.equal(owner.headers!['In-Reply-To'], '<form-form1@mail.example.org>');
   });
 
   it('uses the rendered template when the form has one', () => {
@@ -77,13 +89,14 @@ describe('notification email', () => {
       );
       await mailer.send(message);
       const [mail] = await sink.waitFor(1);
-      assert.deepEqual(mail!.envelopeTo.sort(), ['owner@example.com', 'team@example.com']);
+      assert.deepEqual(mail!.envelopeTo, ['owner@example.com']);
+      assert.equal(mail!.parsed.headers.get('to') ? (mail!.parsed.to as { text: string }).text : '', 'owner@example.com');
       assert.equal(mail!.envelopeFrom, 'forms@mail.example.org');
       assert.equal(mail!.parsed.from?.value[0]?.address, 'forms@mail.example.org');
       assert.ok(mail!.parsed.date, 'the message carries a Date header');
       assert.equal(mail!.parsed.subject, 'Hi Bcc: victim@example.com');
       assert.equal(mail!.parsed.headers.get('bcc'), undefined);
-      assert.equal(mail!.parsed.messageId, '<sub1@mail.example.org>');
+      assert.equal(mail!.parsed.messageId, notificationMessageId('sub1', 'owner@example.com', 'mail.example.org'));
       assert.equal(mail!.parsed.inReplyTo, '<form-form1@mail.example.org>');
       assert.equal(mail!.parsed.replyTo?.value[0]?.address, 'ada@example.com');
       assert.match(mail!.parsed.text ?? '', /message: Line one/);

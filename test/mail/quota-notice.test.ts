@@ -5,7 +5,7 @@ import { fromJson } from '../../src/db/database.js';
 import { EmailChannel, type EmailPayload } from '../../src/jobs/channels/email.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import { createMailer } from '../../src/mail/transport.js';
-import { quotaNoticeJob } from '../../src/mail/quota-notice.js';
+import { quotaNoticeJobs } from '../../src/mail/quota-notice.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
@@ -26,7 +26,7 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
     await sink?.close();
   });
 
-  it('enqueues one email to the workspace owners (not its members) saying submissions are held, not lost', async () => {
+  it('enqueues one email per workspace owner (not its members) saying submissions are held, not lost', async () => {
     const stamp = `${process.pid}-${Date.now()}`;
     const { user, workspace } = await ctx.users.createUser(`owner-${stamp}@example.com`);
     const coOwner = await ctx.users.createUser(`co-owner-${stamp}@example.com`);
@@ -35,15 +35,14 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
     await ctx.workspaces.addMember(workspace.id, `member-${stamp}@example.com`);
     await ctx.database.db.updateTable('workspaces').set({ name: 'Acme <b>& "Co"' }).where('id', '=', workspace.id).execute();
 
-    const jobId = await ctx.database.transaction((trx) => quotaNoticeJob(trx, workspace.id, ctx.config));
-    assert.ok(jobId);
+    const jobIds = await ctx.database.transaction((trx) => quotaNoticeJobs(trx, workspace.id, ctx.config));
+    assert.equal(jobIds.length, 2);
     const jobs = await ctx.database.db.selectFrom('jobs').selectAll().execute();
-    assert.equal(jobs.length, 1);
-    const job = jobs[0]!;
-    assert.equal(job.kind, 'email');
-    assert.equal(job.status, 'pending');
-    const payload = fromJson<EmailPayload>(job.payload);
-    assert.deepEqual([...payload.to].sort(), [user.email, coOwner.user.email].sort());
+    assert.equal(jobs.length, 2, 'one job per owner');
+    assert.ok(jobs.every((job) => job.kind === 'email' && job.status === 'pending'));
+    const payloads = jobs.map((job) => fromJson<EmailPayload>(job.payload));
+    assert.deepEqual(payloads.map((p) => p.to.join(',')).sort(), [user.email, coOwner.user.email].sort(), 'each addressed to one owner alone');
+    const payload = payloads[0]!;
     assert.equal(payload.subject, 'Workspace "Acme <b>& "Co"" reached its allowance of 250 submissions');
     assert.match(payload.text, /reached its allowance of 250 accepted submissions on the FREE plan/);
     assert.match(payload.text, /stored as held, not lost/);
@@ -55,18 +54,20 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
     const mailer = createMailer(ctx.config);
     try {
       const worker = new JobWorker(ctx.database, { email: new EmailChannel(mailer) });
-      assert.equal(await worker.runOnce(), 1);
+      assert.equal(await worker.runOnce(), 2);
     } finally {
       mailer.close();
     }
-    const [mail] = await sink.waitFor(1);
-    assert.deepEqual([...mail!.envelopeTo].sort(), [user.email, coOwner.user.email].sort());
+    const mails = await sink.waitFor(2);
+    assert.deepEqual(mails.map((m) => m.envelopeTo.join(',')).sort(), [user.email, coOwner.user.email].sort());
+    assert.deepEqual(mails.map((m) => (m.parsed.to as { text: string }).text).sort(), [user.email, coOwner.user.email].sort(), 'To: names its own recipient only');
+    const mail = mails[0];
     assert.equal(mail!.parsed.subject, payload.subject);
     assert.equal(mail!.parsed.headers.get('auto-submitted'), 'auto-generated');
     assert.match(mail!.parsed.text ?? '', /not lost/);
   });
 
   it('enqueues nothing for a workspace that does not exist', async () => {
-    assert.equal(await ctx.database.transaction((trx) => quotaNoticeJob(trx, 'no-such-workspace', ctx.config)), null);
+    assert.deepEqual(await ctx.database.transaction((trx) => quotaNoticeJobs(trx, 'no-such-workspace', ctx.config)), []);
   });
 });

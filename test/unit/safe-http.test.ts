@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { postJsonSafely, type HostLookup } from '../../src/net/safe-http.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveryErrorOf } from '../helpers/delivery-errors.js';
+import { PROJECT_ROOT } from '../helpers/cli.js';
 
 /** The address as the host of a URL: IPv6 in brackets. */
 const hostOf = (address: string) => (address.includes(':') ? `[${address}]` : address);
@@ -180,6 +182,92 @@ describe('postJsonSafely', () => {
     const refused = await deliveryErrorOf(post(gone.url, { allowPrivate: true }));
     assert.equal(refused.permanent, false);
     assert.match(refused.message, /could not reach 127\.0\.0\.1:\d+: .*ECONNREFUSED/);
+  });
+
+  // The errors of a connect() that fails before any packet leaves: the kernel has no route.
+  const AT_ONCE = /^(ENETUNREACH|EHOSTUNREACH|EINVAL|EACCES|EADDRNOTAVAIL)$/;
+
+  for (const scheme of ['http', 'https']) {
+    it(`fails a connect that fails at once (no route to the address) as transient, over ${scheme}, and only that call`, async () => {
+      // Multicast and broadcast addresses have no route here, so connect() fails inside the call.
+      // A host name is needed: a literal address is connected on a later turn by Node.js itself.
+      const answering = await startWebhookReceiver();
+      try {
+        const lookup = lookupOf({ 'v4.example': ['224.0.0.1'], 'broadcast.example': ['255.255.255.255'], 'v6.example': ['ff02::1'], 'ok.example': ['127.0.0.1'] });
+        const unrouted = ['v4.example', 'broadcast.example', 'v6.example'].map((host) => deliveryErrorOf(post(`${scheme}://${host}/hook`, { allowPrivate: true, lookup })));
+        const fine = post(`http://ok.example:${answering.port}/hook`, { allowPrivate: true, lookup });
+        for (const err of await Promise.all(unrouted)) {
+          assert.equal(err.permanent, false, err.message);
+          assert.match(err.message, /^could not reach /);
+          assert.match((err.cause as NodeJS.ErrnoException).code ?? '', AT_ONCE, err.message);
+        }
+        assert.equal((await fine).status, 200, 'a call beside the failing ones is delivered');
+      } finally {
+        await answering.close();
+      }
+    });
+  }
+
+  it('fails a refused connection over https as transient', async () => {
+    const gone = await startWebhookReceiver();
+    await gone.close();
+    const lookup = lookupOf({ 'closed.example': ['127.0.0.1'] });
+    const refused = await deliveryErrorOf(post(`https://closed.example:${gone.port}/hook`, { allowPrivate: true, lookup }));
+    assert.equal(refused.permanent, false);
+    assert.match(refused.message, /ECONNREFUSED/);
+  });
+
+  it('fails a TLS handshake that cannot succeed, and an answer that breaks off, as transient', async () => {
+    const plain = await startWebhookReceiver();
+    try {
+      const lookup = lookupOf({ 'plain.example': ['127.0.0.1'] });
+      const tls = await deliveryErrorOf(post(`https://plain.example:${plain.port}/hook`, { allowPrivate: true, lookup }));
+      assert.equal(tls.permanent, false);
+      assert.match(tls.message, /^could not reach plain\.example/);
+    } finally {
+      await plain.close();
+    }
+    const breaking = createServer();
+    breaking.on('request', (request, response) => {
+      request.resume();
+      response.writeHead(200, { 'content-length': '100' });
+      response.write('half an answer', () => request.socket.destroy());
+    });
+    await new Promise<void>((resolve) => breaking.listen(0, '127.0.0.1', resolve));
+    try {
+      const broken = await deliveryErrorOf(post(`http://127.0.0.1:${(breaking.address() as AddressInfo).port}/hook`, { allowPrivate: true }));
+      assert.equal(broken.permanent, false);
+      assert.match(broken.message, /broke off/);
+    } finally {
+      await new Promise((resolve) => breaking.close(resolve));
+    }
+  });
+
+  describe('in a network namespace with no route', () => {
+    // NOTE: `unshare -n` needs root (or user namespaces); where it is missing the case is skipped.
+    const namespaces = spawnSync('unshare', ['-n', 'true']).status === 0;
+    const skip = namespaces ? false : 'needs `unshare -n` (util-linux, run as root): no network namespace can be made here';
+
+    /** Runs one postJsonSafely in a fresh namespace whose only interface is a loopback that is down. */
+    function postInNamespace(url: string, address: string): Promise<{ outcome: string; deliveryError: boolean; permanent: boolean; code: string; message: string }> {
+      return new Promise((resolve, reject) => {
+        const args = ['-n', process.execPath, '--import', 'tsx', 'test/helpers/post-safely-child.ts', url, address, 'public-only'];
+        execFile('unshare', args, { cwd: PROJECT_ROOT, timeout: 20_000 }, (error, stdout, stderr) => {
+          if (error) return reject(new Error(`the child ended with ${error.message}; stderr: ${stderr}`));
+          resolve(JSON.parse(stdout));
+        });
+      });
+    }
+
+    for (const [scheme, address] of [['http', '8.8.8.8'], ['https', '8.8.8.8'], ['https', '2606:4700:4700::1111']] as const) {
+      it(`fails a public address (${address}, ${scheme}) that has no route as transient, without ending the process`, { skip }, async () => {
+        const result = await postInNamespace(`${scheme}://public.example/hook`, address);
+        assert.equal(result.outcome, 'failed');
+        assert.equal(result.deliveryError, true, result.message);
+        assert.equal(result.permanent, false, result.message);
+        assert.match(result.code, AT_ONCE, result.message);
+      });
+    }
   });
 
   it('returns the answer body and status of a normal call', async () => {

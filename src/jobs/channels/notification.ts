@@ -7,9 +7,19 @@ import { DeliveryError, lookupBySubmission, renderStoredTemplate, storedEmailCon
 export const NOTIFICATION_KIND = 'notification';
 
 /**
- * Emails a submission to its form's `notificationEmails`. The job names the submission; the form's
- * settings and notification template are read when it is sent, so a recipient removed meanwhile is
- * not written to and the layout is the one the form has then.
+ * What a 'notification' job carries: the form, and the one recipient it is for (a submission gets a
+ * job per recipient). Jobs queued before that carry no `to` and are sent to every current recipient,
+ * each in a message of their own.
+ */
+export interface NotificationPayload {
+  formId: string;
+  to?: string;
+}
+
+/**
+ * Emails a submission to one of its form's `notificationEmails`. The job names the submission and
+ * the recipient; the form's settings and notification template are read when it is sent, so a
+ * recipient removed meanwhile is not written to and the layout is the one the form has then.
  */
 export class NotificationChannel implements Channel {
   constructor(
@@ -34,19 +44,21 @@ export class NotificationChannel implements Channel {
     if (!row) throw submissionGone();
     const recipients = fromJson<string[]>(row.notificationEmails);
     if (recipients.length === 0) throw new DeliveryError('the form has no notification recipients any more', { permanent: true });
+    const to = (job.payload as NotificationPayload | null)?.to;
+    if (to !== undefined && !recipients.some((recipient) => sameAddress(recipient, to))) {
+      throw new DeliveryError(`${to} is no longer one of the form's notification recipients`, { permanent: true });
+    }
     const data = fromJson<Record<string, unknown>>(row.data);
-    await this.mailer.send(
-      notificationMessage({
-        form: { id: row.formId, name: row.name, notificationEmails: recipients, emailThreading: row.emailThreading === 1 },
-        submission: {
-          id: row.id,
-          createdAt: row.createdAt,
-          data,
-          emailControls: storedEmailControls(row.emailControls),
-        },
-        mailFrom: this.mailFrom,
-        rendered: row.code == null ? null : renderStoredTemplate('notification', row.code, data),
-      }),
-    );
+    const rendered = row.code == null ? null : renderStoredTemplate('notification', row.code, data);
+    const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
+    const form = { id: row.formId, name: row.name, emailThreading: row.emailThreading === 1 };
+    for (const recipient of to !== undefined ? [to] : recipients) {
+      await this.mailer.send(notificationMessage({ form, to: recipient, submission, mailFrom: this.mailFrom, rendered }));
+    }
   }
+}
+
+/** Email addresses compared as their owners read them: case aside, spaces around trimmed. */
+export function sameAddress(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
