@@ -102,13 +102,14 @@ describe('templates API (4.4)', () => {
 
   it('refuses with 400 validation_error a preview whose data makes the render too large, and sends nothing', async () => {
     const target = await createForm(app, owner);
-    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{#each data.a}}{{#each ../data.a}}<p>{{this}}</p>{{/each}}{{/each}}' } });
-    const items = Array.from({ length: 1000 }, (_, i) => `item ${i}`);
+    // one value of 600,000 characters printed twice by each item: the limit is reached at the second print, long before any time limit
+    const items = ['x'.repeat(600_000)];
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{#each data.a}}<p>{{this}}</p><p>{{this}}</p>{{/each}}' } });
     const answer = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { a: items } } });
     assertValidation(app, answer, 'data');
     assert.match(answer.body.errors[0], /larger than 1048576 characters/);
     const small = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { a: ['x'] } } });
-    assert.equal(small.body.html, '<p>x</p>');
+    assert.equal(small.body.html, '<p>x</p><p>x</p>');
   });
 
   it('validates the kind, the body and the size', async () => {

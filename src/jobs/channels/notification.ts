@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
-import { DeliveryError, lookupBySubmission, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError, lookupBySubmission, renderedOrDefaultLayout, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const NOTIFICATION_KIND = 'notification';
 
@@ -45,7 +45,7 @@ export class NotificationChannel implements Channel {
           emailControls: storedEmailControls(row.emailControls),
         },
         mailFrom: this.mailFrom,
-        rendered: row.code == null ? null : renderStoredTemplate('notification', row.code, data),
+        rendered: row.code == null ? null : await renderedOrDefaultLayout(row.code, data),
       }),
     );
   }

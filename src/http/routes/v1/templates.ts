@@ -71,13 +71,17 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       tags: ['Templates'],
       summary: 'Render a template without sending it',
       description:
-        'Renders against `data`, or without it against the fields of the form’s latest submission (a sample when it has none). ' +
-        'A notification preview without a template shows the default layout.',
+        'Renders against `data`, or without it against the fields of the form’s latest submission (a sample when it has none, ' +
+        'or when the token lacks `submissions:read`). A notification preview without a template shows the default layout. ' +
+        'A render past the limits (250 ms, 1 MiB) is `400 validation_error` naming `data`.',
       params: TemplateParams,
       body: TemplatePreviewBody,
       response: { 200: TemplatePreviewSchema, ...problemResponses('template_invalid', 'upgrade_required') },
     }),
-    async (request) =>
-      ctx.templates.previewTemplate(principalOf(request).userId, request.params.formId, request.params.kind, request.body?.data as Record<string, unknown> | undefined),
+    async (request) => {
+      const principal = principalOf(request);
+      const data = request.body?.data as Record<string, unknown> | undefined;
+      return ctx.templates.previewTemplate(principal.userId, request.params.formId, request.params.kind, data, principal.scopes.has('submissions:read'));
+    },
   );
 }
