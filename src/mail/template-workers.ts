@@ -27,7 +27,7 @@ export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = { ...TEMPLATE_LIMITS, wat
 // NOTE: tests run src/ through tsx (the worker inherits `--import tsx`); the bundle has it beside dist/main.js (scripts/build.mjs).
 const WORKER_FILE = new URL(import.meta.url.endsWith('.ts') ? './template-worker.ts' : './template-worker.js', import.meta.url);
 // A worker's heap: a compile or render that would need more is ended, not the process.
-const WORKER_HEAP_MB = 256;
+const WORKER_HEAP_MB = 128;
 
 interface Waiting {
   job: TemplateJob;
@@ -135,7 +135,7 @@ export class TemplateWorkers {
         return;
       }
       const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.finish(slot, outOfMemory ? () => running.settle({ ok: false, problem: 'too_large', message: 'rendering needed more memory than a template may use' }) : () => running.fail(error));
+      this.finish(slot, outOfMemory ? () => running.settle({ ok: false, problem: 'too_large', message: `compiling or rendering needed more than the ${WORKER_HEAP_MB} MB a template may use` }) : () => running.fail(error));
     });
     worker.on('exit', () => {
       if (slot.worker !== worker) return;
@@ -153,7 +153,9 @@ export class TemplateWorkers {
     const worker = slot.worker;
     slot.worker = null;
     void worker?.terminate();
-    this.finish(slot, () => running.settle({ ok: false, problem: 'too_slow', message: `compiling and rendering took longer than ${this.limits.watchdogMs} ms` }));
+    // a check past the watchdog is past the compile limit (timeMs) too; a render may have compiled first, so it is told the watchdog's
+    const message = running.job.kind === 'check' ? `compiling took longer than ${running.job.limits.timeMs} ms` : `compiling and rendering took longer than ${this.limits.watchdogMs} ms`;
+    this.finish(slot, () => running.settle({ ok: false, problem: 'too_slow', message }));
   }
 
   private finish(slot: Slot, answer: () => void): void {

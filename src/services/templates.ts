@@ -126,7 +126,7 @@ export class TemplateService {
 /** The `errors` of a refused write: one entry per problem. */
 function problemsOf(outcome: Exclude<TemplateOutcome, { ok: true }>): string[] {
   if (outcome.problem === 'invalid') return outcome.errors;
-  if (outcome.problem === 'too_large') return [`code: rendered with no data, ${outcome.message}`];
+  if (outcome.problem === 'too_large') return [`code: ${outcome.message}`];
   return [`code: ${outcome.message} (a render may take ${TEMPLATE_LIMITS.timeMs} ms); write it with fewer placeholders and blocks`];
 }
 

@@ -22,7 +22,7 @@ function manualWatchdog() {
 }
 
 // 26,000 placeholders in 260 KB: Handlebars takes seconds to compile it
-const HUGE = Array.from({ length: 26_000 }, (_, i) => `{{data.f${i % 10}}}`).join('');
+const HUGE = '{{data.a}}'.repeat(26_000);
 
 describe('template workers', () => {
   const pools: TemplateWorkers[] = [];
@@ -52,7 +52,7 @@ describe('template workers', () => {
   });
 
   it('keeps the event loop free while a huge template compiles', async () => {
-    const workers = pool({ size: 1, limits: { watchdogMs: 600_000 } });
+    const workers = pool({ size: 1 });
     let turns = 0;
     let compiling = true;
     const tick = () => {
@@ -62,7 +62,7 @@ describe('template workers', () => {
     setImmediate(tick);
     const outcome = await workers.check(HUGE);
     compiling = false;
-    assert.equal(outcome.ok, false, 'compiling it takes longer than 250 ms');
+    assert.deepEqual(outcome, { ok: false, problem: 'too_slow', message: 'compiling took longer than 250 ms' });
     assert.ok(turns > 1, `the event loop turned ${turns} times while it compiled`);
   });
 
@@ -75,7 +75,7 @@ describe('template workers', () => {
     await started;
     assert.equal(watchdog.armed, 1, 'one job runs, the other waits');
     watchdog.fireAll();
-    assert.deepEqual(await stuck, { ok: false, problem: 'too_slow', message: 'compiling and rendering took longer than 1000 ms' });
+    assert.deepEqual(await stuck, { ok: false, problem: 'too_slow', message: 'compiling took longer than 250 ms' });
     assert.deepEqual(await queued, { ok: true, html: '<p>Ada</p>', text: 'Ada' });
     assert.equal(watchdog.armed, 0);
   });
