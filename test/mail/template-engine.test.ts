@@ -203,6 +203,13 @@ describe('autoresponder content check', () => {
     assert.deepEqual(verdict, { paused: false, reasons: [] });
   });
 
+  it('reads the largest code in time proportional to its length, whatever it holds', { timeout: 60_000 }, () => {
+    // each of these took 18 s or more (the event loop held) when a pattern scanned on from every `{{` or `<`
+    for (const code of ['\\{{'.repeat(87_000), '<li'.repeat(87_000), '<'.repeat(262_000), `a${' '.repeat(262_000)}b`]) {
+      assert.equal(checkAutoresponderContent(code).paused, false);
+    }
+  });
+
   it('pauses marketing phrasing and bare links', () => {
     const marketing = checkAutoresponderContent('<p>Limited time offer! Buy now with our discount.</p>');
     assert.equal(marketing.paused, true);
