@@ -91,9 +91,15 @@ export class TemplateWorkers {
   }
 
   private dispatch(): void {
+    let starting = this.slots.filter((slot) => slot.worker && !slot.ready).length;
     for (const slot of this.slots) {
       if (slot.running || this.queue.length === 0) continue;
-      slot.worker ??= this.startWorker(slot);
+      if (!slot.worker) {
+        // a thread more only for a job that no thread already starting will take
+        if (starting >= this.queue.length) continue;
+        slot.worker = this.startWorker(slot);
+        starting++;
+      }
       if (!slot.ready) continue;
       const worker = slot.worker;
       const waiting = this.queue.shift()!;
@@ -130,8 +136,9 @@ export class TemplateWorkers {
       const running = slot.running;
       if (slot.worker === worker) slot.worker = null;
       if (!running) {
-        // it failed as it started: the jobs waiting for it fail too, rather than start thread after failing thread
-        for (const waiting of this.queue.splice(0)) waiting.fail(error);
+        // failed as it started: the jobs waiting fail too, rather than start thread after failing thread
+        if (!slot.ready) for (const waiting of this.queue.splice(0)) waiting.fail(error);
+        else this.dispatch();
         return;
       }
       const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
@@ -142,6 +149,7 @@ export class TemplateWorkers {
       slot.worker = null;
       const running = slot.running;
       if (running) this.finish(slot, () => running.fail(new Error('the template worker stopped')));
+      else this.dispatch();
     });
     return worker;
   }
