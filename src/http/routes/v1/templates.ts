@@ -31,7 +31,8 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       tags: ['Templates'],
       summary: 'Write a form’s email template',
       description:
-        'Compiled before it is stored: a template that does not compile is `400 template_invalid` and the stored one is kept. ' +
+        'Compiled before it is stored: a template that does not compile, or takes longer than 250 ms to compile and render with no data, ' +
+        'is `400 template_invalid` and the stored one is kept. ' +
         'Writing the autoresponder template turns the autoresponder on (upgraded workspaces only); its content is checked and ' +
         'marketing phrasing or bare links pause it (`paused: true`; the write still answers 200). Where SpamAssassin is configured ' +
         'it is asked too, and a spam verdict pauses it as well; when it cannot be reached the write is `503 upstream_unavailable` ' +
