@@ -62,7 +62,8 @@ describe('template workers', () => {
     setImmediate(tick);
     const outcome = await workers.check(HUGE);
     compiling = false;
-    assert.deepEqual(outcome, { ok: false, problem: 'too_slow', message: 'compiling took longer than 250 ms' });
+    // ended by the watchdog after 1 s, or sooner by its heap limit on a machine fast enough to fill 128 MB first
+    assert.ok(!outcome.ok && ['too_slow', 'too_large'].includes(outcome.problem), JSON.stringify(outcome));
     assert.ok(turns > 1, `the event loop turned ${turns} times while it compiled`);
   });
 
