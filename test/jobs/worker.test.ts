@@ -296,7 +296,8 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       const w = new JobWorker(counted, { gate }, { now: () => clock, concurrency: 8, busyConcurrency: 2, pollIntervalMs: 60_000, foreground: { busy: () => busy } });
       closers.push(() => w.stop(1_000));
       const sentReaches = async (n: number) => {
-        // idle: every claim that was coming has begun and been sent, a claim too many included
+        for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        // idle: every claim that was coming has begun, a claim too many included
         await idle();
         assert.equal(sent, n);
       };
