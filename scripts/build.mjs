@@ -20,9 +20,10 @@ if (major < 22 || (major === 22 && minor < 12)) {
 
 const outfile = process.argv[2] ?? 'dist/main.js';
 fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile,
+// The template worker runs on threads of its own (src/mail/template-workers.ts), from the file beside main.js.
+for (const [entry, out] of [['src/main.ts', outfile], ['src/mail/template-worker.ts', path.join(path.dirname(outfile), 'template-worker.js')]]) await build({
+  entryPoints: [entry],
+  outfile: out,
   bundle: true,
   platform: 'node',
   format: 'esm',

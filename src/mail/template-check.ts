@@ -1,7 +1,7 @@
 import { createTransport } from 'nodemailer';
 import { askSpamd, type SpamdAddress } from './spamd.js';
 import type { MailMessage } from './transport.js';
-import { htmlToText } from './template-engine.js';
+import { htmlToText } from './html-to-text.js';
 
 /** Whether a template may send, and why not. */
 export interface ContentVerdict {
@@ -30,7 +30,8 @@ const EXCLAIMING = /!{3,}/g;
  * threshold the template is paused: it is stored but sends nothing until rewritten.
  */
 export function checkAutoresponderContent(code: string): ContentVerdict {
-  const text = htmlToText(code.replace(/\{\{[^}]*\}\}/g, ' '));
+  // NOTE: `[^{}]`, not `[^}]`: linear over code full of `{{` that never close (`\{{` compiles), where `[^}]*` scanned on from each
+  const text = htmlToText(code.replace(/\{\{[^{}]*\}\}/g, ' '));
   const reasons: string[] = [];
   let score = 0;
   const marketing = new Set([...text.matchAll(MARKETING_PATTERN)].map((m) => m[0].toLowerCase().replace(/\s+/g, ' ')));

@@ -1,6 +1,10 @@
 import type Handlebars from 'handlebars';
-import { LRUCache } from 'lru-cache';
+import { htmlToText } from './html-to-text.js';
 import { isolatedHandlebars, onFirstUse } from './handlebars.js';
+import { budgetedHelpers, PRINT_HELPER, RenderBudget, RenderLimitError, type RenderLimits } from './template-budget.js';
+
+export { htmlToText } from './html-to-text.js';
+export { RenderLimitError, type RenderLimits } from './template-budget.js';
 
 /** A template that compiled: render it with `renderTemplate`. */
 export interface CompiledTemplate {
@@ -8,83 +12,70 @@ export interface CompiledTemplate {
 }
 
 export const MAX_TEMPLATE_CHARS = 262_144;
-const MAX_OUTPUT_CHARS = 1_048_576;
-/** A render may take this long; `{{#each}}` nested over large arrays could otherwise run for minutes. */
-export const RENDER_TIME_LIMIT_MS = 250;
+
+/** The limits of every render, and of compiling a template when it is written (documented in docs/templates.md). */
+export const TEMPLATE_LIMITS = {
+  /** A render may take this long; `{{#each}}` nested over large arrays could otherwise run for minutes. */
+  timeMs: 250,
+  outputChars: 1_048_576,
+} as const satisfies RenderLimits;
+
 const ALLOWED_HELPERS = new Set(['if', 'unless', 'each', 'with']);
 const FORBIDDEN_PARTS = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+const KNOWN_HELPERS = { if: true, unless: true, each: true, with: true, [PRINT_HELPER]: true };
 
 // An environment of its own: nothing registered elsewhere (helpers, partials) reaches templates.
-const handlebars = onFirstUse(isolatedHandlebars);
+const handlebars = onFirstUse(() => {
+  const hbs = isolatedHandlebars();
+  // NOTE: Handlebars logs every denied prototype access (`{{data.name.toUpperCase}}`) to the console; a denial is the intent here.
+  hbs.logger.level = 4;
+  return hbs;
+});
 
 /**
  * Parses and compiles template code, listing every problem: syntax, partials (no file system),
- * unknown helpers, unescaped output and paths that reach prototypes.
+ * unknown helpers, unescaped output and paths that reach prototypes. Then renders it once with no
+ * data, within `limits`, so that what fails at run time is refused too.
  */
-export function compileTemplate(code: string): { ok: true; template: CompiledTemplate } | { ok: false; errors: string[] } {
+export function compileTemplate(code: string, limits: RenderLimits = TEMPLATE_LIMITS): { ok: true; template: CompiledTemplate } | { ok: false; errors: string[] } {
   if (code.length > MAX_TEMPLATE_CHARS) return { ok: false, errors: [`code: longer than ${MAX_TEMPLATE_CHARS} characters`] };
   let ast: hbs.AST.Program;
   try {
-    ast = handlebars().parse(code);
+    ast = handlebars().parseWithoutProcessing(code);
   } catch (err) {
-    return { ok: false, errors: [(err as Error).message.replace(/\s+/g, ' ').trim()] };
+    return { ok: false, errors: [oneLine(err)] };
   }
   const errors: string[] = [];
   walk(ast, errors);
   if (errors.length > 0) return { ok: false, errors };
-  const render = handlebars().compile(code, { strict: false, knownHelpersOnly: true, knownHelpers: { if: true, unless: true, each: true, with: true } });
+  printThroughHelper(ast);
+  const template = { render: handlebars().compile(ast, { strict: false, knownHelpersOnly: true, knownHelpers: KNOWN_HELPERS }) };
   try {
-    render({ data: {} }, RUNTIME);
+    // Handlebars compiles on first use: done here, so that no render's time is spent compiling
+    (template.render as unknown as { _setup(options: object): void })._setup({});
+    renderTemplate(template, {}, limits);
   } catch (err) {
-    return { ok: false, errors: [(err as Error).message.replace(/\s+/g, ' ').trim()] };
+    return { ok: false, errors: [err instanceof RenderLimitError ? `rendered with no data, ${err.message}` : oneLine(err)] };
   }
-  return { ok: true, template: { render } };
+  return { ok: true, template };
 }
 
 const RUNTIME: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false, helpers: {}, partials: {} };
 
-// Compiled templates by code: the delivery worker renders the same few templates again and again.
-const compiledByCode = new LRUCache<string, CompiledTemplate | { errors: string[] }>({ max: 200 });
-
-/** `compileTemplate`, remembering the outcome for the same code. */
-export function compileTemplateCached(code: string): ReturnType<typeof compileTemplate> {
-  let entry = compiledByCode.get(code);
-  if (!entry) {
-    const compiled = compileTemplate(code);
-    entry = compiled.ok ? compiled.template : { errors: compiled.errors };
-    compiledByCode.set(code, entry);
-  }
-  return 'render' in entry ? { ok: true, template: entry } : { ok: false, errors: entry.errors };
-}
-
-/** Why a render was stopped: it ran too long or grew too large. */
-export class RenderLimitError extends Error {}
-
 /**
- * Renders with the submission's fields under `data`. Time and output are bounded while rendering,
- * not after: every `{{#each}}` iteration checks the clock and the output grown so far.
+ * Renders with the submission's fields under `data`, any shape (objects print as `name: value`
+ * lines). Time and output are bounded while rendering, not after: every printed value and every
+ * loop iteration is counted (`RenderBudget`). Throws RenderLimitError past a limit.
  */
-export function renderTemplate(template: CompiledTemplate, data: Record<string, unknown>): { html: string; text: string } {
-  const html = template.render({ data: plainCopy(data) }, { ...RUNTIME, helpers: { each: boundedEach(performance.now() + RENDER_TIME_LIMIT_MS) } });
-  if (html.length > MAX_OUTPUT_CHARS) throw new RenderLimitError(`the rendered template is larger than ${MAX_OUTPUT_CHARS} characters`);
+export function renderTemplate(template: CompiledTemplate, data: Record<string, unknown>, limits: RenderLimits = TEMPLATE_LIMITS): { html: string; text: string } {
+  const budget = new RenderBudget(limits);
+  const html = template.render({ data: plainCopy(data) }, { ...RUNTIME, helpers: budgetedHelpers(handlebars(), budget) });
+  budget.checkOutput(html.length);
   return { html, text: htmlToText(html) };
 }
 
-/** The built-in `each`, with every iteration counted against the render's deadline and output cap. */
-function boundedEach(deadline: number): Handlebars.HelperDelegate {
-  const each = handlebars().helpers.each!;
-  let produced = 0;
-  return function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
-    const fn = options.fn;
-    const counted = Object.assign((item: unknown, frame?: Handlebars.RuntimeOptions) => {
-      if (performance.now() > deadline) throw new RenderLimitError(`rendering took longer than ${RENDER_TIME_LIMIT_MS} ms`);
-      const out = fn(item, frame);
-      produced += out.length;
-      if (produced > MAX_OUTPUT_CHARS) throw new RenderLimitError(`the rendered template is larger than ${MAX_OUTPUT_CHARS} characters`);
-      return out;
-    }, fn);
-    return each.call(this, context, { ...options, fn: counted });
-  };
+function oneLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).replace(/\s+/g, ' ').trim();
 }
 
 function at(node: { loc?: hbs.AST.SourceLocation }): string {
@@ -120,30 +111,34 @@ function walk(node: unknown, errors: string[]): void {
   }
 }
 
-/** The fields as plain objects without prototypes: nothing but the data is reachable. */
+/**
+ * Rewrites every `{{value}}` (a mustache without parameters that is not a helper) into
+ * `{{formgate:print value}}`: one place prints every value, whatever its shape, and counts it.
+ */
+function printThroughHelper(node: unknown): void {
+  if (!node || typeof node !== 'object') return;
+  const n = node as Record<string, any>;
+  const path = n.path as Record<string, any> | undefined;
+  const isHelperName = path?.type === 'PathExpression' && path.parts.length === 1 && !path.data && (ALLOWED_HELPERS.has(path.original) || path.original === PRINT_HELPER);
+  if (n.type === 'MustacheStatement' && (n.params?.length ?? 0) === 0 && !n.hash && path && !isHelperName) {
+    n.params = [path];
+    n.path = { type: 'PathExpression', data: false, depth: 0, parts: [PRINT_HELPER], original: PRINT_HELPER, loc: path.loc };
+    return;
+  }
+  for (const value of Object.values(n)) {
+    if (Array.isArray(value)) value.forEach(printThroughHelper);
+    else if (value && typeof value === 'object' && 'type' in value) printThroughHelper(value);
+  }
+}
+
+/** The fields as plain objects without prototypes: nothing but the data is reachable, whatever the keys are called. */
 function plainCopy(value: unknown, depth = 0): unknown {
   if (depth > 16) return null;
   if (Array.isArray(value)) return value.map((v) => plainCopy(v, depth + 1));
   if (value && typeof value === 'object') {
     const copy = Object.create(null) as Record<string, unknown>;
-    for (const [k, v] of Object.entries(value)) if (!FORBIDDEN_PARTS.has(k)) copy[k] = plainCopy(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) copy[k] = plainCopy(v, depth + 1);
     return copy;
   }
   return value;
-}
-
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#x27;': "'", '&#39;': "'", '&#x3D;': '=', '&#x60;': '`', '&nbsp;': ' ' };
-
-/** A plain-text alternative: tags dropped, block ends as line breaks, entities decoded. */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, '')
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|tr|table)>/gi, '\n')
-    .replace(/<li[^>]*>/gi, '- ')
-    .replace(/<[^>]+>/g, '')
-    .replace(/&[#\w]+;/g, (e) => ENTITIES[e] ?? e)
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
 }

@@ -5,8 +5,9 @@ import { ProblemError, validationError } from '../errors.js';
 import { autoresponderMessage } from '../mail/autoresponder.js';
 import { notificationMessage } from '../mail/notification.js';
 import { SpamdError } from '../mail/spamd.js';
+import { TEMPLATE_LIMITS } from '../mail/template-engine.js';
 import type { AutoresponderChecker } from '../mail/template-check.js';
-import { compileTemplate, RenderLimitError, renderTemplate } from '../mail/template-engine.js';
+import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
 import type { FormService } from './forms.js';
 
 /** What a preview renders when the form has no submission yet (documented in docs/templates.md). */
@@ -20,6 +21,7 @@ export class TemplateService {
     private readonly database: Database,
     private readonly forms: FormService,
     private readonly checker: AutoresponderChecker,
+    private readonly renderer: TemplateWorkers = sharedTemplateWorkers(),
   ) {}
 
   async getTemplate(userId: string, formId: string, kind: TemplateKind): Promise<TemplateRow> {
@@ -29,20 +31,21 @@ export class TemplateService {
 
   /**
    * Compiles the code, then stores it (creating the template if absent). A template that does not
-   * compile is `template_invalid` and the stored one is kept. The autoresponder is content checked
+   * compile, or that compiles (and renders with no data) slower than a render may take, is
+   * `template_invalid` and the stored one is kept. The autoresponder is content checked
    * first (the rules, and spamd when configured): what trips the check is stored paused, and the
    * write still succeeds; a configured spamd that gives no verdict is `upstream_unavailable` and
    * nothing is stored. `pausedFor` says why the template was paused (empty when it was not).
    */
   async putTemplate(userId: string, formId: string, kind: TemplateKind, code: string): Promise<{ template: TemplateRow; pausedFor: string[] }> {
     const form = await this.forms.requireUpgradedForm(userId, formId);
-    const compiled = compileTemplate(code);
-    if (!compiled.ok) throw new ProblemError('template_invalid', 'The template could not be compiled; nothing was stored.', { errors: compiled.errors });
+    const compiled = await this.renderer.check(code);
+    if (!compiled.ok) throw new ProblemError('template_invalid', 'The template could not be compiled; nothing was stored.', { errors: problemsOf(compiled) });
     let paused: number | null = null;
     let pausedFor: string[] = [];
     if (kind === 'autoresponder') {
       // the check reads the template alone, as it would be sent with no submission filled in
-      const message = autoresponderMessage({ formName: form.name, to: DRAFT_RECIPIENT, body: renderTemplate(compiled.template, {}) });
+      const message = autoresponderMessage({ formName: form.name, to: DRAFT_RECIPIENT, body: { html: compiled.html, text: compiled.text } });
       const verdict = await this.checker.check({ code, message }).catch((error: unknown) => {
         if (!(error instanceof SpamdError)) throw error;
         throw Object.assign(new ProblemError('upstream_unavailable', 'The content checker could not be reached; nothing was stored. Try again in a moment.'), { cause: error });
@@ -66,12 +69,21 @@ export class TemplateService {
     if (result.numDeletedRows === 0n) throw notFound(formId, kind);
   }
 
-  /** Renders without sending: against `data`, else the form's latest submission, else a sample. */
-  async previewTemplate(userId: string, formId: string, kind: TemplateKind, data?: Record<string, unknown>): Promise<{ html: string; text: string }> {
+  /**
+   * Renders without sending: against `data`, else the form's latest submission, else a sample.
+   * Only a caller who may read submissions (`seesSubmissions`) is shown one: anyone else gets the sample.
+   */
+  async previewTemplate(
+    userId: string,
+    formId: string,
+    kind: TemplateKind,
+    data: Record<string, unknown> | undefined,
+    seesSubmissions: boolean,
+  ): Promise<{ html: string; text: string }> {
     const form = await this.forms.requireUpgradedForm(userId, formId);
     const template = await this.findTemplate(formId, kind);
     if (!template && kind === 'autoresponder') throw notFound(formId, kind);
-    const fields = data ?? (await this.exampleData(formId));
+    const fields = data ?? (seesSubmissions ? await this.latestSubmissionData(formId) : SAMPLE_DATA);
     if (!template) {
       // no notification template: the default layout is what would be sent
       const message = notificationMessage({
@@ -82,17 +94,14 @@ export class TemplateService {
       });
       return { html: message.html ?? '', text: message.text };
     }
-    const compiled = compileTemplate(template.code);
-    if (!compiled.ok) throw new ProblemError('template_invalid', 'The stored template no longer compiles.', { errors: compiled.errors });
-    try {
-      return renderTemplate(compiled.template, fields);
-    } catch (error) {
-      if (!(error instanceof RenderLimitError)) throw error;
-      throw validationError([`data: ${error.message} with this data`], 'The template cannot be rendered with this data.');
-    }
+    const rendered = await this.renderer.render(template.code, fields);
+    if (rendered.ok) return { html: rendered.html, text: rendered.text };
+    if (rendered.problem === 'invalid') throw new ProblemError('template_invalid', 'The stored template no longer compiles.', { errors: rendered.errors });
+    const against = data ? 'with this data' : fields === SAMPLE_DATA ? 'with the sample data' : "with the form's latest submission";
+    throw validationError([`data: ${rendered.message} ${against}`], 'The template cannot be rendered with this data.');
   }
 
-  private async exampleData(formId: string): Promise<Record<string, unknown>> {
+  private async latestSubmissionData(formId: string): Promise<Record<string, unknown>> {
     const latest = await this.database.db
       .selectFrom('submissions')
       .select('data')
@@ -113,6 +122,13 @@ export class TemplateService {
     if (!template) throw notFound(formId, kind);
     return template;
   }
+}
+
+/** The `errors` of a refused write: one entry per problem. */
+function problemsOf(outcome: Exclude<TemplateOutcome, { ok: true }>): string[] {
+  if (outcome.problem === 'invalid') return outcome.errors;
+  if (outcome.problem === 'too_large') return [`code: ${outcome.message}`];
+  return [`code: ${outcome.message} (a render may take ${TEMPLATE_LIMITS.timeMs} ms); write it with fewer placeholders and blocks`];
 }
 
 function notFound(formId: string, kind: TemplateKind): ProblemError {

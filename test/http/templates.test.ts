@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
-import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { createAccount, createForm, createToken, type Account } from '../helpers/fixtures.js';
 import { assertProblem, assertValidation } from '../helpers/problems.js';
 import { postJson } from '../helpers/submit.js';
 
@@ -102,13 +102,62 @@ describe('templates API (4.4)', () => {
 
   it('refuses with 400 validation_error a preview whose data makes the render too large, and sends nothing', async () => {
     const target = await createForm(app, owner);
-    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{#each data.a}}{{#each ../data.a}}<p>{{this}}</p>{{/each}}{{/each}}' } });
-    const items = Array.from({ length: 1000 }, (_, i) => `item ${i}`);
+    // one value of 600,000 characters printed twice by each item: the limit is reached at the second print, long before any time limit
+    const items = ['x'.repeat(600_000)];
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{#each data.a}}<p>{{this}}</p><p>{{this}}</p>{{/each}}' } });
     const answer = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { a: items } } });
     assertValidation(app, answer, 'data');
     assert.match(answer.body.errors[0], /larger than 1048576 characters/);
     const small = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { a: ['x'] } } });
-    assert.equal(small.body.html, '<p>x</p>');
+    assert.equal(small.body.html, '<p>x</p><p>x</p>');
+  });
+
+  it('previews with the sample, never a real submission, for a token without submissions:read', async () => {
+    const target = await createForm(app, owner);
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '<p>{{data.name}}: {{data.secret}}</p>' } });
+    assert.equal((await postJson(app, target.id, { name: 'Grace', secret: 'my card number' })).status, 200);
+    const formsOnly = await createToken(app, owner.userId, ['forms:read']);
+    for (const kind of ['notification'] as const) {
+      const preview = await app.api('POST', `${path(kind, target.id)}/preview`, { token: formsOnly, body: {} });
+      assert.equal(preview.status, 200, JSON.stringify(preview.body));
+      assert.equal(preview.body.html, '<p>Jane Doe: </p>', 'the sample');
+      const listing = await app.api('GET', `/forms/${target.id}/submissions`, { token: formsOnly });
+      assertProblem(app, listing, 'insufficient_scope', { requiredScope: 'submissions:read' });
+    }
+    await app.api('DELETE', path('notification', target.id), { token: owner.token });
+    const byDefault = await app.api('POST', `${path('notification', target.id)}/preview`, { token: formsOnly, body: {} });
+    assert.ok(!byDefault.body.text.includes('my card number') && byDefault.body.text.includes('Jane Doe'), 'the default layout shows the sample too');
+    const reader = await createToken(app, owner.userId, ['forms:read', 'submissions:read']);
+    const real = await app.api('POST', `${path('notification', target.id)}/preview`, { token: reader, body: {} });
+    assert.match(real.body.text, /my card number/, 'with submissions:read, the latest submission');
+  });
+
+  it('previews any shape of data: objects print as name: value lines, never a 500', async () => {
+    const target = await createForm(app, owner);
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '<p>{{data.car}}</p><pre>{{data}}</pre>{{#each data.car}}[{{this}}]{{/each}}' } });
+    const data = { car: { color: 'red', wheels: [{ size: 16 }], extras: ['roof', 'rack'] }, none: null, n: 1 };
+    const answer = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data } });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(
+      answer.body.html,
+      '<p>color: red\nwheels[0].size: 16\nextras: roof, rack</p><pre>car.color: red\ncar.wheels[0].size: 16\ncar.extras: roof, rack\nnone: \nn: 1</pre>[red][[0].size: 16][roof, rack]',
+    );
+  });
+
+  it('bounds big templates and big values: a slow compile is 400 template_invalid, a 1.9 MB value 400 validation_error', async () => {
+    const target = await createForm(app, owner);
+    // 26,000 placeholders in 260 KB: seconds to compile, on a worker thread, refused past 250 ms
+    const huge = '{{data.a}}'.repeat(26_000);
+    const refused = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: huge } });
+    assertProblem(app, refused, 'template_invalid');
+    // past the watchdog (1 s), or past a thread's 128 MB on a machine fast enough to fill them first
+    assert.match(refused.body.errors[0], /^code: (compiling took longer than 250 ms|compiling or rendering needed more than the 128 MB)/);
+    assertProblem(app, await app.api('GET', path('notification', target.id), { token: owner.token }), 'not_found');
+
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '<p>{{data.big}}</p>'.repeat(20) } });
+    const big = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data: { big: 'x'.repeat(1_900_000) } } });
+    assertValidation(app, big, 'data');
+    assert.match(big.body.errors[0], /larger than 1048576 characters with this data/);
   });
 
   it('validates the kind, the body and the size', async () => {

@@ -20,6 +20,32 @@ const MAIL_FROM = 'Formgate Test <forms@example.test>';
 const LEASE_MS = 60_000;
 const RETRY = { maxAttempts: 3, baseMs: 10_000, factor: 2, capMs: 60_000 };
 
+/**
+ * The worker's claims and records all go through withoutFsync: counting them shows when it is idle.
+ * A wake schedules its claim on a timer of 0 ms, so a turn of the timers after the last write
+ * settles is enough for a claim that was coming to have begun. No wall-clock wait decides it.
+ */
+function watchIdle(database: Database): { counted: Database; idle: () => Promise<void> } {
+  let begun = 0;
+  let settled = 0;
+  const counted = Object.assign(Object.create(database) as Database, {
+    withoutFsync: <T>(fn: (db: Database['db']) => Promise<T>) => {
+      begun++;
+      return database.withoutFsync(fn).finally(() => settled++);
+    },
+  });
+  const idle = async () => {
+    for (let round = 0; round < 1000; round++) {
+      while (settled < begun) await new Promise((resolve) => setImmediate(resolve));
+      const before = begun;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      if (begun === before && settled === begun) return;
+    }
+    assert.fail('the worker never went idle');
+  };
+  return { counted, idle };
+}
+
 describe(`delivery worker (${TEST_DIALECT})`, () => {
   let sink: SmtpSink;
   let testDb: TestDatabase;
@@ -228,26 +254,7 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       const enqueue = async (n: number) => {
         for (let i = 0; i < n; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
       };
-      // The worker's claims and records all go through withoutFsync: counting them shows when it is
-      // idle. A wake schedules its claim on a timer of 0 ms, so a turn of the timers after the last
-      // write settles is enough for a claim that was coming to have begun.
-      let begun = 0;
-      let settled = 0;
-      const counted = Object.assign(Object.create(ctx.database) as Database, {
-        withoutFsync: <T>(fn: (db: Database['db']) => Promise<T>) => {
-          begun++;
-          return ctx.database.withoutFsync(fn).finally(() => settled++);
-        },
-      });
-      const idle = async () => {
-        for (let round = 0; round < 1000; round++) {
-          while (settled < begun) await new Promise((resolve) => setImmediate(resolve));
-          const before = begun;
-          await new Promise((resolve) => setTimeout(resolve, 1));
-          if (begun === before && settled === begun) return;
-        }
-        assert.fail('the worker never went idle');
-      };
+      const { counted, idle } = watchIdle(ctx.database);
       const sentReaches = async (n: number) => {
         for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
         await idle();
@@ -285,11 +292,13 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       };
       for (let i = 0; i < 12; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
       let busy = true;
-      const w = new JobWorker(ctx.database, { gate }, { now: () => clock, concurrency: 8, busyConcurrency: 2, pollIntervalMs: 60_000, foreground: { busy: () => busy } });
+      const { counted, idle } = watchIdle(ctx.database);
+      const w = new JobWorker(counted, { gate }, { now: () => clock, concurrency: 8, busyConcurrency: 2, pollIntervalMs: 60_000, foreground: { busy: () => busy } });
       closers.push(() => w.stop(1_000));
       const sentReaches = async (n: number) => {
         for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-        await new Promise((resolve) => setTimeout(resolve, 20)); // a claim too many would have begun by now
+        // idle: every claim that was coming has begun, a claim too many included
+        await idle();
         assert.equal(sent, n);
       };
       w.start();

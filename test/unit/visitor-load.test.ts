@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { eventLoopSaturation, VisitorLoad } from '../../src/submit/visitor-load.js';
-
-/** Keeps the event loop busy for `ms`, as a saturated process does. */
-function spin(ms: number): void {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
-}
 
 describe('visitor load', () => {
   it('is busy only while visitors wait on a saturated process', () => {
@@ -28,24 +21,41 @@ describe('visitor load', () => {
     assert.equal(load.busy(), false);
   });
 
-  it('reads the event loop as saturated after it was kept busy, and as free after it waited', async () => {
-    const saturation = eventLoopSaturation(50, 0.8);
-    await sleep(60);
+  /** An event loop whose busy and idle time the test moves, as a real one would under load. */
+  function fakeLoop() {
+    const times = { idle: 0, active: 0 };
+    return {
+      read: () => ({ ...times }),
+      busy: (ms: number) => void (times.active += ms),
+      idle: (ms: number) => void (times.idle += ms),
+    };
+  }
+
+  it('reads the event loop as saturated after it was kept busy, and as free after it waited', () => {
+    const loop = fakeLoop();
+    const saturation = eventLoopSaturation(50, 0.8, loop.read);
+    loop.idle(60);
     assert.equal(saturation(), false, 'an idle loop');
-    spin(80);
+    loop.busy(80);
     assert.equal(saturation(), true, 'a loop busy all along');
-    await sleep(80);
+    loop.busy(45);
+    loop.idle(10);
+    assert.equal(saturation(), true, 'busy 82% of the window: still saturated');
+    loop.idle(80);
     assert.equal(saturation(), false, 'waiting again');
   });
 
-  it('keeps a reading until its window has passed', async () => {
-    const saturation = eventLoopSaturation(10_000, 0.8);
-    spin(30);
+  it('keeps a reading until its window has passed', () => {
+    const loop = fakeLoop();
+    const saturation = eventLoopSaturation(10_000, 0.8, loop.read);
+    loop.busy(30);
     assert.equal(saturation(), false, 'the window is not over: the first reading (idle) stands');
-    const short = eventLoopSaturation(20, 0.8);
-    spin(30);
+    const short = eventLoopSaturation(20, 0.8, loop.read);
+    loop.busy(30);
     assert.equal(short(), true);
-    await sleep(5);
+    loop.idle(5);
     assert.equal(short(), true, 'within the window the last reading stands');
+    loop.idle(20);
+    assert.equal(short(), false, 'a new window, idle');
   });
 });

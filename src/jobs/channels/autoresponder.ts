@@ -40,7 +40,7 @@ export class AutoresponderChannel implements Channel {
     const data = fromJson<Record<string, unknown>>(row.data);
     const to = submitterAddress({ data, controls: storedEmailControls(row.emailControls) });
     if (!to) throw new DeliveryError('the submission has no address to answer', { permanent: true });
-    const body = renderStoredTemplate('autoresponder', row.code, data);
+    const body = await renderStoredTemplate('autoresponder', row.code, data);
     const replyTo = fromJson<string[]>(row.notificationEmails)[0];
     await this.mailer.send(autoresponderMessage({ formName: row.name, to, replyTo, body }));
   }

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { fromJson } from '../../db/database.js';
-import { compileTemplateCached, renderTemplate } from '../../mail/template-engine.js';
+import { sharedTemplateWorkers } from '../../mail/template-workers.js';
 
 /** A claimed job as a channel sees it: the payload already parsed. */
 export interface Job<P = unknown> {
@@ -66,15 +66,21 @@ export function storedEmailControls(stored: unknown): Record<string, string> {
 }
 
 /**
- * Renders a form's stored template for one delivery. A template that no longer compiles, or that
- * outgrows the render limits on this submission, fails the job for good: trying again renders the same.
+ * Renders a form's stored template for one delivery, on the template workers. A template that no
+ * longer compiles, or whose output outgrows 1 MiB on this submission, fails the job for good: trying
+ * again renders the same. One that ran out of time is tried again later, when the machine may be less busy.
  */
-export function renderStoredTemplate(kind: string, code: string, data: Record<string, unknown>): { html: string; text: string } {
-  const compiled = compileTemplateCached(code);
-  if (!compiled.ok) throw new DeliveryError(`the ${kind} template no longer compiles: ${compiled.errors[0]}`, { permanent: true });
-  try {
-    return renderTemplate(compiled.template, data);
-  } catch (error) {
-    throw new DeliveryError(`the ${kind} template could not be rendered: ${(error as Error).message}`, { permanent: true, cause: error });
-  }
+export async function renderStoredTemplate(kind: string, code: string, data: Record<string, unknown>): Promise<{ html: string; text: string }> {
+  const outcome = await sharedTemplateWorkers().render(code, data);
+  if (outcome.ok) return { html: outcome.html, text: outcome.text };
+  if (outcome.problem === 'invalid') throw new DeliveryError(`the ${kind} template no longer compiles: ${outcome.errors[0]}`, { permanent: true });
+  throw new DeliveryError(`the ${kind} template could not be rendered: ${outcome.message}`, { permanent: outcome.problem === 'too_large' });
+}
+
+/**
+ * The notification template rendered for one submission, or null (the default layout) when it cannot
+ * be: the owner still gets the submission, laid out with every field, rather than no email.
+ */
+export async function renderedOrDefaultLayout(code: string, data: Record<string, unknown>): Promise<{ html: string; text: string } | null> {
+  return renderStoredTemplate('notification', code, data).catch(() => null);
 }

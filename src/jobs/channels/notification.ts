@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
-import { DeliveryError, lookupBySubmission, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError, lookupBySubmission, renderedOrDefaultLayout, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const NOTIFICATION_KIND = 'notification';
 
@@ -49,7 +49,7 @@ export class NotificationChannel implements Channel {
       throw new DeliveryError(`${to} is no longer one of the form's notification recipients`, { permanent: true });
     }
     const data = fromJson<Record<string, unknown>>(row.data);
-    const rendered = row.code == null ? null : renderStoredTemplate('notification', row.code, data);
+    const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data);
     const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
     const form = { id: row.formId, name: row.name, emailThreading: row.emailThreading === 1 };
     for (const recipient of to !== undefined ? [to] : recipients) {

@@ -31,7 +31,8 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       tags: ['Templates'],
       summary: 'Write a form’s email template',
       description:
-        'Compiled before it is stored: a template that does not compile is `400 template_invalid` and the stored one is kept. ' +
+        'Compiled before it is stored: a template that does not compile, or takes longer than 250 ms to compile and render with no data, ' +
+        'is `400 template_invalid` and the stored one is kept. ' +
         'Writing the autoresponder template turns the autoresponder on (upgraded workspaces only); its content is checked and ' +
         'marketing phrasing or bare links pause it (`paused: true`; the write still answers 200). Where SpamAssassin is configured ' +
         'it is asked too, and a spam verdict pauses it as well; when it cannot be reached the write is `503 upstream_unavailable` ' +
@@ -71,13 +72,17 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       tags: ['Templates'],
       summary: 'Render a template without sending it',
       description:
-        'Renders against `data`, or without it against the fields of the form’s latest submission (a sample when it has none). ' +
-        'A notification preview without a template shows the default layout.',
+        'Renders against `data`, or without it against the fields of the form’s latest submission (a sample when it has none, ' +
+        'or when the token lacks `submissions:read`). A notification preview without a template shows the default layout. ' +
+        'A render past the limits (250 ms, 1 MiB) is `400 validation_error` naming `data`.',
       params: TemplateParams,
       body: TemplatePreviewBody,
       response: { 200: TemplatePreviewSchema, ...problemResponses('template_invalid', 'upgrade_required') },
     }),
-    async (request) =>
-      ctx.templates.previewTemplate(principalOf(request).userId, request.params.formId, request.params.kind, request.body?.data as Record<string, unknown> | undefined),
+    async (request) => {
+      const principal = principalOf(request);
+      const data = request.body?.data as Record<string, unknown> | undefined;
+      return ctx.templates.previewTemplate(principal.userId, request.params.formId, request.params.kind, data, principal.scopes.has('submissions:read'));
+    },
   );
 }

@@ -1,0 +1,45 @@
+// The thread that compiles and renders templates (started by template-workers.ts): a template can
+// take seconds to compile, and nothing it does must hold the event loop that answers requests.
+import { parentPort } from 'node:worker_threads';
+import { LRUCache } from 'lru-cache';
+import { compileTemplate, RenderLimitError, renderTemplate, type CompiledTemplate } from './template-engine.js';
+import type { TemplateJob, TemplateOutcome } from './template-workers.js';
+
+// Compiled templates by code: deliveries render the same few templates again and again.
+const compiledByCode = new LRUCache<string, CompiledTemplate | { errors: string[] }>({ max: 200 });
+
+function run(job: TemplateJob): TemplateOutcome {
+  const limits = { timeMs: job.limits.timeMs, outputChars: job.limits.outputChars };
+  let compiled = job.kind === 'render' ? compiledByCode.get(job.code) : undefined;
+  if (!compiled) {
+    const started = performance.now();
+    const result = compileTemplate(job.code, limits);
+    const tookMs = performance.now() - started;
+    // a template that compiles slower than a render may take is refused when written (a stored one still renders)
+    if (job.kind === 'check' && result.ok && tookMs > limits.timeMs) return { ok: false, problem: 'too_slow', message: `compiling took longer than ${limits.timeMs} ms` };
+    compiled = result.ok ? result.template : { errors: result.errors };
+    if (job.kind === 'render') compiledByCode.set(job.code, compiled);
+  }
+  if ('errors' in compiled) return { ok: false, problem: 'invalid', errors: compiled.errors };
+  try {
+    return { ok: true, ...renderTemplate(compiled, job.kind === 'render' ? job.data : {}, limits) };
+  } catch (error) {
+    if (error instanceof RenderLimitError) return { ok: false, problem: error.limit === 'time' ? 'too_slow' : 'too_large', message: error.message };
+    // what Handlebars throws while rendering (a block helper used wrongly) is a fault of the template, whatever the data
+    return { ok: false, problem: 'invalid', errors: [error instanceof Error ? error.message.replace(/\s+/g, ' ').trim() : String(error)] };
+  }
+}
+
+parentPort!.on('message', (job: TemplateJob & { id: number }) => {
+  let answer: TemplateOutcome | { ok: false; problem: 'failed'; message: string };
+  try {
+    answer = run(job);
+  } catch (error) {
+    answer = { ok: false, problem: 'failed', message: error instanceof Error ? error.message : String(error) };
+  }
+  parentPort!.postMessage({ id: job.id, ...answer });
+});
+
+// Handlebars loaded (about 8 MB of code) before the first job, whose watchdog starts when it is sent
+compileTemplate('');
+parentPort!.postMessage({ ready: true });

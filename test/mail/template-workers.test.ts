@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { TemplateWorkers } from '../../src/mail/template-workers.js';
+
+/** A watchdog the test fires itself: whether a job is "too slow" no longer depends on the machine. */
+function manualWatchdog() {
+  const armed = new Set<() => void>();
+  let onArmed: (() => void) | null = null;
+  return {
+    start: (_ms: number, expire: () => void) => {
+      armed.add(expire);
+      onArmed?.();
+      return () => armed.delete(expire);
+    },
+    /** Resolves as the next job starts, in the same turn: its thread cannot have answered yet. */
+    nextStart: () => new Promise<void>((resolve) => (onArmed = resolve)),
+    fireAll: () => [...armed].forEach((expire) => expire()),
+    get armed() {
+      return armed.size;
+    },
+  };
+}
+
+// 26,000 placeholders in 260 KB: Handlebars takes seconds to compile it
+const HUGE = '{{data.a}}'.repeat(26_000);
+
+describe('template workers', () => {
+  const pools: TemplateWorkers[] = [];
+  const pool = (options: ConstructorParameters<typeof TemplateWorkers>[0] = {}) => {
+    const workers = new TemplateWorkers(options);
+    pools.push(workers);
+    return workers;
+  };
+  after(() => Promise.all(pools.map((p) => p.close())));
+
+  it('renders on a thread of its own, and checks code as a write does', async () => {
+    const workers = pool({ size: 1 });
+    assert.deepEqual(await workers.render('<p>{{data.car}}</p>', { car: { color: 'red' } }), { ok: true, html: '<p>color: red</p>', text: 'color: red' });
+    assert.deepEqual(await workers.check('<p>Hi {{data.name}}</p>'), { ok: true, html: '<p>Hi </p>', text: 'Hi' });
+    const refused = await workers.check('{{> header}}');
+    assert.equal(refused.ok, false);
+    assert.deepEqual(!refused.ok && refused.problem === 'invalid' && refused.errors, ['line 1, column 1: partials are not allowed']);
+  });
+
+  it('answers the limits as outcomes: too large (1 MiB), too slow', async () => {
+    const workers = pool({ size: 1, limits: { outputChars: 100 } });
+    assert.deepEqual(await workers.render('{{data.a}}', { a: 'x'.repeat(101) }), { ok: false, problem: 'too_large', message: 'the rendered template is larger than 100 characters' });
+    const slow = pool({ size: 1, limits: { timeMs: 0 } });
+    const outcome = await slow.check('<p>hello</p>');
+    assert.equal(outcome.ok, false);
+    assert.equal(!outcome.ok && outcome.problem, 'too_slow', 'compiling took longer than 0 ms');
+  });
+
+  it('keeps the event loop free while a huge template compiles', async () => {
+    const workers = pool({ size: 1 });
+    let turns = 0;
+    let compiling = true;
+    const tick = () => {
+      turns++;
+      if (compiling) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const outcome = await workers.check(HUGE);
+    compiling = false;
+    // ended by the watchdog after 1 s, or sooner by its heap limit on a machine fast enough to fill 128 MB first
+    assert.ok(!outcome.ok && ['too_slow', 'too_large'].includes(outcome.problem), JSON.stringify(outcome));
+    assert.ok(turns > 1, `the event loop turned ${turns} times while it compiled`);
+  });
+
+  it('ends a thread past its watchdog and goes on with a fresh one', async () => {
+    const watchdog = manualWatchdog();
+    const workers = pool({ size: 1, startWatchdog: watchdog.start });
+    const started = watchdog.nextStart();
+    const stuck = workers.check(HUGE);
+    const queued = workers.render('<p>{{data.name}}</p>', { name: 'Ada' });
+    await started;
+    assert.equal(watchdog.armed, 1, 'one job runs, the other waits');
+    watchdog.fireAll();
+    assert.deepEqual(await stuck, { ok: false, problem: 'too_slow', message: 'compiling took longer than 250 ms' });
+    assert.deepEqual(await queued, { ok: true, html: '<p>Ada</p>', text: 'Ada' });
+    assert.equal(watchdog.armed, 0);
+  });
+
+  it('runs jobs side by side on several threads, each answered in turn', async () => {
+    const workers = pool({ size: 2 });
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => workers.render('{{data.i}}', { i })));
+    assert.deepEqual(
+      outcomes.map((o) => o.ok && o.html),
+      Array.from({ length: 20 }, (_, i) => String(i)),
+    );
+  });
+});
