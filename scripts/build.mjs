@@ -21,18 +21,22 @@ if (major < 22 || (major === 22 && minor < 12)) {
 const outfile = process.argv[2] ?? 'dist/main.js';
 fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
 // The template worker runs on threads of its own (src/mail/template-workers.ts), from the file beside main.js.
-for (const [entry, out] of [['src/main.ts', outfile], ['src/mail/template-worker.ts', path.join(path.dirname(outfile), 'template-worker.js')]]) await build({
-  entryPoints: [entry],
-  outfile: out,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  sourcemap: true,
-  // Native or optional at run time: loaded from node_modules when used (pg and ioredis only with
-  // a PostgreSQL or Redis URL, see createRequire in src/).
-  external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'handlebars'],
-  // The CommonJS dependencies bundled in an ES module still call require() for Node's own modules.
-  banner: { js: "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);" },
-  logLevel: 'warning',
-});
+for (const [entry, out] of [
+  ['src/main.ts', outfile],
+  ['src/mail/template-worker.ts', path.join(path.dirname(outfile), 'template-worker.js')],
+])
+  await build({
+    entryPoints: [entry],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node22',
+    sourcemap: true,
+    // Native or optional at run time: loaded from node_modules when used (pg and ioredis only with
+    // a PostgreSQL or Redis URL, see createRequire in src/).
+    external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'handlebars'],
+    // The CommonJS dependencies bundled in an ES module still call require() for Node's own modules.
+    banner: { js: "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);" },
+    logLevel: 'warning',
+  });

@@ -3,25 +3,89 @@
  * the HTTP layer turns it into `application/problem+json`. The codes are stable: clients branch on them.
  */
 export const PROBLEMS = {
-  validation_error: { status: 400, title: 'Validation error', summary: 'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. A string anywhere in a body, a query or a path that holds the character U+0000 (NUL) or a lone UTF-16 surrogate (`\\ud800`) is refused too (`<field>: must not contain the character U+0000`, `<field>: must be valid Unicode`): neither can be stored as it was sent. Also a JSON body nested more than 32 levels deep (`body`), a path with a malformed percent escape (`path`), and a request that is not valid HTTP/1.1 (`request`). `errors` names each field and its problem.' },
-  template_invalid: { status: 400, title: 'Template invalid', summary: 'An email template could not be compiled; nothing was stored. `errors` has one entry per problem.' },
-  captcha_failed: { status: 400, title: 'CAPTCHA failed', summary: 'Submit surface: the form requires a CAPTCHA and its answer was missing or did not verify; nothing was stored.' },
-  invalid_token: { status: 401, title: 'Invalid token', summary: 'The Authorization header is missing or malformed, or the token is unknown, revoked or expired.' },
+  validation_error: {
+    status: 400,
+    title: 'Validation error',
+    summary:
+      'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. A string anywhere in a body, a query or a path that holds the character U+0000 (NUL) or a lone UTF-16 surrogate (`\\ud800`) is refused too (`<field>: must not contain the character U+0000`, `<field>: must be valid Unicode`): neither can be stored as it was sent. Also a JSON body nested more than 32 levels deep (`body`), a path with a malformed percent escape (`path`), and a request that is not valid HTTP/1.1 (`request`). `errors` names each field and its problem.',
+  },
+  template_invalid: {
+    status: 400,
+    title: 'Template invalid',
+    summary: 'An email template could not be compiled; nothing was stored. `errors` has one entry per problem.',
+  },
+  captcha_failed: {
+    status: 400,
+    title: 'CAPTCHA failed',
+    summary: 'Submit surface: the form requires a CAPTCHA and its answer was missing or did not verify; nothing was stored.',
+  },
+  invalid_token: {
+    status: 401,
+    title: 'Invalid token',
+    summary: 'The Authorization header is missing or malformed, or the token is unknown, revoked or expired.',
+  },
   insufficient_scope: { status: 403, title: 'Insufficient scope', summary: 'The token lacks the scope the operation needs; `requiredScope` names it.' },
-  origin_not_allowed: { status: 403, title: 'Origin not allowed', summary: 'Submit surface: the form lists its allowed origins and the submission came from a page elsewhere (its `Origin`, or `Referer` without one, is not on the list, or the request sent neither); nothing was stored.' },
-  quota_exceeded: { status: 403, title: 'Quota exceeded', summary: 'A plan limit stopped the request (forms per workspace: 10 free, 100 upgraded; one free workspace per account; team members).' },
-  upgrade_required: { status: 403, title: 'Upgrade required', summary: 'The request touched a free workspace on an operation that needs an upgraded one; `workspaceId` names it.' },
-  not_found: { status: 404, title: 'Not found', summary: 'The resource does not exist or belongs to another account; also a template read when the form has none, and an unknown route.' },
-  method_not_allowed: { status: 405, title: 'Method not allowed', summary: 'The route exists but not with this HTTP method; the `Allow` header lists the methods it has.' },
-  request_timeout: { status: 408, title: 'Request timeout', summary: 'The request (its headers or its body) did not arrive within the server\'s time limit; nothing changed. The connection is closed.' },
+  origin_not_allowed: {
+    status: 403,
+    title: 'Origin not allowed',
+    summary:
+      'Submit surface: the form lists its allowed origins and the submission came from a page elsewhere (its `Origin`, or `Referer` without one, is not on the list, or the request sent neither); nothing was stored.',
+  },
+  quota_exceeded: {
+    status: 403,
+    title: 'Quota exceeded',
+    summary: 'A plan limit stopped the request (forms per workspace: 10 free, 100 upgraded; one free workspace per account; team members).',
+  },
+  upgrade_required: {
+    status: 403,
+    title: 'Upgrade required',
+    summary: 'The request touched a free workspace on an operation that needs an upgraded one; `workspaceId` names it.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    summary: 'The resource does not exist or belongs to another account; also a template read when the form has none, and an unknown route.',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    summary: 'The route exists but not with this HTTP method; the `Allow` header lists the methods it has.',
+  },
+  request_timeout: {
+    status: 408,
+    title: 'Request timeout',
+    summary: "The request (its headers or its body) did not arrive within the server's time limit; nothing changed. The connection is closed.",
+  },
   conflict: { status: 409, title: 'Conflict', summary: 'The resource cannot be changed that way, for example deleting a submission quarantined as spam.' },
   payload_too_large: { status: 413, title: 'Payload too large', summary: 'The request body is larger than the service accepts.' },
-  uri_too_long: { status: 414, title: 'URI too long', summary: 'A segment of the path (an id) is longer than 100 characters, so it names nothing; nothing changed.' },
-  rate_limited: { status: 429, title: 'Too many requests', summary: 'Too many requests from this address; retry after the number of seconds in `Retry-After`.' },
-  headers_too_large: { status: 431, title: 'Request header fields too large', summary: 'The request line (the URL) and headers together are larger than 16 KB; nothing changed. The connection is closed.' },
+  uri_too_long: {
+    status: 414,
+    title: 'URI too long',
+    summary: 'A segment of the path (an id) is longer than 100 characters, so it names nothing; nothing changed.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    summary: 'Too many requests from this address; retry after the number of seconds in `Retry-After`.',
+  },
+  headers_too_large: {
+    status: 431,
+    title: 'Request header fields too large',
+    summary: 'The request line (the URL) and headers together are larger than 16 KB; nothing changed. The connection is closed.',
+  },
   internal_error: { status: 500, title: 'Internal error', summary: 'The server failed; the details are in its log, never in the answer.' },
-  shutting_down: { status: 503, title: 'Shutting down', summary: 'The instance is shutting down and took no new request on a connection it is closing; nothing changed; retry after the seconds in `Retry-After` (another instance, or this one restarted, answers).' },
-  upstream_unavailable: { status: 503, title: 'Upstream unavailable', summary: 'A dependency (the template content checker, or on the submit surface the CAPTCHA provider) could not be reached; nothing changed; retry after the seconds in `Retry-After`.' },
+  shutting_down: {
+    status: 503,
+    title: 'Shutting down',
+    summary:
+      'The instance is shutting down and took no new request on a connection it is closing; nothing changed; retry after the seconds in `Retry-After` (another instance, or this one restarted, answers).',
+  },
+  upstream_unavailable: {
+    status: 503,
+    title: 'Upstream unavailable',
+    summary:
+      'A dependency (the template content checker, or on the submit surface the CAPTCHA provider) could not be reached; nothing changed; retry after the seconds in `Retry-After`.',
+  },
 } as const satisfies Record<string, { status: number; title: string; summary: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

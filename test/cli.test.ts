@@ -111,7 +111,10 @@ describe('formgate admin commands', () => {
 
     const invalid = assertJsonError(invalidJson, 'validation_error');
     assert.ok(Array.isArray(invalid.errors), JSON.stringify(invalid));
-    assert.ok(invalid.errors.some((e: string) => e.startsWith('email:') && e.includes('not-an-address')), JSON.stringify(invalid));
+    assert.ok(
+      invalid.errors.some((e: string) => e.startsWith('email:') && e.includes('not-an-address')),
+      JSON.stringify(invalid),
+    );
 
     const { count } = await ctx.database.db
       .selectFrom('users')
@@ -166,7 +169,10 @@ describe('formgate admin commands', () => {
   it('names the database it looked at when it refuses', async () => {
     const error = assertJsonError(await runCli(env, ['tokens', 'revoke', '--email', 'nobody@example.com', '--name', 'x', '--json']), 'not_found');
     assert.ok(error.message.includes('(database: '), error.message);
-    assert.ok(error.message.includes(database.url.startsWith('sqlite:') ? database.url.slice('sqlite:'.length) : new URL(database.url).pathname), error.message);
+    assert.ok(
+      error.message.includes(database.url.startsWith('sqlite:') ? database.url.slice('sqlite:'.length) : new URL(database.url).pathname),
+      error.message,
+    );
   });
 
   it('tokens create prints an fg_ token once; only its SHA-256 hash is stored, and it authenticates', async () => {
@@ -182,7 +188,10 @@ describe('formgate admin commands', () => {
     tokenSecret = body.token;
 
     const rows = await ctx.database.db.selectFrom('tokens').selectAll().execute();
-    assert.deepEqual(rows.map((r) => [r.userId, r.name]), [[owner.userId, 'ci']]);
+    assert.deepEqual(
+      rows.map((r) => [r.userId, r.name]),
+      [[owner.userId, 'ci']],
+    );
     assert.ok(!JSON.stringify(rows).includes(tokenSecret), 'the secret is stored nowhere in the tokens table');
     assert.ok(!JSON.stringify(rows).includes(tokenSecret.slice(3)), 'not even without its prefix');
     assert.equal(rows[0]!.tokenHash, createHash('sha256').update(tokenSecret).digest('hex'));
@@ -201,15 +210,28 @@ describe('formgate admin commands', () => {
     ]);
 
     const both = assertJsonError(badScopeAndPast, 'validation_error');
-    assert.ok(both.errors.some((e: string) => e.startsWith('scopes:') && e.includes('forms:destroy')), JSON.stringify(both));
+    assert.ok(
+      both.errors.some((e: string) => e.startsWith('scopes:') && e.includes('forms:destroy')),
+      JSON.stringify(both),
+    );
     assert.ok(!both.errors.some((e: string) => e.includes('"forms:read"')), 'the valid scope is not blamed');
-    assert.ok(both.errors.some((e: string) => /^expires/i.test(e) && /future/.test(e)), JSON.stringify(both));
+    assert.ok(
+      both.errors.some((e: string) => /^expires/i.test(e) && /future/.test(e)),
+      JSON.stringify(both),
+    );
 
     const malformed = assertJsonError(notDate, 'validation_error');
-    assert.ok(malformed.errors.some((e: string) => /expires/i.test(e) && e.includes('next tuesday')), JSON.stringify(malformed));
+    assert.ok(
+      malformed.errors.some((e: string) => /expires/i.test(e) && e.includes('next tuesday')),
+      JSON.stringify(malformed),
+    );
 
     const rows = await ctx.database.db.selectFrom('tokens').select('name').execute();
-    assert.deepEqual(rows.map((r) => r.name), ['ci'], 'no token was created by the refused commands');
+    assert.deepEqual(
+      rows.map((r) => r.name),
+      ['ci'],
+      'no token was created by the refused commands',
+    );
   });
 
   it('tokens revoke stops the token at once; an unknown name is not_found', async () => {
@@ -283,7 +305,10 @@ describe('formgate admin commands', () => {
     assertOk(stored);
     assert.deepEqual(onlyJson(stored), { formId: form.id, provider: 'TURNSTILE', stored: true });
     const secrets = await ctx.database.db.selectFrom('formSecrets').selectAll().where('formId', '=', form.id).execute();
-    assert.deepEqual(secrets.map((s) => [s.provider, s.secret]), [['TURNSTILE', 'turnstile-secret-1']]);
+    assert.deepEqual(
+      secrets.map((s) => [s.provider, s.secret]),
+      [['TURNSTILE', 'turnstile-secret-1']],
+    );
 
     const invalid = assertJsonError(badProvider, 'validation_error');
     const listed = invalid.errors.join(' ');
@@ -297,11 +322,7 @@ describe('formgate admin commands', () => {
   });
 
   it('answers usage errors with exit code 2 and a usage message, and --help with 0', async () => {
-    const [missing, unknownCommand, help] = await Promise.all([
-      runCli(env, ['users', 'create']),
-      runCli(env, ['frobnicate']),
-      runCli(env, ['--help']),
-    ]);
+    const [missing, unknownCommand, help] = await Promise.all([runCli(env, ['users', 'create']), runCli(env, ['frobnicate']), runCli(env, ['--help'])]);
 
     assert.equal(missing.code, 2, missing.stderr);
     assert.equal(missing.stdout, '');

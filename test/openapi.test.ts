@@ -102,8 +102,21 @@ describe('OpenAPI document', () => {
     assert.deepEqual(
       Object.keys(doc.components.schemas.Form.properties).sort(),
       [
-        'allowedOrigins', 'createdAt', 'customHoneypot', 'customSpamWords', 'description', 'emailThreading', 'id', 'name', 'notificationEmails',
-        'slackChannel', 'spamProtection', 'technology', 'updatedAt', 'webhookUrl', 'workspaceId',
+        'allowedOrigins',
+        'createdAt',
+        'customHoneypot',
+        'customSpamWords',
+        'description',
+        'emailThreading',
+        'id',
+        'name',
+        'notificationEmails',
+        'slackChannel',
+        'spamProtection',
+        'technology',
+        'updatedAt',
+        'webhookUrl',
+        'workspaceId',
       ].sort(),
     );
     assert.deepEqual(Object.keys(doc.components.schemas.Template.properties).sort(), ['code', 'kind', 'mode', 'paused', 'updatedAt']);
@@ -225,7 +238,10 @@ describe('OpenAPI document', () => {
           assert.equal(answer.body.code, 'invalid_token');
         } else {
           assert.equal(answer.status, 405, `${method} ${template} is not an operation: ${answer.status}`);
-          const allow = (answer.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS');
+          const allow = (answer.headers.get('allow') ?? '')
+            .split(',')
+            .map((m) => m.trim())
+            .filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS');
           assert.deepEqual(allow.sort(), [...methods].sort(), `${template}: Allow lists the described methods`);
         }
       }

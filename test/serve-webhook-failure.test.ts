@@ -66,7 +66,11 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
   }
 
   async function jobOf(jobId: string) {
-    return ctx.database.db.selectFrom('jobs').select(['status', 'attempts', 'leaseUntil', 'lastError', 'runAt']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    return ctx.database.db
+      .selectFrom('jobs')
+      .select(['status', 'attempts', 'leaseUntil', 'lastError', 'runAt'])
+      .where('id', '=', jobId)
+      .executeTakeFirstOrThrow();
   }
 
   /** Brings a job's next try forward to now (instead of waiting out its backoff). */
@@ -86,7 +90,10 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
     assert.match(job.lastError ?? '', AT_ONCE);
     const tries = await ctx.database.db.selectFrom('jobAttempts').select(['outcome', 'error']).where('jobId', '=', jobId).execute();
     assert.equal(tries.length, attempts);
-    assert.ok(tries.every((t) => t.outcome === 'retry'), JSON.stringify(tries));
+    assert.ok(
+      tries.every((t) => t.outcome === 'retry'),
+      JSON.stringify(tries),
+    );
   }
 
   /** Whatever happened, the server is gone before the next test starts (it would claim that test's jobs). */
@@ -107,19 +114,33 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
     try {
       const { submitUrl, baseUrl } = (await server.waitForLine(READY, 'the ready line', 20_000)).json!;
       const submit = async (message: string) => {
-        const answer = await fetch(`${submitUrl}/${formId}`, { method: 'POST', headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' }, body: `message=${message}` });
+        const answer = await fetch(`${submitUrl}/${formId}`, {
+          method: 'POST',
+          headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+          body: `message=${message}`,
+        });
         assert.equal(answer.status, 200, await answer.clone().text());
         return ((await answer.json()) as { id: string }).id;
       };
       const first = await submit('one');
-      const job = await ctx.database.db.selectFrom('jobs').select('id').where('submissionId', '=', first).where('kind', '=', 'webhook').executeTakeFirstOrThrow();
+      const job = await ctx.database.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('submissionId', '=', first)
+        .where('kind', '=', 'webhook')
+        .executeTakeFirstOrThrow();
       await server.waitForLine(failedTry(job.id, 1), 'the first try to fail');
       await assertRetried(job.id, 1);
 
       // still serving: both surfaces answer, a second submission is accepted and its webhook tried
       assert.equal((await fetch(`${baseUrl.replace(/\/public\/v1$/, '')}/healthz`)).status, 200);
       const second = await submit('two');
-      const secondJob = await ctx.database.db.selectFrom('jobs').select('id').where('submissionId', '=', second).where('kind', '=', 'webhook').executeTakeFirstOrThrow();
+      const secondJob = await ctx.database.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('submissionId', '=', second)
+        .where('kind', '=', 'webhook')
+        .executeTakeFirstOrThrow();
       await server.waitForLine(failedTry(secondJob.id, 1), 'the second submission’s try to fail');
 
       // and the first job really runs again, in the same process
@@ -134,13 +155,17 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
     }
   });
 
-  it('keeps serving in a network namespace with no route, where a public address cannot be reached', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite only: the PostgreSQL server is on the loopback of the namespace the test runs in' }, async () => {
+  it('keeps serving in a network namespace with no route, where a public address cannot be reached', {
+    skip: TEST_DIALECT !== 'sqlite' && 'SQLite only: the PostgreSQL server is on the loopback of the namespace the test runs in',
+  }, async () => {
     const server = serveInNamespace('no-network');
     try {
       await server.waitForLine(READY, 'the ready line', 20_000);
       // the server cannot be reached from outside its namespace: the jobs are written into the database
       const enqueue = (n: number) =>
-        ctx.database.transaction((trx) => enqueueJob(trx, { kind: 'webhook', payload: { url: 'https://public.example/hook', formId, fields: { n } }, idempotencyKey: `netns-${n}` }));
+        ctx.database.transaction((trx) =>
+          enqueueJob(trx, { kind: 'webhook', payload: { url: 'https://public.example/hook', formId, fields: { n } }, idempotencyKey: `netns-${n}` }),
+        );
       const first = await enqueue(1);
       await server.waitForLine(failedTry(first, 1), 'the first try to fail');
       await assertRetried(first, 1);

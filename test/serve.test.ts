@@ -11,8 +11,7 @@ import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/d
 const READY = (line: LogLine) => typeof line.json?.msg === 'string' && line.json.msg.startsWith('Formgate is ready');
 
 /** A request log line: the one line per request that the server prints. */
-const requestLine = (predicate: (json: Record<string, any>) => boolean) => (line: LogLine) =>
-  line.json?.msg === 'request' && predicate(line.json);
+const requestLine = (predicate: (json: Record<string, any>) => boolean) => (line: LogLine) => line.json?.msg === 'request' && predicate(line.json);
 
 interface Ready {
   baseUrl: string;
@@ -35,7 +34,10 @@ async function stopGracefully(server: ServerProcess): Promise<void> {
   assert.ok(server.child.kill('SIGTERM'), 'the signal was delivered');
   const exit = await server.waitForExit(15_000);
   assert.deepEqual(exit, { code: 0, signal: null }, `exit ${JSON.stringify(exit)}; stderr: ${server.stderr()}`);
-  assert.ok(server.lines.some((l) => l.json?.msg === 'stopped'), 'logs "stopped"');
+  assert.ok(
+    server.lines.some((l) => l.json?.msg === 'stopped'),
+    'logs "stopped"',
+  );
 }
 
 describe('formgate serve', () => {
@@ -107,11 +109,17 @@ describe('formgate serve', () => {
     assert.equal(refused.status, 401);
     await refused.arrayBuffer();
 
-    const meLine = await server.waitForLine(requestLine((j) => j.reqId === 'serve-test-me'), 'the request line of GET /me');
+    const meLine = await server.waitForLine(
+      requestLine((j) => j.reqId === 'serve-test-me'),
+      'the request line of GET /me',
+    );
     assert.equal(meLine.json!.method, 'GET');
     assert.equal(meLine.json!.path, '/public/v1/me', 'the path, without the query');
     assert.equal(meLine.json!.status, 200);
-    const refusedLine = await server.waitForLine(requestLine((j) => j.reqId === 'serve-test-401'), 'the request line of the 401');
+    const refusedLine = await server.waitForLine(
+      requestLine((j) => j.reqId === 'serve-test-401'),
+      'the request line of the 401',
+    );
     assert.equal(refusedLine.json!.status, 401);
     const healthLine = await server.waitForLine(
       requestLine((j) => j.path === '/healthz' && j.reqId !== 'serve-submit-health'),
@@ -120,7 +128,10 @@ describe('formgate serve', () => {
     assert.equal(healthLine.json!.method, 'GET');
     assert.equal(healthLine.json!.status, 200);
     assert.match(String(healthLine.json!.reqId), /^[0-9a-f-]{36}$/, 'a request without X-Request-Id gets a generated id');
-    await server.waitForLine(requestLine((j) => j.reqId === 'serve-submit-health' && j.path === '/healthz'), 'the submit surface request line');
+    await server.waitForLine(
+      requestLine((j) => j.reqId === 'serve-submit-health' && j.path === '/healthz'),
+      'the submit surface request line',
+    );
 
     await stopGracefully(server);
     assert.ok(server.lines.length > 0);
@@ -134,7 +145,9 @@ describe('formgate serve', () => {
     assert.ok(!server.stderr().includes(token), 'nor does stderr');
   });
 
-  it('moves what visitors submit into the search index in the background', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite only: PostgreSQL indexes in the insert' }, async () => {
+  it('moves what visitors submit into the search index in the background', {
+    skip: TEST_DIALECT !== 'sqlite' && 'SQLite only: PostgreSQL indexes in the insert',
+  }, async () => {
     const server = spawnServe(env);
     servers.push(server);
     const ready = await waitUntilReady(server);
@@ -149,7 +162,8 @@ describe('formgate serve', () => {
     const opened = Database.open(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }).database);
     try {
       const raw = opened.db.withoutPlugins();
-      const indexed = async () => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB '*vermilion*'`.execute(raw)).rows.length;
+      const indexed = async () =>
+        (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB '*vermilion*'`.execute(raw)).rows.length;
       const deadline = Date.now() + 10_000;
       while ((await indexed()) === 0 && Date.now() < deadline) await sleep(50);
       assert.equal(await indexed(), 1, 'indexed within 10 s of its answer');
@@ -184,7 +198,12 @@ describe('formgate serve', () => {
 
         const database = Database.open(buildConfig({ databaseUrl: fresh.url, dataDir: fresh.dataDir }).database);
         try {
-          const rows = await database.db.withoutPlugins().selectFrom('kysely_migration' as any).select('name' as any).orderBy('name' as any).execute();
+          const rows = await database.db
+            .withoutPlugins()
+            .selectFrom('kysely_migration' as any)
+            .select('name' as any)
+            .orderBy('name' as any)
+            .execute();
           const names = rows.map((r: any) => r.name as string);
           assert.equal(names[0], '0001-initial', `round ${round}: the first start migrated the empty database`);
           assert.equal(new Set(names).size, names.length, `round ${round}: each migration applied once`);

@@ -48,7 +48,11 @@ export async function startFormgate(options: FormgateOptions): Promise<Formgate>
   };
   const started = performance.now();
   // cwd is the data folder, so no .env of the repository is read
-  const child = spawn(process.execPath, [...serveFlags(), path.join(REPO_DIR, 'dist', 'main.js'), 'serve'], { cwd: options.dataDir, env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [...serveFlags(), path.join(REPO_DIR, 'dist', 'main.js'), 'serve'], {
+    cwd: options.dataDir,
+    env,
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   const submitOrigin = `http://127.0.0.1:${submitPort}`;
   await firstAnswer(child, `${submitOrigin}/healthz`).catch((error: unknown) => {

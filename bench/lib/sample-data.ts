@@ -2,9 +2,51 @@
  * Submissions as a contact form receives them: six fields drawn from small word lists, so that
  * search terms match a known share of them (a city ~1 in 20, a surname ~1 in 50, a reference 1).
  */
-const FIRST = ['Ada', 'Grace', 'Alan', 'Linus', 'Margaret', 'Dennis', 'Barbara', 'Ken', 'Frances', 'Edsger', 'Radia', 'Donald', 'Hedy', 'John', 'Katherine', 'Tim'];
-export const SURNAMES = Array.from({ length: 50 }, (_, i) => `${['Lovel', 'Hopp', 'Turn', 'Torv', 'Hamilt', 'Ritch', 'Lisk', 'Thomps', 'Alle', 'Dijkst'][i % 10]}${['ace', 'er', 'ing', 'alds', 'on'][Math.floor(i / 10)]}`);
-export const CITIES = ['Lisbon', 'Oslo', 'Turin', 'Ghent', 'Porto', 'Lyon', 'Krakow', 'Bremen', 'Leeds', 'Cork', 'Malmo', 'Basel', 'Graz', 'Brno', 'Split', 'Tartu', 'Bergen', 'Aarhus', 'Utrecht', 'Bilbao'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Linus',
+  'Margaret',
+  'Dennis',
+  'Barbara',
+  'Ken',
+  'Frances',
+  'Edsger',
+  'Radia',
+  'Donald',
+  'Hedy',
+  'John',
+  'Katherine',
+  'Tim',
+];
+export const SURNAMES = Array.from(
+  { length: 50 },
+  (_, i) =>
+    `${['Lovel', 'Hopp', 'Turn', 'Torv', 'Hamilt', 'Ritch', 'Lisk', 'Thomps', 'Alle', 'Dijkst'][i % 10]}${['ace', 'er', 'ing', 'alds', 'on'][Math.floor(i / 10)]}`,
+);
+export const CITIES = [
+  'Lisbon',
+  'Oslo',
+  'Turin',
+  'Ghent',
+  'Porto',
+  'Lyon',
+  'Krakow',
+  'Bremen',
+  'Leeds',
+  'Cork',
+  'Malmo',
+  'Basel',
+  'Graz',
+  'Brno',
+  'Split',
+  'Tartu',
+  'Bergen',
+  'Aarhus',
+  'Utrecht',
+  'Bilbao',
+];
 const TOPICS = ['pricing', 'an invoice', 'the API', 'a refund', 'shipping', 'an integration', 'the roadmap', 'a partnership'];
 
 /** The i-th sample submission's six fields, as urlencoded pairs. */

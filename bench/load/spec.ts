@@ -29,4 +29,3 @@ export interface LoadFigures {
   durationSec: number;
   statusCodes: Record<string, number>;
 }
-

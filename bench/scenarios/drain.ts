@@ -49,7 +49,15 @@ export async function runDrain(dialect: BenchDialect, kind: DrainKind, sinks: Si
     const cpuMs = formgate.cpuMs();
     const cpuPerDeliveryUs = cpuAtStart === null || cpuMs === null || arrivals.count === 0 ? null : Math.round(((cpuMs - cpuAtStart) * 1000) / arrivals.count);
     const seconds = arrivals.firstAt && arrivals.lastAt && arrivals.count > 1 ? (arrivals.lastAt - arrivals.firstAt) / 1000 : Infinity;
-    return { dialect, kind, queued: SETTINGS.drainJobs, delivered: arrivals.count, perSec: Math.round((arrivals.count - 1) / seconds), peakRssMb, cpuPerDeliveryUs };
+    return {
+      dialect,
+      kind,
+      queued: SETTINGS.drainJobs,
+      delivered: arrivals.count,
+      perSec: Math.round((arrivals.count - 1) / seconds),
+      peakRssMb,
+      cpuPerDeliveryUs,
+    };
   } finally {
     await formgate.stop();
   }

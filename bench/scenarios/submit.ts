@@ -43,7 +43,14 @@ export async function runSubmit(dialect: BenchDialect, sinks: Sinks): Promise<Su
     }
     return ids;
   });
-  const load = { connections: SETTINGS.connections, durationSec: SETTINGS.durationSec, warmupSec: SETTINGS.warmupSec, method: 'POST' as const, headers: HEADERS, body: SUBMIT_BODY };
+  const load = {
+    connections: SETTINGS.connections,
+    durationSec: SETTINGS.durationSec,
+    warmupSec: SETTINGS.warmupSec,
+    method: 'POST' as const,
+    headers: HEADERS,
+    body: SUBMIT_BODY,
+  };
   const baseline = await measureBaseline({ ...load, paths: ['/aaaaaaaaaaaaaaaaaaaa'] });
   const floor = await measureFloor(await freshDatabase(dialect, 'floor'), { ...load, paths: formIds.map((id) => `/${id}`), uniqueBodies: true });
 

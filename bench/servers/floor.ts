@@ -63,7 +63,8 @@ function sqliteStore(file: string): Store {
   });
   return {
     insert: async (batch, now) => insert(batch, now),
-    page: async (formId, after, limit) => (page ??= db.prepare(PAGE_SQL(() => '?'))).all(formId, after?.[0] ?? Number.MAX_SAFE_INTEGER, after?.[1] ?? '', limit) as ListRow[],
+    page: async (formId, after, limit) =>
+      (page ??= db.prepare(PAGE_SQL(() => '?'))).all(formId, after?.[0] ?? Number.MAX_SAFE_INTEGER, after?.[1] ?? '', limit) as ListRow[],
   };
 }
 
@@ -84,13 +85,16 @@ async function postgresStore(url: string): Promise<Store> {
           batch.map((s) => s.data),
           batch.map(() => now),
         ]);
-        await client.query("INSERT INTO floor_jobs SELECT id, sub, kind, payload, 'pending', $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS j (id, sub, kind, payload)", [
-          batch.flatMap(() => [randomUUID(), randomUUID()]),
-          batch.flatMap((s) => [s.id, s.id]),
-          batch.flatMap(() => ['email', 'webhook']),
-          batch.flatMap((s) => ['{}', s.data]),
-          now,
-        ]);
+        await client.query(
+          "INSERT INTO floor_jobs SELECT id, sub, kind, payload, 'pending', $5 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS j (id, sub, kind, payload)",
+          [
+            batch.flatMap(() => [randomUUID(), randomUUID()]),
+            batch.flatMap((s) => [s.id, s.id]),
+            batch.flatMap(() => ['email', 'webhook']),
+            batch.flatMap((s) => ['{}', s.data]),
+            now,
+          ],
+        );
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');

@@ -57,7 +57,10 @@ export function createToken(config: Config, opts: { email: string; name: string;
       if (Number.isNaN(expiresAt.getTime())) throw validationError([`--expires-at: "${opts.expiresAt}" is not an ISO 8601 date-time`]);
     }
     const user = await ctx.users.requireByEmail(opts.email);
-    const scopes = opts.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+    const scopes = opts.scopes
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const { token, secret } = await ctx.tokens.createToken(user.id, { name: opts.name, scopes, expiresAt });
     return {
       json: { token: secret, ...toTokenResource(token) },
@@ -128,6 +131,13 @@ export function retryDeliveries(config: Config, opts: { job?: string; form?: str
     if ((opts.job === undefined) === (opts.form === undefined)) throw validationError(['give either --job or --form']);
     const target = opts.job !== undefined ? { jobId: opts.job } : { formId: opts.form! };
     const queued = await new DeliveryService(ctx.database).retry(target);
-    return { json: { queued }, text: [queued.length > 0 ? `Queued ${queued.length} failed deliver${queued.length === 1 ? 'y' : 'ies'} again: ${queued.join(', ')}.` : 'No failed deliveries to retry.'] };
+    return {
+      json: { queued },
+      text: [
+        queued.length > 0
+          ? `Queued ${queued.length} failed deliver${queued.length === 1 ? 'y' : 'ies'} again: ${queued.join(', ')}.`
+          : 'No failed deliveries to retry.',
+      ],
+    };
   });
 }

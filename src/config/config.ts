@@ -5,9 +5,7 @@ import { SPAMD_DEFAULT_PORT, type SpamdAddress } from '../mail/spamd.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../spam/captcha.js';
 import { envName, type RawEnv } from './env.js';
 
-export type DatabaseConfig =
-  | { dialect: 'sqlite'; file: string }
-  | { dialect: 'postgres'; url: string };
+export type DatabaseConfig = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 
 /** A per-IP limit: `max` requests per `windowMs`; null when switched off. */
 export type RateLimit = { max: number; windowMs: number } | null;

@@ -81,7 +81,12 @@ export class GroupCommit<I, O> {
       if (batch.length === 1) return [{ waiting: batch[0]!, error }];
       const written: Written<I, O>[] = [];
       for (const waiting of batch) {
-        written.push(await this.write([waiting.item]).then(([outcome]) => ({ waiting, outcome: outcome! }), (error: unknown) => ({ waiting, error })));
+        written.push(
+          await this.write([waiting.item]).then(
+            ([outcome]) => ({ waiting, outcome: outcome! }),
+            (error: unknown) => ({ waiting, error }),
+          ),
+        );
       }
       return written;
     }

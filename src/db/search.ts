@@ -26,7 +26,10 @@ function longestWords(term: string): string[] {
   const words = term.trim().toLowerCase().split(/\s+/);
   if (words.length < 2) return [];
   const length = (word: string) => [...word].length;
-  return [...new Set(words)].filter((word) => length(word) >= 3).sort((a, b) => length(b) - length(a)).slice(0, 2);
+  return [...new Set(words)]
+    .filter((word) => length(word) >= 3)
+    .sort((a, b) => length(b) - length(a))
+    .slice(0, 2);
 }
 
 /**

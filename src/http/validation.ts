@@ -14,12 +14,20 @@ export function installValidators(app: FastifyInstance): void {
   // Compiled at each route's first request rather than before listening, for a quicker start.
   app.setValidatorCompiler(({ schema, httpPart }) => validatorOnFirstUse(() => (httpPart === 'body' ? strict : coercing).compile(schema)));
   app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [['body', request.body], ['query', request.query], ['params', request.params]] as const) {
+    for (const [part, value] of [
+      ['body', request.body],
+      ['query', request.query],
+      ['params', request.params],
+    ] as const) {
       const found = unstorablePath(value, '');
       if (found === null) continue;
       const field = found.path || part;
-      if (found.nul) throw validationError([`${field}: must not contain the character U+0000`], 'The request holds a U+0000 (NUL) character, which cannot be stored.');
-      throw validationError([`${field}: must be valid Unicode (it holds a lone UTF-16 surrogate)`], 'The request holds a lone UTF-16 surrogate, which is no character.');
+      if (found.nul)
+        throw validationError([`${field}: must not contain the character U+0000`], 'The request holds a U+0000 (NUL) character, which cannot be stored.');
+      throw validationError(
+        [`${field}: must be valid Unicode (it holds a lone UTF-16 surrogate)`],
+        'The request holds a lone UTF-16 surrogate, which is no character.',
+      );
     }
   });
 }
@@ -40,7 +48,10 @@ function validatorOnFirstUse(compile: () => ValidateFunction): ValidateFunction 
 const UNSTORABLE = /[\0\p{Cs}]/u;
 const UNSTORABLE_ALL = /[\0\p{Cs}]/gu;
 
-interface Unstorable { path: string; nul: boolean }
+interface Unstorable {
+  path: string;
+  nul: boolean;
+}
 
 function unstorableIn(text: string, path: string): Unstorable | null {
   const match = UNSTORABLE.exec(text);

@@ -5,7 +5,11 @@ const MAX_INDEX = 999;
 // The tree of a form-encoded body while it is built. Keys live in Maps, so no name can reach a prototype.
 type Segment = string | number | null; // key, array index, `[]` (append)
 type Node = string | Branch;
-interface Branch { array: boolean; entries: Map<string | number, Node>; next: number }
+interface Branch {
+  array: boolean;
+  entries: Map<string | number, Node>;
+  next: number;
+}
 
 /** The fields of one submission, built up pair by pair before they become its `data`. */
 export type FieldTree = Branch;

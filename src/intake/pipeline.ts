@@ -81,7 +81,9 @@ export class IntakePipeline {
       this.log.warn({ formId: form.id, provider, detail: outcome.detail }, 'captcha provider unreachable');
       throw new ProblemError('upstream_unavailable', 'The CAPTCHA could not be checked right now; nothing was stored. Submit again in a moment.');
     }
-    throw new ProblemError('captcha_failed', outcome.detail, { errors: [`${captchaFieldName(provider)}: ${outcome.reason === 'missing' ? 'is required' : 'did not verify'}`] });
+    throw new ProblemError('captcha_failed', outcome.detail, {
+      errors: [`${captchaFieldName(provider)}: ${outcome.reason === 'missing' ? 'is required' : 'did not verify'}`],
+    });
   }
 
   /** Why the submission is spam (none: it is not): custom spam words first, the owner's own rule, then the automatic filter. */

@@ -110,7 +110,10 @@ export class SubmissionWriter {
       else byWorkspace.set(submission.workspaceId, [i]);
     });
     if (byWorkspace.size === 0) return statuses;
-    const counted = await this.countWhole(trx, [...byWorkspace].map(([workspaceId, indexes]) => [workspaceId, indexes.length]));
+    const counted = await this.countWhole(
+      trx,
+      [...byWorkspace].map(([workspaceId, indexes]) => [workspaceId, indexes.length]),
+    );
     for (const [workspaceId, indexes] of byWorkspace) {
       if (counted.has(workspaceId)) continue;
       for (const i of indexes) statuses[i] = await this.countOne(trx, workspaceId, now);

@@ -9,9 +9,17 @@ import { LANES, type Lane } from './lanes.js';
 export type LaneLimits = Partial<Record<Lane, number>>;
 
 // named, not `*`: see PreparedQuery
-const CLAIMED_COLUMNS = ['id', 'kind', 'payload', 'attempts', 'runAt', 'submissionId', 'idempotencyKey', 'lane', 'destination'] as const satisfies readonly (
-  keyof JobRow
-)[];
+const CLAIMED_COLUMNS = [
+  'id',
+  'kind',
+  'payload',
+  'attempts',
+  'runAt',
+  'submissionId',
+  'idempotencyKey',
+  'lane',
+  'destination',
+] as const satisfies readonly (keyof JobRow)[];
 export type ClaimedRow = Pick<JobRow, (typeof CLAIMED_COLUMNS)[number]>;
 
 /** What the delivery log says of a try whose worker stopped before it ended. */
@@ -90,7 +98,13 @@ type DueRow = { id: string; attempts: number; tryStartedAt: number | null; lease
  */
 class SqliteClaim implements ClaimQuery {
   private readonly due = new PreparedQuery<ClaimParams, DueRow>((db, p) =>
-    compiled(db, sql<DueRow>`${sql.join(LANES.map((lane) => sql`SELECT * FROM (${dueInLane(sql.lit(lane), p)} LIMIT ${p[lane]})`), sql` UNION ALL `)}`),
+    compiled(
+      db,
+      sql<DueRow>`${sql.join(
+        LANES.map((lane) => sql`SELECT * FROM (${dueInLane(sql.lit(lane), p)} LIMIT ${p[lane]})`),
+        sql` UNION ALL `,
+      )}`,
+    ),
   );
 
   private readonly lease = new PreparedQuery<{ ids: string; now: number; leaseUntil: number }, ClaimedRow>((db, p) =>

@@ -24,7 +24,21 @@ export async function enqueueJob(db: Queryable, job: JobToEnqueue): Promise<stri
   return id!;
 }
 
-const JOB_COLUMNS = ['id', 'kind', 'payload', 'status', 'runAt', 'leaseUntil', 'lastError', 'lane', 'destination', 'submissionId', 'idempotencyKey', 'createdAt', 'updatedAt'] as const;
+const JOB_COLUMNS = [
+  'id',
+  'kind',
+  'payload',
+  'status',
+  'runAt',
+  'leaseUntil',
+  'lastError',
+  'lane',
+  'destination',
+  'submissionId',
+  'idempotencyKey',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 /** Writes several jobs as enqueueJob does, in as few statements as possible (a batch of submissions). */
 export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<string[]> {

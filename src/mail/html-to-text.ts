@@ -1,4 +1,14 @@
-const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#x27;': "'", '&#39;': "'", '&#x3D;': '=', '&#x60;': '`', '&nbsp;': ' ' };
+const ENTITIES: Record<string, string> = {
+  '&amp;': '&',
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#x27;': "'",
+  '&#39;': "'",
+  '&#x3D;': '=',
+  '&#x60;': '`',
+  '&nbsp;': ' ',
+};
 
 /**
  * A plain-text alternative: scripts and styles dropped, tags dropped, block ends as line breaks,

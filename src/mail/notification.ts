@@ -63,7 +63,10 @@ export function notificationMessageId(submissionId: string, recipient: string, d
 /** One line, printable, bounded: CR/LF and other controls become spaces, so no header can be injected. */
 export function headerText(value: string | undefined, max: number): string {
   if (!value) return '';
-  const line = value.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const line = value
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return [...line].slice(0, max).join('');
 }
 
@@ -83,10 +86,15 @@ export function fieldRows(data: Record<string, unknown>): [string, string][] {
 function defaultLayout(formName: string, submission: NotificationInput['submission']): { html: string; text: string } {
   const rows = fieldRows(submission.data);
   const when = new Date(submission.createdAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
-  const text = [`New submission to ${formName} (${when})`, '', ...rows.map(([name, value]) => `${name}: ${value}`), '', `Submission ${submission.id}`].join('\n');
+  const text = [`New submission to ${formName} (${when})`, '', ...rows.map(([name, value]) => `${name}: ${value}`), '', `Submission ${submission.id}`].join(
+    '\n',
+  );
   const cell = 'padding:8px 12px;border-bottom:1px solid #e5e7eb;vertical-align:top;text-align:left;';
   const htmlRows = rows
-    .map(([name, value]) => `<tr><th style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${escapeHtml(value).replace(/\r?\n/g, '<br>')}</td></tr>`)
+    .map(
+      ([name, value]) =>
+        `<tr><th style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${escapeHtml(value).replace(/\r?\n/g, '<br>')}</td></tr>`,
+    )
     .join('');
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;">
 <div style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">

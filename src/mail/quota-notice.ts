@@ -24,7 +24,13 @@ export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, confi
     )
     .orderBy('email')
     .execute();
-  const message = quotaNoticeMessage({ name: workspace.name, id: workspace.id, plan: workspace.plan, allowance: planLimits(workspace.plan).submissions, url: config.publicUrl });
+  const message = quotaNoticeMessage({
+    name: workspace.name,
+    id: workspace.id,
+    plan: workspace.plan,
+    allowance: planLimits(workspace.plan).submissions,
+    url: config.publicUrl,
+  });
   return enqueueJobs(
     trx,
     owners.map(({ email }) => ({

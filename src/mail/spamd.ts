@@ -58,9 +58,10 @@ export function askSpamd(address: SpamdAddress, message: Buffer, options: SpamdO
         reject(error instanceof SpamdError ? new SpamdError(`${where}: ${error.message}`) : error);
       }
     };
-    const fail = (reason: string) => settle(() => {
-      throw new SpamdError(reason);
-    });
+    const fail = (reason: string) =>
+      settle(() => {
+        throw new SpamdError(reason);
+      });
     const timer = setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs);
     // NOTE: spamd reads exactly Content-length bytes; closing our side afterwards is what spamc does too.
     socket.on('connect', () => socket.end(spamcRequest(message)));
@@ -106,6 +107,10 @@ export function parseSpamdResponse(raw: Buffer): SpamdVerdict {
   if (!verdict) throw new SpamdError('the answer has no Spam header');
   const body = raw.subarray(headerEnd + 4); // latin1: one character per byte
   if (contentLength !== null && body.length !== contentLength) throw new SpamdError(`the answer was cut short: ${body.length} of ${contentLength} bytes`);
-  const symbols = body.toString('latin1').split(',').map((s) => s.trim()).filter((s) => /^[A-Za-z0-9_.-]+$/.test(s));
+  const symbols = body
+    .toString('latin1')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => /^[A-Za-z0-9_.-]+$/.test(s));
   return { ...verdict, symbols };
 }

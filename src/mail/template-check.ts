@@ -14,11 +14,35 @@ export const PAUSE_THRESHOLD = 4;
 
 // Marketing phrasing: what turns an acknowledgement into a campaign sent to strangers.
 const MARKETING = [
-  'limited time', 'limited offer', 'buy now', 'order now', 'act now', 'click here', 'special offer', 'special promotion', 'exclusive deal',
-  'free gift', 'discount', 'coupon', 'promo code', 'unsubscribe', 'winner', 'congratulations', 'best price', 'lowest price', 'risk free',
-  'money back', 'don\'t miss', 'sale ends', 'subscribe now', 'call now',
+  'limited time',
+  'limited offer',
+  'buy now',
+  'order now',
+  'act now',
+  'click here',
+  'special offer',
+  'special promotion',
+  'exclusive deal',
+  'free gift',
+  'discount',
+  'coupon',
+  'promo code',
+  'unsubscribe',
+  'winner',
+  'congratulations',
+  'best price',
+  'lowest price',
+  'risk free',
+  'money back',
+  "don't miss",
+  'sale ends',
+  'subscribe now',
+  'call now',
 ];
-const MARKETING_PATTERN = new RegExp(`(?<![\\p{L}\\p{N}])(?:${MARKETING.map((p) => p.replace(/[.*+?^${}()|[\]\\']/g, (c) => (c === "'" ? "['’]" : `\\${c}`)).replace(/ /g, '\\s+')).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+const MARKETING_PATTERN = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${MARKETING.map((p) => p.replace(/[.*+?^${}()|[\]\\']/g, (c) => (c === "'" ? "['’]" : `\\${c}`)).replace(/ /g, '\\s+')).join('|')})(?![\\p{L}\\p{N}])`,
+  'giu',
+);
 const PERCENT_OFF = /\d+\s*%\s*off\b/gi;
 const URL_IN_TEXT = /\b(?:https?:\/\/|www\.)[^\s<>"']+/gi;
 const SHOUTING = /\b[A-Z]{4,}(?:\s+[A-Z]{2,}){2,}\b/g;

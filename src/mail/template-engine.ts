@@ -37,7 +37,10 @@ const handlebars = onFirstUse(() => {
  * unknown helpers, unescaped output and paths that reach prototypes. Then renders it once with no
  * data, within `limits`, so that what fails at run time is refused too.
  */
-export function compileTemplate(code: string, limits: RenderLimits = TEMPLATE_LIMITS): { ok: true; template: CompiledTemplate } | { ok: false; errors: string[] } {
+export function compileTemplate(
+  code: string,
+  limits: RenderLimits = TEMPLATE_LIMITS,
+): { ok: true; template: CompiledTemplate } | { ok: false; errors: string[] } {
   if (code.length > MAX_TEMPLATE_CHARS) return { ok: false, errors: [`code: longer than ${MAX_TEMPLATE_CHARS} characters`] };
   let ast: hbs.AST.Program;
   try {
@@ -67,7 +70,11 @@ const RUNTIME: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: fals
  * lines). Time and output are bounded while rendering, not after: every printed value and every
  * loop iteration is counted (`RenderBudget`). Throws RenderLimitError past a limit.
  */
-export function renderTemplate(template: CompiledTemplate, data: Record<string, unknown>, limits: RenderLimits = TEMPLATE_LIMITS): { html: string; text: string } {
+export function renderTemplate(
+  template: CompiledTemplate,
+  data: Record<string, unknown>,
+  limits: RenderLimits = TEMPLATE_LIMITS,
+): { html: string; text: string } {
   const budget = new RenderBudget(limits);
   const html = template.render({ data: plainCopy(data) }, { ...RUNTIME, helpers: budgetedHelpers(handlebars(), budget) });
   budget.checkOutput(html.length);
@@ -119,7 +126,8 @@ function printThroughHelper(node: unknown): void {
   if (!node || typeof node !== 'object') return;
   const n = node as Record<string, any>;
   const path = n.path as Record<string, any> | undefined;
-  const isHelperName = path?.type === 'PathExpression' && path.parts.length === 1 && !path.data && (ALLOWED_HELPERS.has(path.original) || path.original === PRINT_HELPER);
+  const isHelperName =
+    path?.type === 'PathExpression' && path.parts.length === 1 && !path.data && (ALLOWED_HELPERS.has(path.original) || path.original === PRINT_HELPER);
   if (n.type === 'MustacheStatement' && (n.params?.length ?? 0) === 0 && !n.hash && path && !isHelperName) {
     n.params = [path];
     n.path = { type: 'PathExpression', data: false, depth: 0, parts: [PRINT_HELPER], original: PRINT_HELPER, loc: path.loc };

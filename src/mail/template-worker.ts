@@ -16,7 +16,8 @@ function run(job: TemplateJob): TemplateOutcome {
     const result = compileTemplate(job.code, limits);
     const tookMs = performance.now() - started;
     // a template that compiles slower than a render may take is refused when written (a stored one still renders)
-    if (job.kind === 'check' && result.ok && tookMs > limits.timeMs) return { ok: false, problem: 'too_slow', message: `compiling took longer than ${limits.timeMs} ms` };
+    if (job.kind === 'check' && result.ok && tookMs > limits.timeMs)
+      return { ok: false, problem: 'too_slow', message: `compiling took longer than ${limits.timeMs} ms` };
     compiled = result.ok ? result.template : { errors: result.errors };
     if (job.kind === 'render') compiledByCode.set(job.code, compiled);
   }

@@ -130,7 +130,12 @@ export class TemplateWorkers {
       const running = slot.running;
       if (!running || running.id !== answer.id) return;
       const { id: _id, ...outcome } = answer;
-      this.finish(slot, (outcome as { problem?: string }).problem === 'failed' ? () => running.fail(new Error((outcome as { message: string }).message)) : () => running.settle(outcome));
+      this.finish(
+        slot,
+        (outcome as { problem?: string }).problem === 'failed'
+          ? () => running.fail(new Error((outcome as { message: string }).message))
+          : () => running.settle(outcome),
+      );
     });
     worker.on('error', (error: Error & { code?: string }) => {
       const running = slot.running;
@@ -142,7 +147,17 @@ export class TemplateWorkers {
         return;
       }
       const outOfMemory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.finish(slot, outOfMemory ? () => running.settle({ ok: false, problem: 'too_large', message: `compiling or rendering needed more than the ${WORKER_HEAP_MB} MB a template may use` }) : () => running.fail(error));
+      this.finish(
+        slot,
+        outOfMemory
+          ? () =>
+              running.settle({
+                ok: false,
+                problem: 'too_large',
+                message: `compiling or rendering needed more than the ${WORKER_HEAP_MB} MB a template may use`,
+              })
+          : () => running.fail(error),
+      );
     });
     worker.on('exit', () => {
       if (slot.worker !== worker) return;
@@ -162,7 +177,10 @@ export class TemplateWorkers {
     slot.worker = null;
     void worker?.terminate();
     // a check past the watchdog is past the compile limit (timeMs) too; a render may have compiled first, so it is told the watchdog's
-    const message = running.job.kind === 'check' ? `compiling took longer than ${running.job.limits.timeMs} ms` : `compiling and rendering took longer than ${this.limits.watchdogMs} ms`;
+    const message =
+      running.job.kind === 'check'
+        ? `compiling took longer than ${running.job.limits.timeMs} ms`
+        : `compiling and rendering took longer than ${this.limits.watchdogMs} ms`;
     this.finish(slot, () => running.settle({ ok: false, problem: 'too_slow', message }));
   }
 

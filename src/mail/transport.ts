@@ -43,7 +43,8 @@ export function createMailer(config: MailConfig): Mailer {
 
 function smtpMailer(url: string, from: string): Mailer {
   const protocol = safeProtocol(url);
-  if (protocol !== 'smtp:' && protocol !== 'smtps:') throw new ConfigError(`FORMGATE_SMTP_URL must start with smtp:// or smtps://, got ${protocol ? `"${protocol}//…"` : 'a value that is not a URL'}`);
+  if (protocol !== 'smtp:' && protocol !== 'smtps:')
+    throw new ConfigError(`FORMGATE_SMTP_URL must start with smtp:// or smtps://, got ${protocol ? `"${protocol}//…"` : 'a value that is not a URL'}`);
   // NOTE: timeouts well below the worker's job timeout, so a stuck server fails the try, not the lease.
   // Up to 10 connections (nodemailer's default is 5), for the worker's 16 deliveries in flight: each
   // SMTP step of a message waits for the server's answer, so more connections keep more messages

@@ -48,7 +48,15 @@ export async function postJsonSafely(url: string, body: string, headers: Record<
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
     const address = await withAbort(resolveChecked(target.hostname, options), controller.signal, timeoutMs);
-    return await send({ url: target, target: address, body, headers, signal: controller.signal, timeoutMs, maxBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES });
+    return await send({
+      url: target,
+      target: address,
+      body,
+      headers,
+      signal: controller.signal,
+      timeoutMs,
+      maxBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    });
   } finally {
     clearTimeout(timer);
   }
@@ -61,7 +69,8 @@ function parseTarget(value: string): URL {
   } catch {
     throw new DeliveryError(`refused: ${JSON.stringify(value)} is not an absolute URL`, { permanent: true });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new DeliveryError(`refused: ${url.protocol} URLs are not called, only http and https`, { permanent: true });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new DeliveryError(`refused: ${url.protocol} URLs are not called, only http and https`, { permanent: true });
   if (url.username || url.password) throw new DeliveryError('refused: the URL carries credentials', { permanent: true });
   return url;
 }

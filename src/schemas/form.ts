@@ -15,11 +15,18 @@ const settings = {
     description: 'Recipients of the notification email: up to 100 addresses of at most 128 characters. Sent on PATCH, it replaces the whole list.',
   }),
   emailThreading: Type.Boolean({ description: 'Whether all notifications of the form share one email thread.' }),
-  webhookUrl: NullableString(Type.String({ format: 'uri', maxLength: 512, description: 'http or https, at most 512 characters; must resolve to a public address when called.' })),
+  webhookUrl: NullableString(
+    Type.String({ format: 'uri', maxLength: 512, description: 'http or https, at most 512 characters; must resolve to a public address when called.' }),
+  ),
   slackChannel: NullableString(Type.String({ maxLength: 128, description: 'At most 128 characters.' })),
   customHoneypot: NullableString(Type.String({ maxLength: 128, description: 'Name of an extra honeypot field; at most 128 characters.' })),
-  customSpamWords: NullableString(Type.String({ maxLength: 2560, description: 'Comma- or newline-separated words that mark a submission as spam; at most 2560 characters.' })),
-  spamProtection: NullableEnum(SPAM_PROTECTION, 'Captcha required on submit; a provider is accepted only when its secret key is stored for the form. Null: no challenge.'),
+  customSpamWords: NullableString(
+    Type.String({ maxLength: 2560, description: 'Comma- or newline-separated words that mark a submission as spam; at most 2560 characters.' }),
+  ),
+  spamProtection: NullableEnum(
+    SPAM_PROTECTION,
+    'Captcha required on submit; a provider is accepted only when its secret key is stored for the form. Null: no challenge.',
+  ),
   allowedOrigins: Type.Array(Type.String({ minLength: 1, maxLength: ORIGIN_MAX }), {
     maxItems: ALLOWED_ORIGINS_MAX,
     uniqueItems: true,
@@ -59,10 +66,7 @@ const optionalSettings = Object.fromEntries(Object.entries(settings).map(([k, v]
   [K in keyof typeof settings]: TOptional<(typeof settings)[K]>;
 };
 
-export const FormCreateBody = Type.Object(
-  { workspaceId: Type.String({ minLength: 1 }), name: FormName, ...optionalSettings },
-  { additionalProperties: false },
-);
+export const FormCreateBody = Type.Object({ workspaceId: Type.String({ minLength: 1 }), name: FormName, ...optionalSettings }, { additionalProperties: false });
 export type FormCreateBody = Static<typeof FormCreateBody>;
 
 export const FormPatchBody = Type.Object({ name: Type.Optional(FormName), ...optionalSettings }, { additionalProperties: false });

@@ -14,7 +14,13 @@ export const SubmissionSchema = Type.Object(
 export const SubmissionListQuery = Type.Object(
   {
     ...PageQuery,
-    search: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Only submissions whose field names or values contain this text, case-insensitively; 1 to 256 characters.' })),
+    search: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'Only submissions whose field names or values contain this text, case-insensitively; 1 to 256 characters.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -33,7 +33,14 @@ export const TemplatePutBody = Type.Object(
 export const TemplatePreviewBody = Type.Object(
   {
     data: Type.Optional(
-      Type.Object({}, { additionalProperties: true, description: 'Field values to render, any shape; without it, the fields of the form’s latest submission (for a token with `submissions:read`), or a sample.' }),
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            'Field values to render, any shape; without it, the fields of the form’s latest submission (for a token with `submissions:read`), or a sample.',
+        },
+      ),
     ),
   },
   { additionalProperties: false },

@@ -60,7 +60,11 @@ export class DeliveryService {
     const attempts = await this.database.db
       .selectFrom('jobAttempts')
       .selectAll()
-      .where('jobId', 'in', jobs.map((j) => j.id))
+      .where(
+        'jobId',
+        'in',
+        jobs.map((j) => j.id),
+      )
       .orderBy('startedAt')
       .execute();
     return jobs.map((job) => ({
@@ -128,7 +132,13 @@ function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
   const lapsed = job.leaseUntil === null || job.leaseUntil < now;
   return [
     lapsed
-      ? { startedAt: iso(job.tryStartedAt), finishedAt: iso(job.leaseUntil ?? job.tryStartedAt), outcome: 'interrupted', statusCode: null, error: CUT_OFF_ERROR }
+      ? {
+          startedAt: iso(job.tryStartedAt),
+          finishedAt: iso(job.leaseUntil ?? job.tryStartedAt),
+          outcome: 'interrupted',
+          statusCode: null,
+          error: CUT_OFF_ERROR,
+        }
       : { startedAt: iso(job.tryStartedAt), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null },
   ];
 }

@@ -34,8 +34,22 @@ type FormWithPlan = FormRow & { plan: Plan };
 
 // named, not `*`: see PreparedQuery
 const FORM_COLUMNS = [
-  'id', 'workspaceId', 'name', 'description', 'technology', 'notificationEmails', 'emailThreading', 'webhookUrl', 'slackChannel',
-  'customHoneypot', 'customSpamWords', 'spamProtection', 'allowedOrigins', 'honeypotDrops', 'createdAt', 'updatedAt',
+  'id',
+  'workspaceId',
+  'name',
+  'description',
+  'technology',
+  'notificationEmails',
+  'emailThreading',
+  'webhookUrl',
+  'slackChannel',
+  'customHoneypot',
+  'customSpamWords',
+  'spamProtection',
+  'allowedOrigins',
+  'honeypotDrops',
+  'createdAt',
+  'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
 
 export interface IntakeForm {
@@ -64,7 +78,18 @@ export class FormService {
       .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
       .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-      .select(['forms.id', 'forms.workspaceId', 'forms.customHoneypot', 'forms.customSpamWords', 'forms.spamProtection', 'forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'forms.allowedOrigins', 'workspaces.plan'])
+      .select([
+        'forms.id',
+        'forms.workspaceId',
+        'forms.customHoneypot',
+        'forms.customSpamWords',
+        'forms.spamProtection',
+        'forms.notificationEmails',
+        'forms.slackChannel',
+        'forms.webhookUrl',
+        'forms.allowedOrigins',
+        'workspaces.plan',
+      ])
       .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
       .where('forms.id', '=', formId),
   );
@@ -106,7 +131,11 @@ export class FormService {
       this.checkSettings(settings, new Set());
       // NOTE: a no-op write takes the workspace's row lock (PostgreSQL) or the write lock (SQLite),
       // so two concurrent creates cannot both pass the count below.
-      await trx.updateTable('workspaces').set((eb) => ({ updatedAt: eb.ref('updatedAt') })).where('id', '=', workspaceId).execute();
+      await trx
+        .updateTable('workspaces')
+        .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
+        .where('id', '=', workspaceId)
+        .execute();
       const { count } = await trx
         .selectFrom('forms')
         .select((eb) => eb.fn.countAll<number>().as('count'))
@@ -134,7 +163,10 @@ export class FormService {
         createdAt: now,
         updatedAt: now,
       };
-      await trx.insertInto('forms').values({ ...form, notificationEmails: toJson(form.notificationEmails), allowedOrigins: toJson(form.allowedOrigins) }).execute();
+      await trx
+        .insertInto('forms')
+        .values({ ...form, notificationEmails: toJson(form.notificationEmails), allowedOrigins: toJson(form.allowedOrigins) })
+        .execute();
       return { ...form, honeypotDrops: 0 };
     });
   }
@@ -250,7 +282,9 @@ export class FormService {
       if (problem) problems.push(`webhookUrl: ${problem}`);
     }
     if (settings.spamProtection && !providers.has(settings.spamProtection)) {
-      problems.push(`spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it in the dashboard (formgate forms set-secret) first`);
+      problems.push(
+        `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it in the dashboard (formgate forms set-secret) first`,
+      );
     }
     if (problems.length) throw validationError(problems, 'A form setting was rejected.');
   }

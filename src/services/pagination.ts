@@ -25,7 +25,12 @@ export async function keysetPage<DB, TB extends keyof DB, Row extends Keyset>(
   request: PageRequest,
   table: string,
 ): Promise<Page<Row>> {
-  return pageOf(await newestAfter(query, request.after, table).limit(request.limit + 1).execute(), request.limit);
+  return pageOf(
+    await newestAfter(query, request.after, table)
+      .limit(request.limit + 1)
+      .execute(),
+    request.limit,
+  );
 }
 
 /** A page from the `limit + 1` rows fetched for it: the extra row only says there is more. */
@@ -36,7 +41,11 @@ export function pageOf<Row>(rows: Row[], limit: number): Page<Row> {
 }
 
 /** The keyset order (newest first, ties by id) from just after `after`, without a limit. */
-export function newestAfter<DB, TB extends keyof DB, Row>(query: SelectQueryBuilder<DB, TB, Row>, after: Keyset | null, table: string): SelectQueryBuilder<DB, TB, Row> {
+export function newestAfter<DB, TB extends keyof DB, Row>(
+  query: SelectQueryBuilder<DB, TB, Row>,
+  after: Keyset | null,
+  table: string,
+): SelectQueryBuilder<DB, TB, Row> {
   const createdAt = `${table}.createdAt`;
   const id = `${table}.id`;
   let q = query as SelectQueryBuilder<any, any, Row>;

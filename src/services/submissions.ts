@@ -71,7 +71,10 @@ const recentSearch = (dialect: Dialect, column: ScopeColumn, after: boolean) =>
 export class SubmissionService {
   private readonly formFirstPage = formPage(false);
   private readonly formNextPage = formPage(true);
-  private readonly recentSearches: Record<ScopeColumn, { first: PreparedQuery<RecentParams, SubmissionListRow>; next: PreparedQuery<RecentParams, SubmissionListRow> }>;
+  private readonly recentSearches: Record<
+    ScopeColumn,
+    { first: PreparedQuery<RecentParams, SubmissionListRow>; next: PreparedQuery<RecentParams, SubmissionListRow> }
+  >;
 
   constructor(
     private readonly database: Database,
@@ -107,7 +110,13 @@ export class SubmissionService {
 
   private async formPage(userId: string, formId: string, page: PageRequest): Promise<Page<SubmissionListRow>> {
     const query = page.after ? this.formNextPage : this.formFirstPage;
-    const rows = await query.execute(this.database.db, { formId, userId, limit: page.limit + 1, createdAt: page.after?.createdAt ?? 0, id: page.after?.id ?? '' });
+    const rows = await query.execute(this.database.db, {
+      formId,
+      userId,
+      limit: page.limit + 1,
+      createdAt: page.after?.createdAt ?? 0,
+      id: page.after?.id ?? '',
+    });
     // no rows: an empty list, or no access; the full check tells them apart (404, 402)
     if (rows.length === 0) await this.forms.requireUpgradedForm(userId, formId);
     return pageOf(rows, page.limit);
@@ -121,7 +130,13 @@ export class SubmissionService {
   private async searchRecent(column: ScopeColumn, owner: string, page: PageRequest, search: string): Promise<Page<SubmissionListRow> | null> {
     const query = page.after ? this.recentSearches[column].next : this.recentSearches[column].first;
     const pattern = searchPattern(this.database.dialect, search);
-    const rows = await query.execute(this.database.db, { owner, pattern, limit: page.limit + 1, createdAt: page.after?.createdAt ?? 0, id: page.after?.id ?? '' });
+    const rows = await query.execute(this.database.db, {
+      owner,
+      pattern,
+      limit: page.limit + 1,
+      createdAt: page.after?.createdAt ?? 0,
+      id: page.after?.id ?? '',
+    });
     const found = pageOf(rows, page.limit);
     return found.hasMore ? found : null;
   }

@@ -48,7 +48,9 @@ export class TemplateService {
       const message = autoresponderMessage({ formName: form.name, to: DRAFT_RECIPIENT, body: { html: compiled.html, text: compiled.text } });
       const verdict = await this.checker.check({ code, message }).catch((error: unknown) => {
         if (!(error instanceof SpamdError)) throw error;
-        throw Object.assign(new ProblemError('upstream_unavailable', 'The content checker could not be reached; nothing was stored. Try again in a moment.'), { cause: error });
+        throw Object.assign(new ProblemError('upstream_unavailable', 'The content checker could not be reached; nothing was stored. Try again in a moment.'), {
+          cause: error,
+        });
       });
       paused = verdict.paused ? 1 : 0;
       if (verdict.paused) pausedFor = verdict.reasons;

@@ -6,9 +6,7 @@ import type { TokenRow } from '../db/schema/token.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 
-export const SCOPES = [
-  'workspaces:read', 'workspaces:write', 'forms:read', 'forms:write', 'submissions:read', 'submissions:write',
-] as const;
+export const SCOPES = ['workspaces:read', 'workspaces:write', 'forms:read', 'forms:write', 'submissions:read', 'submissions:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Who is calling the management API: an account, through one of its tokens. */
@@ -31,7 +29,17 @@ export function isScope(value: string): value is Scope {
 }
 
 // named, not `*`: see PreparedQuery
-const TOKEN_COLUMNS = ['id', 'userId', 'name', 'tokenHash', 'scopes', 'expiresAt', 'lastUsedAt', 'revokedAt', 'createdAt'] as const satisfies readonly (keyof TokenRow)[];
+const TOKEN_COLUMNS = [
+  'id',
+  'userId',
+  'name',
+  'tokenHash',
+  'scopes',
+  'expiresAt',
+  'lastUsedAt',
+  'revokedAt',
+  'createdAt',
+] as const satisfies readonly (keyof TokenRow)[];
 
 export class TokenService {
   // Every API request authenticates: built once.
@@ -65,8 +73,15 @@ export class TokenService {
 
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const token: TokenRow = {
-      id: newId(), userId, name, tokenHash: hashSecret(secret), scopes: JSON.stringify([...new Set(input.scopes)]),
-      expiresAt, lastUsedAt: null, revokedAt: null, createdAt: Date.now(),
+      id: newId(),
+      userId,
+      name,
+      tokenHash: hashSecret(secret),
+      scopes: JSON.stringify([...new Set(input.scopes)]),
+      expiresAt,
+      lastUsedAt: null,
+      revokedAt: null,
+      createdAt: Date.now(),
     };
     await this.database.db.insertInto('tokens').values(token).execute();
     return { token, secret };

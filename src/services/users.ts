@@ -26,7 +26,14 @@ export class UserService {
     const now = Date.now();
     const user: UserRow = { id: newId(), email: normalised, passwordHash: password ? await hashPassword(password) : null, createdAt: now };
     const workspace: WorkspaceRow = {
-      id: newId(), name: DEFAULT_WORKSPACE_NAME, plan: 'FREE', ownerId: user.id, submissionsUsed: 0, quotaNotifiedAt: null, createdAt: now, updatedAt: now,
+      id: newId(),
+      name: DEFAULT_WORKSPACE_NAME,
+      plan: 'FREE',
+      ownerId: user.id,
+      submissionsUsed: 0,
+      quotaNotifiedAt: null,
+      createdAt: now,
+      updatedAt: now,
     };
     try {
       await this.database.transaction(async (trx) => {

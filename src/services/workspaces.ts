@@ -12,7 +12,16 @@ import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
 import type { UserService } from './users.js';
 
 // named, not `*`: see PreparedQuery
-const WORKSPACE_COLUMNS = ['id', 'name', 'plan', 'ownerId', 'submissionsUsed', 'quotaNotifiedAt', 'createdAt', 'updatedAt'] as const satisfies readonly (keyof WorkspaceRow)[];
+const WORKSPACE_COLUMNS = [
+  'id',
+  'name',
+  'plan',
+  'ownerId',
+  'submissionsUsed',
+  'quotaNotifiedAt',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof WorkspaceRow)[];
 
 export class WorkspaceService {
   // Every workspace route, and every search of a workspace, checks membership first.
@@ -55,7 +64,11 @@ export class WorkspaceService {
   async createWorkspace(userId: string, name: string): Promise<WorkspaceRow> {
     return this.database.transaction(async (trx) => {
       // NOTE: a no-op write locks the account's row, so concurrent creates see each other's FREE workspace.
-      await trx.updateTable('users').set((eb) => ({ createdAt: eb.ref('createdAt') })).where('id', '=', userId).execute();
+      await trx
+        .updateTable('users')
+        .set((eb) => ({ createdAt: eb.ref('createdAt') }))
+        .where('id', '=', userId)
+        .execute();
       const memberships = await trx
         .selectFrom('workspaces')
         .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
@@ -72,7 +85,16 @@ export class WorkspaceService {
         throw new ProblemError('quota_exceeded', `An account has one free workspace and ${ownedFree.id} is it; upgrade it before creating another.`);
       }
       const now = Date.now();
-      const workspace: WorkspaceRow = { id: newId(), name, plan: 'FREE', ownerId: userId, submissionsUsed: 0, quotaNotifiedAt: null, createdAt: now, updatedAt: now };
+      const workspace: WorkspaceRow = {
+        id: newId(),
+        name,
+        plan: 'FREE',
+        ownerId: userId,
+        submissionsUsed: 0,
+        quotaNotifiedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      };
       await trx.insertInto('workspaces').values(workspace).execute();
       await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId, role: 'owner', createdAt: now }).execute();
       return workspace;
@@ -94,25 +116,40 @@ export class WorkspaceService {
   async setPlan(workspaceId: string, plan: Plan): Promise<WorkspaceRow & { released: number }> {
     return this.database.transaction(async (trx) => {
       // NOTE: a no-op write locks the row first, so no submission is counted between the read and the write below.
-      await trx.updateTable('workspaces').set((eb) => ({ updatedAt: eb.ref('updatedAt') })).where('id', '=', workspaceId).execute();
+      await trx
+        .updateTable('workspaces')
+        .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
+        .where('id', '=', workspaceId)
+        .execute();
       const workspace = await this.requireById(workspaceId, trx);
       const updatedAt = Date.now();
       let used = workspace.submissionsUsed;
       const room = planLimits(plan).submissions - used;
-      const held = room <= 0 ? [] : await trx
-        .selectFrom('submissions')
-        .innerJoin('forms', 'forms.id', 'submissions.formId')
-        .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-        .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.data', 'submissions.emailControls'])
-        .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'templates.paused as autoresponderPaused'])
-        .where('submissions.workspaceId', '=', workspaceId)
-        // a literal, so the partial index of held submissions (migration 0007) serves it
-        .where('submissions.status', '=', sql.lit('held'))
-        .orderBy('submissions.seq')
-        .limit(room)
-        .execute();
+      const held =
+        room <= 0
+          ? []
+          : await trx
+              .selectFrom('submissions')
+              .innerJoin('forms', 'forms.id', 'submissions.formId')
+              .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
+              .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.data', 'submissions.emailControls'])
+              .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'templates.paused as autoresponderPaused'])
+              .where('submissions.workspaceId', '=', workspaceId)
+              // a literal, so the partial index of held submissions (migration 0007) serves it
+              .where('submissions.status', '=', sql.lit('held'))
+              .orderBy('submissions.seq')
+              .limit(room)
+              .execute();
       if (held.length > 0) {
-        await trx.updateTable('submissions').set({ status: 'accepted' }).where('seq', 'in', held.map((h) => h.seq)).execute();
+        await trx
+          .updateTable('submissions')
+          .set({ status: 'accepted' })
+          .where(
+            'seq',
+            'in',
+            held.map((h) => h.seq),
+          )
+          .execute();
         // Released ones are delivered like any accepted submission, in the order they arrived.
         for (const submission of held) {
           const deliveries = deliveryPlan({ ...submission, plan }, hasSubmitter(submission.data, submission.emailControls));

@@ -91,18 +91,36 @@ export function captchaFieldName(provider: SpamProtection): string {
  * outcome whose detail can be shown to the visitor (a missing secret is checked first: solving the
  * CAPTCHA again would not help). No HTTP call is made for a missing secret, token, or an over-long token.
  */
-export async function verifyCaptcha(provider: SpamProtection, input: CaptchaInput, urls: CaptchaVerifyUrls, options: { timeoutMs?: number } = {}): Promise<CaptchaOutcome> {
+export async function verifyCaptcha(
+  provider: SpamProtection,
+  input: CaptchaInput,
+  urls: CaptchaVerifyUrls,
+  options: { timeoutMs?: number } = {},
+): Promise<CaptchaOutcome> {
   const wire = Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider] : undefined;
-  if (!wire) return { ok: false, reason: 'failed', detail: `This form asks for an unknown CAPTCHA provider (${String(provider)}); its owner must correct the form's settings.` };
+  if (!wire)
+    return {
+      ok: false,
+      reason: 'failed',
+      detail: `This form asks for an unknown CAPTCHA provider (${String(provider)}); its owner must correct the form's settings.`,
+    };
   const { secret, token, ip } = input;
   if (!secret || !secret.trim()) {
-    return { ok: false, reason: 'failed', detail: `This form requires ${wire.label}, but its owner has not configured the secret key, so no answer can be verified; nothing was stored.` };
+    return {
+      ok: false,
+      reason: 'failed',
+      detail: `This form requires ${wire.label}, but its owner has not configured the secret key, so no answer can be verified; nothing was stored.`,
+    };
   }
   if (!token || !token.trim()) {
     return { ok: false, reason: 'missing', detail: `This form requires a CAPTCHA (the ${wire.field} field was empty); complete it and submit again.` };
   }
   if (token.length > MAX_CAPTCHA_TOKEN_LENGTH) {
-    return { ok: false, reason: 'failed', detail: `The CAPTCHA answer (${wire.field}) is longer than ${MAX_CAPTCHA_TOKEN_LENGTH} characters, so it is not a real one; complete the CAPTCHA and submit again.` };
+    return {
+      ok: false,
+      reason: 'failed',
+      detail: `The CAPTCHA answer (${wire.field}) is longer than ${MAX_CAPTCHA_TOKEN_LENGTH} characters, so it is not a real one; complete the CAPTCHA and submit again.`,
+    };
   }
   const timeoutMs = options.timeoutMs !== undefined && options.timeoutMs > 0 && Number.isFinite(options.timeoutMs) ? options.timeoutMs : DEFAULT_TIMEOUT_MS;
   const url = urls[provider];
@@ -141,7 +159,11 @@ function failedDetail(wire: Provider, codes: string[]): string {
 }
 
 function unreachable(wire: Provider, url: string, cause: string): CaptchaOutcome {
-  return { ok: false, reason: 'unreachable', detail: `${wire.label} (${hostOf(url)}) could not verify the CAPTCHA: ${cause}. Nothing was stored; submit again in a moment.` };
+  return {
+    ok: false,
+    reason: 'unreachable',
+    detail: `${wire.label} (${hostOf(url)}) could not verify the CAPTCHA: ${cause}. Nothing was stored; submit again in a moment.`,
+  };
 }
 
 /** The body as text, or null past `limit` bytes: a verdict is a few hundred bytes, anything else is not one. */

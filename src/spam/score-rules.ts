@@ -43,12 +43,35 @@ export const WEIGHTS = {
 // ---- links ----
 
 const SHORTENERS = [
-  'bit.ly', 'tinyurl.com', 'goo.gl', 't.co', 'ow.ly', 'is.gd', 'buff.ly', 'cutt.ly', 'rebrand.ly', 'shorturl.at',
-  'rb.gy', 't.ly', 'tiny.cc', 'bl.ink', 's.id', 'v.gd', 'shorte.st', 'adf.ly', 'bc.vc', 'clck.ru', 'u.to', 'qps.ru', 'tiny.one', 'soo.gd',
+  'bit.ly',
+  'tinyurl.com',
+  'goo.gl',
+  't.co',
+  'ow.ly',
+  'is.gd',
+  'buff.ly',
+  'cutt.ly',
+  'rebrand.ly',
+  'shorturl.at',
+  'rb.gy',
+  't.ly',
+  'tiny.cc',
+  'bl.ink',
+  's.id',
+  'v.gd',
+  'shorte.st',
+  'adf.ly',
+  'bc.vc',
+  'clck.ru',
+  'u.to',
+  'qps.ru',
+  'tiny.one',
+  'soo.gd',
 ];
 const SHORTENER_HOSTS = new Set(SHORTENERS);
 // Bare domains count only with these endings: short ones such as .in or .me are also typos ("Berlin.In").
-const BARE_TLDS = 'com|net|org|info|biz|ru|su|ua|cn|xyz|top|io|online|site|shop|store|club|live|pro|cc|tk|ml|ga|cf|gq|win|bid|loan|click|link|icu|vip|app|dev|uk|de|fr|nl|pl';
+const BARE_TLDS =
+  'com|net|org|info|biz|ru|su|ua|cn|xyz|top|io|online|site|shop|store|club|live|pro|cc|tk|ml|ga|cf|gq|win|bid|loan|click|link|icu|vip|app|dev|uk|de|fr|nl|pl';
 const NOT_AFTER_HOST_CHAR = '(?<![\\w@./-])';
 const MARKED_LINK = new RegExp(
   [
@@ -71,7 +94,11 @@ export function linkFindings(text: string): Finding[] {
   let shorteners = 0;
   for (const match of matchesOf(text, MARKED_LINK)) {
     if (++links >= COUNT_CAP) break;
-    const host = match[0].replace(SCHEME_AND_WWW, '').split(/[/?#:]/, 1)[0]?.toLowerCase() ?? '';
+    const host =
+      match[0]
+        .replace(SCHEME_AND_WWW, '')
+        .split(/[/?#:]/, 1)[0]
+        ?.toLowerCase() ?? '';
     if (SHORTENER_HOSTS.has(host)) shorteners++;
   }
   // Blanked first, so a domain inside a link's path or query is not counted again.
@@ -80,7 +107,8 @@ export function linkFindings(text: string): Finding[] {
   const findings: Finding[] = [];
   if (links > 1) findings.push({ points: Math.min((links - 1) * WEIGHTS.extraLink, WEIGHTS.linksMax), reason: `${links} links` });
   if (shorteners > 0) findings.push({ points: Math.min(shorteners * WEIGHTS.shortener, WEIGHTS.shortenersMax), reason: counted(shorteners, 'shortened link') });
-  if (markup > 0) findings.push({ points: Math.min(markup * WEIGHTS.linkMarkup, WEIGHTS.linkMarkupMax), reason: `${counted(markup, 'link')} in markup ([url] or <a href>)` });
+  if (markup > 0)
+    findings.push({ points: Math.min(markup * WEIGHTS.linkMarkup, WEIGHTS.linkMarkupMax), reason: `${counted(markup, 'link')} in markup ([url] or <a href>)` });
   return findings;
 }
 
@@ -88,28 +116,120 @@ export function linkFindings(text: string): Finding[] {
 
 // Unambiguous in a contact form: pharmacy, gambling, adult and money-doubling offers.
 const STRONG_PHRASES = [
-  'viagra', 'cialis', 'levitra', 'kamagra', 'sildenafil', 'tadalafil', 'male enhancement', 'online pharmacy',
-  'without prescription', 'without a prescription', 'online casino', 'casino bonus', 'free spins', 'no deposit bonus',
-  'sports betting', 'betting tip(s)', 'payday loan(s)', 'bad credit ok', 'bad credit accepted', 'no credit check',
-  'buy backlink(s)', 'dofollow', 'high da backlink(s)', 'pbn backlink(s)', 'guaranteed return(s)', 'guaranteed profit(s)',
-  'double your bitcoin', 'double your crypto', 'binary option(s)', 'bitcoin giveaway', 'crypto giveaway', 'claim your prize',
-  'replica watches', 'adult dating', 'hot singles', 'sexy singles', 'local singles', 'sexy girls', 'escort service(s)', 'porn',
-  'weight loss pill(s)', 'diet pill(s)', 'make money online', 'work from home opportunity',
+  'viagra',
+  'cialis',
+  'levitra',
+  'kamagra',
+  'sildenafil',
+  'tadalafil',
+  'male enhancement',
+  'online pharmacy',
+  'without prescription',
+  'without a prescription',
+  'online casino',
+  'casino bonus',
+  'free spins',
+  'no deposit bonus',
+  'sports betting',
+  'betting tip(s)',
+  'payday loan(s)',
+  'bad credit ok',
+  'bad credit accepted',
+  'no credit check',
+  'buy backlink(s)',
+  'dofollow',
+  'high da backlink(s)',
+  'pbn backlink(s)',
+  'guaranteed return(s)',
+  'guaranteed profit(s)',
+  'double your bitcoin',
+  'double your crypto',
+  'binary option(s)',
+  'bitcoin giveaway',
+  'crypto giveaway',
+  'claim your prize',
+  'replica watches',
+  'adult dating',
+  'hot singles',
+  'sexy singles',
+  'local singles',
+  'sexy girls',
+  'escort service(s)',
+  'porn',
+  'weight loss pill(s)',
+  'diet pill(s)',
+  'make money online',
+  'work from home opportunity',
 ];
 // Common in cold pitches but possible in an honest question: each alone stays far below the threshold.
 const PHRASES = [
-  'seo service(s)', 'seo package(s)', 'seo expert(s)', 'seo agency', 'backlink(s)', 'link building', 'link exchange',
-  'guest post(s)', 'guest posting', 'sponsored post(s)', 'sponsored article(s)', 'rank your website', 'rank your site',
-  'rank higher on google', 'first page of google', 'first page on google', 'page one of google', 'page 1 of google',
-  'top of google', 'google ranking(s)', 'increase your traffic', 'increase your website traffic', 'boost your traffic',
-  'boost your ranking(s)', 'drive traffic to your website', 'more traffic to your website', 'website traffic', 'organic traffic',
-  'domain authority', 'dear sir/madam', 'dear sir or madam', 'dear website owner', 'dear site owner', 'dear business owner',
-  'hello website owner', 'hi website owner', 'i came across your website', 'i was checking your website',
-  'i was browsing your website', 'i noticed your website', 'your website is not ranking', 'crypto investment',
-  'bitcoin investment', 'forex trading', 'forex signal(s)', 'investment opportunity', 'passive income', '100% guaranteed',
-  'risk-free', 'limited time offer', 'act now', 'click here', 'click the link below', 'unsubscribe', 'loan offer', 'bad credit',
-  'individuals and companies', 'casino', 'lottery', 'you have won', 'explainer video(s)', 'lead generation', 'b2b lead(s)',
-  'email list(s)', 'email marketing list(s)', 'verified contacts', 'erectile dysfunction',
+  'seo service(s)',
+  'seo package(s)',
+  'seo expert(s)',
+  'seo agency',
+  'backlink(s)',
+  'link building',
+  'link exchange',
+  'guest post(s)',
+  'guest posting',
+  'sponsored post(s)',
+  'sponsored article(s)',
+  'rank your website',
+  'rank your site',
+  'rank higher on google',
+  'first page of google',
+  'first page on google',
+  'page one of google',
+  'page 1 of google',
+  'top of google',
+  'google ranking(s)',
+  'increase your traffic',
+  'increase your website traffic',
+  'boost your traffic',
+  'boost your ranking(s)',
+  'drive traffic to your website',
+  'more traffic to your website',
+  'website traffic',
+  'organic traffic',
+  'domain authority',
+  'dear sir/madam',
+  'dear sir or madam',
+  'dear website owner',
+  'dear site owner',
+  'dear business owner',
+  'hello website owner',
+  'hi website owner',
+  'i came across your website',
+  'i was checking your website',
+  'i was browsing your website',
+  'i noticed your website',
+  'your website is not ranking',
+  'crypto investment',
+  'bitcoin investment',
+  'forex trading',
+  'forex signal(s)',
+  'investment opportunity',
+  'passive income',
+  '100% guaranteed',
+  'risk-free',
+  'limited time offer',
+  'act now',
+  'click here',
+  'click the link below',
+  'unsubscribe',
+  'loan offer',
+  'bad credit',
+  'individuals and companies',
+  'casino',
+  'lottery',
+  'you have won',
+  'explainer video(s)',
+  'lead generation',
+  'b2b lead(s)',
+  'email list(s)',
+  'email marketing list(s)',
+  'verified contacts',
+  'erectile dysfunction',
 ];
 
 interface Phrase {
@@ -162,10 +282,14 @@ const INJECTIONS: { kind: string; pattern: RegExp }[] = [
   { kind: 'embedded frame or object', pattern: /<\s*(?:iframe|frameset|object|embed|applet)\b/i },
   // "javascript:alert(1)", not "Skills: JavaScript: 5 years".
   { kind: 'script URL', pattern: /\b(?:javascript|vbscript):(?!\s|$)|\bdata:text\/html/i },
-  { kind: 'event handler attribute', pattern: /\bon(?:error|load|click|dblclick|mouse[a-z]{0,8}|focus|blur|toggle|animationstart|pointer[a-z]{0,8}|begin|submit|change|input)\s*=/i },
+  {
+    kind: 'event handler attribute',
+    pattern: /\bon(?:error|load|click|dblclick|mouse[a-z]{0,8}|focus|blur|toggle|animationstart|pointer[a-z]{0,8}|begin|submit|change|input)\s*=/i,
+  },
   {
     kind: 'SQL injection',
-    pattern: /['"]\s*(?:or|and)\s+['"]?\d+['"]?\s*=\s*['"]?\d+|\bunion\s+(?:all\s+)?select\b|;\s*(?:drop|truncate)\s+table\b|\bsleep\s*\(\s*\d+\s*\)|\bwaitfor\s+delay\b|\binformation_schema\b|\bxp_cmdshell\b/i,
+    pattern:
+      /['"]\s*(?:or|and)\s+['"]?\d+['"]?\s*=\s*['"]?\d+|\bunion\s+(?:all\s+)?select\b|;\s*(?:drop|truncate)\s+table\b|\bsleep\s*\(\s*\d+\s*\)|\bwaitfor\s+delay\b|\binformation_schema\b|\bxp_cmdshell\b/i,
   },
   { kind: 'template or server code injection', pattern: /\$\{jndi:|<\?php\b|\{\{\s*\d+\s*\*\s*\d+\s*\}\}|\{\{\s*(?:config|self|request)\b/i },
 ];
@@ -201,8 +325,8 @@ const A = 97;
 // Italian, Polish, Dutch, Swedish and Portuguese dictionaries. Left out although as rare there: "q"
 // before any letter (Uzbek, Albanian, transliterated Arabic and Chinese), "xw" (Kurdish) and "cw" (Welsh).
 const RARE_PAIRS = pairTable(
-  'bq bx cb cd cf cg cp cv cx dx fc fq fx gq gx hq hx jj jq jx jy kq kx lx mj mq mx pq px rx sx tq tx '
-    + 'vc vq vw vx vz wj wq wx xb xd xf xg xj xk xl xm xn xq xr xs xv xx xz yq yy zx',
+  'bq bx cb cd cf cg cp cv cx dx fc fq fx gq gx hq hx jj jq jx jy kq kx lx mj mq mx pq px rx sx tq tx ' +
+    'vc vq vw vx vz wj wq wx xb xd xf xg xj xk xl xm xn xq xr xs xv xx xz yq yy zx',
 );
 // Written as one sound, so "Geschichtsschreibung" is not a run of seven consonants.
 const DIGRAPHS = /sch|ch|sz|cz|th|ph|sh|ck|gh/g;
@@ -224,7 +348,8 @@ export function gibberishFindings(fields: ScannedField[]): Finding[] {
       if (looksRandom(word)) odd.add(word.toLowerCase());
     }
     // Names hold no digits; a bot's random fill often mixes them in ("k8jd9f2").
-    if (NAME_LIKE_FIELD.test(key)) for (const [token] of matchesOf(prose, LETTERS_AND_DIGITS, Infinity)) if (letterDigitSwitches(token) >= 3) odd.add(token.toLowerCase());
+    if (NAME_LIKE_FIELD.test(key))
+      for (const [token] of matchesOf(prose, LETTERS_AND_DIGITS, Infinity)) if (letterDigitSwitches(token) >= 3) odd.add(token.toLowerCase());
   }
   const count = odd.size;
   if (count === 0) return [];

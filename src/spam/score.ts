@@ -1,15 +1,6 @@
 import { hash } from 'node:crypto';
 import { MemoryRepeatLog, REPEAT_LIMIT, REPEAT_WINDOW_MS, type RepeatLog } from './repeats.js';
-import {
-  gibberishFindings,
-  linkFindings,
-  markupFindings,
-  phraseFindings,
-  SPAM_THRESHOLD,
-  WEIGHTS,
-  type Finding,
-  type ScannedField,
-} from './score-rules.js';
+import { gibberishFindings, linkFindings, markupFindings, phraseFindings, SPAM_THRESHOLD, WEIGHTS, type Finding, type ScannedField } from './score-rules.js';
 
 /** The automatic filter's answer for one submission; `reasons` name each signal that fired with its points. */
 export interface SpamVerdict {
@@ -41,10 +32,57 @@ const CYRILLIC_OR_GREEK = /[\u0370-\u03FF\u0400-\u04FF\u0500-\u052F]/;
 // Cyrillic and Greek letters drawn like Latin ones, as spammers mix them into a word ("viаgra" with a Cyrillic а).
 const LOOK_ALIKES = new Map(
   Object.entries({
-    а: 'a', е: 'e', о: 'o', р: 'p', с: 'c', у: 'y', х: 'x', і: 'i', ј: 'j', ѕ: 's', ԁ: 'd', ӏ: 'l', ԛ: 'q', ԝ: 'w',
-    А: 'A', В: 'B', Е: 'E', К: 'K', М: 'M', Н: 'H', О: 'O', Р: 'P', С: 'C', Т: 'T', Х: 'X', І: 'I', Ј: 'J', Ѕ: 'S', У: 'Y',
-    α: 'a', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', υ: 'u', χ: 'x',
-    Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+    а: 'a',
+    е: 'e',
+    о: 'o',
+    р: 'p',
+    с: 'c',
+    у: 'y',
+    х: 'x',
+    і: 'i',
+    ј: 'j',
+    ѕ: 's',
+    ԁ: 'd',
+    ӏ: 'l',
+    ԛ: 'q',
+    ԝ: 'w',
+    А: 'A',
+    В: 'B',
+    Е: 'E',
+    К: 'K',
+    М: 'M',
+    Н: 'H',
+    О: 'O',
+    Р: 'P',
+    С: 'C',
+    Т: 'T',
+    Х: 'X',
+    І: 'I',
+    Ј: 'J',
+    Ѕ: 'S',
+    У: 'Y',
+    α: 'a',
+    ι: 'i',
+    κ: 'k',
+    ν: 'v',
+    ο: 'o',
+    ρ: 'p',
+    υ: 'u',
+    χ: 'x',
+    Α: 'A',
+    Β: 'B',
+    Ε: 'E',
+    Ζ: 'Z',
+    Η: 'H',
+    Ι: 'I',
+    Κ: 'K',
+    Μ: 'M',
+    Ν: 'N',
+    Ο: 'O',
+    Ρ: 'P',
+    Τ: 'T',
+    Υ: 'Y',
+    Χ: 'X',
   }),
 );
 

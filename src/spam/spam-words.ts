@@ -39,7 +39,10 @@ export function compileSpamWords(setting: string | null): SpamWordMatcher | null
 export function parseSpamWords(setting: string): string[] {
   const seen = new Set<string>();
   const entries: string[] = [];
-  const raws = setting.slice(0, MAX_SETTING_CHARS + 1).normalize('NFC').split(/[,\r\n]/);
+  const raws = setting
+    .slice(0, MAX_SETTING_CHARS + 1)
+    .normalize('NFC')
+    .split(/[,\r\n]/);
   // The entry cut by the limit is dropped rather than matched as a fragment ("casi" of "casino").
   if (setting.length > MAX_SETTING_CHARS) raws.pop();
   for (const raw of raws) {

@@ -66,7 +66,8 @@ export class OriginPolicy {
 
   private redirectRule(): string {
     if (this.allowed.length > 0) return `must be on one of the form's allowed origins (${this.allowed.join(', ')})`;
-    if (this.postOrigin === null) return "the post did not say which site it came from (no Origin or Referer header), so it may redirect only to one of the form's allowedOrigins";
+    if (this.postOrigin === null)
+      return "the post did not say which site it came from (no Origin or Referer header), so it may redirect only to one of the form's allowedOrigins";
     return `must be on the site the form was posted from (${this.postOrigin}); list other sites in the form's allowedOrigins`;
   }
 }

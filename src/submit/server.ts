@@ -199,7 +199,13 @@ function answerFailure(
   sendJson(response, problem.status, problemBody(deps.ctx.errorsDocUrl(), problem.code, problem.detail, extra), 'application/problem+json');
 }
 
-async function thankYouPage(deps: SubmitDependencies, formId: string, query: URLSearchParams, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function thankYouPage(
+  deps: SubmitDependencies,
+  formId: string,
+  query: URLSearchParams,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const form = await deps.ctx.forms.getIntakeForm(formId);
   if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
   const visitor = visitorKey(clientIp(request, deps.ctx.config.trustProxy));

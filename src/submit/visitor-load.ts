@@ -47,7 +47,11 @@ export interface LoopTimes {
  * reading stands until `windowMs` have passed, so the answer is cheap to ask often. `readLoop` is
  * the event loop's own meter unless a test gives one whose time it controls.
  */
-export function eventLoopSaturation(windowMs = WINDOW_MS, threshold = SATURATED_AT, readLoop: () => LoopTimes = () => performance.eventLoopUtilization()): () => boolean {
+export function eventLoopSaturation(
+  windowMs = WINDOW_MS,
+  threshold = SATURATED_AT,
+  readLoop: () => LoopTimes = () => performance.eventLoopUtilization(),
+): () => boolean {
   let mark = readLoop();
   let saturated = false;
   return () => {

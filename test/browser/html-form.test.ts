@@ -95,8 +95,20 @@ describe('a real HTML form in headless Chromium', { skip: !fs.existsSync(CHROMIU
     const form = await createForm(app, account);
     const onList = await createForm(app, account, { allowedOrigins: [siteUrl] });
     pages.set('/done', '<!doctype html><title>Done</title><h1>Back on our site</h1>');
-    pages.set('/with-redirect', contactPage(`${app.submitUrl}/${form.id}`, `<input type="hidden" name="_redirect" value="${siteUrl}/done"><input type="hidden" name="_append" value="true">`));
-    pages.set('/with-feedback', contactPage(`${app.submitUrl}/${onList.id}`, '<input type="hidden" name="_feedback.success.title" value="Merci !"><input type="hidden" name="_feedback.dark" value="true">'));
+    pages.set(
+      '/with-redirect',
+      contactPage(
+        `${app.submitUrl}/${form.id}`,
+        `<input type="hidden" name="_redirect" value="${siteUrl}/done"><input type="hidden" name="_append" value="true">`,
+      ),
+    );
+    pages.set(
+      '/with-feedback',
+      contactPage(
+        `${app.submitUrl}/${onList.id}`,
+        '<input type="hidden" name="_feedback.success.title" value="Merci !"><input type="hidden" name="_feedback.dark" value="true">',
+      ),
+    );
     const page = await browser.newPage();
     try {
       await page.goto(`${siteUrl}/with-redirect`);

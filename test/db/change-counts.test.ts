@@ -37,7 +37,10 @@ describe('change counts (sqlite)', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite 
       ['the form', () => db.updateTable('forms').set({ customHoneypot: 'website' }).where('id', '=', form.id).execute()],
       ['its allowed origins', () => db.updateTable('forms').set({ allowedOrigins: '["https://example.com"]' }).where('id', '=', form.id).execute()],
       ['the plan', () => db.updateTable('workspaces').set({ plan: 'DEALIFY' }).where('id', '=', account.workspaceId).execute()],
-      ['a secret added', () => sql`INSERT INTO form_secrets (form_id, provider, secret, created_at, updated_at) VALUES (${form.id}, 'HCAPTCHA', 's1', 1, 1)`.execute(db)],
+      [
+        'a secret added',
+        () => sql`INSERT INTO form_secrets (form_id, provider, secret, created_at, updated_at) VALUES (${form.id}, 'HCAPTCHA', 's1', 1, 1)`.execute(db),
+      ],
       ['a secret changed', () => sql`UPDATE form_secrets SET secret = 's2' WHERE form_id = ${form.id}`.execute(db)],
       ['a secret removed', () => sql`DELETE FROM form_secrets WHERE form_id = ${form.id}`.execute(db)],
       ['a template added', () => app.api('PUT', `/forms/${form.id}/templates/autoresponder`, { token: account.token, body: { mode: 'code', code: 'Hi' } })],
@@ -46,8 +49,20 @@ describe('change counts (sqlite)', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite 
       ['the form removed', () => db.deleteFrom('forms').where('id', '=', form.id).execute()],
     ]);
     const other = await createForm(app, account);
-    await assertNotCounted('intake_forms', 'a honeypot drop', () => db.updateTable('forms').set((eb) => ({ honeypotDrops: eb('honeypotDrops', '+', 1) })).where('id', '=', other.id).execute());
-    await assertNotCounted('intake_forms', 'a submission counted', () => db.updateTable('workspaces').set((eb) => ({ submissionsUsed: eb('submissionsUsed', '+', 1) })).where('id', '=', account.workspaceId).execute());
+    await assertNotCounted('intake_forms', 'a honeypot drop', () =>
+      db
+        .updateTable('forms')
+        .set((eb) => ({ honeypotDrops: eb('honeypotDrops', '+', 1) }))
+        .where('id', '=', other.id)
+        .execute(),
+    );
+    await assertNotCounted('intake_forms', 'a submission counted', () =>
+      db
+        .updateTable('workspaces')
+        .set((eb) => ({ submissionsUsed: eb('submissionsUsed', '+', 1) }))
+        .where('id', '=', account.workspaceId)
+        .execute(),
+    );
   });
 
   it('counts every change to what authentication reads of a token, and not its last use', async () => {

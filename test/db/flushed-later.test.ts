@@ -48,7 +48,8 @@ describe(`intake commits flushed off the event loop (${TEST_DIALECT})`, () => {
     deliveries: { kinds: ['email' as const], notificationEmails: [], webhookUrl: null },
   });
   const storedCount = async (name: string) =>
-    (await sql<{ n: number }>`SELECT count(*) AS n FROM submissions WHERE search_text LIKE ${`%${name.toLowerCase()}%`}`.execute(app.ctx.database.db)).rows[0]!.n;
+    (await sql<{ n: number }>`SELECT count(*) AS n FROM submissions WHERE search_text LIKE ${`%${name.toLowerCase()}%`}`.execute(app.ctx.database.db)).rows[0]!
+      .n;
 
   it('answers a batch once it is flushed, and delivers nothing of it before', async () => {
     const writer = new SubmissionWriter(database, async () => undefined);
@@ -101,9 +102,12 @@ describe('intake commits flushed off the event loop: the file SQLite writes (sql
       fs.writeFileSync(path.join(dir, 'real', 'formgate.db'), '');
       fs.symlinkSync(path.join(dir, 'real', 'formgate.db'), path.join(dir, 'formgate.db'));
       const flushed: string[] = [];
-      const linked = Database.open({ dialect: 'sqlite', file: path.join(dir, 'formgate.db') }, {
-        dataSync: async (handle) => void flushed.push(fs.readlinkSync(`/proc/self/fd/${handle.fd}`)),
-      });
+      const linked = Database.open(
+        { dialect: 'sqlite', file: path.join(dir, 'formgate.db') },
+        {
+          dataSync: async (handle) => void flushed.push(fs.readlinkSync(`/proc/self/fd/${handle.fd}`)),
+        },
+      );
       await linked.transactionFlushedLater((trx) => sql`CREATE TABLE t (n integer)`.execute(trx));
       await linked.whenDurable();
       assert.deepEqual(flushed, [path.join(fs.realpathSync(dir), 'real', 'formgate.db-wal')]);

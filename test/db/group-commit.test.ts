@@ -49,7 +49,14 @@ describe('GroupCommit', () => {
     const third = add(4);
     await turn();
     await turn();
-    assert.deepEqual(batches, [[1, 2], [3, 4]], 'as large, it is written while the first one is flushed');
+    assert.deepEqual(
+      batches,
+      [
+        [1, 2],
+        [3, 4],
+      ],
+      'as large, it is written while the first one is flushed',
+    );
     assert.deepEqual(answered, []);
 
     flushes[1]!.resolve();

@@ -37,7 +37,11 @@ describe(`insertRows (${TEST_DIALECT})`, () => {
   it('writes every row with its values as given, across several statements for a long list', async () => {
     const rows = Array.from({ length: 1201 }, (_, i) => job(i));
     await database.transaction((trx) => insertRows(trx, 'jobs', COLUMNS, rows));
-    const stored = await database.db.selectFrom('jobs').select([...COLUMNS]).orderBy('id').execute();
+    const stored = await database.db
+      .selectFrom('jobs')
+      .select([...COLUMNS])
+      .orderBy('id')
+      .execute();
     assert.equal(stored.length, 1201);
     assert.deepEqual(stored[0], rows[0]);
     assert.deepEqual(stored[1], rows[1]);
@@ -45,11 +49,17 @@ describe(`insertRows (${TEST_DIALECT})`, () => {
   });
 
   it('writes nothing when one row is refused, even in a later statement', async () => {
-    const before = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const before = await database.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const rows = Array.from({ length: 700 }, (_, i) => job(5000 + i));
     rows[650] = job(0); // its id is taken
     await assert.rejects(database.transaction((trx) => insertRows(trx, 'jobs', COLUMNS, rows)));
-    const after = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const after = await database.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     assert.equal(Number(after.n), Number(before.n));
   });
 });

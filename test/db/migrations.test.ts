@@ -38,7 +38,10 @@ interface SchemaDescription {
 
 /** JSON with one line per column, index and trigger, so that a snapshot diff reads line by line. */
 function formatSnapshot(value: unknown, indent = ''): string {
-  const flat = (v: unknown) => v === null || typeof v !== 'object' || Object.values(v).every((x) => x === null || typeof x !== 'object' || (Array.isArray(x) && x.every((y) => typeof y !== 'object')));
+  const flat = (v: unknown) =>
+    v === null ||
+    typeof v !== 'object' ||
+    Object.values(v).every((x) => x === null || typeof x !== 'object' || (Array.isArray(x) && x.every((y) => typeof y !== 'object')));
   if (value === null || typeof value !== 'object' || flat(value)) return JSON.stringify(value);
   const inner = indent + '  ';
   if (Array.isArray(value)) {
@@ -67,12 +70,20 @@ async function describeSchema(database: Database): Promise<SchemaDescription> {
   const indexes: (IndexDescription & { table: string })[] = [];
   let triggers: { name: string; table: string }[];
   if (database.dialect === 'sqlite') {
-    const rows = await sql<{ name: string; tbl_name: string; sql: string | null }>`select name, tbl_name, sql from sqlite_master where type = 'index'`.execute(db);
+    const rows = await sql<{ name: string; tbl_name: string; sql: string | null }>`select name, tbl_name, sql from sqlite_master where type = 'index'`.execute(
+      db,
+    );
     for (const row of rows.rows) {
       const columns = await sql<{ name: string | null }>`select name from pragma_index_info(${row.name}) order by seqno`.execute(db);
       const list = await sql<{ unique: number }>`select "unique" from pragma_index_list(${row.tbl_name}) where name = ${row.name}`.execute(db);
       const where = / WHERE (.*)$/is.exec(row.sql ?? '')?.[1];
-      indexes.push({ table: row.tbl_name, name: row.name, columns: columns.rows.map((c) => c.name ?? '(expression)'), unique: list.rows[0]?.unique === 1, where });
+      indexes.push({
+        table: row.tbl_name,
+        name: row.name,
+        columns: columns.rows.map((c) => c.name ?? '(expression)'),
+        unique: list.rows[0]?.unique === 1,
+        where,
+      });
     }
     const triggerRows = await sql<{ name: string; tbl_name: string }>`select name, tbl_name from sqlite_master where type = 'trigger'`.execute(db);
     triggers = triggerRows.rows.map((r) => ({ name: r.name, table: r.tbl_name }));
@@ -184,7 +195,9 @@ describe(`migrations (${TEST_DIALECT})`, () => {
   });
 
   it('sets SQLite’s search index to merge its segments at 16 of a size (0008)', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite only' }, async () => {
-    const config = await sql<{ k: string; v: number }>`SELECT k, v FROM submissions_search_config WHERE k = 'automerge'`.execute(fresh.database.db.withoutPlugins());
+    const config = await sql<{ k: string; v: number }>`SELECT k, v FROM submissions_search_config WHERE k = 'automerge'`.execute(
+      fresh.database.db.withoutPlugins(),
+    );
     assert.deepEqual(config.rows, [{ k: 'automerge', v: 16 }]);
   });
 
@@ -203,7 +216,9 @@ describe(`migrations (${TEST_DIALECT})`, () => {
   });
 });
 
-describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissions', { skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (the migration changes nothing on SQLite)' }, () => {
+describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissions', {
+  skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (the migration changes nothing on SQLite)',
+}, () => {
   const fresh = freshDatabase();
 
   it('keeps every stored field, control and payload, now as json text; then 0007 makes the rare indexes partial', async () => {
@@ -214,7 +229,9 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     await sql`DROP INDEX submissions_held_seq`.execute(raw);
     await sql`CREATE INDEX submissions_status_created ON submissions (status, created_at)`.execute(raw);
     await sql`CREATE INDEX submissions_workspace_status_seq ON submissions (workspace_id, status, seq)`.execute(raw);
-    await sql`ALTER TABLE submissions ALTER COLUMN data TYPE jsonb USING data::jsonb, ALTER COLUMN email_controls TYPE jsonb USING email_controls::jsonb`.execute(raw);
+    await sql`ALTER TABLE submissions ALTER COLUMN data TYPE jsonb USING data::jsonb, ALTER COLUMN email_controls TYPE jsonb USING email_controls::jsonb`.execute(
+      raw,
+    );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await undoDeliveryLanes(raw);
@@ -223,8 +240,12 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
     await sql`DELETE FROM kysely_migration WHERE name >= '0006'`.execute(raw);
     await insertForm(raw);
     const data = { message: 'héllo "x"', name: 'Ann', list: ['a', { b: 1 }] };
-    await sql`INSERT INTO submissions (id, form_id, workspace_id, data, email_controls, status, created_at) VALUES ('s1', 'f1', 'w1', ${JSON.stringify(data)}, ${JSON.stringify({ _replyto: 'a@example.com' })}, 'accepted', 1)`.execute(raw);
-    await sql`INSERT INTO jobs (id, kind, payload, status, run_at, submission_id, idempotency_key, created_at, updated_at) VALUES ('j1', 'webhook', ${JSON.stringify({ url: 'https://example.com', fields: data })}, 'pending', 1, 's1', 's1', 1, 1)`.execute(raw);
+    await sql`INSERT INTO submissions (id, form_id, workspace_id, data, email_controls, status, created_at) VALUES ('s1', 'f1', 'w1', ${JSON.stringify(data)}, ${JSON.stringify({ _replyto: 'a@example.com' })}, 'accepted', 1)`.execute(
+      raw,
+    );
+    await sql`INSERT INTO jobs (id, kind, payload, status, run_at, submission_id, idempotency_key, created_at, updated_at) VALUES ('j1', 'webhook', ${JSON.stringify({ url: 'https://example.com', fields: data })}, 'pending', 1, 's1', 's1', 1, 1)`.execute(
+      raw,
+    );
 
     assert.deepEqual(rerun.slice(0, 2), ['0006-ordered-json', '0007-partial-indexes']);
     assert.deepEqual(await migrateToLatest(fresh.database), rerun);
@@ -240,7 +261,9 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
   });
 });
 
-describe('0009-search-backlog: upgrading a SQLite database that holds submissions', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite only (the migration changes nothing on PostgreSQL)' }, () => {
+describe('0009-search-backlog: upgrading a SQLite database that holds submissions', {
+  skip: TEST_DIALECT !== 'sqlite' && 'SQLite only (the migration changes nothing on PostgreSQL)',
+}, () => {
   const fresh = freshDatabase();
 
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
@@ -265,14 +288,17 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await sql`DELETE FROM kysely_migration WHERE name >= '0009'`.execute(raw);
     await insertForm(raw);
     const insert = (id: string, text: string) =>
-      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, 'f1', 'w1', '{}', 'accepted', ${text}, 1)`.execute(raw);
+      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, 'f1', 'w1', '{}', 'accepted', ${text}, 1)`.execute(
+        raw,
+      );
     await insert('s1', 'note\nbefore the upgrade');
     await insert('s2', 'note\nalso before');
 
     assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts', '0011-delivery-lanes', '0012-allowed-origins']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
-    const indexed = async (pattern: string) => (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;
+    const indexed = async (pattern: string) =>
+      (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;
     const crisis = await sql<{ v: number }>`SELECT v FROM submissions_search_config WHERE k = 'crisismerge'`.execute(raw);
     assert.deepEqual(crisis.rows, [{ v: 64 }], 'merges 64 segments of a level at once, not 16');
     assert.equal(await backlog(), 0, 'the rows already indexed are not queued again');
@@ -297,7 +323,9 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
     await undoDeliveryLanes(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0011'`.execute(raw);
     const insert = (id: string, kind: string, status: string, payload: unknown) =>
-      sql`INSERT INTO jobs (id, kind, payload, status, run_at, idempotency_key, created_at, updated_at) VALUES (${id}, ${kind}, ${JSON.stringify(payload)}, ${status}, 1, ${id}, 1, 1)`.execute(raw);
+      sql`INSERT INTO jobs (id, kind, payload, status, run_at, idempotency_key, created_at, updated_at) VALUES (${id}, ${kind}, ${JSON.stringify(payload)}, ${status}, 1, ${id}, 1, 1)`.execute(
+        raw,
+      );
     await insert('hook', 'webhook', 'pending', { url: 'https://Hooks.Example.com:443/in?x=1', fields: {} });
     await insert('bad-hook', 'webhook', 'failed', { url: 'not a url', fields: {} });
     await insert('sent-hook', 'webhook', 'done', { url: 'https://hooks.example.com/in', fields: {} });

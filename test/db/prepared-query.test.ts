@@ -12,8 +12,15 @@ describe(`PreparedQuery (${TEST_DIALECT})`, () => {
   before(async () => {
     database = await createTestDatabase();
     ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
-    for (const [key, value] of [['a', 'one'], ['b', 'two'], ['c', 'three']]) {
-      await ctx.database.db.insertInto('settings').values({ key: `pq-${key}`, value: value!, createdAt: 5 }).execute();
+    for (const [key, value] of [
+      ['a', 'one'],
+      ['b', 'two'],
+      ['c', 'three'],
+    ]) {
+      await ctx.database.db
+        .insertInto('settings')
+        .values({ key: `pq-${key}`, value: value!, createdAt: 5 })
+        .execute();
     }
   });
   after(async () => {
@@ -27,7 +34,12 @@ describe(`PreparedQuery (${TEST_DIALECT})`, () => {
 
   it('answers what the built query answers, with each call’s own parameters and the built-in constants kept', async () => {
     for (const key of ['pq-a', 'pq-c', 'pq-b', 'pq-a']) {
-      const built = await ctx.database.db.selectFrom('settings').select(['key', 'value', 'createdAt']).where('key', '=', key).where('createdAt', '=', 5).executeTakeFirst();
+      const built = await ctx.database.db
+        .selectFrom('settings')
+        .select(['key', 'value', 'createdAt'])
+        .where('key', '=', key)
+        .where('createdAt', '=', 5)
+        .executeTakeFirst();
       assert.deepEqual(await byKey.executeTakeFirst(ctx.database.db, { key }), built);
     }
     assert.equal(await byKey.executeTakeFirst(ctx.database.db, { key: 'pq-none' }), undefined);
@@ -40,7 +52,11 @@ describe(`PreparedQuery (${TEST_DIALECT})`, () => {
 
   it('binds every use of a parameter in the statement', async () => {
     const either = new PreparedQuery<{ first: string; second: string }, { key: string }>((db, { first, second }) =>
-      db.selectFrom('settings').select('key').where((eb) => eb.or([eb('key', '=', first), eb('key', '=', second)])).orderBy('key'),
+      db
+        .selectFrom('settings')
+        .select('key')
+        .where((eb) => eb.or([eb('key', '=', first), eb('key', '=', second)]))
+        .orderBy('key'),
     );
     assert.deepEqual(await either.execute(ctx.database.db, { first: 'pq-c', second: 'pq-a' }), [{ key: 'pq-a' }, { key: 'pq-c' }]);
     assert.deepEqual(await either.execute(ctx.database.db, { first: 'pq-b', second: 'pq-b' }), [{ key: 'pq-b' }]);
@@ -49,7 +65,9 @@ describe(`PreparedQuery (${TEST_DIALECT})`, () => {
   const onPostgres = { skip: TEST_DIALECT !== 'postgres' && 'named statements are PostgreSQL’s' };
 
   it('is prepared once on each PostgreSQL connection, under its own name, and keeps running after a table it reads gains a column', onPostgres, async () => {
-    const byValue = new PreparedQuery<{ value: string }, { key: string }>((db, { value }) => db.selectFrom('settings').select('key').where('value', '=', value));
+    const byValue = new PreparedQuery<{ value: string }, { key: string }>((db, { value }) =>
+      db.selectFrom('settings').select('key').where('value', '=', value),
+    );
     await ctx.database.db.connection().execute(async (connection) => {
       assert.deepEqual(await byValue.execute(connection, { value: 'two' }), [{ key: 'pq-b' }]);
       const prepared = await sql<{ name: string; statement: string }>`SELECT name, statement FROM pg_prepared_statements`.execute(connection);

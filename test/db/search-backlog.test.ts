@@ -33,14 +33,24 @@ describe('SQLite search backlog', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite o
     const id = newId();
     await app.ctx.database.db
       .insertInto('submissions')
-      .values({ id, formId: form.id, workspaceId: form.workspaceId, data: JSON.stringify(data), status: 'accepted', createdAt: Date.now(), searchText: searchTextOf(data) })
+      .values({
+        id,
+        formId: form.id,
+        workspaceId: form.workspaceId,
+        data: JSON.stringify(data),
+        status: 'accepted',
+        createdAt: Date.now(),
+        searchText: searchTextOf(data),
+      })
       .execute();
     const { seq } = await app.ctx.database.db.selectFrom('submissions').select('seq').where('id', '=', id).executeTakeFirstOrThrow();
     return { id, seq };
   }
 
   const search = async (term: string) =>
-    (await app.ctx.submissions.listSubmissions(owner.userId, { workspaceId: owner.workspaceId }, { limit: 100, after: null }, term)).rows.map((s) => s.id).sort();
+    (await app.ctx.submissions.listSubmissions(owner.userId, { workspaceId: owner.workspaceId }, { limit: 100, after: null }, term)).rows
+      .map((s) => s.id)
+      .sort();
 
   /** Rowids the FTS5 index itself holds for `term`, without the backlog. */
   const indexed = async (term: string) =>
@@ -54,7 +64,11 @@ describe('SQLite search backlog', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite o
   it('finds a stored submission before it is indexed and after, moving the backlog oldest first in chunks', async () => {
     const rows = [];
     for (const colour of ['teal', 'tealish', 'ochre', 'teal', 'umber']) rows.push(await store({ colour: `${colour} walls` }));
-    assert.deepEqual(await backlog(), rows.map((r) => r.seq), 'each insert noted in the backlog');
+    assert.deepEqual(
+      await backlog(),
+      rows.map((r) => r.seq),
+      'each insert noted in the backlog',
+    );
     assert.equal(await indexer.backlog(), 5);
     assert.deepEqual(await indexed('teal'), [], 'not in the index yet');
     const teal = [rows[0]!.id, rows[1]!.id, rows[3]!.id].sort();
@@ -101,7 +115,15 @@ describe('SQLite search backlog', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite o
     const store2 = (data: Record<string, unknown>) =>
       app.ctx.database.db
         .insertInto('submissions')
-        .values({ id: newId(), formId: doomed.id, workspaceId: doomed.workspaceId, data: JSON.stringify(data), status: 'accepted', createdAt: Date.now(), searchText: searchTextOf(data) })
+        .values({
+          id: newId(),
+          formId: doomed.id,
+          workspaceId: doomed.workspaceId,
+          data: JSON.stringify(data),
+          status: 'accepted',
+          createdAt: Date.now(),
+          searchText: searchTextOf(data),
+        })
         .execute();
     await store2({ note: 'indigo indexed' });
     await indexer.indexAll();

@@ -58,7 +58,15 @@ describe(`submission writer: one batch, several workspaces (${TEST_DIALECT})`, (
       (await app.ctx.database.db.selectFrom('workspaces').select('submissionsUsed').where('id', '=', workspaceId).executeTakeFirstOrThrow()).submissionsUsed;
     assert.deepEqual([await used(nearLimit.workspaceId), await used(roomy.workspaceId), await used(full.workspaceId)], [250, 2, 250]);
     assert.deepEqual(reached.sort(), [nearLimit.workspaceId, full.workspaceId].sort(), 'owners of each workspace that ran out are noted once');
-    const jobs = await app.ctx.database.db.selectFrom('jobs').select('submissionId').where('submissionId', 'in', stored.map((s) => s.id)).execute();
+    const jobs = await app.ctx.database.db
+      .selectFrom('jobs')
+      .select('submissionId')
+      .where(
+        'submissionId',
+        'in',
+        stored.map((s) => s.id),
+      )
+      .execute();
     const accepted = stored.filter((s) => s.status === 'accepted').map((s) => s.id);
     assert.deepEqual(jobs.map((j) => j.submissionId).sort(), accepted.sort(), 'deliveries for accepted submissions only');
   });

@@ -42,7 +42,10 @@ describe('WalSync: commits made durable off the event loop', () => {
 
   const settledFlag = (promise: Promise<void>) => {
     const state = { settled: false };
-    promise.then(() => (state.settled = true), () => (state.settled = true));
+    promise.then(
+      () => (state.settled = true),
+      () => (state.settled = true),
+    );
     return state;
   };
 
@@ -120,7 +123,10 @@ describe('WalSync: commits made durable off the event loop', () => {
     fs.writeFileSync(walPath, 'another file');
     const secondDurable = committed(sync);
     await flushes.next(2);
-    assert.deepEqual(flushes.started.map((flush) => flush.inode), [opened, opened]);
+    assert.deepEqual(
+      flushes.started.map((flush) => flush.inode),
+      [opened, opened],
+    );
     flushes.started[1]!.finish();
     await secondDurable;
     await sync.close();

@@ -20,7 +20,10 @@ describe(`Database.withoutFsync (${TEST_DIALECT})`, () => {
 
   it('answers what its function answers, and passes its failure on', async () => {
     assert.equal(await database.withoutFsync(async (db) => (await sql<{ n: number }>`SELECT 41 + 1 AS n`.execute(db)).rows[0]!.n), 42);
-    await assert.rejects(database.withoutFsync(() => Promise.reject(new Error('inside'))), /inside/);
+    await assert.rejects(
+      database.withoutFsync(() => Promise.reject(new Error('inside'))),
+      /inside/,
+    );
   });
 
   it('on SQLite, relaxes the commits inside it only, and lets no other query run meanwhile', { skip: TEST_DIALECT !== 'sqlite' }, async () => {

@@ -31,7 +31,12 @@ export async function assertAuthMatrix(app: TestApp, account: Account, op: Opera
   assertProblem(app, await send({ authorization: `Bearer ${revoked}` }), 'invalid_token');
 
   const expired = await createToken(app, account.userId, SCOPES, new Date(Date.now() + 60_000));
-  await app.ctx.database.db.updateTable('tokens').set({ expiresAt: Date.now() - 1000 }).where('revokedAt', 'is', null).where('expiresAt', 'is not', null).execute();
+  await app.ctx.database.db
+    .updateTable('tokens')
+    .set({ expiresAt: Date.now() - 1000 })
+    .where('revokedAt', 'is', null)
+    .where('expiresAt', 'is not', null)
+    .execute();
   assertProblem(app, await send({ authorization: `Bearer ${expired}` }), 'invalid_token');
 
   if (op.scope !== 'any') {

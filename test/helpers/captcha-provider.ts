@@ -110,7 +110,12 @@ export async function startCaptchaProvider(expectation: CaptchaExpectation = { s
 
   return {
     urls,
-    env: { botpoisonVerifyUrl: urls.BOTPOISON, recaptchaVerifyUrl: urls.GOOGLE_RECAPTCHA_V2, hcaptchaVerifyUrl: urls.HCAPTCHA, turnstileVerifyUrl: urls.TURNSTILE },
+    env: {
+      botpoisonVerifyUrl: urls.BOTPOISON,
+      recaptchaVerifyUrl: urls.GOOGLE_RECAPTCHA_V2,
+      hcaptchaVerifyUrl: urls.HCAPTCHA,
+      turnstileVerifyUrl: urls.TURNSTILE,
+    },
     requests,
     requestsFor: (provider) => requests.filter((r) => r.provider === provider),
     expect(first: SpamProtection | CaptchaExpectation, second?: CaptchaExpectation) {

@@ -115,7 +115,10 @@ export function spawnServe(env: NodeJS.ProcessEnv, program = FROM_SOURCE): Serve
         }
       };
       const timer = setTimeout(
-        () => done(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${stderr}; stdout: ${lines.map((l) => l.raw).join('\n')}`))),
+        () =>
+          done(() =>
+            reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${stderr}; stdout: ${lines.map((l) => l.raw).join('\n')}`)),
+          ),
         timeoutMs,
       );
       const done = (settle: () => void) => {
@@ -134,13 +137,19 @@ export function spawnServe(env: NodeJS.ProcessEnv, program = FROM_SOURCE): Serve
     waitForLine(predicate, what, timeoutMs = 15_000) {
       return waitFor(
         () => lines.find(predicate),
-        () => new Error(`the server exited (${JSON.stringify(exit)}) before printing ${what}; stderr: ${stderr}; stdout: ${lines.map((l) => l.raw).join('\n')}`),
+        () =>
+          new Error(`the server exited (${JSON.stringify(exit)}) before printing ${what}; stderr: ${stderr}; stdout: ${lines.map((l) => l.raw).join('\n')}`),
         timeoutMs,
         what,
       );
     },
     waitForExit(timeoutMs = 10_000) {
-      return waitFor(() => exit ?? undefined, () => undefined, timeoutMs, 'the server to exit');
+      return waitFor(
+        () => exit ?? undefined,
+        () => undefined,
+        timeoutMs,
+        'the server to exit',
+      );
     },
     stderr: () => stderr,
     kill() {

@@ -33,7 +33,12 @@ export async function startSlackStandIn(token: string): Promise<SlackStandIn> {
       const mode = standIn.mode;
       if ('status' in mode) return void response.writeHead(mode.status, { 'content-type': 'application/json' }).end('{"ok":false,"error":"internal_error"}');
       // Slack answers errors with HTTP 200 and ok:false
-      const answer = post.authorization !== `Bearer ${token}` ? { ok: false, error: 'invalid_auth' } : 'error' in mode ? { ok: false, error: mode.error } : { ok: true, ts: '1.0' };
+      const answer =
+        post.authorization !== `Bearer ${token}`
+          ? { ok: false, error: 'invalid_auth' }
+          : 'error' in mode
+            ? { ok: false, error: mode.error }
+            : { ok: true, ts: '1.0' };
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });

@@ -50,7 +50,9 @@ export function multipartBody(fields: Fields, files: { name: string; filename: s
   const parts: string[] = [];
   for (const [name, value] of pairsOf(fields)) parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
   for (const file of files) {
-    parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n${file.content}\r\n`);
+    parts.push(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n${file.content}\r\n`,
+    );
   }
   parts.push(`--${boundary}--\r\n`);
   return { body: Buffer.from(parts.join(''), 'utf8'), contentType: `multipart/form-data; boundary=${boundary}` };

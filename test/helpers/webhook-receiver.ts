@@ -13,11 +13,7 @@ export interface ReceivedRequest {
  * How the receiver answers: a fixed status (200, 410, 302 with a Location, 429…), 500 for the
  * first `failures` requests and 200 after, no answer at all, or a body that never ends.
  */
-export type ReceiverMode =
-  | { status: number; body?: string }
-  | { failures: number }
-  | { hang: true }
-  | { endless: true };
+export type ReceiverMode = { status: number; body?: string } | { failures: number } | { hang: true } | { endless: true };
 
 export interface WebhookReceiver {
   /** `http://127.0.0.1:PORT/hook` */
@@ -38,7 +34,12 @@ export async function startWebhookReceiver(mode: ReceiverMode = { status: 200 })
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      receiver.requests.push({ method: request.method ?? '', path: request.url ?? '', headers: request.headers, rawBody: Buffer.concat(chunks).toString('utf8') });
+      receiver.requests.push({
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        rawBody: Buffer.concat(chunks).toString('utf8'),
+      });
       const current = receiver.mode;
       if ('hang' in current) return; // the caller's timeout must end it
       if ('endless' in current) return void writeEndlessly(response);

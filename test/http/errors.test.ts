@@ -134,7 +134,15 @@ describe('errors (section 7)', () => {
 
   describe('request bodies', () => {
     const formCount = async () =>
-      Number((await app.ctx.database.db.selectFrom('forms').select((eb) => eb.fn.countAll<number>().as('n')).where('workspaceId', '=', account.workspaceId).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await app.ctx.database.db
+            .selectFrom('forms')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('workspaceId', '=', account.workspaceId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     it('answers invalid JSON with 400 validation_error', async () => {
       for (const raw of ['{"name":', '{name: "x"}', "{'name':'x'}", '{"workspaceId":"a","name":"b"}}', 'nul']) {
@@ -176,7 +184,11 @@ describe('errors (section 7)', () => {
         assert.equal(answer.status, 400, `${type}: ${answer.status} ${JSON.stringify(answer.body)}`);
         assertValidation(app, answer, 'body');
       }
-      const patch = await app.api('PATCH', `/workspaces/${account.workspaceId}`, { token: account.token, raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const patch = await app.api('PATCH', `/workspaces/${account.workspaceId}`, {
+        token: account.token,
+        raw: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assertValidation(app, patch, 'body');
       assert.equal(await formCount(), before);
     });
@@ -203,7 +215,10 @@ describe('errors (section 7)', () => {
       assert.equal(answer.body.errors.length, 50);
       assert.equal(answer.body.errors[49], 'body: 19952 more problems not listed');
       assert.ok(JSON.stringify(answer.body).length < 4000, `a short answer: ${JSON.stringify(answer.body).length} characters`);
-      const long = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Long', ['k'.repeat(100_000)]: 1 } });
+      const long = await app.api('POST', '/forms', {
+        token: account.token,
+        body: { workspaceId: account.workspaceId, name: 'Long', ['k'.repeat(100_000)]: 1 },
+      });
       assertValidation(app, long);
       assert.deepEqual(long.body.errors, [`${'k'.repeat(100)}…: is not a known field`]);
       assert.ok(JSON.stringify(long.body).length < 600, `a short answer: ${JSON.stringify(long.body).length} characters`);
@@ -219,9 +234,16 @@ describe('errors (section 7)', () => {
       const anonymous = await app.api('POST', '/forms', { body: over });
       assertProblem(app, anonymous, anonymous.status === 401 ? 'invalid_token' : 'payload_too_large');
       const form = await createForm(app, account);
-      assertProblem(app, await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { description: 'b'.repeat(3 * 1024 * 1024) } }), 'payload_too_large');
+      assertProblem(
+        app,
+        await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { description: 'b'.repeat(3 * 1024 * 1024) } }),
+        'payload_too_large',
+      );
       // just under the limit the body is read and judged on its content
-      const under = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Big', description: 'a'.repeat(2 * 1024 * 1024 - 1024) } });
+      const under = await app.api('POST', '/forms', {
+        token: account.token,
+        body: { workspaceId: account.workspaceId, name: 'Big', description: 'a'.repeat(2 * 1024 * 1024 - 1024) },
+      });
       assertValidation(app, under, 'description');
       assert.equal(await formCount(), before + 1);
     });
@@ -309,7 +331,11 @@ describe('errors (section 7)', () => {
 
     it('refuses a body nested thousands of levels deep with 400 validation_error before parsing, on any route', async () => {
       const deep = `{"workspaceId": "w", "name": ${'['.repeat(5000)}${']'.repeat(5000)}}`;
-      for (const [method, path] of [['POST', '/forms'], ['PATCH', `/workspaces/${account.workspaceId}`], ['POST', '/nope']] as const) {
+      for (const [method, path] of [
+        ['POST', '/forms'],
+        ['PATCH', `/workspaces/${account.workspaceId}`],
+        ['POST', '/nope'],
+      ] as const) {
         for (const body of [deep, nest(5000), nest(33)]) {
           const answer = await app.api(method, path, { token: account.token, raw: body, headers: { 'content-type': 'application/json' } });
           assertValidation(app, answer, 'body');
@@ -318,7 +344,10 @@ describe('errors (section 7)', () => {
       }
       // 32 levels are parsed and judged on their content; brackets in strings are text
       assertValidation(app, await app.api('POST', '/forms', { token: account.token, raw: nest(32), headers: { 'content-type': 'application/json' } }), 'a');
-      const text = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Brackets', description: '['.repeat(400) } });
+      const text = await app.api('POST', '/forms', {
+        token: account.token,
+        body: { workspaceId: account.workspaceId, name: 'Brackets', description: '['.repeat(400) },
+      });
       assert.equal(text.status, 201, JSON.stringify(text.body));
     });
 
@@ -340,7 +369,11 @@ describe('errors (section 7)', () => {
       const still = await app.api('GET', `/forms/${form.id}`, { token: account.token });
       assert.equal(still.body.name, 'Before');
       // a surrogate pair is one character, and welcome
-      const emoji = await app.api('PATCH', `/forms/${form.id}`, { token: account.token, raw: '{"name": "\\ud83d\\ude00"}', headers: { 'content-type': 'application/json' } });
+      const emoji = await app.api('PATCH', `/forms/${form.id}`, {
+        token: account.token,
+        raw: '{"name": "\\ud83d\\ude00"}',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(emoji.status, 200, JSON.stringify(emoji.body));
       assert.equal(emoji.body.name, '😀');
     });
@@ -510,7 +543,10 @@ describe('rate limiting', () => {
       assertRateLimited(b, await getFrom(source, `${b.baseUrl}/me`, onB.token), 60);
       assertRateLimited(a, await getFrom(source, `${a.baseUrl}/me`, onA.token), 60);
       const keys = await redis.keys('formgate:rl-api:*');
-      assert.ok(keys.some((k) => k.endsWith(`:${source}`)), `the counter of ${source} is in Redis: ${keys.join(', ')}`);
+      assert.ok(
+        keys.some((k) => k.endsWith(`:${source}`)),
+        `the counter of ${source} is in Redis: ${keys.join(', ')}`,
+      );
       // another address has its own count
       const elsewhere = await getFrom(otherSource, `${b.baseUrl}/me`, onB.token);
       assert.equal(elsewhere.status, 200, JSON.stringify(elsewhere.body));
@@ -556,7 +592,9 @@ describe('shutting down', () => {
       await ended;
       await closed;
 
-      const answers = Buffer.concat(chunks).toString('utf8').split(/(?=HTTP\/1\.1 )/);
+      const answers = Buffer.concat(chunks)
+        .toString('utf8')
+        .split(/(?=HTTP\/1\.1 )/);
       assert.equal(answers.length, 2, answers.join('\n---\n'));
       assert.match(answers[0]!, /^HTTP\/1\.1 404 /, 'the request under way is finished as usual');
       assert.match(answers[1]!, /^HTTP\/1\.1 503 /);

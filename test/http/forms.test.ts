@@ -12,8 +12,21 @@ import { assertJson, assertProblem, assertSameNotFound, assertValidation } from 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const FORM_KEYS = [
-  'allowedOrigins', 'createdAt', 'customHoneypot', 'customSpamWords', 'description', 'emailThreading', 'id', 'name', 'notificationEmails',
-  'slackChannel', 'spamProtection', 'technology', 'updatedAt', 'webhookUrl', 'workspaceId',
+  'allowedOrigins',
+  'createdAt',
+  'customHoneypot',
+  'customSpamWords',
+  'description',
+  'emailThreading',
+  'id',
+  'name',
+  'notificationEmails',
+  'slackChannel',
+  'spamProtection',
+  'technology',
+  'updatedAt',
+  'webhookUrl',
+  'workspaceId',
 ];
 
 /** What a form created with a name only holds. */
@@ -53,7 +66,9 @@ const emails = (n: number) => Array.from({ length: n }, (_, i) => `person${i}@ex
 const URL_PREFIX = 'https://example.com/';
 /** An origin of `length` characters (labels of at most 63). */
 const originOf = (length: number, tld = 'com') => {
-  const host = Array.from({ length: 4 }, (_, i) => 'abcd'[i]!.repeat(63)).join('.').slice(0, length - 'https://'.length - tld.length - 1);
+  const host = Array.from({ length: 4 }, (_, i) => 'abcd'[i]!.repeat(63))
+    .join('.')
+    .slice(0, length - 'https://'.length - tld.length - 1);
   return `https://${host.replace(/\.$/, 'x')}.${tld}`;
 };
 const origins = (n: number) => Array.from({ length: n }, (_, i) => `https://site${i}.example.com`);
@@ -170,7 +185,12 @@ const REFUSED_ORIGINS = [
   'https://*.example.com',
   '',
 ];
-const ACCEPTED_WEBHOOKS = ['https://example.com/hook', 'http://93.184.216.34/x', 'https://[2606:2800:220:1:248:1893:25c8:1946]/hook', 'https://hooks.example.com:8443/a?b=c'];
+const ACCEPTED_WEBHOOKS = [
+  'https://example.com/hook',
+  'http://93.184.216.34/x',
+  'https://[2606:2800:220:1:248:1893:25c8:1946]/hook',
+  'https://hooks.example.com:8443/a?b=c',
+];
 
 describe('forms API', () => {
   let app: TestApp;
@@ -216,7 +236,6 @@ describe('forms API', () => {
     assert.deepEqual(body, { ...DEFAULTS, ...expected, id: body.id, createdAt: iso(stored.createdAt), updatedAt: iso(stored.updatedAt) });
   }
 
-
   const post = (account: Account, body: Record<string, unknown>) =>
     app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'Contact', ...body } });
   const get = (account: Account, formId: string) => app.api('GET', `/forms/${formId}`, { token: account.token });
@@ -259,9 +278,20 @@ describe('forms API', () => {
       await app.ctx.database.db
         .insertInto('forms')
         .values({
-          id: newId(), workspaceId, name: `Form ${i}`, description: null, technology: null, notificationEmails: JSON.stringify([]),
-          emailThreading: 0, webhookUrl: null, slackChannel: null, customHoneypot: null, customSpamWords: null, spamProtection: null,
-          createdAt, updatedAt: createdAt,
+          id: newId(),
+          workspaceId,
+          name: `Form ${i}`,
+          description: null,
+          technology: null,
+          notificationEmails: JSON.stringify([]),
+          emailThreading: 0,
+          webhookUrl: null,
+          slackChannel: null,
+          customHoneypot: null,
+          customSpamWords: null,
+          spamProtection: null,
+          createdAt,
+          updatedAt: createdAt,
         })
         .execute();
     }
@@ -332,7 +362,13 @@ describe('forms API', () => {
 
     it('refuses unknown body fields', async () => {
       const account = await createAccount(app);
-      for (const [field, value] of [['id', 'abc'], ['createdAt', new Date().toISOString()], ['secret', 's'], ['captchaSecret', 's'], ['color', 'red']] as const) {
+      for (const [field, value] of [
+        ['id', 'abc'],
+        ['createdAt', new Date().toISOString()],
+        ['secret', 's'],
+        ['captchaSecret', 's'],
+        ['color', 'red'],
+      ] as const) {
         assertValidation(app, await post(account, { [field]: value }), field);
       }
       assert.equal(await formCount(account.workspaceId), 0);
@@ -458,7 +494,12 @@ describe('forms API', () => {
 
     it('answers the auth matrix (forms:write)', async () => {
       const account = await createAccount(app);
-      await assertAuthMatrix(app, account, { method: 'POST', path: '/forms', scope: 'forms:write', body: { workspaceId: account.workspaceId, name: 'Matrix' } });
+      await assertAuthMatrix(app, account, {
+        method: 'POST',
+        path: '/forms',
+        scope: 'forms:write',
+        body: { workspaceId: account.workspaceId, name: 'Matrix' },
+      });
       assert.equal(await formCount(account.workspaceId), 0);
     });
   });
@@ -484,7 +525,10 @@ describe('forms API', () => {
       assert.deepEqual(Object.keys(answer.body).sort(), ['data', 'hasMore', 'nextCursor']);
       assert.equal(answer.body.hasMore, false);
       assert.equal(answer.body.nextCursor, null);
-      assert.deepEqual(answer.body.data.map((f: any) => f.name), ['C', 'B', 'A']);
+      assert.deepEqual(
+        answer.body.data.map((f: any) => f.name),
+        ['C', 'B', 'A'],
+      );
       await assertForm(answer.body.data[0], { name: 'C', workspaceId: account.workspaceId, technology: 'Hugo' });
       await assertForm(answer.body.data[1], { name: 'B', workspaceId: account.workspaceId });
       await assertForm(answer.body.data[2], { name: 'A', workspaceId: account.workspaceId, ...FULL });
@@ -503,7 +547,10 @@ describe('forms API', () => {
       const account = await createAccount(app);
       const base = Date.now() - 1_000_000;
       // 30 forms, several sharing a creation time, so the order needs its tie-break across pages
-      await insertForms(account.workspaceId, Array.from({ length: 30 }, (_, i) => base + Math.floor(i / 3) * 1000));
+      await insertForms(
+        account.workspaceId,
+        Array.from({ length: 30 }, (_, i) => base + Math.floor(i / 3) * 1000),
+      );
       const path = `/forms?workspaceId=${account.workspaceId}`;
 
       const first = await app.api('GET', path, { token: account.token });
@@ -523,17 +570,26 @@ describe('forms API', () => {
 
       const whole = await app.api('GET', `${path}&limit=100`, { token: account.token });
       assertJson(whole, 200);
-      assert.deepEqual(whole.body.data.map((f: any) => f.id), all.map((f: any) => f.id));
+      assert.deepEqual(
+        whole.body.data.map((f: any) => f.id),
+        all.map((f: any) => f.id),
+      );
       assert.equal(whole.body.hasMore, false);
 
       const one = await app.api('GET', `${path}&limit=1`, { token: account.token });
       assertJson(one, 200);
-      assert.deepEqual(one.body.data.map((f: any) => f.id), [all[0].id]);
+      assert.deepEqual(
+        one.body.data.map((f: any) => f.id),
+        [all[0].id],
+      );
       assert.equal(one.body.hasMore, true);
 
       const { ids: walked, pages } = await walkPages(app, account.token, path, 7);
       assert.equal(pages, 5);
-      assert.deepEqual(walked, all.map((f: any) => f.id));
+      assert.deepEqual(
+        walked,
+        all.map((f: any) => f.id),
+      );
     });
 
     it('requires workspaceId and refuses a limit outside 1..100', async () => {
@@ -667,8 +723,14 @@ describe('forms API', () => {
       assert.deepEqual((await get(account, form.id)).body, answer.body);
 
       const every = {
-        name: 'Renamed', description: 'New text', notificationEmails: ['new@example.net'], emailThreading: false,
-        webhookUrl: 'https://hooks.example.net/in', slackChannel: '#support', customHoneypot: 'url', customSpamWords: 'crypto',
+        name: 'Renamed',
+        description: 'New text',
+        notificationEmails: ['new@example.net'],
+        emailThreading: false,
+        webhookUrl: 'https://hooks.example.net/in',
+        slackChannel: '#support',
+        customHoneypot: 'url',
+        customSpamWords: 'crypto',
         allowedOrigins: ['https://example.net'],
       };
       const all = await patch(account, form.id, every);
@@ -693,7 +755,11 @@ describe('forms API', () => {
       const answer = await patch(account, form.id, Object.fromEntries(NULLABLE.map((f) => [f, null])));
       assertJson(answer, 200);
       await assertForm(answer.body, {
-        name: 'Contact', workspaceId: account.workspaceId, notificationEmails: FULL.notificationEmails, emailThreading: true, allowedOrigins: FULL.allowedOrigins,
+        name: 'Contact',
+        workspaceId: account.workspaceId,
+        notificationEmails: FULL.notificationEmails,
+        emailThreading: true,
+        allowedOrigins: FULL.allowedOrigins,
       });
     });
 
@@ -774,7 +840,13 @@ describe('forms API', () => {
     it('refuses unknown body fields and read-only ones', async () => {
       const account = await createAccount(app);
       const form = await createForm(app, account);
-      for (const [field, value] of [['id', 'abc'], ['createdAt', new Date().toISOString()], ['updatedAt', new Date().toISOString()], ['secret', 's'], ['color', 'red']] as const) {
+      for (const [field, value] of [
+        ['id', 'abc'],
+        ['createdAt', new Date().toISOString()],
+        ['updatedAt', new Date().toISOString()],
+        ['secret', 's'],
+        ['color', 'red'],
+      ] as const) {
         assertValidation(app, await patch(account, form.id, { [field]: value }), field);
       }
       assert.deepEqual((await get(account, form.id)).body, form);
@@ -946,7 +1018,10 @@ describe('forms API', () => {
       assertProblem(app, await patch(account, form.id, { name: 'Back?' }), 'not_found');
       assertProblem(app, await del(account, form.id), 'not_found');
       const list = await app.api('GET', `/forms?workspaceId=${account.workspaceId}`, { token: account.token });
-      assert.deepEqual(list.body.data.map((f: any) => f.id), [keep.id]);
+      assert.deepEqual(
+        list.body.data.map((f: any) => f.id),
+        [keep.id],
+      );
     });
 
     it('deletes the form’s submissions (every status) and secrets, and no other form’s', async () => {
@@ -964,7 +1039,10 @@ describe('forms API', () => {
       assert.deepEqual(await submissionIds(other.id), kept);
       const secrets = await app.ctx.database.db.selectFrom('formSecrets').select('formId').execute();
       assert.ok(!secrets.some((s) => s.formId === form.id), 'the form’s secrets are gone');
-      assert.ok(secrets.some((s) => s.formId === other.id), 'another form’s secrets stay');
+      assert.ok(
+        secrets.some((s) => s.formId === other.id),
+        'another form’s secrets stay',
+      );
       assertJson(await get(account, other.id), 200);
     });
 

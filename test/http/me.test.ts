@@ -39,7 +39,11 @@ describe('GET /me', () => {
     // within the one-minute resolution the stored value is not rewritten
     assert.equal(second.body.lastUsedAt, first.body.lastUsedAt);
     // once it is older than a minute, the next use moves it
-    await app.ctx.database.db.updateTable('tokens').set({ lastUsedAt: Date.now() - 120_000 }).where('name', '=', first.body.name).execute();
+    await app.ctx.database.db
+      .updateTable('tokens')
+      .set({ lastUsedAt: Date.now() - 120_000 })
+      .where('name', '=', first.body.name)
+      .execute();
     const third = await app.api('GET', '/me', { token });
     assert.ok(Date.parse(third.body.lastUsedAt) > Date.parse(first.body.lastUsedAt) - 1);
     assert.ok(Date.now() - Date.parse(third.body.lastUsedAt) < 10_000);

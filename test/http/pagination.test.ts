@@ -19,9 +19,7 @@ interface Position {
 
 /** Newest first, ties broken by id, descending: the order the API promises. */
 function newestFirst(rows: Position[]): string[] {
-  return [...rows]
-    .sort((a, b) => (a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .map((r) => r.id);
+  return [...rows].sort((a, b) => (a.createdAt !== b.createdAt ? b.createdAt - a.createdAt : a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((r) => r.id);
 }
 
 /** Inserts forms straight into the store, one per `createdAt` given (equal values make ties). */
@@ -105,7 +103,13 @@ function assertPage(answer: Answer, label: string): void {
  * Follows `nextCursor` from the first page to the last (at most `maxPages` requests) and returns
  * the ids in the order seen, checking every page's envelope and size on the way.
  */
-async function walk(app: TestApp, token: string, path: (cursor?: string) => string, limit: number, maxPages: number): Promise<{ ids: string[]; pages: number }> {
+async function walk(
+  app: TestApp,
+  token: string,
+  path: (cursor?: string) => string,
+  limit: number,
+  maxPages: number,
+): Promise<{ ids: string[]; pages: number }> {
   const ids: string[] = [];
   let cursor: string | undefined;
   for (let page = 1; page <= maxPages; page++) {
@@ -149,8 +153,16 @@ describe('pagination (4.6)', () => {
     before(async () => {
       account = await createAccount(app);
       const base = Date.now() - 1_000_000;
-      await insertForms(app, account.workspaceId, Array.from({ length: 130 }, (_, i) => base + i));
-      await insertWorkspaces(app, account.userId, Array.from({ length: 110 }, (_, i) => base + i));
+      await insertForms(
+        app,
+        account.workspaceId,
+        Array.from({ length: 130 }, (_, i) => base + i),
+      );
+      await insertWorkspaces(
+        app,
+        account.userId,
+        Array.from({ length: 110 }, (_, i) => base + i),
+      );
     });
 
     it('defaults to 25', async () => {
@@ -178,10 +190,7 @@ describe('pagination (4.6)', () => {
 
     it('refuses 0, 101, -1, abc, 1.5 and an empty value with 400 validation_error naming limit', async () => {
       for (const value of ['0', '101', '-1', 'abc', '1.5', '', '1e9']) {
-        for (const path of [
-          `/forms?workspaceId=${account.workspaceId}&limit=${encodeURIComponent(value)}`,
-          `/workspaces?limit=${encodeURIComponent(value)}`,
-        ]) {
+        for (const path of [`/forms?workspaceId=${account.workspaceId}&limit=${encodeURIComponent(value)}`, `/workspaces?limit=${encodeURIComponent(value)}`]) {
           assertValidation(app, await app.api('GET', path, { token: account.token }), 'limit');
         }
       }
@@ -226,7 +235,10 @@ describe('pagination (4.6)', () => {
       const a = await createAccount(app);
       const b = await createAccount(app);
       const shared = await insertWorkspaces(app, a.userId, [Date.now() - 100]);
-      await app.ctx.database.db.insertInto('workspaceMembers').values({ workspaceId: shared[0]!.id, userId: b.userId, role: 'member', createdAt: Date.now() }).execute();
+      await app.ctx.database.db
+        .insertInto('workspaceMembers')
+        .values({ workspaceId: shared[0]!.id, userId: b.userId, role: 'member', createdAt: Date.now() })
+        .execute();
       const ofB = await walk(app, b.token, (c) => workspacesPath(1, c), 1, 5);
       assert.deepEqual(ofB.ids.sort(), [b.workspaceId, shared[0]!.id].sort());
       const ofA = await walk(app, a.token, (c) => workspacesPath(1, c), 1, 5);
@@ -243,7 +255,13 @@ describe('pagination (4.6)', () => {
     it('reaches a deep page by keyset: 300 forms in groups of ties, limit 7, every row once in order', async () => {
       const account = await createAccount(app);
       const t = Date.now() - 900_000;
-      const expected = newestFirst(await insertForms(app, account.workspaceId, Array.from({ length: 300 }, (_, i) => t - Math.floor(i / 10))));
+      const expected = newestFirst(
+        await insertForms(
+          app,
+          account.workspaceId,
+          Array.from({ length: 300 }, (_, i) => t - Math.floor(i / 10)),
+        ),
+      );
       const { ids, pages } = await walk(app, account.token, (c) => formsPath(account.workspaceId, 7, c), 7, 50);
       assertEachOnceInOrder(ids, expected);
       assert.equal(pages, 43);
@@ -252,7 +270,13 @@ describe('pagination (4.6)', () => {
     it('continues from the position, not an offset: rows added or deleted meanwhile shift nothing', async () => {
       const account = await createAccount(app);
       const t = Date.now() - 800_000;
-      const expected = newestFirst(await insertForms(app, account.workspaceId, Array.from({ length: 60 }, (_, i) => t - Math.floor(i / 6))));
+      const expected = newestFirst(
+        await insertForms(
+          app,
+          account.workspaceId,
+          Array.from({ length: 60 }, (_, i) => t - Math.floor(i / 6)),
+        ),
+      );
       const first = await app.api('GET', formsPath(account.workspaceId, 7), { token: account.token });
       const second = await app.api('GET', formsPath(account.workspaceId, 7, first.body.nextCursor), { token: account.token });
       assertPage(second, 'page 2');
@@ -269,7 +293,10 @@ describe('pagination (4.6)', () => {
       const now = await app.ctx.database.db.selectFrom('forms').select(['id', 'createdAt']).where('workspaceId', '=', account.workspaceId).execute();
       const after = newestFirst(now.filter((f) => f.createdAt < at.createdAt || (f.createdAt === at.createdAt && f.id < at.id)));
       // everything not yet seen is still ahead, and nothing seen comes back
-      assert.deepEqual(after.filter((id) => expected.includes(id)), expected.slice(14));
+      assert.deepEqual(
+        after.filter((id) => expected.includes(id)),
+        expected.slice(14),
+      );
 
       const rest = await walk(app, account.token, (c) => formsPath(account.workspaceId, 7, c ?? second.body.nextCursor), 7, 20);
       assertEachOnceInOrder(rest.ids, after);
@@ -287,10 +314,18 @@ describe('pagination (4.6)', () => {
     before(async () => {
       account = await createAccount(app);
       const t = Date.now() - 700_000;
-      await insertForms(app, account.workspaceId, Array.from({ length: 6 }, () => t));
+      await insertForms(
+        app,
+        account.workspaceId,
+        Array.from({ length: 6 }, () => t),
+      );
       const [workspace] = await insertWorkspaces(app, account.userId, [t, t, t]);
       otherWorkspaceId = workspace!.id;
-      await insertForms(app, otherWorkspaceId, Array.from({ length: 6 }, () => t));
+      await insertForms(
+        app,
+        otherWorkspaceId,
+        Array.from({ length: 6 }, () => t),
+      );
 
       const forms = await app.api('GET', formsPath(account.workspaceId, 2), { token: account.token });
       assertPage(forms, 'forms');
@@ -333,7 +368,7 @@ describe('pagination (4.6)', () => {
           'a dot appended': `${cursor}.`,
           'a character inserted in the second half': `${cursor.slice(0, dot + 5)}!${cursor.slice(dot + 5)}`,
           'a character inserted in the first half': `${cursor.slice(0, 2)}A${cursor.slice(2)}`,
-          'repeated': `${cursor}${cursor}`,
+          repeated: `${cursor}${cursor}`,
           'halves swapped': `${cursor.slice(dot + 1)}.${cursor.slice(0, dot)}`,
           'upper-cased': cursor.toUpperCase() === cursor ? cursor.toLowerCase() : cursor.toUpperCase(),
         };
@@ -369,7 +404,11 @@ describe('pagination (4.6)', () => {
         payload,
         `${payload}.`,
         `${payload}.${'A'.repeat(24)}`,
-        `${payload}.${formsCursor.slice(formsCursor.indexOf('.') + 1).split('').reverse().join('')}`,
+        `${payload}.${formsCursor
+          .slice(formsCursor.indexOf('.') + 1)
+          .split('')
+          .reverse()
+          .join('')}`,
         // signed the right way, but with a key that is not the service's
         `${payload}.${createHmac('sha256', 'not-the-secret').update(`cursor|forms:${account.workspaceId}|${payload}`).digest().subarray(0, 18).toString('base64url')}`,
         `${b64(`${createdAt + 1}.${id}`)}${formsCursor.slice(formsCursor.indexOf('.'))}`,
@@ -449,8 +488,20 @@ describe('cursors across restarts', () => {
         .insertInto('forms')
         .values(
           Array.from({ length: 5 }, (_, i) => ({
-            id: newId(), workspaceId, name: `F${i}`, description: null, technology: null, notificationEmails: JSON.stringify([]), emailThreading: 0,
-            webhookUrl: null, slackChannel: null, customHoneypot: null, customSpamWords: null, spamProtection: null, createdAt: t, updatedAt: t,
+            id: newId(),
+            workspaceId,
+            name: `F${i}`,
+            description: null,
+            technology: null,
+            notificationEmails: JSON.stringify([]),
+            emailThreading: 0,
+            webhookUrl: null,
+            slackChannel: null,
+            customHoneypot: null,
+            customSpamWords: null,
+            spamProtection: null,
+            createdAt: t,
+            updatedAt: t,
           })),
         )
         .execute();
@@ -468,7 +519,10 @@ describe('cursors across restarts', () => {
     try {
       const answer = await same.get(formsPath(workspaceId, 2, cursor), token);
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
-      assert.deepEqual(answer.body.data.map((f: { id: string }) => f.id), expectedNext);
+      assert.deepEqual(
+        answer.body.data.map((f: { id: string }) => f.id),
+        expectedNext,
+      );
     } finally {
       await same.close();
     }
@@ -495,8 +549,14 @@ describe('cursors across restarts', () => {
       ({ secret: token } = await first.ctx.tokens.createToken(user.id, { name: 'generated', scopes: ['workspaces:read'], expiresAt: null }));
       const t = Date.now() - 10_000;
       const ids = Array.from({ length: 3 }, () => newId());
-      await first.ctx.database.db.insertInto('workspaces').values(ids.map((id) => ({ id, name: id, plan: 'FREE' as const, ownerId: user.id, submissionsUsed: 0, createdAt: t, updatedAt: t }))).execute();
-      await first.ctx.database.db.insertInto('workspaceMembers').values(ids.map((workspaceId) => ({ workspaceId, userId: user.id, role: 'member' as const, createdAt: t }))).execute();
+      await first.ctx.database.db
+        .insertInto('workspaces')
+        .values(ids.map((id) => ({ id, name: id, plan: 'FREE' as const, ownerId: user.id, submissionsUsed: 0, createdAt: t, updatedAt: t })))
+        .execute();
+      await first.ctx.database.db
+        .insertInto('workspaceMembers')
+        .values(ids.map((workspaceId) => ({ workspaceId, userId: user.id, role: 'member' as const, createdAt: t })))
+        .execute();
       const page = await first.get(workspacesPath(1), token);
       assert.equal(page.status, 200);
       assert.equal(page.body.hasMore, true);

@@ -12,7 +12,13 @@ import { assertProblem, assertValidation } from '../helpers/problems.js';
 
 // Rows are written directly so that their times and statuses are exact; test/http/submit*.test.ts
 // store submissions through the submit surface and list them through this API.
-async function insertSubmission(app: TestApp, form: { id: string; workspaceId: string }, data: Record<string, unknown>, createdAt: number, status: SubmissionStatus = 'accepted') {
+async function insertSubmission(
+  app: TestApp,
+  form: { id: string; workspaceId: string },
+  data: Record<string, unknown>,
+  createdAt: number,
+  status: SubmissionStatus = 'accepted',
+) {
   const id = newId();
   await app.ctx.database.db
     .insertInto('submissions')
@@ -47,8 +53,16 @@ describe('submissions API', () => {
   it('lists a form’s accepted submissions newest first, with every field', async () => {
     const answer = await app.api('GET', `/forms/${form.id}/submissions`, { token: owner.token });
     assert.equal(answer.status, 200);
-    assert.deepEqual(answer.body.data.map((s: any) => s.id), [ids.bob, ids.ann]);
-    assert.deepEqual(answer.body.data[1], { id: ids.ann, formId: form.id, data: { name: 'Ann', message: 'Hello World' }, createdAt: answer.body.data[1].createdAt });
+    assert.deepEqual(
+      answer.body.data.map((s: any) => s.id),
+      [ids.bob, ids.ann],
+    );
+    assert.deepEqual(answer.body.data[1], {
+      id: ids.ann,
+      formId: form.id,
+      data: { name: 'Ann', message: 'Hello World' },
+      createdAt: answer.body.data[1].createdAt,
+    });
     assert.equal(answer.body.hasMore, false);
     assert.equal(answer.body.nextCursor, null);
   });
@@ -81,20 +95,33 @@ describe('submissions API', () => {
     }
     expected.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1));
     const walked = await walkPages(app, busyOwner.token, `/forms/${busy.id}/submissions`, 4);
-    assert.deepEqual(walked.ids, expected.map((row) => row.id));
+    assert.deepEqual(
+      walked.ids,
+      expected.map((row) => row.id),
+    );
     assert.equal(walked.pages, 6);
   });
 
   it('lists a workspace across its forms, and pages with cursors', async () => {
     const first = await app.api('GET', `/workspaces/${owner.workspaceId}/submissions?limit=2`, { token: owner.token });
     assert.equal(first.status, 200);
-    assert.deepEqual(first.body.data.map((s: any) => s.id), [ids.order, ids.bob]);
+    assert.deepEqual(
+      first.body.data.map((s: any) => s.id),
+      [ids.order, ids.bob],
+    );
     assert.equal(first.body.hasMore, true);
     const second = await app.api('GET', `/workspaces/${owner.workspaceId}/submissions?limit=2&startingAfter=${first.body.nextCursor}`, { token: owner.token });
-    assert.deepEqual(second.body.data.map((s: any) => s.id), [ids.ann]);
+    assert.deepEqual(
+      second.body.data.map((s: any) => s.id),
+      [ids.ann],
+    );
     assert.equal(second.body.hasMore, false);
     // a cursor of the workspace list is foreign to a form list
-    assertValidation(app, await app.api('GET', `/forms/${form.id}/submissions?startingAfter=${first.body.nextCursor}`, { token: owner.token }), 'startingAfter');
+    assertValidation(
+      app,
+      await app.api('GET', `/forms/${form.id}/submissions?startingAfter=${first.body.nextCursor}`, { token: owner.token }),
+      'startingAfter',
+    );
   });
 
   // SQLite finds new rows in its search backlog until the indexer has moved them (migration 0009);
@@ -128,7 +155,9 @@ describe('submissions API', () => {
     await insertSubmission(app, notes, { note: 'Lisbon about a refundable ticket' }, t + 2);
     const quoted = await insertSubmission(app, notes, { note: 'she said "yes" at once' }, t + 3);
     const search = async (term: string) =>
-      (await app.api('GET', `/workspaces/${own.workspaceId}/submissions?search=${encodeURIComponent(term)}`, { token: own.token })).body.data.map((s: any) => s.id);
+      (await app.api('GET', `/workspaces/${own.workspaceId}/submissions?search=${encodeURIComponent(term)}`, { token: own.token })).body.data.map(
+        (s: any) => s.id,
+      );
     for (const stage of ['stored', 'indexed']) {
       if (stage === 'indexed') await indexNow();
       assert.deepEqual(await search('lisbon about a refund.'), [together], stage);
@@ -158,7 +187,9 @@ describe('submissions API', () => {
     await insertSubmission(app, freeForm, { name: 'Earlier' }, Date.now());
     await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
     assertProblem(app, await app.api('GET', `/forms/${freeForm.id}/submissions`, { token: free.token }), 'upgrade_required', { workspaceId: free.workspaceId });
-    assertProblem(app, await app.api('GET', `/workspaces/${free.workspaceId}/submissions`, { token: free.token }), 'upgrade_required', { workspaceId: free.workspaceId });
+    assertProblem(app, await app.api('GET', `/workspaces/${free.workspaceId}/submissions`, { token: free.token }), 'upgrade_required', {
+      workspaceId: free.workspaceId,
+    });
     const empty = await createForm(app, owner, { name: 'Empty' });
     assert.deepEqual((await app.api('GET', `/forms/${empty.id}/submissions`, { token: owner.token })).body, { data: [], hasMore: false, nextCursor: null });
   });

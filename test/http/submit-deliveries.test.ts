@@ -79,7 +79,10 @@ describe('submit surface: deliveries of accepted submissions', () => {
   });
 
   it('retries a recipient whose server refuses alone: the others get the notification once, and the log shows each', async () => {
-    const form = await createForm(app, account, { name: 'Team', notificationEmails: ['ann@example.com', 'busy@example.com', 'cy@example.com', 'Ann@Example.com'] });
+    const form = await createForm(app, account, {
+      name: 'Team',
+      notificationEmails: ['ann@example.com', 'busy@example.com', 'cy@example.com', 'Ann@Example.com'],
+    });
     sink.busyRecipients.add('busy@example.com');
     const before = sink.messages.length;
     const answer = await postJson(app, form.id, { name: 'Ada' }, from());
@@ -91,7 +94,14 @@ describe('submit surface: deliveries of accepted submissions', () => {
 
     await sink.waitFor(before + 2);
     const refused = await eventually(
-      () => app.ctx.database.db.selectFrom('jobs').selectAll().where('id', '=', busyJob.id).where('attempts', '=', 1).where('leaseUntil', 'is', null).executeTakeFirst(),
+      () =>
+        app.ctx.database.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('id', '=', busyJob.id)
+          .where('attempts', '=', 1)
+          .where('leaseUntil', 'is', null)
+          .executeTakeFirst(),
       'the refused recipient’s first try',
     );
     assert.equal(refused.status, 'pending');
@@ -101,7 +111,14 @@ describe('submit surface: deliveries of accepted submissions', () => {
     await app.ctx.database.db.updateTable('jobs').set({ runAt: Date.now() }).where('id', '=', busyJob.id).execute();
     await sink.waitFor(before + 3);
     await eventually(
-      () => app.ctx.database.db.selectFrom('jobs').select('id').where('submissionId', '=', answer.body.id).where('status', '=', 'done').execute().then((done) => done.length === 3),
+      () =>
+        app.ctx.database.db
+          .selectFrom('jobs')
+          .select('id')
+          .where('submissionId', '=', answer.body.id)
+          .where('status', '=', 'done')
+          .execute()
+          .then((done) => done.length === 3),
       'every recipient’s job done',
     );
     const received = sink.messages.slice(before).map((m) => m.envelopeTo.join(','));
@@ -154,7 +171,10 @@ describe('submit surface: deliveries of accepted submissions', () => {
     await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
     await app.ctx.database.db.updateTable('workspaces').set({ submissionsUsed: 250 }).where('id', '=', free.workspaceId).execute();
     assert.equal((await postJson(app, form.id, { name: 'Waiting' }, from())).status, 200);
-    assert.deepEqual((await storedRows(app, form.id)).map((r) => r.status), ['held']);
+    assert.deepEqual(
+      (await storedRows(app, form.id)).map((r) => r.status),
+      ['held'],
+    );
     assert.deepEqual(await jobsOf(form.id), [], 'held: not delivered');
     await app.ctx.workspaces.setPlan(free.workspaceId, 'BUNDLE_50000');
     const [row] = await storedRows(app, form.id);

@@ -59,7 +59,11 @@ describe(`submit surface: a changed form applies to the next submission (${TEST_
     assert.equal(patched.status, 200);
     assert.equal((await fromSite('https://elsewhere.example.net')).status, 403, 'the list applies to the next submission');
     assert.equal((await fromSite('https://example.com')).status, 200);
-    await otherProcess.db.updateTable('forms').set({ allowedOrigins: JSON.stringify(['https://elsewhere.example.net']) }).where('id', '=', form.id).execute();
+    await otherProcess.db
+      .updateTable('forms')
+      .set({ allowedOrigins: JSON.stringify(['https://elsewhere.example.net']) })
+      .where('id', '=', form.id)
+      .execute();
     assert.equal((await fromSite('https://example.com')).status, 403, 'a list changed by another process applies too');
     assert.equal((await fromSite('https://elsewhere.example.net')).status, 200);
   });

@@ -80,7 +80,10 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
       const answer = await post(app, form.id, { ...CONTACT, '_feedback.success.title': 'Merci' }, from(`${SITE}/contact`));
       const withList = await follow(answer);
       assert.ok(withList.includes('Merci') && withList.includes(`href="${SITE}/contact"`));
-      assert.equal((await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { allowedOrigins: ['https://other.example.com'] } })).status, 200);
+      assert.equal(
+        (await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { allowedOrigins: ['https://other.example.com'] } })).status,
+        200,
+      );
       const moved = await follow(answer);
       assert.ok(moved.includes('Merci'), 'the wording stays while the form lists origins');
       assert.ok(!moved.includes(`href="${SITE}`), 'but no link back to a site no longer listed');
@@ -156,10 +159,20 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
 
     it('shows _feedback wording and a link back to the form on both pages for a post from the list', async () => {
       const form = await createForm(app, account, { allowedOrigins: [SITE] });
-      const ok = await post(app, form.id, { ...CONTACT, '_feedback.success.title': 'Merci', '_feedback.success.message': 'À bientôt' }, from(`${SITE}/contact`));
+      const ok = await post(
+        app,
+        form.id,
+        { ...CONTACT, '_feedback.success.title': 'Merci', '_feedback.success.message': 'À bientôt' },
+        from(`${SITE}/contact`),
+      );
       const thanks = await follow(ok);
       assert.ok(thanks.includes('Merci') && thanks.includes('À bientôt') && thanks.includes(`href="${SITE}/contact"`));
-      const failed = await post(app, form.id, { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.error.message': 'Réessayez' }, { ...from(`${SITE}/contact`), accept: BROWSER_ACCEPT });
+      const failed = await post(
+        app,
+        form.id,
+        { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.error.message': 'Réessayez' },
+        { ...from(`${SITE}/contact`), accept: BROWSER_ACCEPT },
+      );
       assert.equal(failed.status, 400);
       assert.ok(failed.body.includes('Oups') && failed.body.includes('Réessayez') && failed.body.includes(`href="${SITE}/contact"`));
       assert.ok(failed.body.includes('fields: the submission has no fields'), 'and what was wrong');
@@ -183,7 +196,9 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
 
       const elsewhere = await post(app, form.id, { ...CONTACT, _redirect: `${EVIL}/` }, { ...from(`${SITE}/contact`), accept: JSON_ACCEPT });
       assertValidation(app, elsewhere, '_redirect');
-      assert.deepEqual(elsewhere.body.errors, [`_redirect: must be on the site the form was posted from (${SITE}); list other sites in the form's allowedOrigins`]);
+      assert.deepEqual(elsewhere.body.errors, [
+        `_redirect: must be on the site the form was posted from (${SITE}); list other sites in the form's allowedOrigins`,
+      ]);
       const nowhere = await post(app, form.id, { ...CONTACT, _redirect: `${SITE}/thanks` }, { accept: JSON_ACCEPT });
       assertValidation(app, nowhere, '_redirect');
       assert.match(nowhere.body.errors[0], /no Origin or Referer header/);

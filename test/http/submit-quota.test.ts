@@ -36,7 +36,10 @@ describe('submit surface: submission quota (step 6)', () => {
     const answers = [];
     for (let n = 1; n <= 4; n++) answers.push(await postJson(app, form.id, message(n)));
     for (const answer of answers) assert.equal(answer.status, 200, 'a held submission looks like any other to the visitor');
-    assert.deepEqual((await storedRows(app, form.id)).map((r) => r.status), ['accepted', 'accepted', 'held', 'held']);
+    assert.deepEqual(
+      (await storedRows(app, form.id)).map((r) => r.status),
+      ['accepted', 'accepted', 'held', 'held'],
+    );
     const workspace = await workspaceRow(account.workspaceId);
     assert.equal(workspace.submissionsUsed, 250, 'held submissions do not count');
     assert.ok(workspace.quotaNotifiedAt, 'the first held submission marks the owners as told');
@@ -47,9 +50,15 @@ describe('submit surface: submission quota (step 6)', () => {
     // an upgrade releases every held submission, oldest first, and they are listed from then on
     await app.ctx.workspaces.setPlan(account.workspaceId, 'BUNDLE_50000');
     const rows = await storedRows(app, form.id);
-    assert.deepEqual(rows.map((r) => r.status), ['accepted', 'accepted', 'accepted', 'accepted', 'accepted']);
+    assert.deepEqual(
+      rows.map((r) => r.status),
+      ['accepted', 'accepted', 'accepted', 'accepted', 'accepted'],
+    );
     const list = await listed(app, account.token, form.id);
-    assert.deepEqual(list.map((s) => s.data.name), ['Visitor 5', 'Visitor 4', 'Visitor 3', 'Visitor 2', 'Visitor 1']);
+    assert.deepEqual(
+      list.map((s) => s.data.name),
+      ['Visitor 5', 'Visitor 4', 'Visitor 3', 'Visitor 2', 'Visitor 1'],
+    );
     const upgraded = await workspaceRow(account.workspaceId);
     assert.equal(upgraded.submissionsUsed, 253);
     assert.equal(upgraded.quotaNotifiedAt, null, 'below the allowance again: the next time it runs out, owners are told again');
@@ -61,14 +70,27 @@ describe('submit surface: submission quota (step 6)', () => {
     const { account, form } = await freeWorkspaceForm();
     await setUsed(account.workspaceId, 250);
     for (let n = 1; n <= 3; n++) assert.equal((await postJson(app, form.id, message(n))).status, 200);
-    assert.deepEqual((await storedRows(app, form.id)).map((r) => r.status), ['held', 'held', 'held']);
+    assert.deepEqual(
+      (await storedRows(app, form.id)).map((r) => r.status),
+      ['held', 'held', 'held'],
+    );
     // one submission left under the upgraded allowance
     await setUsed(account.workspaceId, 49_999);
     await app.ctx.workspaces.setPlan(account.workspaceId, 'DEALIFY');
     const rows = await storedRows(app, form.id);
-    assert.deepEqual(rows.map((r) => [r.data.name, r.status]), [['Visitor 1', 'accepted'], ['Visitor 2', 'held'], ['Visitor 3', 'held']]);
+    assert.deepEqual(
+      rows.map((r) => [r.data.name, r.status]),
+      [
+        ['Visitor 1', 'accepted'],
+        ['Visitor 2', 'held'],
+        ['Visitor 3', 'held'],
+      ],
+    );
     assert.equal((await workspaceRow(account.workspaceId)).submissionsUsed, 50_000);
-    assert.deepEqual((await listed(app, account.token, form.id)).map((s) => s.data.name), ['Visitor 1']);
+    assert.deepEqual(
+      (await listed(app, account.token, form.id)).map((s) => s.data.name),
+      ['Visitor 1'],
+    );
   });
 
   it('does not count spam against the allowance', async () => {
@@ -77,7 +99,10 @@ describe('submit surface: submission quota (step 6)', () => {
     const before = (await workspaceRow(account.workspaceId)).submissionsUsed;
     assert.equal((await postJson(app, form.id, { message: 'Best casino bonus' })).status, 200);
     assert.equal((await postJson(app, form.id, message(1))).status, 200);
-    assert.deepEqual((await storedRows(app, form.id)).map((r) => r.status), ['spam', 'accepted']);
+    assert.deepEqual(
+      (await storedRows(app, form.id)).map((r) => r.status),
+      ['spam', 'accepted'],
+    );
     assert.equal((await workspaceRow(account.workspaceId)).submissionsUsed, before + 1);
   });
 
@@ -106,7 +131,11 @@ describe('submit surface: submission quota (step 6)', () => {
       assert.match(mail!.parsed.subject ?? '', /allowance|limit|quota/i);
       assert.match(mail!.parsed.text ?? '', /250/);
       const jobs = await mailing.ctx.database.db.selectFrom('jobs').select(['kind', 'status']).execute();
-      assert.deepEqual(jobs.map((j) => j.kind), ['email'], 'one notice for three held submissions');
+      assert.deepEqual(
+        jobs.map((j) => j.kind),
+        ['email'],
+        'one notice for three held submissions',
+      );
     } finally {
       await mailing.close();
       await sink.close();

@@ -64,7 +64,10 @@ describe('submit surface: rate limit (step 1)', () => {
       assertRateLimited(b, await send(b, onB.id));
       assertRateLimited(a, await send(a, onA.id));
       const keys = await redis.keys('formgate:rl-submit:*');
-      assert.ok(keys.some((k) => k.endsWith(visitor)), `the counter of ${visitor} is in Redis: ${keys.join(', ')}`);
+      assert.ok(
+        keys.some((k) => k.endsWith(visitor)),
+        `the counter of ${visitor} is in Redis: ${keys.join(', ')}`,
+      );
     } finally {
       await Promise.allSettled([a.close(), b.close()]);
       await dropKeys().catch(() => undefined);

@@ -8,7 +8,8 @@ import { assertProblem } from '../helpers/problems.js';
 import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { JSON_ACCEPT, listed, post, postJson, storedRows } from '../helpers/submit.js';
 
-const corpus = (name: string): Record<string, unknown>[] => JSON.parse(fs.readFileSync(new URL(`../fixtures/spam-corpus/${name}.json`, import.meta.url), 'utf8'));
+const corpus = (name: string): Record<string, unknown>[] =>
+  JSON.parse(fs.readFileSync(new URL(`../fixtures/spam-corpus/${name}.json`, import.meta.url), 'utf8'));
 const CONTACT = { name: 'Alan Turing', email: 'alan@example.com', message: 'Is the meeting room free on Thursday afternoon?' };
 
 describe('submit surface: spam protection', () => {
@@ -34,7 +35,12 @@ describe('submit surface: spam protection', () => {
       const redirected = await post(app, form.id, { ...CONTACT, _honeypot: 'x' });
       assert.equal(redirected.status, 303);
       assert.match(redirected.headers.get('location')!, new RegExp(`/${form.id}/thanks`));
-      const toSite = await post(app, form.id, { ...CONTACT, _honeypot: 'x', _redirect: 'https://example.com/ok' }, { headers: { origin: 'https://example.com' } });
+      const toSite = await post(
+        app,
+        form.id,
+        { ...CONTACT, _honeypot: 'x', _redirect: 'https://example.com/ok' },
+        { headers: { origin: 'https://example.com' } },
+      );
       assert.equal(toSite.headers.get('location'), 'https://example.com/ok');
       assert.equal((await storedRows(app, form.id)).length, 0);
       assert.equal(await drops(form.id), 3);
@@ -48,7 +54,10 @@ describe('submit surface: spam protection', () => {
       const person = await postJson(app, form.id, { ...CONTACT, website: '' });
       assert.equal(person.status, 200);
       assert.deepEqual(person.body.data, CONTACT);
-      assert.deepEqual((await storedRows(app, form.id)).map((r) => r.data), [CONTACT]);
+      assert.deepEqual(
+        (await storedRows(app, form.id)).map((r) => r.data),
+        [CONTACT],
+      );
     });
 
     it('drops a submission whose trap is filled in any shape: brackets, dots, repeated, a JSON object or array', async () => {
@@ -56,12 +65,21 @@ describe('submit surface: spam protection', () => {
       const formPosts: [string, string][][] = [
         [['_gotcha[]', 'x']],
         [['_gotcha.a', 'x']],
-        [['_gotcha', ''], ['_gotcha', 'x']],
+        [
+          ['_gotcha', ''],
+          ['_gotcha', 'x'],
+        ],
         [['_honeypot[a][b]', 'x']],
         [['website[]', 'x']],
-        [['website', ''], ['website', 'x']],
+        [
+          ['website', ''],
+          ['website', 'x'],
+        ],
         [['website[99999]', 'x']],
-        [['website', 'a'], ['website[b]', 'c']],
+        [
+          ['website', 'a'],
+          ['website[b]', 'c'],
+        ],
       ];
       for (const pairs of formPosts) {
         for (const as of ['urlencoded', 'multipart'] as const) {
@@ -69,7 +87,15 @@ describe('submit surface: spam protection', () => {
           assert.equal(answer.status, 200, `${as} ${JSON.stringify(pairs)}: ${JSON.stringify(answer.body)}`);
         }
       }
-      const jsonBodies = [{ _gotcha: ['x'] }, { _gotcha: { a: 'x' } }, { _honeypot: ['', { a: 1 }] }, { _honeypot: true }, { website: { a: 'x' } }, { website: ['', 'x'] }, { 'website.a': 'x' }];
+      const jsonBodies = [
+        { _gotcha: ['x'] },
+        { _gotcha: { a: 'x' } },
+        { _honeypot: ['', { a: 1 }] },
+        { _honeypot: true },
+        { website: { a: 'x' } },
+        { website: ['', 'x'] },
+        { 'website.a': 'x' },
+      ];
       for (const trap of jsonBodies) assert.equal((await postJson(app, form.id, { ...CONTACT, ...trap })).status, 200, JSON.stringify(trap));
       assert.deepEqual(await storedRows(app, form.id), [], 'nothing stored');
       assert.equal(await drops(form.id), formPosts.length * 2 + jsonBodies.length);
@@ -81,7 +107,10 @@ describe('submit surface: spam protection', () => {
         localAddress: '127.61.0.1',
       });
       assert.equal(person.status, 200);
-      assert.deepEqual((await storedRows(app, form.id)).map((r) => [r.status, r.data]), [['accepted', words]]);
+      assert.deepEqual(
+        (await storedRows(app, form.id)).map((r) => [r.status, r.data]),
+        [['accepted', words]],
+      );
     });
 
     it('lets an empty built-in honeypot through', async () => {
@@ -98,10 +127,20 @@ describe('submit surface: spam protection', () => {
       assert.equal(spam.status, 200, 'the sender is not told');
       const ham = await postJson(app, form.id, { ...CONTACT, message: 'I live in Essex and love cryptography.' });
       assert.equal(ham.status, 200);
-      assert.deepEqual((await storedRows(app, form.id)).map((r) => r.status), ['spam', 'accepted']);
-      assert.deepEqual((await listed(app, account.token, form.id)).map((s) => s.id), [ham.body.id]);
+      assert.deepEqual(
+        (await storedRows(app, form.id)).map((r) => r.status),
+        ['spam', 'accepted'],
+      );
+      assert.deepEqual(
+        (await listed(app, account.token, form.id)).map((s) => s.id),
+        [ham.body.id],
+      );
       const inWorkspace = await app.api('GET', `/workspaces/${account.workspaceId}/submissions?search=crypto`, { token: account.token });
-      assert.deepEqual(inWorkspace.body.data.map((s: any) => s.id), [ham.body.id], 'search never finds spam');
+      assert.deepEqual(
+        inWorkspace.body.data.map((s: any) => s.id),
+        [ham.body.id],
+        'search never finds spam',
+      );
       assertProblem(app, await app.api('DELETE', `/submissions/${spam.body.id}`, { token: account.token }), 'conflict');
       assert.equal((await storedRows(app, form.id)).length, 2, 'quarantined spam stays until it expires');
     });
@@ -114,7 +153,10 @@ describe('submit surface: spam protection', () => {
       assert.equal(retention, 30 * 86_400_000, 'kept 30 days by default');
       assert.equal(await app.ctx.submissions.purgeExpiredSpam(retention, Date.now() + retention - 60_000), 0, 'not before its time');
       assert.ok((await app.ctx.submissions.purgeExpiredSpam(retention, Date.now() + retention + 60_000)) >= 1);
-      assert.deepEqual((await storedRows(app, form.id)).map((r) => r.status), ['accepted']);
+      assert.deepEqual(
+        (await storedRows(app, form.id)).map((r) => r.status),
+        ['accepted'],
+      );
     });
   });
 
@@ -160,8 +202,15 @@ describe('submit surface: spam protection', () => {
         assert.equal((await send(a, onA.id)).status, 200);
         assert.equal((await send(b, onB.id)).status, 200);
         assert.equal((await send(a, onA.id)).status, 200);
-        assert.deepEqual((await storedRows(a, onA.id)).map((r) => r.status), ['accepted', 'spam'], 'the third, though A saw only two');
-        assert.deepEqual((await storedRows(b, onB.id)).map((r) => r.status), ['accepted']);
+        assert.deepEqual(
+          (await storedRows(a, onA.id)).map((r) => r.status),
+          ['accepted', 'spam'],
+          'the third, though A saw only two',
+        );
+        assert.deepEqual(
+          (await storedRows(b, onB.id)).map((r) => r.status),
+          ['accepted'],
+        );
       } finally {
         await Promise.allSettled([a.close(), b.close()]);
         await dropKeys().catch(() => undefined);

@@ -70,14 +70,25 @@ describe('submit surface (4.7)', () => {
 
     it('keeps the fields in the order sent, in the answer, the list and the webhook job (jsonb would sort them)', async () => {
       const target = await freshForm({ webhookUrl: 'https://hooks.example.com/formgate' });
-      const fields: [string, string][] = [['message', 'hi'], ['name', 'Ann'], ['zz', '1'], ['a', '2'], ['b.c', '3']];
+      const fields: [string, string][] = [
+        ['message', 'hi'],
+        ['name', 'Ann'],
+        ['zz', '1'],
+        ['a', '2'],
+        ['b.c', '3'],
+      ];
       const answer = await post(app, target.id, fields, { accept: JSON_ACCEPT });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
       const order = ['message', 'name', 'zz', 'a', 'b'];
       assert.deepEqual(Object.keys(answer.body.data), order);
       const [stored] = await listed(app, account.token, target.id);
       assert.deepEqual(Object.keys(stored.data), order);
-      const job = await app.ctx.database.db.selectFrom('jobs').select('payload').where('submissionId', '=', stored.id).where('kind', '=', 'webhook').executeTakeFirstOrThrow();
+      const job = await app.ctx.database.db
+        .selectFrom('jobs')
+        .select('payload')
+        .where('submissionId', '=', stored.id)
+        .where('kind', '=', 'webhook')
+        .executeTakeFirstOrThrow();
       assert.deepEqual(Object.keys(JSON.parse(job.payload as string).fields), order);
     });
 
@@ -127,7 +138,7 @@ describe('submit surface (4.7)', () => {
 
     it('stores names and values as sent, in UTF-8', async () => {
       const target = await freshForm();
-      const fields = { 'имя': 'Ёжик', '名前': '山田 太郎', first_name: 'Kept', 'Last-Name': 'As sent', message: 'Grüße 👋 — "quotes" & <tags>' };
+      const fields = { имя: 'Ёжик', 名前: '山田 太郎', first_name: 'Kept', 'Last-Name': 'As sent', message: 'Grüße 👋 — "quotes" & <tags>' };
       for (const as of ['urlencoded', 'multipart', 'json'] as const) {
         const answer = await post(app, target.id, fields, { as, accept: JSON_ACCEPT });
         assert.equal(answer.status, 200, `${as}: ${JSON.stringify(answer.body)}`);
@@ -148,7 +159,8 @@ describe('submit surface (4.7)', () => {
 
     it('keeps a JSON number a double cannot hold as the digits sent, in a string; other numbers stay numbers', async () => {
       const target = await freshForm();
-      const body = '{"order": 12345678901234567890, "total": 12345678.123456789, "huge": 1e400, "price": 1.10, "qty": 3, "ref": "5e3", "n": 1e3, "name": "A", "name": "B"}';
+      const body =
+        '{"order": 12345678901234567890, "total": 12345678.123456789, "huge": 1e400, "price": 1.10, "qty": 3, "ref": "5e3", "n": 1e3, "name": "A", "name": "B"}';
       const expected = { order: '12345678901234567890', total: '12345678.123456789', huge: '1e400', price: 1.1, qty: 3, ref: '5e3', n: 1000, name: 'B' };
       const answer = await post(app, target.id, body, { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT });
       assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -156,7 +168,11 @@ describe('submit surface (4.7)', () => {
       assert.deepEqual(Object.keys(answer.body.data), Object.keys(expected), 'a repeated key keeps its first place, as with JSON.parse');
       const [row] = await storedRows(app, target.id);
       assert.deepEqual(row!.data, expected);
-      const prototype = await post(app, target.id, '{"__proto__": {"polluted": 1}, "big": 123456789012345678901}', { as: 'raw', contentType: 'application/json', accept: JSON_ACCEPT });
+      const prototype = await post(app, target.id, '{"__proto__": {"polluted": 1}, "big": 123456789012345678901}', {
+        as: 'raw',
+        contentType: 'application/json',
+        accept: JSON_ACCEPT,
+      });
       assert.equal(prototype.status, 200);
       assert.equal(({} as Record<string, unknown>).polluted, undefined, 'no prototype is changed');
       assert.equal(prototype.body.data.big, '123456789012345678901');
@@ -183,7 +199,21 @@ describe('submit surface (4.7)', () => {
         assertValidation(app, answer, 'fields');
         assert.equal(answer.body.detail, 'The submission is empty.');
       }
-      assertValidation(app, await post(app, target.id, [['tags[]', ''], ['tags[]', ' '], ['car.color', ''], ['_email.subject', 'Hello']], { accept: JSON_ACCEPT }), 'fields');
+      assertValidation(
+        app,
+        await post(
+          app,
+          target.id,
+          [
+            ['tags[]', ''],
+            ['tags[]', ' '],
+            ['car.color', ''],
+            ['_email.subject', 'Hello'],
+          ],
+          { accept: JSON_ACCEPT },
+        ),
+        'fields',
+      );
       assertValidation(app, await postJson(app, target.id, { email: null, tags: [], car: {}, list: [[''], { a: ' ' }] }), 'fields');
       // a browser is shown the error page, as for an empty form
       assert.equal((await post(app, target.id, blank, { accept: BROWSER_ACCEPT })).status, 400);
@@ -209,7 +239,10 @@ describe('submit surface (4.7)', () => {
       // brackets inside strings are text, not nesting
       const text = await postJson(app, target.id, { message: '['.repeat(5000) });
       assert.equal(text.status, 200, JSON.stringify(text.body));
-      assert.deepEqual((await storedRows(app, target.id)).map((r) => r.data), [{ message: '['.repeat(5000) }]);
+      assert.deepEqual(
+        (await storedRows(app, target.id)).map((r) => r.data),
+        [{ message: '['.repeat(5000) }],
+      );
     });
 
     it('stores a lone UTF-16 surrogate in a name or value as one U+FFFD, the same on either database', async () => {
@@ -226,10 +259,25 @@ describe('submit surface (4.7)', () => {
       assert.deepEqual(listedRow.data, expected);
       // invalid UTF-8 (what a lone surrogate would be in bytes) is decoded to U+FFFD before anything sees it
       const bytes = Buffer.from([0xed, 0xa0, 0x80]);
-      const form = await post(app, target.id, `message=${encodeURIComponent('x')}%ED%A0%80`, { as: 'raw', contentType: 'application/x-www-form-urlencoded', accept: JSON_ACCEPT });
-      const multipart = await post(app, target.id, Buffer.concat([Buffer.from('--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nx'), bytes, Buffer.from('\r\n--b--\r\n')]) as unknown as string, {
-        as: 'raw', contentType: 'multipart/form-data; boundary=b', accept: JSON_ACCEPT,
+      const form = await post(app, target.id, `message=${encodeURIComponent('x')}%ED%A0%80`, {
+        as: 'raw',
+        contentType: 'application/x-www-form-urlencoded',
+        accept: JSON_ACCEPT,
       });
+      const multipart = await post(
+        app,
+        target.id,
+        Buffer.concat([
+          Buffer.from('--b\r\nContent-Disposition: form-data; name="message"\r\n\r\nx'),
+          bytes,
+          Buffer.from('\r\n--b--\r\n'),
+        ]) as unknown as string,
+        {
+          as: 'raw',
+          contentType: 'multipart/form-data; boundary=b',
+          accept: JSON_ACCEPT,
+        },
+      );
       const rows = await storedRows(app, target.id);
       for (const [i, sent] of [form, multipart].entries()) {
         assert.equal(sent.status, 200, JSON.stringify(sent.body));
@@ -255,21 +303,32 @@ describe('submit surface (4.7)', () => {
       assertProblem(app, await send('aaaaaaaaaaaaaaaaaaaa'), 'not_found');
       const stored = await send(target.id);
       assert.equal(stored.status, 200, JSON.stringify(stored.body));
-      assert.deepEqual((await storedRows(app, target.id)).map((r) => r.data), [{ message: 'hello' }]);
+      assert.deepEqual(
+        (await storedRows(app, target.id)).map((r) => r.data),
+        [{ message: 'hello' }],
+      );
     });
 
     it('answers an oversized body with 413 payload_too_large, with or without Content-Length, and stores nothing', async () => {
       const target = await freshForm();
       const huge = `message=${'x'.repeat(300 * 1024)}`;
-      assertProblem(app, await post(app, target.id, huge, { as: 'raw', contentType: 'application/x-www-form-urlencoded', accept: JSON_ACCEPT }), 'payload_too_large');
+      assertProblem(
+        app,
+        await post(app, target.id, huge, { as: 'raw', contentType: 'application/x-www-form-urlencoded', accept: JSON_ACCEPT }),
+        'payload_too_large',
+      );
       const streamed = await new Promise<number>((resolve, reject) => {
-        const outgoing = http.request(`${app.submitUrl}/${target.id}`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: JSON_ACCEPT, 'transfer-encoding': 'chunked' },
-        }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const outgoing = http.request(
+          `${app.submitUrl}/${target.id}`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', accept: JSON_ACCEPT, 'transfer-encoding': 'chunked' },
+          },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         outgoing.on('error', reject);
         outgoing.write('message=');
         for (let i = 0; i < 40; i++) outgoing.write('y'.repeat(8 * 1024));
@@ -412,7 +471,12 @@ describe('submit surface (4.7)', () => {
 
     it('renders failures as a readable HTML page for a browser, restyled by _feedback.error.* from an allowed origin', async () => {
       const target = await freshForm({ allowedOrigins: ['https://example.com'] });
-      const page = await post(app, target.id, { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.dark': '1' }, { ...FROM_EXAMPLE, accept: BROWSER_ACCEPT });
+      const page = await post(
+        app,
+        target.id,
+        { _gotcha: '', '_feedback.error.title': 'Oups', '_feedback.dark': '1' },
+        { ...FROM_EXAMPLE, accept: BROWSER_ACCEPT },
+      );
       assert.equal(page.status, 400);
       assert.match(page.headers.get('content-type')!, /^text\/html/);
       assert.ok(page.body.includes('Oups'));
@@ -458,7 +522,10 @@ describe('submit surface (4.7)', () => {
     });
 
     it('echoes the parsed submission on /echo and stores nothing', async () => {
-      const before = await app.ctx.database.db.selectFrom('submissions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const before = await app.ctx.database.db
+        .selectFrom('submissions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       const answer = await post(app, 'echo', [
         ['name', 'Ada'],
         ['tags', 'a'],
@@ -474,7 +541,10 @@ describe('submit surface (4.7)', () => {
         captchaFields: ['turnstile'],
         submitter: 'ada@example.com',
       });
-      const after = await app.ctx.database.db.selectFrom('submissions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const after = await app.ctx.database.db
+        .selectFrom('submissions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(after.n), Number(before.n));
     });
 

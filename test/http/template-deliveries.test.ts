@@ -33,7 +33,18 @@ describe('notifications from templates, whatever a visitor sends', () => {
   it('emails a template printing an object (car.color=red into {{data.car}}) and the whole of data', async () => {
     const form = await formWithTemplate('<p>Car: {{data.car}}</p><div>{{data}}</div>{{#each data}}<i>{{@key}}</i>{{/each}}');
     const before = sink.messages.length;
-    const answer = await post(app, form.id, [['car.color', 'red'], ['car.size', 'L'], ['name', 'Ada'], ['constructor', 'c'], ['toString', 't']], from());
+    const answer = await post(
+      app,
+      form.id,
+      [
+        ['car.color', 'red'],
+        ['car.size', 'L'],
+        ['name', 'Ada'],
+        ['constructor', 'c'],
+        ['toString', 't'],
+      ],
+      from(),
+    );
     assert.equal(answer.status, 303, JSON.stringify(answer.body));
     const mail = (await sink.waitFor(before + 1, DEADLINE_MS)).at(-1)!;
     const html = String(mail.parsed.html);

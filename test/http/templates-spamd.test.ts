@@ -4,7 +4,17 @@ import { simpleParser } from 'mailparser';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { assertProblem } from '../helpers/problems.js';
-import { HAM, realSpamdInstalled, SPAM, SPAMD_BINARY, spamdAnswer, startRealSpamd, startSpamdStandIn, type RealSpamd, type SpamdStandIn } from '../helpers/spamd-stand-in.js';
+import {
+  HAM,
+  realSpamdInstalled,
+  SPAM,
+  SPAMD_BINARY,
+  spamdAnswer,
+  startRealSpamd,
+  startSpamdStandIn,
+  type RealSpamd,
+  type SpamdStandIn,
+} from '../helpers/spamd-stand-in.js';
 
 const POLITE = '<p>Hi {{data.name}}, thanks for writing to us. We will reply within two working days.</p><p>The Acme team</p>';
 const PUSHY = '<p>LIMITED TIME OFFER!!! Buy now and get 50% off: http://deals.example.com/promo click here http://deals.example.com/x</p>';
@@ -90,7 +100,12 @@ describe('templates API with SpamAssassin (FORMGATE_SPAMD_URL), a stand-in spamd
     const form = await createForm(app, owner);
     spamd.reply = HAM;
     const stored = (await put(form.id, 'autoresponder', POLITE)).body;
-    for (const garbled of ['HTTP/1.1 200 OK\r\n\r\n', 'SPAMD/1.0 76 Bad header line\r\n', spamdAnswer({ spam: true, score: 9 }).replace('Spam: True', 'Spam: Sure'), '']) {
+    for (const garbled of [
+      'HTTP/1.1 200 OK\r\n\r\n',
+      'SPAMD/1.0 76 Bad header line\r\n',
+      spamdAnswer({ spam: true, score: 9 }).replace('Spam: True', 'Spam: Sure'),
+      '',
+    ]) {
       spamd.reply = () => garbled;
       const refused = await put(form.id, 'autoresponder', PUSHY);
       assertProblem(app, refused, 'upstream_unavailable');

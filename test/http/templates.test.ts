@@ -58,7 +58,10 @@ describe('templates API (4.4)', () => {
     const refused = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{#if data.x}}<p>{{data.y}}</p>' } });
     assertProblem(app, refused, 'template_invalid');
     assert.ok(Array.isArray(refused.body.errors) && refused.body.errors.length >= 1);
-    const several = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '{{> header}}{{{data.raw}}}{{lookup data "constructor"}}' } });
+    const several = await app.api('PUT', path('notification', target.id), {
+      token: owner.token,
+      body: { code: '{{> header}}{{{data.raw}}}{{lookup data "constructor"}}' },
+    });
     assertProblem(app, several, 'template_invalid');
     assert.ok(several.body.errors.length >= 2, JSON.stringify(several.body.errors));
     assert.equal((await app.api('GET', path('notification', target.id), { token: owner.token })).body.code, NOTIFICATION);
@@ -96,7 +99,11 @@ describe('templates API (4.4)', () => {
     assert.equal(byDefault.status, 200);
     assert.match(byDefault.body.text, /^city: Paris$/m);
     assertProblem(app, await app.api('POST', `${path('autoresponder', target.id)}/preview`, { token: owner.token, body: {} }), 'not_found');
-    const count = await app.ctx.database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('kind', '=', 'email').executeTakeFirstOrThrow();
+    const count = await app.ctx.database.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('kind', '=', 'email')
+      .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0, 'a preview sends nothing');
   });
 
@@ -134,7 +141,10 @@ describe('templates API (4.4)', () => {
 
   it('previews any shape of data: objects print as name: value lines, never a 500', async () => {
     const target = await createForm(app, owner);
-    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '<p>{{data.car}}</p><pre>{{data}}</pre>{{#each data.car}}[{{this}}]{{/each}}' } });
+    await app.api('PUT', path('notification', target.id), {
+      token: owner.token,
+      body: { code: '<p>{{data.car}}</p><pre>{{data}}</pre>{{#each data.car}}[{{this}}]{{/each}}' },
+    });
     const data = { car: { color: 'red', wheels: [{ size: 16 }], extras: ['roof', 'rack'] }, none: null, n: 1 };
     const answer = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: { data } });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));

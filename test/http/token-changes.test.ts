@@ -36,7 +36,9 @@ describe(`management API: a changed token applies to the next request (${TEST_DI
   it('expired early by another process', async () => {
     const account = await createAccount(app);
     assert.equal((await me(account)).status, 200);
-    await tokensOf(account).set({ expiresAt: Date.now() - 1000 }).execute();
+    await tokensOf(account)
+      .set({ expiresAt: Date.now() - 1000 })
+      .execute();
     assertProblem(app, await me(account), 'invalid_token');
   });
 
@@ -59,7 +61,12 @@ describe(`management API: a changed token applies to the next request (${TEST_DI
     const { secret: second } = await app.ctx.tokens.createToken(account.userId, { name: 'second', scopes: ['forms:read'] });
     assert.equal((await me(account)).status, 200);
     assert.equal((await app.api('GET', '/me', { token: second })).status, 200);
-    const { name } = await app.ctx.database.db.selectFrom('tokens').select('name').where('userId', '=', account.userId).where('name', '!=', 'second').executeTakeFirstOrThrow();
+    const { name } = await app.ctx.database.db
+      .selectFrom('tokens')
+      .select('name')
+      .where('userId', '=', account.userId)
+      .where('name', '!=', 'second')
+      .executeTakeFirstOrThrow();
     await app.ctx.tokens.revokeToken(account.userId, name);
     assertProblem(app, await me(account), 'invalid_token');
     assert.equal((await app.api('GET', '/me', { token: second })).status, 200);

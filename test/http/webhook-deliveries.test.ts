@@ -65,7 +65,15 @@ describe('webhook deliveries', () => {
     const form = await createForm(app, account, { webhookUrl: receiver.url });
     const answer = await postJson(app, form.id, { name: 'Grace' }, from());
     const job = await eventually(
-      () => app.ctx.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', answer.body.id).where('kind', '=', 'webhook').where('attempts', '=', 1).where('leaseUntil', 'is', null).executeTakeFirst(),
+      () =>
+        app.ctx.database.db
+          .selectFrom('jobs')
+          .selectAll()
+          .where('submissionId', '=', answer.body.id)
+          .where('kind', '=', 'webhook')
+          .where('attempts', '=', 1)
+          .where('leaseUntil', 'is', null)
+          .executeTakeFirst(),
       'the first, failed attempt',
     );
     assert.equal(job.status, 'pending');
@@ -102,10 +110,19 @@ describe('webhook deliveries', () => {
     assert.equal(delivery.kind, 'webhook');
     assert.equal(delivery.submissionId, answer.body.id);
     assert.equal(delivery.nextTryAt, null);
-    assert.deepEqual(delivery.tries.map((t: any) => [t.outcome, t.statusCode]), [['failed', 410]]);
+    assert.deepEqual(
+      delivery.tries.map((t: any) => [t.outcome, t.statusCode]),
+      [['failed', 410]],
+    );
     assert.match(delivery.lastError, /410/);
 
-    const notFailed = await runCli(env, ['deliveries', 'retry', '--job', (await app.ctx.database.db.selectFrom('jobs').select('id').where('status', '=', 'done').executeTakeFirstOrThrow()).id, '--json']);
+    const notFailed = await runCli(env, [
+      'deliveries',
+      'retry',
+      '--job',
+      (await app.ctx.database.db.selectFrom('jobs').select('id').where('status', '=', 'done').executeTakeFirstOrThrow()).id,
+      '--json',
+    ]);
     assert.equal(notFailed.code, 1);
     assert.equal(JSON.parse(notFailed.stdout).error.code, 'conflict');
     const unknown = await runCli(env, ['deliveries', 'retry', '--job', 'nope', '--json']);

@@ -46,7 +46,6 @@ describe('workspaces API', () => {
     });
   }
 
-
   async function listIds(account: Account): Promise<string[]> {
     const answer = await app.api('GET', '/workspaces?limit=100', { token: account.token });
     assertJson(answer, 200);
@@ -163,14 +162,20 @@ describe('workspaces API', () => {
 
       const whole = await app.api('GET', '/workspaces?limit=100', { token: account.token });
       assertJson(whole, 200);
-      assert.deepEqual(whole.body.data.map((w: any) => w.id), all.map((w: any) => w.id));
+      assert.deepEqual(
+        whole.body.data.map((w: any) => w.id),
+        all.map((w: any) => w.id),
+      );
       assert.equal(whole.body.hasMore, false);
       assert.equal(whole.body.nextCursor, null);
 
       // limit 7: pages of 7, 7, 7, 7, 2 in the same order
       const { ids: walked, pages } = await walkPages(app, account.token, '/workspaces', 7);
       assert.equal(pages, 5);
-      assert.deepEqual(walked, all.map((w: any) => w.id));
+      assert.deepEqual(
+        walked,
+        all.map((w: any) => w.id),
+      );
     });
 
     it('accepts limit 1 and 100', async () => {
@@ -261,8 +266,16 @@ describe('workspaces API', () => {
         const created = answers.filter((a) => a.status === 201);
         assert.equal(created.length, 1, `exactly one is created, got ${answers.map((a) => a.status).join(' ')}`);
         for (const answer of answers.filter((a) => a.status !== 201)) assertProblem(app, answer, 'quota_exceeded');
-        const owned = await app.ctx.database.db.selectFrom('workspaces').select('id').where('ownerId', '=', account.userId).where('plan', '=', 'FREE').execute();
-        assert.deepEqual(owned.map((w) => w.id), [created[0]!.body.id]);
+        const owned = await app.ctx.database.db
+          .selectFrom('workspaces')
+          .select('id')
+          .where('ownerId', '=', account.userId)
+          .where('plan', '=', 'FREE')
+          .execute();
+        assert.deepEqual(
+          owned.map((w) => w.id),
+          [created[0]!.body.id],
+        );
       }
     });
 
@@ -338,7 +351,11 @@ describe('workspaces API', () => {
     it('refuses a body that is not a JSON object', async () => {
       const account = await creator();
       assertProblem(app, await app.api('POST', '/workspaces', { token: account.token, body: ['name'] }), 'validation_error');
-      assertProblem(app, await app.api('POST', '/workspaces', { token: account.token, raw: '{"name":', headers: { 'content-type': 'application/json' } }), 'validation_error');
+      assertProblem(
+        app,
+        await app.api('POST', '/workspaces', { token: account.token, raw: '{"name":', headers: { 'content-type': 'application/json' } }),
+        'validation_error',
+      );
       assert.deepEqual(await listIds(account), [account.workspaceId]);
     });
 
@@ -387,7 +404,12 @@ describe('workspaces API', () => {
 
     it('refuses unknown body fields, such as a plan', async () => {
       const account = await createAccount(app, { plan: 'DEALIFY' });
-      for (const [field, value] of [['plan', 'BUNDLE_50000'], ['submissionsQuota', 1_000_000], ['id', 'x'], ['ownerId', 'x']] as const) {
+      for (const [field, value] of [
+        ['plan', 'BUNDLE_50000'],
+        ['submissionsQuota', 1_000_000],
+        ['id', 'x'],
+        ['ownerId', 'x'],
+      ] as const) {
         const answer = await app.api('PATCH', `/workspaces/${account.workspaceId}`, { token: account.token, body: { name: 'Ok', [field]: value } });
         assertValidation(app, answer, field);
       }
@@ -428,7 +450,12 @@ describe('workspaces API', () => {
 
     it('answers the auth matrix (workspaces:write)', async () => {
       const account = await createAccount(app);
-      await assertAuthMatrix(app, account, { method: 'PATCH', path: `/workspaces/${account.workspaceId}`, scope: 'workspaces:write', body: { name: 'Matrix' } });
+      await assertAuthMatrix(app, account, {
+        method: 'PATCH',
+        path: `/workspaces/${account.workspaceId}`,
+        scope: 'workspaces:write',
+        body: { name: 'Matrix' },
+      });
       assert.equal((await row(account.workspaceId)).name, 'My workspace');
     });
   });

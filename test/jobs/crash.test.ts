@@ -21,7 +21,13 @@ async function serve(env: NodeJS.ProcessEnv): Promise<{ server: ServerProcess; s
 async function submit(submitUrl: string, formId: string, n: number): Promise<string> {
   const body = new URLSearchParams({ name: `Visitor ${n}`, message: `Message number ${n}` }).toString();
   // each from an address of its own, as from real visitors
-  const answer = await request('POST', `${submitUrl}/${formId}`, body, { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, `127.0.11.${n + 1}`);
+  const answer = await request(
+    'POST',
+    `${submitUrl}/${formId}`,
+    body,
+    { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    `127.0.11.${n + 1}`,
+  );
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.id;
 }
@@ -60,7 +66,13 @@ describe('deliveries survive crashes and several instances', () => {
     await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000');
     formId = (await ctx.forms.createForm(user.id, workspace.id, { name: 'Crash', notificationEmails: ['ops@example.com'] })).id;
     hookFormId = (await ctx.forms.createForm(user.id, workspace.id, { name: 'Hooked', webhookUrl: hook.url })).id;
-    env = cliEnv(database, { FORMGATE_PORT: '0', FORMGATE_SUBMIT_PORT: '0', FORMGATE_SMTP_URL: sink.url, FORMGATE_RATE_LIMIT_SUBMIT: 'off', FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true' });
+    env = cliEnv(database, {
+      FORMGATE_PORT: '0',
+      FORMGATE_SUBMIT_PORT: '0',
+      FORMGATE_SMTP_URL: sink.url,
+      FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+      FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    });
   });
   after(async () => {
     for (const server of servers) server.kill();
@@ -82,7 +94,11 @@ describe('deliveries survive crashes and several instances', () => {
     await first.server.waitForExit();
 
     // time passes: the dead worker's leases and the retry delays run out
-    await ctx.database.db.updateTable('jobs').set({ leaseUntil: Date.now() - 1, runAt: Date.now() - 1 }).where('status', '=', 'pending').execute();
+    await ctx.database.db
+      .updateTable('jobs')
+      .set({ leaseUntil: Date.now() - 1, runAt: Date.now() - 1 })
+      .where('status', '=', 'pending')
+      .execute();
     sink.mode = 'accept';
     const second = await serve(env);
     servers.push(second.server);
@@ -115,10 +131,21 @@ describe('deliveries survive crashes and several instances', () => {
 
     const job = await jobOf();
     assert.ok(job.leaseUntil! - Date.now() <= 30_000, `the dead instance's lease runs out within 30 s (${job.leaseUntil! - Date.now()} ms left)`);
-    assert.deepEqual((await triesOf()).map((t) => t.outcome), ['in_progress'], 'the log shows the try under way');
+    assert.deepEqual(
+      (await triesOf()).map((t) => t.outcome),
+      ['in_progress'],
+      'the log shows the try under way',
+    );
     // time passes: the lease runs out (within 30 s; not waited for here)
-    await ctx.database.db.updateTable('jobs').set({ leaseUntil: Date.now() - 1 }).where('id', '=', job.id).execute();
-    assert.deepEqual((await triesOf()).map((t) => t.outcome), ['interrupted']);
+    await ctx.database.db
+      .updateTable('jobs')
+      .set({ leaseUntil: Date.now() - 1 })
+      .where('id', '=', job.id)
+      .execute();
+    assert.deepEqual(
+      (await triesOf()).map((t) => t.outcome),
+      ['interrupted'],
+    );
 
     hook.mode = { status: 200 };
     const second = await serve(env);
@@ -127,13 +154,18 @@ describe('deliveries survive crashes and several instances', () => {
     assert.equal(hook.requests.length, 2, 'sent again: delivery is at least once');
     assert.equal(hook.requests[1]!.headers['webhook-id'], hook.requests[0]!.headers['webhook-id'], 'under the same webhook-id, which receivers deduplicate on');
     const tries = await triesOf();
-    assert.deepEqual(tries.map((t) => t.outcome), ['interrupted', 'ok']);
+    assert.deepEqual(
+      tries.map((t) => t.outcome),
+      ['interrupted', 'ok'],
+    );
     assert.equal(tries[0]!.startedAt, new Date(job.tryStartedAt!).toISOString());
     second.server.kill();
     await second.server.waitForExit();
   });
 
-  it('delivers each job once with two instances on one PostgreSQL database', { skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (several instances need it)' }, async () => {
+  it('delivers each job once with two instances on one PostgreSQL database', {
+    skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only (several instances need it)',
+  }, async () => {
     sink.messages.length = 0;
     sink.mode = 'accept';
     const a = await serve(env);
@@ -144,6 +176,10 @@ describe('deliveries survive crashes and several instances', () => {
     const mailed = await mailedIds(sink, 30);
     assert.equal(mailed.length, 30);
     assert.equal(new Set(mailed).size, 30, 'no submission mailed twice');
-    for (const id of ids) assert.ok(mailed.some((m) => m.startsWith(`<${id}.`)), `${id} was mailed`);
+    for (const id of ids)
+      assert.ok(
+        mailed.some((m) => m.startsWith(`<${id}.`)),
+        `${id} was mailed`,
+      );
   });
 });

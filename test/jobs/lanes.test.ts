@@ -46,8 +46,10 @@ describe(`delivery lanes and destinations (${TEST_DIALECT})`, () => {
     receivers.push(r);
     return r;
   };
-  const enqueueEmail = (subject: string, runAt = clock) => enqueueJob(ctx.database.db, { kind: 'email', payload: { to: ['ann@example.com'], subject, text: subject }, runAt });
-  const enqueueWebhook = (url: string, runAt = clock) => enqueueJob(ctx.database.db, { kind: 'webhook', payload: { url, formId: 'f1', fields: { n: 1 } }, runAt });
+  const enqueueEmail = (subject: string, runAt = clock) =>
+    enqueueJob(ctx.database.db, { kind: 'email', payload: { to: ['ann@example.com'], subject, text: subject }, runAt });
+  const enqueueWebhook = (url: string, runAt = clock) =>
+    enqueueJob(ctx.database.db, { kind: 'webhook', payload: { url, formId: 'f1', fields: { n: 1 } }, runAt });
   const jobRow = (id: string) => ctx.database.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   before(async () => {
@@ -74,7 +76,14 @@ describe(`delivery lanes and destinations (${TEST_DIALECT})`, () => {
   });
 
   it('names each job’s lane by its channel and its destination by where it goes', () => {
-    assert.deepEqual(['email', 'notification', 'autoresponder', 'webhook', 'slack', 'carrier-pigeon'].map(laneOf), ['email', 'email', 'email', 'webhook', 'slack', 'email']);
+    assert.deepEqual(['email', 'notification', 'autoresponder', 'webhook', 'slack', 'carrier-pigeon'].map(laneOf), [
+      'email',
+      'email',
+      'email',
+      'webhook',
+      'slack',
+      'email',
+    ]);
     assert.equal(destinationOf('notification', { formId: 'f1' }), 'smtp');
     assert.equal(destinationOf('slack', { formId: 'f1' }), 'slack');
     assert.equal(destinationOf('webhook', { url: 'HTTPS://Hooks.Example.com:443/a?b=c' }), 'https://hooks.example.com');

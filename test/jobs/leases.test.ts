@@ -55,7 +55,9 @@ describe(`leases (${TEST_DIALECT})`, () => {
     await held.firstStarted;
     const started = clock;
     assert.deepEqual([(await jobRow(id)).tryStartedAt, (await jobRow(id)).leaseUntil], [started, started + LEASE_MS]);
-    assert.deepEqual(await triesOf(id), [{ startedAt: new Date(started).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null }]);
+    assert.deepEqual(await triesOf(id), [
+      { startedAt: new Date(started).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null },
+    ]);
 
     // a minute of sending, with the heartbeat renewing as it would every 10 s
     for (let i = 0; i < 6; i++) {
@@ -69,7 +71,10 @@ describe(`leases (${TEST_DIALECT})`, () => {
     assert.equal(await run, 1);
     const job = await jobRow(id);
     assert.deepEqual([job.status, job.attempts, job.leaseUntil, job.tryStartedAt], ['done', 1, null, null]);
-    assert.deepEqual((await triesOf(id)).map((t) => t.outcome), ['ok']);
+    assert.deepEqual(
+      (await triesOf(id)).map((t) => t.outcome),
+      ['ok'],
+    );
   });
 
   it('renews on its own timer (the heartbeat) while a job runs', async () => {
@@ -98,15 +103,28 @@ describe(`leases (${TEST_DIALECT})`, () => {
     assert.equal(await w.runOnce(), 0, 'leased');
     assert.equal((await triesOf(id))[0]!.outcome, 'in_progress');
     clock += 2;
-    const cutOff = { startedAt: new Date(claimedAt).toISOString(), finishedAt: new Date(claimedAt + LEASE_MS).toISOString(), outcome: 'interrupted', statusCode: null, error: CUT_OFF_ERROR };
+    const cutOff = {
+      startedAt: new Date(claimedAt).toISOString(),
+      finishedAt: new Date(claimedAt + LEASE_MS).toISOString(),
+      outcome: 'interrupted',
+      statusCode: null,
+      error: CUT_OFF_ERROR,
+    };
     assert.deepEqual(await triesOf(id), [cutOff], 'shown cut off as soon as the lease has run out');
 
     const run = w.runOnce();
     await held.firstStarted;
-    assert.deepEqual(await triesOf(id), [cutOff, { startedAt: new Date(clock).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null }], 'recorded when taken over');
+    assert.deepEqual(
+      await triesOf(id),
+      [cutOff, { startedAt: new Date(clock).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null }],
+      'recorded when taken over',
+    );
     held.releaseAll();
     assert.equal(await run, 1);
-    assert.deepEqual((await triesOf(id)).map((t) => t.outcome), ['interrupted', 'ok']);
+    assert.deepEqual(
+      (await triesOf(id)).map((t) => t.outcome),
+      ['interrupted', 'ok'],
+    );
     assert.deepEqual([(await jobRow(id)).status, (await jobRow(id)).attempts], ['done', 2]);
   });
 

@@ -39,7 +39,14 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     await sink.close();
   });
 
-  const jobFor = (submissionId: string): Job => ({ id: `job-${submissionId}`, kind: 'notification', payload: null, attempt: 1, submissionId, idempotencyKey: submissionId });
+  const jobFor = (submissionId: string): Job => ({
+    id: `job-${submissionId}`,
+    kind: 'notification',
+    payload: null,
+    attempt: 1,
+    submissionId,
+    idempotencyKey: submissionId,
+  });
 
   it('looks up the jobs that start together in one query, and a later one afresh', async () => {
     const account = await createAccount(app);
@@ -52,14 +59,21 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
 
     const outcomes = await Promise.allSettled(ids.slice(0, 3).map((id) => channel.send(jobFor(id))));
     assert.equal(queries(), 1, 'one query for the three jobs');
-    assert.deepEqual(outcomes.map((outcome) => outcome.status), ['fulfilled', 'fulfilled', 'rejected']);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.status),
+      ['fulfilled', 'fulfilled', 'rejected'],
+    );
     const gone = (outcomes[2] as PromiseRejectedResult).reason;
     assert.ok(gone instanceof DeliveryError && gone.permanent, 'a deleted submission fails for good');
     const names = (await sink.waitFor(2)).map((mail) => mail.parsed.text?.match(/name: (\w+)/)?.[1]);
     assert.deepEqual(names.sort(), ['Ada', 'Grace']);
 
     // nothing is kept between batches: the next job reads the form's recipients as they are now
-    await app.ctx.database.db.updateTable('forms').set({ notificationEmails: JSON.stringify(['second@example.com']) }).where('id', '=', form.id).execute();
+    await app.ctx.database.db
+      .updateTable('forms')
+      .set({ notificationEmails: JSON.stringify(['second@example.com']) })
+      .where('id', '=', form.id)
+      .execute();
     await channel.send(jobFor(ids[3]!));
     assert.equal(queries(), 2);
     const [, , last] = await sink.waitFor(3);
@@ -79,9 +93,16 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     // a job queued before one job per recipient: every current recipient, each in a message of its own
     await channel.send({ ...jobFor(id), payload: { formId: form.id } });
     const split = (await sink.waitFor(before + 3)).slice(before + 1);
-    assert.deepEqual(split.map((mail) => mail.envelopeTo.join(',')), ['one@example.com', 'two@example.com']);
+    assert.deepEqual(
+      split.map((mail) => mail.envelopeTo.join(',')),
+      ['one@example.com', 'two@example.com'],
+    );
 
-    await app.ctx.database.db.updateTable('forms').set({ notificationEmails: JSON.stringify(['one@example.com']) }).where('id', '=', form.id).execute();
+    await app.ctx.database.db
+      .updateTable('forms')
+      .set({ notificationEmails: JSON.stringify(['one@example.com']) })
+      .where('id', '=', form.id)
+      .execute();
     await assert.rejects(channel.send({ ...jobFor(id), payload: { formId: form.id, to: 'two@example.com' } }), (err: unknown) => {
       assert.ok(err instanceof DeliveryError && err.permanent);
       assert.match(err.message, /two@example\.com is no longer one of the form's notification recipients/);

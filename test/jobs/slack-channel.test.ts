@@ -50,7 +50,11 @@ describe('Slack deliveries', () => {
     const answer = await postJson(app, form.id, { name: 'Grace' }, { localAddress: '127.0.8.2' });
     const job: Job = { id: 'j', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
     const channel = new SlackChannel(app.ctx.database, slack.url);
-    const outcome = async () => channel.send(job).then(() => 'ok', (err: DeliveryError) => (err.permanent ? `permanent ${err.message}` : `transient ${err.statusCode}`));
+    const outcome = async () =>
+      channel.send(job).then(
+        () => 'ok',
+        (err: DeliveryError) => (err.permanent ? `permanent ${err.message}` : `transient ${err.statusCode}`),
+      );
 
     slack.mode = { ok: true };
     assert.equal(await outcome(), 'ok');
@@ -72,7 +76,10 @@ describe('Slack deliveries', () => {
     const answer = await postJson(app, form.id, { name: 'Edsger' }, { localAddress: '127.0.8.3' });
     const job: Job = { id: 'j2', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
     const transient = async (apiUrl: string) => {
-      const err = await new SlackChannel(app.ctx.database, apiUrl).send(job).then(() => assert.fail('delivered'), (e: unknown) => e);
+      const err = await new SlackChannel(app.ctx.database, apiUrl).send(job).then(
+        () => assert.fail('delivered'),
+        (e: unknown) => e,
+      );
       assert.ok(err instanceof DeliveryError, String(err));
       assert.equal(err.permanent, false, err.message);
       return err.message;

@@ -62,13 +62,18 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
 
   /** A worker on `database` (the context's by default) whose clock is the test's `clock`. */
   function worker(options: WorkerOptions = {}, database = ctx.database, channelMailer = mailer): JobWorker {
-    return new JobWorker(database, { email: new EmailChannel(channelMailer) }, { now: () => clock, random: () => 1, leaseMs: LEASE_MS, retry: RETRY, ...options });
+    return new JobWorker(
+      database,
+      { email: new EmailChannel(channelMailer) },
+      { now: () => clock, random: () => 1, leaseMs: LEASE_MS, retry: RETRY, ...options },
+    );
   }
 
   const enqueueEmail = (subject: string, to = ['ann@example.com', 'bob@example.com']) =>
     enqueueJob(ctx.database.db, { kind: 'email', payload: { to, subject, text: `Body of ${subject}` }, runAt: clock });
   const jobRow = (id: string) => ctx.database.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const attemptsOf = (id: string) => ctx.database.db.selectFrom('jobAttempts').selectAll().where('jobId', '=', id).orderBy('startedAt').orderBy('finishedAt').execute();
+  const attemptsOf = (id: string) =>
+    ctx.database.db.selectFrom('jobAttempts').selectAll().where('jobId', '=', id).orderBy('startedAt').orderBy('finishedAt').execute();
 
   before(async () => {
     sink = await startSmtpSink();
@@ -105,7 +110,10 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.equal(job.status, 'done');
       assert.equal(job.attempts, 1);
       assert.equal(job.leaseUntil, null);
-      assert.deepEqual((await attemptsOf(id)).map((a) => a.outcome), ['ok']);
+      assert.deepEqual(
+        (await attemptsOf(id)).map((a) => a.outcome),
+        ['ok'],
+      );
       assert.equal(await worker().runOnce(), 0, 'nothing is due any more');
     });
 
@@ -132,7 +140,10 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.equal(job.status, 'done');
       assert.equal(job.attempts, 2);
       assert.equal(job.lastError, null);
-      assert.deepEqual((await attemptsOf(id)).map((a) => a.outcome), ['retry', 'ok']);
+      assert.deepEqual(
+        (await attemptsOf(id)).map((a) => a.outcome),
+        ['retry', 'ok'],
+      );
     });
 
     it('fails a permanent failure (550) at once', async () => {
@@ -143,7 +154,10 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.equal(job.status, 'failed');
       assert.equal(job.attempts, 1);
       assert.match(job.lastError ?? '', /550/);
-      assert.deepEqual((await attemptsOf(id)).map((a) => [a.outcome, a.statusCode]), [['failed', 550]]);
+      assert.deepEqual(
+        (await attemptsOf(id)).map((a) => [a.outcome, a.statusCode]),
+        [['failed', 550]],
+      );
       clock += RETRY.capMs * 10;
       assert.equal(await worker().runOnce(), 0, 'a failed job is never tried again');
     });
@@ -163,7 +177,10 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.equal(job.status, 'failed');
       assert.equal(job.attempts, RETRY.maxAttempts);
       assert.match(job.lastError ?? '', /451/);
-      assert.deepEqual((await attemptsOf(id)).map((a) => a.outcome), ['retry', 'retry', 'failed']);
+      assert.deepEqual(
+        (await attemptsOf(id)).map((a) => a.outcome),
+        ['retry', 'retry', 'failed'],
+      );
       assert.equal(await worker().runOnce(), 0);
     });
 
@@ -293,7 +310,11 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       for (let i = 0; i < 12; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
       let busy = true;
       const { counted, idle } = watchIdle(ctx.database);
-      const w = new JobWorker(counted, { gate }, { now: () => clock, concurrency: 8, busyConcurrency: 2, pollIntervalMs: 60_000, foreground: { busy: () => busy } });
+      const w = new JobWorker(
+        counted,
+        { gate },
+        { now: () => clock, concurrency: 8, busyConcurrency: 2, pollIntervalMs: 60_000, foreground: { busy: () => busy } },
+      );
       closers.push(() => w.stop(1_000));
       const sentReaches = async (n: number) => {
         for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -316,12 +337,17 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       while (releases.length > 0) releases.shift()!();
     });
 
-    it('two workers on one database never send the same job twice', { skip: TEST_DIALECT === 'sqlite' && 'two instances share PostgreSQL; SQLite runs one instance' }, async () => {
+    it('two workers on one database never send the same job twice', {
+      skip: TEST_DIALECT === 'sqlite' && 'two instances share PostgreSQL; SQLite runs one instance',
+    }, async () => {
       const ids = new Set<string>();
       for (let i = 0; i < 50; i++) ids.add(await enqueueEmail(`job ${i}`, ['ann@example.com']));
       const other = Database.open(ctx.config.database);
       const otherMailer = createMailer(ctx.config);
-      closers.push(() => other.destroy(), () => otherMailer.close());
+      closers.push(
+        () => other.destroy(),
+        () => otherMailer.close(),
+      );
       await other.ping(); // both instances connected before the race starts
       const a = worker({ concurrency: 4 });
       const b = worker({ concurrency: 4 }, other, otherMailer);
@@ -356,7 +382,10 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.equal(parsed.subject, 'On disk');
       assert.deepEqual(parsed.from?.value, [{ address: 'forms@example.test', name: 'Formgate Test' }]);
       const to = Array.isArray(parsed.to) ? parsed.to : [parsed.to];
-      assert.deepEqual(to.flatMap((t) => t?.value.map((v) => v.address)), ['ann@example.com', 'bob@example.com']);
+      assert.deepEqual(
+        to.flatMap((t) => t?.value.map((v) => v.address)),
+        ['ann@example.com', 'bob@example.com'],
+      );
     });
   });
 });

@@ -4,7 +4,9 @@ import { fieldRows, headerText, notificationMessage, notificationMessageId, type
 import { createMailer } from '../../src/mail/transport.js';
 import { startSmtpSink } from '../helpers/smtp-sink.js';
 
-function input(overrides: { controls?: Record<string, string> | null; data?: Record<string, unknown>; threading?: boolean; to?: string } = {}): NotificationInput {
+function input(
+  overrides: { controls?: Record<string, string> | null; data?: Record<string, unknown>; threading?: boolean; to?: string } = {},
+): NotificationInput {
   return {
     form: { id: 'form1', name: 'Contact', emailThreading: overrides.threading ?? false },
     to: overrides.to ?? 'owner@example.com',
@@ -31,7 +33,9 @@ describe('notification email', () => {
   });
 
   it('applies _email.subject and _email.from, neutralising line breaks and over-long values', () => {
-    const message = notificationMessage(input({ controls: { '_email.subject': 'Hello\r\nBcc: victim@example.com', '_email.from': `Website${'x'.repeat(100)}` } }));
+    const message = notificationMessage(
+      input({ controls: { '_email.subject': 'Hello\r\nBcc: victim@example.com', '_email.from': `Website${'x'.repeat(100)}` } }),
+    );
     assert.equal(message.subject, 'Hello Bcc: victim@example.com');
     assert.equal(message.fromName!.length, 64);
     assert.equal(headerText('a\u2028b\u0000c', 10), 'a b c');

@@ -30,7 +30,10 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
     const stamp = `${process.pid}-${Date.now()}`;
     const { user, workspace } = await ctx.users.createUser(`owner-${stamp}@example.com`);
     const coOwner = await ctx.users.createUser(`co-owner-${stamp}@example.com`);
-    await ctx.database.db.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: coOwner.user.id, role: 'owner', createdAt: Date.now() }).execute();
+    await ctx.database.db
+      .insertInto('workspaceMembers')
+      .values({ workspaceId: workspace.id, userId: coOwner.user.id, role: 'owner', createdAt: Date.now() })
+      .execute();
     await ctx.users.createUser(`member-${stamp}@example.com`);
     await ctx.workspaces.addMember(workspace.id, `member-${stamp}@example.com`);
     await ctx.database.db.updateTable('workspaces').set({ name: 'Acme <b>& "Co"' }).where('id', '=', workspace.id).execute();
@@ -60,7 +63,11 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
     }
     const mails = await sink.waitFor(2);
     assert.deepEqual(mails.map((m) => m.envelopeTo.join(',')).sort(), [user.email, coOwner.user.email].sort());
-    assert.deepEqual(mails.map((m) => (m.parsed.to as { text: string }).text).sort(), [user.email, coOwner.user.email].sort(), 'To: names its own recipient only');
+    assert.deepEqual(
+      mails.map((m) => (m.parsed.to as { text: string }).text).sort(),
+      [user.email, coOwner.user.email].sort(),
+      'To: names its own recipient only',
+    );
     const mail = mails[0];
     assert.equal(mail!.parsed.subject, payload.subject);
     assert.equal(mail!.parsed.headers.get('auto-submitted'), 'auto-generated');

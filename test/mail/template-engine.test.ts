@@ -21,7 +21,9 @@ function problems(code: string): string[] {
 
 describe('template engine', () => {
   it('renders submission fields under data, escaped, with if/unless/each/with', () => {
-    const template = compiled('<h1>{{data.name}}</h1>{{#if data.tags}}<ul>{{#each data.tags}}<li>{{this}}</li>{{/each}}</ul>{{/if}}{{#with data.car}}<p>{{color}}</p>{{/with}}');
+    const template = compiled(
+      '<h1>{{data.name}}</h1>{{#if data.tags}}<ul>{{#each data.tags}}<li>{{this}}</li>{{/each}}</ul>{{/if}}{{#with data.car}}<p>{{color}}</p>{{/with}}',
+    );
     const { html, text } = renderTemplate(template, { name: '<script>x</script>', tags: ['a', 'b'], car: { color: 'red' } });
     assert.equal(html, '<h1>&lt;script&gt;x&lt;/script&gt;</h1><ul><li>a</li><li>b</li></ul><p>red</p>');
     assert.equal(text, '<script>x</script>\n- a\n- b\nred');
@@ -62,7 +64,10 @@ describe('template engine limits', () => {
 
   it('stops a render that grows past 1 MiB while it renders, not after', () => {
     const template = compiled(`{{#each data.a}}{{#each ../data.a}}<p>{{this}}</p>{{/each}}{{/each}}`);
-    assert.throws(() => renderTemplate(template, { a: items }, outputOnly), (err) => err instanceof RenderLimitError && err.limit === 'output' && /larger than 1048576/.test(err.message));
+    assert.throws(
+      () => renderTemplate(template, { a: items }, outputOnly),
+      (err) => err instanceof RenderLimitError && err.limit === 'output' && /larger than 1048576/.test(err.message),
+    );
   });
 
   it('stops at the first print past 1 MiB: a 1.9 MB value in many placeholders never builds the string', () => {
@@ -70,20 +75,29 @@ describe('template engine limits', () => {
     const big = 'x'.repeat(1_900_000);
     let reads = 0;
     const clock = () => (reads++, 0);
-    assert.throws(() => renderTemplate(template, { big }, { ...TEMPLATE_LIMITS, now: clock }), (err) => err instanceof RenderLimitError && err.limit === 'output');
+    assert.throws(
+      () => renderTemplate(template, { big }, { ...TEMPLATE_LIMITS, now: clock }),
+      (err) => err instanceof RenderLimitError && err.limit === 'output',
+    );
     assert.ok(reads <= 3, `stopped at the first value, after ${reads} readings of the clock`);
   });
 
   it('bounds sections over arrays ({{#data.a}}) as each is bounded', () => {
     const template = compiled(`{{#data.a}}{{#../data.a}}<p>abcdefghij</p>{{/../data.a}}{{/data.a}}`);
-    assert.throws(() => renderTemplate(template, { a: items }, outputOnly), (err) => err instanceof RenderLimitError && err.limit === 'output');
+    assert.throws(
+      () => renderTemplate(template, { a: items }, outputOnly),
+      (err) => err instanceof RenderLimitError && err.limit === 'output',
+    );
     assert.equal(renderTemplate(template, { a: ['x', 'y'] }, outputOnly).html, '<p>abcdefghij</p>'.repeat(4));
   });
 
   it(`stops a render that runs longer than its time limit, even when it outputs nothing`, () => {
     const template = compiled(`{{#each data.a}}{{#each ../data.a}}{{#each ../../data.a}}{{/each}}{{/each}}{{/each}}`);
     // every reading of the clock is 1 ms later: the limit of 250 ms is reached at the 250th iteration, on any machine
-    assert.throws(() => renderTemplate(template, { a: items }, { ...TEMPLATE_LIMITS, now: steppingClock(1) }), (err) => err instanceof RenderLimitError && err.limit === 'time' && /longer than 250 ms/.test(err.message));
+    assert.throws(
+      () => renderTemplate(template, { a: items }, { ...TEMPLATE_LIMITS, now: steppingClock(1) }),
+      (err) => err instanceof RenderLimitError && err.limit === 'time' && /longer than 250 ms/.test(err.message),
+    );
     const small = compiled(`{{#each data.a}}{{this}}{{/each}}`);
     assert.equal(renderTemplate(small, { a: ['x', 'y'] }, { timeMs: 1_000, outputChars: 10, now: steppingClock(1) }).html, 'xy');
   });
@@ -137,7 +151,10 @@ describe('template engine: any submitted shape renders', () => {
 
   it('prints objects as name: value lines and lists joined, and renders every shape into every template', () => {
     assert.equal(renderTemplate(compiled('<p>{{data.car}}</p>'), { car: { color: 'red' } }).html, '<p>color: red</p>');
-    assert.equal(renderTemplate(compiled('{{data}}'), { name: 'Ada', car: { color: 'red', extras: ['roof', 'tow bar'] } }).text, 'name: Ada\ncar.color: red\ncar.extras: roof, tow bar');
+    assert.equal(
+      renderTemplate(compiled('{{data}}'), { name: 'Ada', car: { color: 'red', extras: ['roof', 'tow bar'] } }).text,
+      'name: Ada\ncar.color: red\ncar.extras: roof, tow bar',
+    );
     assert.equal(printable([{ a: 1 }, 2]), '[0].a: 1\n[1]: 2');
     assert.equal(printable(null), '');
     for (const code of TEMPLATES) {
@@ -163,18 +180,26 @@ describe('template engine: any submitted shape renders', () => {
     const names = ['a', 'b', 'car', 'constructor', 'toString', '__proto__', 'length', '0'];
     const value = (depth: number): unknown => {
       switch (depth > 3 ? random(4) : random(7)) {
-        case 0: return 'text <&>';
-        case 1: return random(2) === 0 ? random(1000) : -1.5;
-        case 2: return random(2) === 0;
-        case 3: return null;
-        case 4: return Array.from({ length: random(4) }, () => value(depth + 1));
-        default: return Object.fromEntries(Array.from({ length: random(4) }, () => [names[random(names.length)]!, value(depth + 1)]));
+        case 0:
+          return 'text <&>';
+        case 1:
+          return random(2) === 0 ? random(1000) : -1.5;
+        case 2:
+          return random(2) === 0;
+        case 3:
+          return null;
+        case 4:
+          return Array.from({ length: random(4) }, () => value(depth + 1));
+        default:
+          return Object.fromEntries(Array.from({ length: random(4) }, () => [names[random(names.length)]!, value(depth + 1)]));
       }
     };
     const paths = ['data', 'data.a', 'data.car', 'data.a.b', 'data.car.length', 'this', 'data.toString', 'data.a.0'];
     for (let i = 0; i < 300; i++) {
       const path = paths[random(paths.length)]!;
-      const code = [`{{${path}}}`, `{{#each ${path}}}{{@key}}{{this}}{{/each}}`, `{{#with ${path}}}{{this}}{{/with}}`, `{{#${path}}}{{this}}{{/${path}}}`][random(4)]!;
+      const code = [`{{${path}}}`, `{{#each ${path}}}{{@key}}{{this}}{{/each}}`, `{{#with ${path}}}{{this}}{{/with}}`, `{{#${path}}}{{this}}{{/${path}}}`][
+        random(4)
+      ]!;
       const data = value(0);
       const fields = (data && typeof data === 'object' && !Array.isArray(data) ? data : { a: data }) as Record<string, unknown>;
       try {
@@ -199,7 +224,9 @@ describe('htmlToText', () => {
 
 describe('autoresponder content check', () => {
   it('lets a polite acknowledgement through, with a real link to the company site', () => {
-    const verdict = checkAutoresponderContent('<p>Hi {{data.name}}, thanks for contacting us. We reply within two working days.</p><p><a href="https://acme.example">Acme</a> Support</p>');
+    const verdict = checkAutoresponderContent(
+      '<p>Hi {{data.name}}, thanks for contacting us. We reply within two working days.</p><p><a href="https://acme.example">Acme</a> Support</p>',
+    );
     assert.deepEqual(verdict, { paused: false, reasons: [] });
   });
 

@@ -44,7 +44,11 @@ describe('template workers', () => {
 
   it('answers the limits as outcomes: too large (1 MiB), too slow', async () => {
     const workers = pool({ size: 1, limits: { outputChars: 100 } });
-    assert.deepEqual(await workers.render('{{data.a}}', { a: 'x'.repeat(101) }), { ok: false, problem: 'too_large', message: 'the rendered template is larger than 100 characters' });
+    assert.deepEqual(await workers.render('{{data.a}}', { a: 'x'.repeat(101) }), {
+      ok: false,
+      problem: 'too_large',
+      message: 'the rendered template is larger than 100 characters',
+    });
     const slow = pool({ size: 1, limits: { timeMs: 0 } });
     const outcome = await slow.check('<p>hello</p>');
     assert.equal(outcome.ok, false);

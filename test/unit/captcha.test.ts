@@ -177,7 +177,8 @@ describe('verifyCaptcha against odd answers', () => {
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const verify = () => verifyCaptcha('GOOGLE_RECAPTCHA_V2', { secret: SECRET, token: TOKEN, ip: IP }, { ...DEFAULT_CAPTCHA_VERIFY_URLS, GOOGLE_RECAPTCHA_V2: url });
+  const verify = () =>
+    verifyCaptcha('GOOGLE_RECAPTCHA_V2', { secret: SECRET, token: TOKEN, ip: IP }, { ...DEFAULT_CAPTCHA_VERIFY_URLS, GOOGLE_RECAPTCHA_V2: url });
 
   it('treats an answer over 64 KB as unreachable', async () => {
     reply = { status: 200, type: 'application/json', body: JSON.stringify({ success: true, padding: 'x'.repeat(70_000) }) };
@@ -195,7 +196,11 @@ describe('verifyCaptcha against odd answers', () => {
   });
 
   it('keeps provider error codes short and printable in the detail', async () => {
-    reply = { status: 200, type: 'application/json', body: JSON.stringify({ success: false, 'error-codes': ['a\u0000\nb', 'y'.repeat(500), 1, 'c', 'd', 'e', 'f'] }) };
+    reply = {
+      status: 200,
+      type: 'application/json',
+      body: JSON.stringify({ success: false, 'error-codes': ['a\u0000\nb', 'y'.repeat(500), 1, 'c', 'd', 'e', 'f'] }),
+    };
     const outcome = await verify();
     assertRefused(outcome, 'failed', /\(a\?\?b, y{100}, c, d, e\)/);
   });

@@ -9,7 +9,10 @@ const DOCS = 'http://formgate.test/docs/errors';
 /** A server with a request time limit injected (100 ms), checked every 20 ms, answering client errors as both surfaces do. */
 async function serverWithShortTimeout(): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer({ requestTimeout: 100, headersTimeout: 100, connectionsCheckingInterval: 20 }, (_request, response) => response.end('ok'));
-  server.on('clientError', answerClientError(() => DOCS));
+  server.on(
+    'clientError',
+    answerClientError(() => DOCS),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,

@@ -137,8 +137,19 @@ describe('buildConfig', () => {
 
   it('refuses a spamd address it cannot use, naming FORMGATE_SPAMD_URL', () => {
     for (const spamdUrl of [
-      'http://127.0.0.1:783', 'spamd://127.0.0.1:0', '127.0.0.1:65536', 'localhost:spamd', 'spamd://user:pw@host:783', 'spamd://host:783/path',
-      'spamd://host:783?x=1', 'spamd://', 'spamd:host', '::1', 'spam d:783', '-host:783', 'unix:/run/spamd.sock',
+      'http://127.0.0.1:783',
+      'spamd://127.0.0.1:0',
+      '127.0.0.1:65536',
+      'localhost:spamd',
+      'spamd://user:pw@host:783',
+      'spamd://host:783/path',
+      'spamd://host:783?x=1',
+      'spamd://',
+      'spamd:host',
+      '::1',
+      'spam d:783',
+      '-host:783',
+      'unix:/run/spamd.sock',
     ]) {
       assertConfigError({ spamdUrl }, 'FORMGATE_SPAMD_URL');
     }

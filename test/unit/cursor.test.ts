@@ -119,7 +119,20 @@ describe('CursorCodec', () => {
     };
     // the signing scheme above is the codec's: a valid position signed this way is accepted
     assert.deepEqual(codec.decode('forms', sign('12.abc')), { createdAt: 12, id: 'abc' });
-    for (const text of ['', '12', '12.', '.abc', 'x.abc', '-1.abc', '1.5.abc', '12.ABC', '12.abc!', '12.a b', '12345678901234567.abc', `12.${'a'.repeat(65)}`]) {
+    for (const text of [
+      '',
+      '12',
+      '12.',
+      '.abc',
+      'x.abc',
+      '-1.abc',
+      '1.5.abc',
+      '12.ABC',
+      '12.abc!',
+      '12.a b',
+      '12345678901234567.abc',
+      `12.${'a'.repeat(65)}`,
+    ]) {
       assert.throws(() => codec.decode('forms', sign(text)), refused, JSON.stringify(text));
     }
   });

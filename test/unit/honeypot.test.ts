@@ -8,7 +8,15 @@ const fromQuery = (query: string): ParsedSubmission => fieldsFromPairs(new URLSe
 describe('honeypotFilled', () => {
   it('sees a built-in trap filled whatever the shape of a form post', () => {
     for (const trap of ['_gotcha', '_honeypot']) {
-      for (const query of [`${trap}=x`, `${trap}[]=x`, `${trap}[0]=x`, `${trap}.a=x`, `${trap}[a][b]=x`, `${trap}=&${trap}=x`, `${trap}=%20&${trap}[]=&${trap}.a=x`]) {
+      for (const query of [
+        `${trap}=x`,
+        `${trap}[]=x`,
+        `${trap}[0]=x`,
+        `${trap}.a=x`,
+        `${trap}[a][b]=x`,
+        `${trap}=&${trap}=x`,
+        `${trap}=%20&${trap}[]=&${trap}.a=x`,
+      ]) {
         assert.equal(honeypotFilled(fromQuery(`message=hi&${query}`), null), true, query);
       }
     }
@@ -31,10 +39,19 @@ describe('honeypotFilled', () => {
 
   it("sees the form's own trap filled, as a control or as a data field, whatever its shape", () => {
     for (const query of ['_hp=x', '_hp[]=x', '_hp.a=x', '_hp=&_hp=x']) assert.equal(honeypotFilled(fromQuery(`m=hi&${query}`), '_hp'), true, query);
-    for (const query of ['website=x', 'website[]=x', 'website.a=x', 'website=&website=x', 'website[99999]=x', 'website=a&website[b]=c', 'website[a]=&website[b]=x']) {
+    for (const query of [
+      'website=x',
+      'website[]=x',
+      'website.a=x',
+      'website=&website=x',
+      'website[99999]=x',
+      'website=a&website[b]=c',
+      'website[a]=&website[b]=x',
+    ]) {
       assert.equal(honeypotFilled(fromQuery(`m=hi&${query}`), 'website'), true, query);
     }
-    for (const value of ['x', 0, ['x'], { a: 'x' }]) assert.equal(honeypotFilled(fieldsFromJson({ m: 'hi', website: value }), 'website'), true, JSON.stringify(value));
+    for (const value of ['x', 0, ['x'], { a: 'x' }])
+      assert.equal(honeypotFilled(fieldsFromJson({ m: 'hi', website: value }), 'website'), true, JSON.stringify(value));
     assert.equal(honeypotFilled(fieldsFromJson({ m: 'hi', 'website.a': 'x' }), 'website'), true);
     // a trap named with a path is looked up along it, and under its literal name
     assert.equal(honeypotFilled(fromQuery('m=hi&contact.website=x'), 'contact.website'), true);

@@ -40,7 +40,12 @@ function assertPrototypesClean(): void {
 
 describe('fieldsFromPairs', () => {
   it('keeps flat fields in the order sent, values exactly as sent', () => {
-    const parsed = fieldsFromPairs([['name', '  Ada  '], ['note', ''], ['msg', 'line1\r\nline2'], ['age', '36']]);
+    const parsed = fieldsFromPairs([
+      ['name', '  Ada  '],
+      ['note', ''],
+      ['msg', 'line1\r\nline2'],
+      ['age', '36'],
+    ]);
     assert.deepEqual(parsed.data, { name: '  Ada  ', note: '', msg: 'line1\r\nline2', age: '36' });
     assert.deepEqual(Object.keys(parsed.data), ['name', 'note', 'msg', 'age']);
     assert.deepEqual(parsed.controls, {});
@@ -48,7 +53,11 @@ describe('fieldsFromPairs', () => {
   });
 
   it('drops a pair without a name', () => {
-    const parsed = fieldsFromPairs([['', 'lost'], ['a', '1'], ['', 'also lost']]);
+    const parsed = fieldsFromPairs([
+      ['', 'lost'],
+      ['a', '1'],
+      ['', 'also lost'],
+    ]);
     assert.deepEqual(parsed.data, { a: '1' });
   });
 
@@ -62,14 +71,23 @@ describe('fieldsFromPairs', () => {
 
   it('moves every underscore field to controls under its flat name', () => {
     const parsed = fromQuery(
-      '_redirect=https%3A%2F%2Fx.test%2Fok&_error=https%3A%2F%2Fx.test%2Fko&_append=true&_email.subject=Hi&_email.from=Site'
-        + '&_email.replyto=r%40x.test&_replyto=s%40x.test&_feedback.success.title=T&_feedback.dark=1&_honeypot=&_gotcha=&_other=x&name=Ada',
+      '_redirect=https%3A%2F%2Fx.test%2Fok&_error=https%3A%2F%2Fx.test%2Fko&_append=true&_email.subject=Hi&_email.from=Site' +
+        '&_email.replyto=r%40x.test&_replyto=s%40x.test&_feedback.success.title=T&_feedback.dark=1&_honeypot=&_gotcha=&_other=x&name=Ada',
     );
     assert.deepEqual(parsed.data, { name: 'Ada' });
     assert.deepEqual(parsed.controls, {
-      _redirect: 'https://x.test/ok', _error: 'https://x.test/ko', _append: 'true',
-      '_email.subject': 'Hi', '_email.from': 'Site', '_email.replyto': 'r@x.test', _replyto: 's@x.test',
-      '_feedback.success.title': 'T', '_feedback.dark': '1', _honeypot: '', _gotcha: '', _other: 'x',
+      _redirect: 'https://x.test/ok',
+      _error: 'https://x.test/ko',
+      _append: 'true',
+      '_email.subject': 'Hi',
+      '_email.from': 'Site',
+      '_email.replyto': 'r@x.test',
+      _replyto: 's@x.test',
+      '_feedback.success.title': 'T',
+      '_feedback.dark': '1',
+      _honeypot: '',
+      _gotcha: '',
+      _other: 'x',
     });
   });
 
@@ -80,9 +98,7 @@ describe('fieldsFromPairs', () => {
   });
 
   it('moves captcha answers to captcha only, the first one winning', () => {
-    const parsed = fromQuery(
-      '_botpoison=bp&g-recaptcha-response=rc&h-captcha-response=hc&cf-turnstile-response=ts&cf-turnstile-response=later&name=Ada',
-    );
+    const parsed = fromQuery('_botpoison=bp&g-recaptcha-response=rc&h-captcha-response=hc&cf-turnstile-response=ts&cf-turnstile-response=later&name=Ada');
     assert.deepEqual(parsed.captcha, { botpoison: 'bp', recaptcha: 'rc', hcaptcha: 'hc', turnstile: 'ts' });
     assert.deepEqual(parsed.data, { name: 'Ada' });
     assert.deepEqual(parsed.controls, {});
@@ -179,16 +195,23 @@ describe('fieldsFromPairs', () => {
 
   it('keeps hostile names as own keys and never touches a prototype', () => {
     const parsed = fieldsFromPairs([
-      ['__proto__.x', '1'], ['__proto__[0]', '2'], ['__proto__', '3'],
-      ['constructor.prototype.x', '4'], ['a.__proto__.x', '5'], ['b[__proto__][y]', '6'],
-      ['constructor', '7'], ['prototype', '8'], ['c[constructor][prototype]', '9'], ['toString', '10'],
+      ['__proto__.x', '1'],
+      ['__proto__[0]', '2'],
+      ['__proto__', '3'],
+      ['constructor.prototype.x', '4'],
+      ['a.__proto__.x', '5'],
+      ['b[__proto__][y]', '6'],
+      ['constructor', '7'],
+      ['prototype', '8'],
+      ['c[constructor][prototype]', '9'],
+      ['toString', '10'],
     ]);
     assertPrototypesClean();
     // `constructor` sent twice: the object and the later string are joined, not lost.
     assert.equal(
       JSON.stringify(parsed.data),
-      '{"constructor":[{"prototype":{"x":"4"}},"7"],"a":{"__proto__":{"x":"5"}},"b":{"__proto__":{"y":"6"}},'
-        + '"prototype":"8","c":{"constructor":{"prototype":"9"}},"toString":"10"}',
+      '{"constructor":[{"prototype":{"x":"4"}},"7"],"a":{"__proto__":{"x":"5"}},"b":{"__proto__":{"y":"6"}},' +
+        '"prototype":"8","c":{"constructor":{"prototype":"9"}},"toString":"10"}',
     );
     const a = parsed.data.a as Record<string, unknown>;
     assert.ok(Object.hasOwn(a, '__proto__'), 'a.__proto__ is an own key');
@@ -218,17 +241,29 @@ describe('fieldsFromPairs', () => {
 describe('fieldsFromJson', () => {
   it('refuses a body that is not a JSON object', () => {
     for (const body of [null, [], ['a'], 'text', 42, true, undefined]) {
-      assert.throws(() => fieldsFromJson(body), (error: unknown) => {
-        assert.ok(error instanceof ProblemError, `not a ProblemError: ${String(error)}`);
-        assert.equal(error.code, 'validation_error');
-        assert.deepEqual(error.extra, { errors: ['body: must be a JSON object of fields'] });
-        return true;
-      });
+      assert.throws(
+        () => fieldsFromJson(body),
+        (error: unknown) => {
+          assert.ok(error instanceof ProblemError, `not a ProblemError: ${String(error)}`);
+          assert.equal(error.code, 'validation_error');
+          assert.deepEqual(error.extra, { errors: ['body: must be a JSON object of fields'] });
+          return true;
+        },
+      );
     }
   });
 
   it('keeps other keys with their JSON types', () => {
-    const body = { name: 'Ada', age: 36, ok: true, none: null, tags: ['a', 1, [2, { x: false }]], address: { city: 'Paris', zip: '75001' }, empty: {}, list: [] };
+    const body = {
+      name: 'Ada',
+      age: 36,
+      ok: true,
+      none: null,
+      tags: ['a', 1, [2, { x: false }]],
+      address: { city: 'Paris', zip: '75001' },
+      empty: {},
+      list: [],
+    };
     const parsed = fieldsFromJson(body);
     assert.deepEqual(parsed.data, body);
     assert.notEqual(parsed.data.address, body.address);
@@ -236,16 +271,23 @@ describe('fieldsFromJson', () => {
 
   it('flattens nested control objects with dots and stringifies their leaves', () => {
     const parsed = fieldsFromJson({
-      _redirect: 'https://x.test/ok', _append: true,
+      _redirect: 'https://x.test/ok',
+      _append: true,
       _email: { subject: 'Hi', from: 'Site', replyto: 'r@x.test', priority: 2 },
       _feedback: { success: { title: 'T' }, dark: false, nothing: null, list: ['x'], empty: {} },
       name: 'Ada',
     });
     assert.deepEqual(parsed.data, { name: 'Ada' });
     assert.deepEqual(parsed.controls, {
-      _redirect: 'https://x.test/ok', _append: 'true',
-      '_email.subject': 'Hi', '_email.from': 'Site', '_email.replyto': 'r@x.test', '_email.priority': '2',
-      '_feedback.success.title': 'T', '_feedback.dark': 'false', '_feedback.list[0]': 'x',
+      _redirect: 'https://x.test/ok',
+      _append: 'true',
+      '_email.subject': 'Hi',
+      '_email.from': 'Site',
+      '_email.replyto': 'r@x.test',
+      '_email.priority': '2',
+      '_feedback.success.title': 'T',
+      '_feedback.dark': 'false',
+      '_feedback.list[0]': 'x',
     });
   });
 
@@ -304,10 +346,7 @@ describe('fieldsFromJson', () => {
     assert.ok(Object.hasOwn(a, '__proto__'), 'a.__proto__ is an own key');
     assert.equal(Object.getPrototypeOf(a), Object.prototype);
     assert.equal(Object.getPrototypeOf((parsed.data.list as object[])[0]), Object.prototype);
-    assert.equal(
-      JSON.stringify(parsed.data),
-      '{"a":{"__proto__":{"y":2}},"constructor":{"prototype":{"z":3}},"list":[{"__proto__":{"0":4}}]}',
-    );
+    assert.equal(JSON.stringify(parsed.data), '{"a":{"__proto__":{"y":2}},"constructor":{"prototype":{"z":3}},"list":[{"__proto__":{"0":4}}]}');
     // A top-level `__proto__` starts with an underscore: it is a control, flattened like any other.
     assert.deepEqual(Object.keys(parsed.controls), ['__proto__.x', '_email.__proto__.x']);
     assert.equal(parsed.controls['_email.__proto__.x'], 'c');
@@ -345,7 +384,8 @@ describe('isEmpty', () => {
 
 describe('isBlankValue', () => {
   it('is true for what says nothing and false for anything else', () => {
-    for (const blank of [null, undefined, '', ' \t\r\n', '\u00a0', [], {}, [''], { a: null, b: [[]] }]) assert.equal(isBlankValue(blank), true, JSON.stringify(blank));
+    for (const blank of [null, undefined, '', ' \t\r\n', '\u00a0', [], {}, [''], { a: null, b: [[]] }])
+      assert.equal(isBlankValue(blank), true, JSON.stringify(blank));
     for (const value of ['x', 0, false, true, 1.5, ['', 'x'], { a: { b: 'x' } }]) assert.equal(isBlankValue(value), false, JSON.stringify(value));
   });
 });
@@ -393,7 +433,15 @@ describe('submitterAddress', () => {
     for (const bad of ['a@example.com\r\nBcc: victim@example.org', 'a@example.com\n', '\ra@example.com', 'a@exa\nmple.com']) {
       assert.equal(submitterAddress(fieldsFromPairs([['email', bad]])), null, JSON.stringify(bad));
     }
-    assert.equal(submitterAddress(fieldsFromPairs([['_replyto', 'a@example.com\r\n'], ['email', 'ok@example.com']])), 'ok@example.com');
+    assert.equal(
+      submitterAddress(
+        fieldsFromPairs([
+          ['_replyto', 'a@example.com\r\n'],
+          ['email', 'ok@example.com'],
+        ]),
+      ),
+      'ok@example.com',
+    );
   });
 
   it('trims surrounding spaces', () => {
@@ -416,8 +464,26 @@ describe('submitterAddress', () => {
   });
 
   it('refuses malformed addresses', () => {
-    const bad = ['a@b', '@b.co', 'a@', 'a@@b.co', 'a@b@c.co', 'a b@c.co', 'a..b@c.co', '.a@c.co', 'a.@c.co', 'a@-b.co', 'a@b-.co',
-      'a@b..co', 'a@b.123', '"a"@b.co', 'a@[127.0.0.1]', 'ユーザー@例え.jp', `${'l'.repeat(65)}@b.co`, `a@${'d'.repeat(64)}.co`];
+    const bad = [
+      'a@b',
+      '@b.co',
+      'a@',
+      'a@@b.co',
+      'a@b@c.co',
+      'a b@c.co',
+      'a..b@c.co',
+      '.a@c.co',
+      'a.@c.co',
+      'a@-b.co',
+      'a@b-.co',
+      'a@b..co',
+      'a@b.123',
+      '"a"@b.co',
+      'a@[127.0.0.1]',
+      'ユーザー@例え.jp',
+      `${'l'.repeat(65)}@b.co`,
+      `a@${'d'.repeat(64)}.co`,
+    ];
     for (const address of bad) assert.equal(submitterAddress(fieldsFromPairs([['email', address]])), null, address);
   });
 
@@ -430,7 +496,9 @@ describe('submitterAddress', () => {
 
 describe('lone UTF-16 surrogates in fields', () => {
   it('become one U+FFFD each in names and values of a JSON body, at any depth, controls included; a pair stays whole', () => {
-    const body: unknown = JSON.parse('{"message": "a\\ud800b\\udc00", "n\\udfff": {"k\\ud800": ["\\udbff"]}, "ok": "\\ud83d\\ude00", "_email": {"subject": "\\ud800"}}');
+    const body: unknown = JSON.parse(
+      '{"message": "a\\ud800b\\udc00", "n\\udfff": {"k\\ud800": ["\\udbff"]}, "ok": "\\ud83d\\ude00", "_email": {"subject": "\\ud800"}}',
+    );
     const parsed = fieldsFromJson(body);
     assert.deepEqual(parsed.data, { message: 'a\uFFFDb\uFFFD', 'n\uFFFD': { 'k\uFFFD': ['\uFFFD'] }, ok: '😀' });
     assert.equal(parsed.controls['_email.subject'], '\uFFFD');
@@ -438,14 +506,20 @@ describe('lone UTF-16 surrogates in fields', () => {
   });
 
   it('become one U+FFFD each in a form post (as a multipart part decoded by hand could carry)', () => {
-    const parsed = fieldsFromPairs([['na\ud800me', 'v\udc00'], ['list[]', '\ud800']]);
+    const parsed = fieldsFromPairs([
+      ['na\ud800me', 'v\udc00'],
+      ['list[]', '\ud800'],
+    ]);
     assert.deepEqual(parsed.data, { 'na\uFFFDme': 'v\uFFFD', list: ['\uFFFD'] });
   });
 });
 
 describe('parts without a name', () => {
   it('are dropped, as busboy reports them (name undefined)', () => {
-    const parsed = fieldsFromPairs([[undefined as unknown as string, 'v'], ['a', 'b']]);
+    const parsed = fieldsFromPairs([
+      [undefined as unknown as string, 'v'],
+      ['a', 'b'],
+    ]);
     assert.deepEqual(parsed.data, { a: 'b' });
   });
 });

@@ -78,7 +78,20 @@ describe('renderThankYouPage', () => {
   });
 
   it('shows no back link for anything but an absolute http(s) URL', () => {
-    const refused = [null, undefined, '', 'javascript:alert(1)', ' JavaScript:alert(1)', 'data:text/html,<b>x</b>', 'vbscript:x', 'ftp://example.com/', '/contact', 'contact.html', '//example.com/contact', 'not a url'];
+    const refused = [
+      null,
+      undefined,
+      '',
+      'javascript:alert(1)',
+      ' JavaScript:alert(1)',
+      'data:text/html,<b>x</b>',
+      'vbscript:x',
+      'ftp://example.com/',
+      '/contact',
+      'contact.html',
+      '//example.com/contact',
+      'not a url',
+    ];
     for (const backUrl of refused) {
       const html = renderThankYouPage({ branding: false, backUrl });
       assert.deepEqual(hrefs(html), [], String(backUrl));
@@ -125,7 +138,10 @@ describe('renderErrorPage', () => {
 
   it('lists the errors, escaped', () => {
     const html = renderErrorPage(400, { branding: false, errors: ['email: must be an email address', NASTY] });
-    assert.deepEqual([...html.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]), ['email: must be an email address', NASTY_ESCAPED]);
+    assert.deepEqual(
+      [...html.matchAll(/<li>(.*?)<\/li>/g)].map((m) => m[1]),
+      ['email: must be an email address', NASTY_ESCAPED],
+    );
     assert.doesNotMatch(html, /<script/i);
   });
 

@@ -17,8 +17,8 @@ const NON_PUBLIC: Record<string, string[]> = {
   'multicast 224/4': ['224.0.0.1', '239.255.255.250'],
   'multicast ff00::/8': ['ff02::1', 'ff0e::1'],
   'reserved 240/4': ['240.0.0.1', '254.255.255.254'],
-  'unspecified': ['0.0.0.0', '::', '0.1.2.3'],
-  'broadcast': ['255.255.255.255'],
+  unspecified: ['0.0.0.0', '::', '0.1.2.3'],
+  broadcast: ['255.255.255.255'],
   'IPv4-mapped IPv6 of a non-public address': ['::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:7f00:1'],
   'IPv4-compatible IPv6 (deprecated ::a.b.c.d)': ['::10.0.0.1', '::127.0.0.1', '::808:808'],
   'unique local fc00::/7': ['fc00::1', 'fd12:3456:789a::1'],
@@ -29,7 +29,19 @@ const NON_PUBLIC: Record<string, string[]> = {
 
 const PUBLIC = ['8.8.8.8', '1.1.1.1', '2606:4700:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8'];
 /** Just outside the private and shared ranges: public. */
-const BOUNDARIES = ['9.255.255.255', '11.0.0.0', '172.15.255.255', '172.32.0.0', '192.167.255.255', '192.169.0.0', '100.63.255.255', '100.128.0.0', '169.253.255.255', '169.255.0.0', '223.255.255.254'];
+const BOUNDARIES = [
+  '9.255.255.255',
+  '11.0.0.0',
+  '172.15.255.255',
+  '172.32.0.0',
+  '192.167.255.255',
+  '192.169.0.0',
+  '100.63.255.255',
+  '100.128.0.0',
+  '169.253.255.255',
+  '169.255.0.0',
+  '223.255.255.254',
+];
 
 describe('isPublicAddress', () => {
   for (const [kind, addresses] of Object.entries(NON_PUBLIC)) {
@@ -67,13 +79,26 @@ describe('webhookUrlProblem', () => {
   }
 
   it('accepts http and https URLs of public hosts and addresses', () => {
-    for (const url of ['https://example.com/hooks/formgate', 'http://example.com:8080/x?y=1#z', 'HTTPS://Hooks.Example.COM/', ...PUBLIC.map((a) => urlOf(a)), urlOf('8.8.8.8', 'https')]) {
+    for (const url of [
+      'https://example.com/hooks/formgate',
+      'http://example.com:8080/x?y=1#z',
+      'HTTPS://Hooks.Example.COM/',
+      ...PUBLIC.map((a) => urlOf(a)),
+      urlOf('8.8.8.8', 'https'),
+    ]) {
       assert.equal(webhookUrlProblem(url, false), null, url);
     }
   });
 
   it('refuses schemes other than http and https, even when private webhooks are allowed', () => {
-    for (const url of ['ftp://example.com/file', 'javascript:alert(1)', 'file:///etc/passwd', 'gopher://example.com/', 'data:text/plain,hi', 'ws://example.com/']) {
+    for (const url of [
+      'ftp://example.com/file',
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'gopher://example.com/',
+      'data:text/plain,hi',
+      'ws://example.com/',
+    ]) {
       for (const allowPrivate of [false, true]) {
         assert.equal(webhookUrlProblem(url, allowPrivate), 'must use http or https', `${url} (allowPrivate ${allowPrivate})`);
       }
@@ -97,7 +122,15 @@ describe('webhookUrlProblem', () => {
   });
 
   it('refuses localhost names, in any spelling, unless private webhooks are allowed', () => {
-    for (const url of ['http://localhost/', 'http://localhost:3000/hook', 'http://LOCALHOST/', 'http://localhost./', 'http://foo.localhost/', 'http://a.b.localhost./', 'https://Foo.LocalHost/']) {
+    for (const url of [
+      'http://localhost/',
+      'http://localhost:3000/hook',
+      'http://LOCALHOST/',
+      'http://localhost./',
+      'http://foo.localhost/',
+      'http://a.b.localhost./',
+      'https://Foo.LocalHost/',
+    ]) {
       assert.equal(webhookUrlProblem(url, false), 'must not point at localhost', url);
       assert.equal(webhookUrlProblem(url, true), null, `${url} with allowPrivate`);
     }

@@ -68,7 +68,9 @@ describe('postJsonSafely', () => {
     });
 
     it(`refuses a host name resolving to ${address}`, async () => {
-      const err = await deliveryErrorOf(post(`http://evil.example:${receiver.port}/hook`, { allowPrivate: false, lookup: lookupOf({ 'evil.example': [address] }) }));
+      const err = await deliveryErrorOf(
+        post(`http://evil.example:${receiver.port}/hook`, { allowPrivate: false, lookup: lookupOf({ 'evil.example': [address] }) }),
+      );
       assert.equal(err.permanent, true);
       assert.match(err.message, kind);
       assert.match(err.message, /evil\.example resolves to/);
@@ -77,14 +79,20 @@ describe('postJsonSafely', () => {
 
   it('refuses a host name resolving to 127.0.0.1 without connecting', async () => {
     receiver.requests.length = 0;
-    const err = await deliveryErrorOf(post(`http://evil.example:${receiver.port}/hook`, { allowPrivate: false, lookup: lookupOf({ 'evil.example': ['127.0.0.1'] }) }));
+    const err = await deliveryErrorOf(
+      post(`http://evil.example:${receiver.port}/hook`, { allowPrivate: false, lookup: lookupOf({ 'evil.example': ['127.0.0.1'] }) }),
+    );
     assert.equal(err.permanent, true);
     assert.equal(err.message, 'refused: 127.0.0.1 is a loopback address, not a public one (evil.example resolves to 127.0.0.1)');
     assert.equal(receiver.requests.length, 0);
   });
 
   it('refuses a host name when any one of its addresses is not public, in either order', async () => {
-    for (const addresses of [['93.184.215.14', '10.0.0.7'], ['10.0.0.7', '93.184.215.14'], ['2606:4700::1', '::1']]) {
+    for (const addresses of [
+      ['93.184.215.14', '10.0.0.7'],
+      ['10.0.0.7', '93.184.215.14'],
+      ['2606:4700::1', '::1'],
+    ]) {
       const err = await deliveryErrorOf(post('https://mixed.example/hook', { allowPrivate: false, lookup: lookupOf({ 'mixed.example': addresses }) }));
       assert.equal(err.permanent, true, addresses.join());
       assert.match(err.message, /private|loopback/, addresses.join());
@@ -102,7 +110,12 @@ describe('postJsonSafely', () => {
   it('connects to the address it checked, keeping the host name in the Host header', async () => {
     receiver.requests.length = 0;
     const calls: string[] = [];
-    const result = await postJsonSafely(`http://hook.example:${receiver.port}/hook?x=1`, '{"a":1}', { 'content-type': 'application/json', 'x-extra': 'yes' }, { allowPrivate: true, lookup: lookupOf({ 'hook.example': ['127.0.0.1'] }, calls) });
+    const result = await postJsonSafely(
+      `http://hook.example:${receiver.port}/hook?x=1`,
+      '{"a":1}',
+      { 'content-type': 'application/json', 'x-extra': 'yes' },
+      { allowPrivate: true, lookup: lookupOf({ 'hook.example': ['127.0.0.1'] }, calls) },
+    );
     assert.deepEqual(result, { status: 200, body: '' });
     assert.deepEqual(calls, ['hook.example'], 'resolved once, by the injected lookup only');
     assert.equal(receiver.requests.length, 1);
@@ -193,8 +206,15 @@ describe('postJsonSafely', () => {
       // A host name is needed: a literal address is connected on a later turn by Node.js itself.
       const answering = await startWebhookReceiver();
       try {
-        const lookup = lookupOf({ 'v4.example': ['224.0.0.1'], 'broadcast.example': ['255.255.255.255'], 'v6.example': ['ff02::1'], 'ok.example': ['127.0.0.1'] });
-        const unrouted = ['v4.example', 'broadcast.example', 'v6.example'].map((host) => deliveryErrorOf(post(`${scheme}://${host}/hook`, { allowPrivate: true, lookup })));
+        const lookup = lookupOf({
+          'v4.example': ['224.0.0.1'],
+          'broadcast.example': ['255.255.255.255'],
+          'v6.example': ['ff02::1'],
+          'ok.example': ['127.0.0.1'],
+        });
+        const unrouted = ['v4.example', 'broadcast.example', 'v6.example'].map((host) =>
+          deliveryErrorOf(post(`${scheme}://${host}/hook`, { allowPrivate: true, lookup })),
+        );
         const fine = post(`http://ok.example:${answering.port}/hook`, { allowPrivate: true, lookup });
         for (const err of await Promise.all(unrouted)) {
           assert.equal(err.permanent, false, err.message);
@@ -249,7 +269,10 @@ describe('postJsonSafely', () => {
     const skip = namespaces ? false : 'needs `unshare -n` (util-linux, run as root): no network namespace can be made here';
 
     /** Runs one postJsonSafely in a fresh namespace whose only interface is a loopback that is down. */
-    function postInNamespace(url: string, address: string): Promise<{ outcome: string; deliveryError: boolean; permanent: boolean; code: string; message: string }> {
+    function postInNamespace(
+      url: string,
+      address: string,
+    ): Promise<{ outcome: string; deliveryError: boolean; permanent: boolean; code: string; message: string }> {
       return new Promise((resolve, reject) => {
         const args = ['-n', process.execPath, '--import', 'tsx', 'test/helpers/post-safely-child.ts', url, address, 'public-only'];
         execFile('unshare', args, { cwd: PROJECT_ROOT, timeout: 20_000 }, (error, stdout, stderr) => {
@@ -259,7 +282,11 @@ describe('postJsonSafely', () => {
       });
     }
 
-    for (const [scheme, address] of [['http', '8.8.8.8'], ['https', '8.8.8.8'], ['https', '2606:4700:4700::1111']] as const) {
+    for (const [scheme, address] of [
+      ['http', '8.8.8.8'],
+      ['https', '8.8.8.8'],
+      ['https', '2606:4700:4700::1111'],
+    ] as const) {
       it(`fails a public address (${address}, ${scheme}) that has no route as transient, without ending the process`, { skip }, async () => {
         const result = await postInNamespace(`${scheme}://public.example/hook`, address);
         assert.equal(result.outcome, 'failed');
@@ -292,7 +319,13 @@ describe('postJsonSafely', () => {
       });
       server.on('connection', (socket) => connections.push(socket.remoteAddress ?? ''));
       await new Promise<void>((resolve) => server.listen(port, host, resolve));
-      return { server, port: (server.address() as AddressInfo).port, connections, requests: () => requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+      return {
+        server,
+        port: (server.address() as AddressInfo).port,
+        connections,
+        requests: () => requests,
+        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      };
     }
 
     it('sends the requests to one checked address over one connection', async () => {

@@ -250,12 +250,62 @@ describe('gibberish signal', () => {
 
   it('leaves real words and names of many languages alone', async () => {
     const words = [
-      'rhythm', 'strengths', 'twelfths', 'Angstschweiß', 'Geschichtsschreibung', 'Weltschmerz', 'Rechtsstreit', 'Volkssprache',
-      'Szczepański', 'Szczepanski', 'Przybyszewski', 'Krzysztof', 'Chrzanowski', 'Strzelczyk', 'Wojciechowski', 'Brzęczyszczykiewicz',
-      'Mkrtchyan', 'Tchaikovsky', 'Schwarzschild', 'Dijkstra', 'Nguyen', 'Huynh', 'Xiaoqing', 'Qiang', 'Nyqvist', 'Holmqvist', 'Blomqvist',
-      'Llewellyn', 'Cwmbran', 'Llwyd', 'Gwynedd', 'Tshabalala', 'Mthembu', 'Nkechi', 'Mqwebu', 'Berxwedan', 'qiziqmoqchi',
-      'McDonald', 'MacArthur', 'iPhone', 'DeShawn', 'LaToya', 'JavaScript', 'PowerPoint', 'HubSpotCRM', 'QWERTY', 'HTTPS',
-      'MMXXIV', 'QXZTRBWKLP', 'hmmmmm', 'Shhhhh', 'Brrrr', 'Zzzzzz', 'Iraq', 'Qatar', 'Qashqai',
+      'rhythm',
+      'strengths',
+      'twelfths',
+      'Angstschweiß',
+      'Geschichtsschreibung',
+      'Weltschmerz',
+      'Rechtsstreit',
+      'Volkssprache',
+      'Szczepański',
+      'Szczepanski',
+      'Przybyszewski',
+      'Krzysztof',
+      'Chrzanowski',
+      'Strzelczyk',
+      'Wojciechowski',
+      'Brzęczyszczykiewicz',
+      'Mkrtchyan',
+      'Tchaikovsky',
+      'Schwarzschild',
+      'Dijkstra',
+      'Nguyen',
+      'Huynh',
+      'Xiaoqing',
+      'Qiang',
+      'Nyqvist',
+      'Holmqvist',
+      'Blomqvist',
+      'Llewellyn',
+      'Cwmbran',
+      'Llwyd',
+      'Gwynedd',
+      'Tshabalala',
+      'Mthembu',
+      'Nkechi',
+      'Mqwebu',
+      'Berxwedan',
+      'qiziqmoqchi',
+      'McDonald',
+      'MacArthur',
+      'iPhone',
+      'DeShawn',
+      'LaToya',
+      'JavaScript',
+      'PowerPoint',
+      'HubSpotCRM',
+      'QWERTY',
+      'HTTPS',
+      'MMXXIV',
+      'QXZTRBWKLP',
+      'hmmmmm',
+      'Shhhhh',
+      'Brrrr',
+      'Zzzzzz',
+      'Iraq',
+      'Qatar',
+      'Qashqai',
     ];
     for (const word of words) assert.equal(looksRandom(word), false, word);
   });
@@ -271,7 +321,10 @@ describe('gibberish signal', () => {
 
   it('does not count e-mail addresses, links, numbers, codes or other scripts', async () => {
     await assertHam({ name: 'Xzq', email: 'xkqzvbt.lkjzxcv@qwzx.example', message: 'https://qzxwvjk.example/lkjzxcv?q=bcdfghjkl' });
-    assert.equal((await scoreOnce({ name: 'Иван Петров', phone: '+7 495 123-45-67', order: 'A7K-2291-XQ', postcode: 'SW1A 1AA', vat: 'PL5261040828' })).score, 0);
+    assert.equal(
+      (await scoreOnce({ name: 'Иван Петров', phone: '+7 495 123-45-67', order: 'A7K-2291-XQ', postcode: 'SW1A 1AA', vat: 'PL5261040828' })).score,
+      0,
+    );
     assert.equal((await scoreOnce({ name: '张伟', message: '请问营业时间？' })).score, 0);
     assert.equal((await scoreOnce({ name: 'محمد عبد الله', message: 'شكرا جزيلا' })).score, 0);
   });
@@ -293,7 +346,12 @@ const message = { name: 'Ada', message: 'Hello, is the shop open on Sunday?' };
 
 function clock(): { now: () => number; advance: (ms: number) => void } {
   let time = 1_700_000_000_000;
-  return { now: () => time, advance: (ms) => { time += ms; } };
+  return {
+    now: () => time,
+    advance: (ms) => {
+      time += ms;
+    },
+  };
 }
 
 let redisPrefixes = 0;

@@ -33,12 +33,22 @@ describe('parseSpamdResponse', () => {
       threshold: 5,
       symbols: ['HTML_MESSAGE', 'MISSING_DATE'],
     });
-    assert.deepEqual(parse(spamdAnswer({ spam: false, score: -0.1, symbols: ['ALL_TRUSTED'] })), { spam: false, score: -0.1, threshold: 5, symbols: ['ALL_TRUSTED'] });
+    assert.deepEqual(parse(spamdAnswer({ spam: false, score: -0.1, symbols: ['ALL_TRUSTED'] })), {
+      spam: false,
+      score: -0.1,
+      threshold: 5,
+      symbols: ['ALL_TRUSTED'],
+    });
   });
 
   it('reads a CHECK answer (no body), headers in any order and case, Yes/No verdicts', () => {
     assert.deepEqual(parse('SPAMD/1.1 0 EX_OK\r\nSpam: False ; 1.2 / 5.0\r\n\r\n'), { spam: false, score: 1.2, threshold: 5, symbols: [] });
-    assert.deepEqual(parse('SPAMD/1.5 0 EX_OK\r\nspam: Yes ; 1003 / 6.5\r\ncontent-length: 0\r\n\r\n'), { spam: true, score: 1003, threshold: 6.5, symbols: [] });
+    assert.deepEqual(parse('SPAMD/1.5 0 EX_OK\r\nspam: Yes ; 1003 / 6.5\r\ncontent-length: 0\r\n\r\n'), {
+      spam: true,
+      score: 1003,
+      threshold: 6.5,
+      symbols: [],
+    });
     assert.equal(parse('SPAMD/1.1 0 EX_OK\r\nSpam: No ; 0.0 / 5.0\r\n\r\n').spam, false);
   });
 

@@ -9,7 +9,15 @@ import { deliveryErrorOf } from '../helpers/delivery-errors.js';
 const FIELDS = { name: 'Ada Lovelace', email: 'ada@example.com', tags: ['a', 'b'], car: { color: 'red' }, note: 'héllo "quoted" ✓' };
 
 function jobFor(url: string, overrides: Partial<Job> = {}): Job<WebhookPayload> {
-  return { id: 'job_1', kind: WEBHOOK_KIND, payload: { url, formId: 'frm_1', fields: FIELDS }, attempt: 1, submissionId: 'sub_42', idempotencyKey: 'sub_42', ...overrides } as Job<WebhookPayload>;
+  return {
+    id: 'job_1',
+    kind: WEBHOOK_KIND,
+    payload: { url, formId: 'frm_1', fields: FIELDS },
+    attempt: 1,
+    submissionId: 'sub_42',
+    idempotencyKey: 'sub_42',
+    ...overrides,
+  } as Job<WebhookPayload>;
 }
 
 /** The Standard Webhooks headers of a received request, as a verifier takes them. */
@@ -59,7 +67,10 @@ describe('WebhookChannel', () => {
       assert.equal(err.statusCode, 500);
     }
     await channel.send({ ...job, attempt: 3 });
-    assert.deepEqual(receiver.requests.map((r) => r.headers['webhook-id']), ['sub_7', 'sub_7', 'sub_7']);
+    assert.deepEqual(
+      receiver.requests.map((r) => r.headers['webhook-id']),
+      ['sub_7', 'sub_7', 'sub_7'],
+    );
     for (const request of receiver.requests) new Webhook(secret).verify(request.rawBody, signedHeaders(request));
   });
 
@@ -80,10 +91,22 @@ describe('WebhookChannel', () => {
   });
 
   const OUTCOMES: Array<[number, 'ok' | 'transient' | 'permanent']> = [
-    [200, 'ok'], [202, 'ok'], [204, 'ok'],
-    [500, 'transient'], [502, 'transient'], [503, 'transient'], [429, 'transient'], [408, 'transient'],
-    [400, 'permanent'], [401, 'permanent'], [404, 'permanent'], [410, 'permanent'], [422, 'permanent'],
-    [301, 'permanent'], [302, 'permanent'], [307, 'permanent'],
+    [200, 'ok'],
+    [202, 'ok'],
+    [204, 'ok'],
+    [500, 'transient'],
+    [502, 'transient'],
+    [503, 'transient'],
+    [429, 'transient'],
+    [408, 'transient'],
+    [400, 'permanent'],
+    [401, 'permanent'],
+    [404, 'permanent'],
+    [410, 'permanent'],
+    [422, 'permanent'],
+    [301, 'permanent'],
+    [302, 'permanent'],
+    [307, 'permanent'],
   ];
   for (const [status, outcome] of OUTCOMES) {
     it(`treats an answer ${status} as ${outcome}`, async () => {

@@ -75,11 +75,7 @@ export const initial: Migration = {
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .addColumn('updated_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex('forms_workspace_created')
-      .on('forms')
-      .columns(['workspace_id', 'created_at', 'id'])
-      .execute();
+    await db.schema.createIndex('forms_workspace_created').on('forms').columns(['workspace_id', 'created_at', 'id']).execute();
 
     await db.schema
       .createTable('form_secrets')
@@ -104,15 +100,7 @@ export const initial: Migration = {
       .addColumn('status', 'text', (c) => c.notNull())
       .addColumn('created_at', 'bigint', (c) => c.notNull())
       .execute();
-    await db.schema
-      .createIndex('submissions_form_listing')
-      .on('submissions')
-      .columns(['form_id', 'status', 'created_at', 'id'])
-      .execute();
-    await db.schema
-      .createIndex('submissions_workspace_listing')
-      .on('submissions')
-      .columns(['workspace_id', 'status', 'created_at', 'id'])
-      .execute();
+    await db.schema.createIndex('submissions_form_listing').on('submissions').columns(['form_id', 'status', 'created_at', 'id']).execute();
+    await db.schema.createIndex('submissions_workspace_listing').on('submissions').columns(['workspace_id', 'status', 'created_at', 'id']).execute();
   },
 };

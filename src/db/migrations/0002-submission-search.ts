@@ -10,14 +10,19 @@ import type { Migration } from './index.js';
  */
 export const submissionSearch: Migration = {
   async up(db: Kysely<any>, dialect: Dialect) {
-    await db.schema.alterTable('submissions').addColumn('search_text', 'text', (c) => c.notNull().defaultTo('')).execute();
+    await db.schema
+      .alterTable('submissions')
+      .addColumn('search_text', 'text', (c) => c.notNull().defaultTo(''))
+      .execute();
     if (dialect === 'postgres') {
       await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
       await sql`CREATE INDEX submissions_search_trgm ON submissions USING gin (search_text gin_trgm_ops)`.execute(db);
       return;
     }
     // External content: the index reads `search_text` from submissions when it checks a candidate.
-    await sql`CREATE VIRTUAL TABLE submissions_search USING fts5(search_text, tokenize = 'trigram', content = 'submissions', content_rowid = 'seq')`.execute(db);
+    await sql`CREATE VIRTUAL TABLE submissions_search USING fts5(search_text, tokenize = 'trigram', content = 'submissions', content_rowid = 'seq')`.execute(
+      db,
+    );
     await sql`CREATE TRIGGER submissions_search_insert AFTER INSERT ON submissions BEGIN
       INSERT INTO submissions_search (rowid, search_text) VALUES (new.seq, new.search_text); END`.execute(db);
     await sql`CREATE TRIGGER submissions_search_delete AFTER DELETE ON submissions BEGIN

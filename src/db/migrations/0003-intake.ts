@@ -11,7 +11,10 @@ export const intake: Migration = {
   async up(db: Kysely<any>, dialect: Dialect) {
     const json = dialect === 'postgres' ? 'jsonb' : 'text';
     await db.schema.alterTable('submissions').addColumn('email_controls', json).execute();
-    await db.schema.alterTable('forms').addColumn('honeypot_drops', 'bigint', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('forms')
+      .addColumn('honeypot_drops', 'bigint', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable('workspaces').addColumn('quota_notified_at', 'bigint').execute();
     await db.schema.createIndex('submissions_status_created').on('submissions').columns(['status', 'created_at']).execute();
     // Held submissions are released oldest first, per workspace.

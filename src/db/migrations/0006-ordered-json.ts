@@ -11,7 +11,9 @@ import type { Migration } from './index.js';
 export const orderedJson: Migration = {
   async up(db: Kysely<any>, dialect: Dialect) {
     if (dialect !== 'postgres') return;
-    await sql`ALTER TABLE submissions ALTER COLUMN data TYPE json USING data::json, ALTER COLUMN email_controls TYPE json USING email_controls::json`.execute(db);
+    await sql`ALTER TABLE submissions ALTER COLUMN data TYPE json USING data::json, ALTER COLUMN email_controls TYPE json USING email_controls::json`.execute(
+      db,
+    );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE json USING payload::json`.execute(db);
   },
 };

@@ -39,7 +39,8 @@ export const changeCounts: Migration = {
     await sql`CREATE TABLE change_counts (name TEXT PRIMARY KEY, n INTEGER NOT NULL)`.execute(db);
     for (const [name, triggers] of Object.entries(COUNTED)) {
       await sql`INSERT INTO change_counts (name, n) VALUES (${name}, 0)`.execute(db);
-      for (const trigger of triggers) await sql.raw(`CREATE TRIGGER ${trigger} BEGIN UPDATE change_counts SET n = n + 1 WHERE name = '${name}'; END`).execute(db);
+      for (const trigger of triggers)
+        await sql.raw(`CREATE TRIGGER ${trigger} BEGIN UPDATE change_counts SET n = n + 1 WHERE name = '${name}'; END`).execute(db);
     }
   },
 };

@@ -12,7 +12,10 @@ import type { Migration } from './index.js';
  */
 export const deliveryLanes: Migration = {
   async up(db: Kysely<any>, _dialect: Dialect) {
-    await db.schema.alterTable('jobs').addColumn('lane', 'text', (c) => c.notNull().defaultTo('email')).execute();
+    await db.schema
+      .alterTable('jobs')
+      .addColumn('lane', 'text', (c) => c.notNull().defaultTo('email'))
+      .execute();
     await db.schema.alterTable('jobs').addColumn('destination', 'text').execute();
     await db.schema.alterTable('jobs').addColumn('try_started_at', 'bigint').execute();
     // As jobs/lanes.ts says at the time of writing (a migration never changes with the code).
@@ -22,7 +25,11 @@ export const deliveryLanes: Migration = {
     const webhooks = await db.selectFrom('jobs').select(['id', 'payload']).where('status', '!=', 'done').where('lane', '=', 'webhook').execute();
     for (const job of webhooks) {
       const payload = (typeof job.payload === 'string' ? JSON.parse(job.payload) : job.payload) as { url?: unknown } | null;
-      await db.updateTable('jobs').set({ destination: originOf(payload?.url) }).where('id', '=', job.id).execute();
+      await db
+        .updateTable('jobs')
+        .set({ destination: originOf(payload?.url) })
+        .where('id', '=', job.id)
+        .execute();
     }
     await db.schema.dropIndex('jobs_status_run_at').execute();
     await sql`CREATE INDEX jobs_due ON jobs (lane, run_at) WHERE status = 'pending'`.execute(db);

@@ -12,12 +12,17 @@ const FORM_COLUMNS = 'workspace_id, custom_honeypot, custom_spam_words, spam_pro
 export const allowedOrigins: Migration = {
   async up(db: Kysely<any>, dialect: Dialect) {
     const json = dialect === 'postgres' ? 'jsonb' : 'text';
-    await db.schema.alterTable('forms').addColumn('allowed_origins', json, (c) => c.notNull().defaultTo('[]')).execute();
+    await db.schema
+      .alterTable('forms')
+      .addColumn('allowed_origins', json, (c) => c.notNull().defaultTo('[]'))
+      .execute();
     if (dialect !== 'sqlite') return;
     // SQLite keeps intake forms in memory while their change count stays put (migration 0010).
     await sql`DROP TRIGGER forms_intake_update`.execute(db);
-    await sql.raw(
-      `CREATE TRIGGER forms_intake_update AFTER UPDATE OF ${FORM_COLUMNS} ON forms BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'intake_forms'; END`,
-    ).execute(db);
+    await sql
+      .raw(
+        `CREATE TRIGGER forms_intake_update AFTER UPDATE OF ${FORM_COLUMNS} ON forms BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'intake_forms'; END`,
+      )
+      .execute(db);
   },
 };

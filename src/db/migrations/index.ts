@@ -41,9 +41,7 @@ export async function migrateToLatest(database: Database): Promise<string[]> {
     db: database.db,
     provider: {
       async getMigrations() {
-        return Object.fromEntries(
-          Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, database.dialect) }]),
-        );
+        return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, database.dialect) }]));
       },
     },
   });

@@ -7,7 +7,10 @@ const code = (s: string) => escape(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 /** `GET /docs/errors`: the page every problem's `type` points into, one anchor per code. */
 export function registerErrorDocsRoute(app: FastifyInstance): void {
   const sections = Object.entries(PROBLEMS)
-    .map(([name, p]) => `<section id="${problemAnchor(name)}"><h2><code>${name}</code> <small>HTTP ${p.status} · ${escape(p.title)}</small></h2><p>${code(p.summary)}</p></section>`)
+    .map(
+      ([name, p]) =>
+        `<section id="${problemAnchor(name)}"><h2><code>${name}</code> <small>HTTP ${p.status} · ${escape(p.title)}</small></h2><p>${code(p.summary)}</p></section>`,
+    )
     .join('\n');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Formgate API errors</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#1f2328}small{color:#59636e;font-weight:normal}code{background:#f6f8fa;padding:0 .2em;border-radius:4px}section{border-top:1px solid #d1d9e0;padding-top:.5rem}</style></head>

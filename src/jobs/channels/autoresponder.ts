@@ -4,7 +4,16 @@ import { submitterAddress } from '../../intake/fields.js';
 import { autoresponderMessage } from '../../mail/autoresponder.js';
 import type { Mailer } from '../../mail/transport.js';
 import { isUpgraded } from '../../services/plans.js';
-import { DeliveryError, lookupBySubmission, renderStoredTemplate, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import {
+  DeliveryError,
+  lookupBySubmission,
+  renderStoredTemplate,
+  storedEmailControls,
+  submissionGone,
+  submissionIdOf,
+  type Channel,
+  type Job,
+} from './channel.js';
 
 export const AUTORESPONDER_KIND = 'autoresponder';
 
@@ -25,7 +34,16 @@ export class AutoresponderChannel implements Channel {
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-      .select(['submissions.id', 'submissions.data', 'submissions.emailControls', 'forms.name', 'forms.notificationEmails', 'workspaces.plan', 'templates.code', 'templates.paused'])
+      .select([
+        'submissions.id',
+        'submissions.data',
+        'submissions.emailControls',
+        'forms.name',
+        'forms.notificationEmails',
+        'workspaces.plan',
+        'templates.code',
+        'templates.paused',
+      ])
       .where('submissions.id', 'in', submissionIds)
       .execute(),
   );

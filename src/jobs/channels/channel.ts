@@ -44,7 +44,9 @@ export function submissionIdOf(job: Job): string {
  * query: the worker starts a claimed batch in one tick, and a query per job was a round trip each
  * on PostgreSQL. A submission not found answers undefined.
  */
-export function lookupBySubmission<Row extends { id: string }>(query: (submissionIds: readonly string[]) => Promise<Row[]>): DataLoader<string, Row | undefined> {
+export function lookupBySubmission<Row extends { id: string }>(
+  query: (submissionIds: readonly string[]) => Promise<Row[]>,
+): DataLoader<string, Row | undefined> {
   return new DataLoader(
     async (submissionIds) => {
       const rows = new Map((await query(submissionIds)).map((row) => [row.id, row]));

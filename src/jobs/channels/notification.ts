@@ -2,7 +2,16 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
-import { DeliveryError, lookupBySubmission, renderedOrDefaultLayout, storedEmailControls, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import {
+  DeliveryError,
+  lookupBySubmission,
+  renderedOrDefaultLayout,
+  storedEmailControls,
+  submissionGone,
+  submissionIdOf,
+  type Channel,
+  type Job,
+} from './channel.js';
 
 export const NOTIFICATION_KIND = 'notification';
 

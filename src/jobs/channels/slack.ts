@@ -8,8 +8,19 @@ export const SLACK_KIND = 'slack';
 const TIMEOUT_MS = 10_000;
 // Slack's answers that no retry can fix: the owner must change the token or the channel.
 const PERMANENT_ERRORS = new Set([
-  'invalid_auth', 'not_authed', 'account_inactive', 'token_revoked', 'token_expired', 'no_permission', 'missing_scope',
-  'channel_not_found', 'not_in_channel', 'is_archived', 'msg_too_long', 'invalid_arguments', 'restricted_action',
+  'invalid_auth',
+  'not_authed',
+  'account_inactive',
+  'token_revoked',
+  'token_expired',
+  'no_permission',
+  'missing_scope',
+  'channel_not_found',
+  'not_in_channel',
+  'is_archived',
+  'msg_too_long',
+  'invalid_arguments',
+  'restricted_action',
 ]);
 
 /** Posts a submission to the form's `slackChannel` with `chat.postMessage`, using the form's stored Slack token. */
@@ -38,7 +49,12 @@ export class SlackChannel implements Channel {
     const response = await fetch(`${this.apiUrl}/chat.postMessage`, {
       method: 'POST',
       headers: { authorization: `Bearer ${row.token}`, 'content-type': 'application/json; charset=utf-8' },
-      body: JSON.stringify({ channel: row.slackChannel, text: slackText(row.name, fromJson<Record<string, unknown>>(row.data)), unfurl_links: false, unfurl_media: false }),
+      body: JSON.stringify({
+        channel: row.slackChannel,
+        text: slackText(row.name, fromJson<Record<string, unknown>>(row.data)),
+        unfurl_links: false,
+        unfurl_media: false,
+      }),
       redirect: 'error',
       signal: AbortSignal.timeout(TIMEOUT_MS),
     }).catch((err: unknown) => {

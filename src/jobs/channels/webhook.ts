@@ -58,7 +58,11 @@ export class WebhookChannel implements Channel {
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
       'webhook-signature': signature,
     };
-    const { status } = await postJsonSafely(payload.url, body, headers, { allowPrivate: this.options.allowPrivate, timeoutMs: this.options.timeoutMs, lookup: this.options.lookup });
+    const { status } = await postJsonSafely(payload.url, body, headers, {
+      allowPrivate: this.options.allowPrivate,
+      timeoutMs: this.options.timeoutMs,
+      lookup: this.options.lookup,
+    });
     throwUnlessDelivered(status);
   }
 }
@@ -66,7 +70,11 @@ export class WebhookChannel implements Channel {
 /** 2xx is delivered; 408, 429 and 5xx may pass on a later try; other 4xx and any 3xx will not. */
 export function throwUnlessDelivered(status: number): void {
   if (status >= 200 && status < 300) return;
-  if (status >= 300 && status < 400) throw new DeliveryError(`the webhook answered ${status}: redirects are not followed, point the form at the final URL`, { permanent: true, statusCode: status });
+  if (status >= 300 && status < 400)
+    throw new DeliveryError(`the webhook answered ${status}: redirects are not followed, point the form at the final URL`, {
+      permanent: true,
+      statusCode: status,
+    });
   const transient = status === 408 || status === 429 || status >= 500;
   throw new DeliveryError(`the webhook answered ${status}`, { permanent: !transient, statusCode: status });
 }

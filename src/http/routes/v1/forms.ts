@@ -62,7 +62,8 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       operationId: 'updateForm',
       tags: ['Forms'],
       summary: 'Change a form’s settings',
-      description: 'Applies only the fields present; null clears a nullable field (never `name`); `notificationEmails` and `allowedOrigins` replace the whole list (`[]` empties it).',
+      description:
+        'Applies only the fields present; null clears a nullable field (never `name`); `notificationEmails` and `allowedOrigins` replace the whole list (`[]` empties it).',
       params: FormParams,
       body: FormPatchBody,
       response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },

@@ -34,7 +34,12 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
     async (request, reply) => {
       const { formId } = request.params;
       const list = `submissions:form:${formId}`;
-      const page = await ctx.submissions.listSubmissions(principalOf(request).userId, { formId }, pageRequest(ctx.cursors, list, request.query), request.query.search);
+      const page = await ctx.submissions.listSubmissions(
+        principalOf(request).userId,
+        { formId },
+        pageRequest(ctx.cursors, list, request.query),
+        request.query.search,
+      );
       return sendJsonText(reply, envelopeJson(ctx.cursors, list, page, submissionJson));
     },
   );

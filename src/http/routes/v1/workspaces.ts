@@ -55,7 +55,6 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       body: WorkspaceBody,
       response: { 200: Type.Ref('Workspace'), ...problemResponses('upgrade_required') },
     }),
-    async (request) =>
-      toWorkspaceResource(await ctx.workspaces.renameWorkspace(principalOf(request).userId, request.params.workspaceId, request.body.name)),
+    async (request) => toWorkspaceResource(await ctx.workspaces.renameWorkspace(principalOf(request).userId, request.params.workspaceId, request.body.name)),
   );
 }
