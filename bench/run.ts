@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const seconds = Math.round((performance.now() - started) / 1000);
   const file = path.join(BENCH_DIR, 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify({ machine, settings: SETTINGS, seconds, rows, results }, null, 2) + '\n');
+  fs.writeFileSync(file, `${JSON.stringify({ machine, settings: SETTINGS, seconds, rows, results }, null, 2)}\n`);
   const missed = rows.filter((r) => r.met === false).length;
   process.stdout.write(`${missed === 0 ? 'every target met' : `${missed} target(s) missed`}; ${seconds} s; written to ${path.relative(process.cwd(), file)}\n`);
 }

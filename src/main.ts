@@ -8,8 +8,8 @@ import { ProblemError } from './errors.js';
 const json = process.argv.includes('--json');
 
 function fail(code: string, message: string, errors: string[] | undefined, exitCode: number): never {
-  if (json) process.stdout.write(JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } }) + '\n');
-  else process.stderr.write(`formgate: ${message}${errors?.length ? '\n  ' + errors.join('\n  ') : ''}\n`);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } })}\n`);
+  else process.stderr.write(`formgate: ${message}${errors?.length ? `\n  ${errors.join('\n  ')}` : ''}\n`);
   process.exit(exitCode);
 }
 
@@ -21,7 +21,7 @@ function loadConfig(): Config {
 function run(action: (config: Config) => Promise<admin.CommandResult>) {
   return async () => {
     const result = await action(loadConfig());
-    process.stdout.write(json ? JSON.stringify(result.json) + '\n' : result.text.join('\n') + '\n');
+    process.stdout.write(json ? `${JSON.stringify(result.json)}\n` : `${result.text.join('\n')}\n`);
   };
 }
 

@@ -59,7 +59,7 @@ async function run(spec: LoadSpec): Promise<LoadFigures> {
 
 const spec = JSON.parse(process.argv[2] ?? '') as LoadSpec;
 run(spec).then(
-  (figures) => process.stdout.write(JSON.stringify(figures) + '\n'),
+  (figures) => process.stdout.write(`${JSON.stringify(figures)}\n`),
   (error: unknown) => {
     process.stderr.write(`load process failed: ${String(error)}\n`);
     process.exit(1);

@@ -17,5 +17,5 @@ const server = http.createServer((request, response) => {
 server.keepAliveTimeout = 5000;
 server.listen(0, '127.0.0.1', () => {
   const address = server.address() as { port: number };
-  process.stdout.write(JSON.stringify({ port: address.port }) + '\n');
+  process.stdout.write(`${JSON.stringify({ port: address.port })}\n`);
 });

@@ -181,7 +181,7 @@ async function main(): Promise<void> {
     });
   });
   server.keepAliveTimeout = 5000;
-  server.listen(0, '127.0.0.1', () => process.stdout.write(JSON.stringify({ port: (server.address() as { port: number }).port }) + '\n'));
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: (server.address() as { port: number }).port })}\n`));
 }
 
 void main();

@@ -59,6 +59,6 @@ smtp.listen(0, '127.0.0.1', () => {
   receiver.listen(0, '127.0.0.1', () => {
     const smtpPort = (smtp.server.address() as { port: number }).port;
     const httpPort = (receiver.address() as { port: number }).port;
-    process.stdout.write(JSON.stringify({ smtpPort, httpPort }) + '\n');
+    process.stdout.write(`${JSON.stringify({ smtpPort, httpPort })}\n`);
   });
 });

@@ -85,7 +85,7 @@ export function fieldRows(data: Record<string, unknown>): [string, string][] {
 
 function defaultLayout(formName: string, submission: NotificationInput['submission']): { html: string; text: string } {
   const rows = fieldRows(submission.data);
-  const when = new Date(submission.createdAt).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  const when = `${new Date(submission.createdAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
   const text = [`New submission to ${formName} (${when})`, '', ...rows.map(([name, value]) => `${name}: ${value}`), '', `Submission ${submission.id}`].join(
     '\n',
   );

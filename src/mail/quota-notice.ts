@@ -60,7 +60,7 @@ export function quotaNoticeMessage(facts: NoticeFacts): { subject: string; text:
     'When the allowance grows (an upgrade), held submissions are released in the order they arrived, then listed and delivered.',
   ];
   const footer = `Workspace ${facts.id} · ${facts.url}`;
-  const text = ['Hello,', ...paragraphs, footer, 'You receive this email once each time the allowance runs out.'].join('\n\n') + '\n';
+  const text = `${['Hello,', ...paragraphs, footer, 'You receive this email once each time the allowance runs out.'].join('\n\n')}\n`;
   const html =
     '<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">' +
     '<p>Hello,</p>' +

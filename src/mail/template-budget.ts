@@ -83,7 +83,7 @@ export function budgetedHelpers(hbs: typeof Handlebars, budget: RenderBudget): R
     return each.call(this, context, { ...options, fn: counted });
   };
   return {
-    [PRINT_HELPER]: function (...args: unknown[]) {
+    [PRINT_HELPER]: (...args: unknown[]) => {
       // called as a block or without a value (`{{#formgate:print}}`), it prints nothing
       if (args.length !== 2) return '';
       budget.checkTime();

@@ -150,7 +150,7 @@ async function requireForm(db: Kysely<DB>, formId: string): Promise<void> {
 
 /** The `to` of an email job's payload: one address, or several joined (an email job queued before one per recipient). */
 function recipientOf(payload: unknown): string | null {
-  const to = (fromJson<{ to?: unknown } | null>(payload) ?? {}).to;
+  const to = fromJson<{ to?: unknown } | null>(payload)?.to;
   if (typeof to === 'string') return to;
   if (Array.isArray(to) && to.every((address) => typeof address === 'string')) return to.join(', ');
   return null;

@@ -105,14 +105,14 @@ export async function verifyCaptcha(
       detail: `This form asks for an unknown CAPTCHA provider (${String(provider)}); its owner must correct the form's settings.`,
     };
   const { secret, token, ip } = input;
-  if (!secret || !secret.trim()) {
+  if (!secret?.trim()) {
     return {
       ok: false,
       reason: 'failed',
       detail: `This form requires ${wire.label}, but its owner has not configured the secret key, so no answer can be verified; nothing was stored.`,
     };
   }
-  if (!token || !token.trim()) {
+  if (!token?.trim()) {
     return { ok: false, reason: 'missing', detail: `This form requires a CAPTCHA (the ${wire.field} field was empty); complete it and submit again.` };
   }
   if (token.length > MAX_CAPTCHA_TOKEN_LENGTH) {

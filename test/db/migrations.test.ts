@@ -43,7 +43,7 @@ function formatSnapshot(value: unknown, indent = ''): string {
     typeof v !== 'object' ||
     Object.values(v).every((x) => x === null || typeof x !== 'object' || (Array.isArray(x) && x.every((y) => typeof y !== 'object')));
   if (value === null || typeof value !== 'object' || flat(value)) return JSON.stringify(value);
-  const inner = indent + '  ';
+  const inner = `${indent}  `;
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
     return `[\n${value.map((v) => inner + formatSnapshot(v, inner)).join(',\n')}\n${indent}]`;
@@ -185,7 +185,7 @@ describe(`migrations (${TEST_DIALECT})`, () => {
 
     if (UPDATE) {
       fs.mkdirSync(new URL('../snapshots/', import.meta.url), { recursive: true });
-      fs.writeFileSync(SNAPSHOT, formatSnapshot(schema) + '\n');
+      fs.writeFileSync(SNAPSHOT, `${formatSnapshot(schema)}\n`);
       t.diagnostic(`wrote ${SNAPSHOT}`);
       return;
     }

@@ -13,11 +13,11 @@ try {
     { 'content-type': 'application/json' },
     { allowPrivate: allowPrivate === 'allow-private', lookup, timeoutMs: 5_000 },
   );
-  process.stdout.write(JSON.stringify({ outcome: 'answered', status: result.status }) + '\n');
+  process.stdout.write(`${JSON.stringify({ outcome: 'answered', status: result.status })}\n`);
 } catch (err) {
   const permanent = err instanceof DeliveryError ? err.permanent : null;
   const code = ((err as Error).cause as NodeJS.ErrnoException | undefined)?.code ?? null;
   process.stdout.write(
-    JSON.stringify({ outcome: 'failed', deliveryError: err instanceof DeliveryError, permanent, code, message: (err as Error).message }) + '\n',
+    `${JSON.stringify({ outcome: 'failed', deliveryError: err instanceof DeliveryError, permanent, code, message: (err as Error).message })}\n`,
   );
 }

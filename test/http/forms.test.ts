@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FormRow } from '../../src/db/schema/form.js';
 import type { SubmissionStatus } from '../../src/db/schema/submission.js';
 import { newId } from '../../src/ids.js';
-import { startApp, type Answer, type TestApp } from '../helpers/app.js';
+import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { walkPages } from '../helpers/pagination.js';

@@ -472,7 +472,7 @@ describe('cursors across restarts', () => {
   after(() => database.drop());
 
   it('stay valid after a restart with the same secret, and only then', async () => {
-    const secret = 'a'.repeat(20) + 'cursor-secret-one';
+    const secret = `${'a'.repeat(20)}cursor-secret-one`;
     const first = await startOn(database, { secret });
     let token: string;
     let workspaceId: string;
@@ -527,7 +527,7 @@ describe('cursors across restarts', () => {
       await same.close();
     }
 
-    for (const env of [{ secret: 'b'.repeat(20) + 'cursor-secret-two' }, {}]) {
+    for (const env of [{ secret: `${'b'.repeat(20)}cursor-secret-two` }, {}]) {
       const changed = await startOn(database, env);
       try {
         const answer = await changed.get(formsPath(workspaceId, 2, cursor), token);

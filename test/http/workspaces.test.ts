@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { WorkspaceRow } from '../../src/db/schema/workspace.js';
 import { newId } from '../../src/ids.js';
-import { startApp, type Answer, type TestApp } from '../helpers/app.js';
+import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, type Account } from '../helpers/fixtures.js';
 import { walkPages } from '../helpers/pagination.js';

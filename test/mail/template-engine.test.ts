@@ -133,7 +133,7 @@ describe('template engine: any submitted shape renders', () => {
     { car: { color: 'red', wheels: [{ size: 16 }, { size: 17 }], extras: ['roof', 'tow bar'] }, n: 3, yes: true, no: false, none: null },
     { tags: ['a', 'b'], nested: [[1, 2], [3]], empty: {}, list: [] },
     JSON.parse('{"__proto__": {"x": 1}, "constructor": "c", "toString": "t", "valueOf": {"a": 1}, "hasOwnProperty": [1], "toHTML": "h"}'),
-    { deep: JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40)) },
+    { deep: JSON.parse(`${'{"a":'.repeat(40)}1${'}'.repeat(40)}`) },
     { s: '<b>&"\'</b>', n: -0, big: 1e21, unicode: 'é😀' },
   ];
   const TEMPLATES = [
