@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# The whole test suite: type check, then every test on SQLite, then every test on PostgreSQL.
+# The whole test suite: type check, format and lint (Biome), then every test on SQLite, then every
+# test on PostgreSQL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 npm run --silent typecheck
+# Style is checked, not reviewed: `npm run format` fixes what this finds.
+npx --no-install biome check --error-on-warnings .
 
 mapfile -t files < <(find test -name '*.test.ts' | sort)
 run_suite() {
-  FORMGATE_TEST_DB="$1" node --import tsx --test --test-concurrency="${FORMGATE_TEST_CONCURRENCY:-3}" "${files[@]}"
+  FORMGATE_TEST_DB="$1" node --import tsx --test --test-reporter=spec --test-concurrency="${FORMGATE_TEST_CONCURRENCY:-3}" "${files[@]}"
 }
 
 echo "=== Formgate test suite on SQLite ==="
