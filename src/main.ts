@@ -46,7 +46,7 @@ program
   .command('migrate')
   .description('create the database if it is not there and bring its schema up to date (serve does this too; the other commands only use an existing one)')
   .addOption(jsonOption())
-  .action((o) => run((c) => admin.migrate(c))());
+  .action(() => run((c) => admin.migrate(c))());
 
 const users = program.command('users').description('accounts');
 users

@@ -63,8 +63,10 @@ function sqliteStore(file: string): Store {
   });
   return {
     insert: async (batch, now) => insert(batch, now),
-    page: async (formId, after, limit) =>
-      (page ??= db.prepare(PAGE_SQL(() => '?'))).all(formId, after?.[0] ?? Number.MAX_SAFE_INTEGER, after?.[1] ?? '', limit) as ListRow[],
+    page: async (formId, after, limit) => {
+      page ??= db.prepare(PAGE_SQL(() => '?'));
+      return page.all(formId, after?.[0] ?? Number.MAX_SAFE_INTEGER, after?.[1] ?? '', limit) as ListRow[];
+    },
   };
 }
 

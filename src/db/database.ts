@@ -37,7 +37,10 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Dat
     prepare: {
       value(source: string) {
         let statement = statements.get(source);
-        if (!statement) statements.set(source, (statement = prepare(source)));
+        if (!statement) {
+          statement = prepare(source);
+          statements.set(source, statement);
+        }
         return statement;
       },
     },

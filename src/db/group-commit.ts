@@ -65,8 +65,15 @@ export class GroupCommit<I, O> {
     this.lastSize = batch.length;
     this.schedule();
     await durable.then(
-      () => written.forEach((done) => ('error' in done ? done.waiting.reject(done.error) : done.waiting.resolve(done.outcome))),
-      (error: unknown) => written.forEach((done) => done.waiting.reject('error' in done ? done.error : error)),
+      () => {
+        for (const done of written) {
+          if ('error' in done) done.waiting.reject(done.error);
+          else done.waiting.resolve(done.outcome);
+        }
+      },
+      (error: unknown) => {
+        for (const done of written) done.waiting.reject('error' in done ? done.error : error);
+      },
     );
     this.flushing--;
     this.schedule();

@@ -90,6 +90,7 @@ export class WalSync {
     opening.catch(() => {
       if (this.handle === opening) this.handle = null;
     });
-    return (this.handle = opening);
+    this.handle = opening;
+    return opening;
   }
 }

@@ -14,7 +14,10 @@ export function serializersOnFirstUse(): NonNullable<FastifyServerOptions['schem
         const compile = factory(externalSchemas, options as Parameters<typeof factory>[1]);
         return (route: Parameters<typeof compile>[0]) => {
           let serialize: ((payload: unknown) => string) | undefined;
-          return (payload: unknown) => (serialize ??= compile(route))(payload);
+          return (payload: unknown) => {
+            serialize ??= compile(route);
+            return serialize(payload);
+          };
         };
       },
     },

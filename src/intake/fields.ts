@@ -141,7 +141,9 @@ function copyJson(value: unknown, depth: number, count: { leaves: number }): unk
 function flattenControl(parsed: ParsedSubmission, name: string, value: unknown, depth: number, count: { leaves: number }): void {
   if (depth > MAX_DEPTH) throw validationError([`fields: at most ${MAX_DEPTH} levels of nesting`]);
   if (Array.isArray(value) && value.length > 0) {
-    value.forEach((item, i) => flattenControl(parsed, `${name}[${i}]`, item, depth + 1, count));
+    value.forEach((item, i) => {
+      flattenControl(parsed, `${name}[${i}]`, item, depth + 1, count);
+    });
     return;
   }
   if (isObject(value) && Object.keys(value).length > 0) {

@@ -98,7 +98,11 @@ export class SearchIndexer {
 
   private schedule(ms: number): void {
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void (this.pass = this.step().finally(() => (this.pass = null))), ms);
+    this.timer = setTimeout(() => {
+      this.pass = this.step().finally(() => {
+        this.pass = null;
+      });
+    }, ms);
     this.timer.unref();
   }
 

@@ -162,7 +162,9 @@ export class JobWorker {
     const free = this.freeSlots();
     let claimed: ClaimedJob[] = [];
     this.polling = this.claimAndStart(free).then(
-      (started) => void (claimed = started.map(([job]) => job)),
+      (started) => {
+        claimed = started.map(([job]) => job);
+      },
       (err: unknown) => this.log.error({ err }, 'claiming jobs failed; trying again at the next poll'),
     );
     await this.polling;

@@ -64,6 +64,7 @@ export function notificationMessageId(submissionId: string, recipient: string, d
 export function headerText(value: string | undefined, max: number): string {
   if (!value) return '';
   const line = value
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching C0 controls and DEL is the point: they are stripped so no header can be injected
     .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
@@ -75,7 +76,10 @@ export function fieldRows(data: Record<string, unknown>): [string, string][] {
   const rows: [string, string][] = [];
   const walk = (prefix: string, value: unknown) => {
     if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) rows.push([prefix, value.map(String).join(', ')]);
-    else if (Array.isArray(value)) value.forEach((v, i) => walk(`${prefix}[${i}]`, v));
+    else if (Array.isArray(value))
+      value.forEach((v, i) => {
+        walk(`${prefix}[${i}]`, v);
+      });
     else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(prefix ? `${prefix}.${k}` : k, v);
     else rows.push([prefix, value === null || value === undefined ? '' : String(value)]);
   };

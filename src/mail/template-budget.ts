@@ -116,10 +116,16 @@ export function printable(value: unknown): string {
   const lines: string[] = [];
   const walk = (name: string, v: unknown) => {
     if (isPlain(v) || (Array.isArray(v) && v.every(isPlain))) lines.push(`${name}: ${printable(v)}`);
-    else if (Array.isArray(v)) v.forEach((item, i) => walk(`${name}[${i}]`, item));
+    else if (Array.isArray(v))
+      v.forEach((item, i) => {
+        walk(`${name}[${i}]`, item);
+      });
     else for (const [key, item] of Object.entries(v as object)) walk(name ? `${name}.${key}` : key, item);
   };
-  if (Array.isArray(value)) value.forEach((item, i) => walk(`[${i}]`, item));
+  if (Array.isArray(value))
+    value.forEach((item, i) => {
+      walk(`[${i}]`, item);
+    });
   else for (const [key, item] of Object.entries(value)) walk(key, item);
   return lines.join('\n');
 }

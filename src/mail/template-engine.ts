@@ -89,9 +89,23 @@ function at(node: { loc?: hbs.AST.SourceLocation }): string {
   return node.loc ? `line ${node.loc.start.line}, column ${node.loc.start.column + 1}` : 'template';
 }
 
+/** A Handlebars AST node, of any type: the fields the checks and the rewrite read, and the rest unread. */
+interface AstNode {
+  type?: unknown;
+  loc?: hbs.AST.SourceLocation;
+  escaped?: unknown;
+  parts?: string[];
+  params?: unknown[];
+  hash?: unknown;
+  path?: AstNode;
+  original?: unknown;
+  data?: unknown;
+  [key: string]: unknown;
+}
+
 function walk(node: unknown, errors: string[]): void {
   if (!node || typeof node !== 'object') return;
-  const n = node as Record<string, any>;
+  const n = node as AstNode;
   switch (n.type) {
     case 'PartialStatement':
     case 'PartialBlockStatement':
@@ -108,12 +122,15 @@ function walk(node: unknown, errors: string[]): void {
       for (const part of n.parts as string[]) if (FORBIDDEN_PARTS.has(part)) errors.push(`${at(n)}: "${part}" cannot be reached from a template`);
       break;
   }
-  if ((n.type === 'MustacheStatement' || n.type === 'BlockStatement' || n.type === 'SubExpression') && (n.params?.length > 0 || n.hash)) {
+  if ((n.type === 'MustacheStatement' || n.type === 'BlockStatement' || n.type === 'SubExpression') && ((n.params?.length ?? 0) > 0 || n.hash)) {
     const name = n.path?.original;
     if (typeof name === 'string' && !ALLOWED_HELPERS.has(name)) errors.push(`${at(n)}: unknown helper "${name}"`);
   }
   for (const value of Object.values(n)) {
-    if (Array.isArray(value)) value.forEach((child) => walk(child, errors));
+    if (Array.isArray(value))
+      value.forEach((child) => {
+        walk(child, errors);
+      });
     else if (value && typeof value === 'object' && 'type' in value) walk(value, errors);
   }
 }
@@ -124,10 +141,14 @@ function walk(node: unknown, errors: string[]): void {
  */
 function printThroughHelper(node: unknown): void {
   if (!node || typeof node !== 'object') return;
-  const n = node as Record<string, any>;
-  const path = n.path as Record<string, any> | undefined;
+  const n = node as AstNode;
+  const path = n.path;
   const isHelperName =
-    path?.type === 'PathExpression' && path.parts.length === 1 && !path.data && (ALLOWED_HELPERS.has(path.original) || path.original === PRINT_HELPER);
+    path?.type === 'PathExpression' &&
+    path.parts!.length === 1 &&
+    !path.data &&
+    typeof path.original === 'string' &&
+    (ALLOWED_HELPERS.has(path.original) || path.original === PRINT_HELPER);
   if (n.type === 'MustacheStatement' && (n.params?.length ?? 0) === 0 && !n.hash && path && !isHelperName) {
     n.params = [path];
     n.path = { type: 'PathExpression', data: false, depth: 0, parts: [PRINT_HELPER], original: PRINT_HELPER, loc: path.loc };

@@ -122,7 +122,13 @@ class StaleConnection extends Error {}
 const pools = new LRUCache<string, HttpAgent>({
   max: 64,
   // requests still running on an evicted pool finish; their connections then time out unused
-  dispose: (agent) => Object.values(agent.freeSockets).forEach((sockets) => sockets?.forEach((socket) => socket.destroy())),
+  dispose: (agent) => {
+    for (const sockets of Object.values(agent.freeSockets)) {
+      sockets?.forEach((socket) => {
+        socket.destroy();
+      });
+    }
+  },
 });
 
 function poolFor(url: URL, target: ResolvedAddress): HttpAgent {

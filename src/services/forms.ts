@@ -196,7 +196,7 @@ export class FormService {
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade). */
   async deleteForm(userId: string, formId: string): Promise<void> {
-    const form = await this.requireUpgradedForm(userId, formId);
+    await this.requireUpgradedForm(userId, formId);
     await this.database.db.deleteFrom('forms').where('id', '=', formId).execute();
   }
 

@@ -40,6 +40,9 @@ export function pageOf<Row>(rows: Row[], limit: number): Page<Row> {
   return { rows, hasMore };
 }
 
+/** Any tables: `table` names the columns at run time, so the query is ordered by them untyped. */
+type Tables = Record<string, Record<string, unknown>>;
+
 /** The keyset order (newest first, ties by id) from just after `after`, without a limit. */
 export function newestAfter<DB, TB extends keyof DB, Row>(
   query: SelectQueryBuilder<DB, TB, Row>,
@@ -48,7 +51,7 @@ export function newestAfter<DB, TB extends keyof DB, Row>(
 ): SelectQueryBuilder<DB, TB, Row> {
   const createdAt = `${table}.createdAt`;
   const id = `${table}.id`;
-  let q = query as SelectQueryBuilder<any, any, Row>;
+  let q = query as SelectQueryBuilder<Tables, string, Row>;
   if (after) {
     // NOTE: a row-value comparison, not `a < t OR (a = t AND id < x)`: with bound parameters SQLite
     // uses the OR form only for the (form, status) prefix of the index and scans every newer row.

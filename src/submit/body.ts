@@ -53,6 +53,11 @@ const MAYBE_INEXACT_NUMBER = /\d[\d.]{15}|\d[eE]/;
 // Loaded at the first body that needs it: few do, and it need not weigh on every start.
 let losslessJson: Promise<typeof import('lossless-json')> | undefined;
 
+function loadLosslessJson(): Promise<typeof import('lossless-json')> {
+  losslessJson ??= import('lossless-json');
+  return losslessJson;
+}
+
 /**
  * JSON.parse, except that a number a double cannot hold exactly (an order number of 20 digits,
  * 1e400) is kept as the digits sent, in a string, instead of being rounded or turned into null.
@@ -63,7 +68,7 @@ async function parseJson(text: string): Promise<unknown> {
   // Refused before parsing: the exact parser, the copy and the checks after it all recurse. The body
   // object is one level more than its fields' own MAX_DEPTH, which fieldsFromJson enforces exactly.
   if (jsonNestsDeeperThan(text, MAX_DEPTH + 1)) throw validationError([`fields: at most ${MAX_DEPTH} levels of nesting`], 'The submission nests too deeply.');
-  const exact = MAYBE_INEXACT_NUMBER.test(text) ? await (losslessJson ??= import('lossless-json')) : null;
+  const exact = MAYBE_INEXACT_NUMBER.test(text) ? await loadLosslessJson() : null;
   try {
     if (!exact) return JSON.parse(text);
     return exact.parse(text, undefined, {

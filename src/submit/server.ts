@@ -144,7 +144,8 @@ function answerSuccess(
 ): void {
   if (wantsJson(request)) {
     const { id, formId, createdAt, data } = received;
-    return sendJson(response, 200, { id, formId, createdAt: new Date(createdAt).toISOString(), data });
+    sendJson(response, 200, { id, formId, createdAt: new Date(createdAt).toISOString(), data });
+    return;
   }
   // admitted: an http(s) URL the policy allows
   const target = httpUrl(controls._redirect);
@@ -152,7 +153,8 @@ function answerSuccess(
     if (Object.hasOwn(controls, '_append') && !FALSE_WORDS.has(controls._append!.trim().toLowerCase())) {
       target.searchParams.set('submissionId', received.id);
     }
-    return redirect(response, target.toString());
+    redirect(response, target.toString());
+    return;
   }
   const feedback = feedbackOf(controls, 'success', policy.vouched);
   const content = { ...feedback, backUrl: policy.backUrl(request.headers.referer) };
@@ -180,7 +182,10 @@ function answerFailure(
   const extra = problem.extra;
 
   const errorTarget = httpUrl(controls?._error);
-  if (!wantsJson(request) && errorTarget && policy?.mayRedirectTo(errorTarget)) return redirect(response, errorTarget.toString());
+  if (!wantsJson(request) && errorTarget && policy?.mayRedirectTo(errorTarget)) {
+    redirect(response, errorTarget.toString());
+    return;
+  }
   if (!wantsJson(request) && wantsHtml(request)) {
     const vouched = policy?.vouched ?? false;
     const feedback = controls ? feedbackOf(controls, 'error', vouched) : { dark: false };
@@ -194,7 +199,8 @@ function answerFailure(
       backUrl: policy?.backUrl(request.headers.referer) ?? null,
       errors,
     });
-    return sendPage(response, problem.status, page);
+    sendPage(response, problem.status, page);
+    return;
   }
   sendJson(response, problem.status, problemBody(deps.ctx.errorsDocUrl(), problem.code, problem.detail, extra), 'application/problem+json');
 }

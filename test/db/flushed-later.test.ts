@@ -54,7 +54,10 @@ describe(`intake commits flushed off the event loop (${TEST_DIALECT})`, () => {
   it('answers a batch once it is flushed, and delivers nothing of it before', async () => {
     const writer = new SubmissionWriter(database, async () => undefined);
     let answered = false;
-    const stored = writer.store(submission('Ada Flush')).then((s) => ((answered = true), s));
+    const stored = writer.store(submission('Ada Flush')).then((s) => {
+      answered = true;
+      return s;
+    });
 
     if (TEST_DIALECT === 'postgres') {
       // PostgreSQL's commit is its own flush, and waiting for it blocks nothing

@@ -8,7 +8,10 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 function deferred(): { promise: Promise<void>; resolve(): void; reject(error: Error): void } {
   let resolve!: () => void;
   let reject!: (error: Error) => void;
-  const promise = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 

@@ -92,12 +92,24 @@ export async function startCaptchaProvider(expectation: CaptchaExpectation = { s
     });
     const mode = modes.get(provider);
     if (mode === 'hang') return void hanging.add(res);
-    if (mode === 'error') return send(res, 500, { error: 'internal error' });
-    if (mode === 'garbage') return sendText(res, 200, 'text/html', '<html><body>Service temporarily moved</body></html>');
-    if (req.method !== 'POST') return send(res, 405, { error: 'method not allowed' });
+    if (mode === 'error') {
+      send(res, 500, { error: 'internal error' });
+      return;
+    }
+    if (mode === 'garbage') {
+      sendText(res, 200, 'text/html', '<html><body>Service temporarily moved</body></html>');
+      return;
+    }
+    if (req.method !== 'POST') {
+      send(res, 405, { error: 'method not allowed' });
+      return;
+    }
     const last = requests[requests.length - 1]!;
     const codes = problemsOf(expectations.get(provider)!, last);
-    if (isBotpoison) return send(res, 200, codes.length ? { ok: false, message: codes[0] } : { ok: true });
+    if (isBotpoison) {
+      send(res, 200, codes.length ? { ok: false, message: codes[0] } : { ok: true });
+      return;
+    }
     send(res, 200, codes.length ? { success: false, 'error-codes': codes } : { success: true, challenge_ts: new Date().toISOString(), hostname: 'localhost' });
   }
 

@@ -564,7 +564,12 @@ describe('submit surface (4.7)', () => {
         return outgoing;
       };
       const answered = open();
-      const status = new Promise<number>((resolve) => answered.on('response', (response) => (response.resume(), resolve(response.statusCode!))));
+      const status = new Promise<number>((resolve) =>
+        answered.on('response', (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        }),
+      );
       await settled(1);
       answered.end(body.slice(10));
       assert.equal(await status, 200);

@@ -23,7 +23,13 @@ function heldChannel() {
       return new Promise<void>((resolve) => releases.push(resolve));
     },
   };
-  return { channel, firstStarted, releaseAll: () => releases.splice(0).forEach((release) => release()) };
+  return {
+    channel,
+    firstStarted,
+    releaseAll: () => {
+      for (const release of releases.splice(0)) release();
+    },
+  };
 }
 
 describe(`leases (${TEST_DIALECT})`, () => {

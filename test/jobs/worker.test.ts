@@ -304,7 +304,12 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
         send: () => {
           sent++;
           inFlight++;
-          return new Promise<void>((resolve) => releases.push(() => (inFlight--, resolve())));
+          return new Promise<void>((resolve) =>
+            releases.push(() => {
+              inFlight--;
+              resolve();
+            }),
+          );
         },
       };
       for (let i = 0; i < 12; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });

@@ -74,7 +74,10 @@ describe('template engine limits', () => {
     const template = compiled(Array.from({ length: 500 }, () => '{{data.big}}').join(''));
     const big = 'x'.repeat(1_900_000);
     let reads = 0;
-    const clock = () => (reads++, 0);
+    const clock = () => {
+      reads++;
+      return 0;
+    };
     assert.throws(
       () => renderTemplate(template, { big }, { ...TEMPLATE_LIMITS, now: clock }),
       (err) => err instanceof RenderLimitError && err.limit === 'output',
@@ -176,7 +179,10 @@ describe('template engine: any submitted shape renders', () => {
 
   it('renders random shapes into random templates without an error other than a limit (bounded: 300 cases)', () => {
     let seed = 42;
-    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     const names = ['a', 'b', 'car', 'constructor', 'toString', '__proto__', 'length', '0'];
     const value = (depth: number): unknown => {
       switch (depth > 3 ? random(4) : random(7)) {

@@ -14,7 +14,9 @@ function manualWatchdog() {
     },
     /** Resolves as the next job starts, in the same turn: its thread cannot have answered yet. */
     nextStart: () => new Promise<void>((resolve) => (onArmed = resolve)),
-    fireAll: () => [...armed].forEach((expire) => expire()),
+    fireAll: () => {
+      for (const expire of [...armed]) expire();
+    },
     get armed() {
       return armed.size;
     },

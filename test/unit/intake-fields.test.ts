@@ -219,6 +219,7 @@ describe('fieldsFromPairs', () => {
     assert.equal(Object.getPrototypeOf(parsed.data), Object.prototype);
     // Underscore names are controls: own keys there too.
     assert.ok(Object.hasOwn(parsed.controls, '__proto__'), 'controls.__proto__ is an own key');
+    // biome-ignore lint/suspicious/noProto: reading `.__proto__` literally is the test: the own key must shadow the accessor
     assert.equal(parsed.controls.__proto__, '3');
     assert.equal(parsed.controls['__proto__.x'], '1');
     assert.equal(parsed.controls['__proto__[0]'], '2');

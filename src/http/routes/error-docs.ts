@@ -1,15 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { PROBLEMS, problemAnchor } from '../../errors.js';
 
-const escape = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-const code = (s: string) => escape(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+const code = (s: string) => escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 
 /** `GET /docs/errors`: the page every problem's `type` points into, one anchor per code. */
 export function registerErrorDocsRoute(app: FastifyInstance): void {
   const sections = Object.entries(PROBLEMS)
     .map(
       ([name, p]) =>
-        `<section id="${problemAnchor(name)}"><h2><code>${name}</code> <small>HTTP ${p.status} · ${escape(p.title)}</small></h2><p>${code(p.summary)}</p></section>`,
+        `<section id="${problemAnchor(name)}"><h2><code>${name}</code> <small>HTTP ${p.status} · ${escapeHtml(p.title)}</small></h2><p>${code(p.summary)}</p></section>`,
     )
     .join('\n');
   const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Formgate API errors</title>
