@@ -56,7 +56,10 @@ export class IntakePipeline {
       return { id: newId(), formId, createdAt: Date.now(), data: parsed.data, outcome: 'dropped' };
     }
     removeTrapField(parsed, form.customHoneypot);
-    if (isEmpty(parsed)) throw validationError(['fields: the submission has no fields; give each input a name'], 'The submission is empty.');
+    if (isEmpty(parsed)) {
+      const problem = Object.keys(parsed.data).length === 0 ? 'the submission has no fields; give each input a name' : 'every field is blank';
+      throw validationError([`fields: ${problem}`], 'The submission is empty.');
+    }
     if (form.spamProtection) await this.checkCaptcha(form, form.spamProtection, parsed, ip);
 
     const spamReasons = await this.spamReasons(form, parsed, ip);

@@ -238,5 +238,5 @@ function requireMethod(response: ServerResponse, method: string, allowed: string
 
 // NOTE: the detail names no part of the path: a browser shows it on the error page, and anyone can write a link.
 function notFound(): ProblemError {
-  return new ProblemError('not_found', 'There is nothing at this address; forms post to {submit_url}/<formId>.');
+  return new ProblemError('not_found', "There is no form at this address; check the form's action URL.");
 }

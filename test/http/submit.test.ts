@@ -198,6 +198,7 @@ describe('submit surface (4.7)', () => {
         const answer = await post(app, target.id, blank, { as, accept: JSON_ACCEPT });
         assertValidation(app, answer, 'fields');
         assert.equal(answer.body.detail, 'The submission is empty.');
+        assert.deepEqual(answer.body.errors, ['fields: every field is blank'], 'says what is wrong: not missing names');
       }
       assertValidation(
         app,
