@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import * as admin from './cli/admin.js';
 import { buildConfig, ConfigError, type Config } from './config/config.js';
 import { readEnv } from './config/env.js';
+import { MissingDatabaseError } from './db/database.js';
 import { ProblemError } from './errors.js';
 
 const json = process.argv.includes('--json');
@@ -134,6 +135,7 @@ try {
     fail('usage', error.message.replace(/^error: /, ''), undefined, 2);
   }
   if (error instanceof ProblemError) fail(error.code, error.detail, error.extra.errors as string[] | undefined, 1);
-  if (error instanceof ConfigError) fail('config', error.message, undefined, 2);
+  // a missing database is the configuration's fault: the command ran from the wrong folder or with the wrong URL
+  if (error instanceof ConfigError || error instanceof MissingDatabaseError) fail('config', error.message, undefined, 2);
   fail('internal_error', (error as Error).message ?? String(error), undefined, 1);
 }

@@ -5,7 +5,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql, type Tran
 import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
-import { ConfigError, type DatabaseConfig } from '../config/config.js';
+import type { DatabaseConfig } from '../config/config.js';
 import { PreparedQuery, statementNameOf } from './prepared-query.js';
 import type { ChangeCounted, DB } from './schema/index.js';
 import { WalSync, type DataSync } from './wal-sync.js';
@@ -233,7 +233,7 @@ export function describeDatabase(config: DatabaseConfig): string {
 }
 
 /** An admin command was pointed at a database that does not exist, or that Formgate never set up. */
-export class MissingDatabaseError extends ConfigError {
+export class MissingDatabaseError extends Error {
   constructor(config: DatabaseConfig, reason = 'does not exist') {
     super(
       `the database ${describeDatabase(config)} ${reason}; admin commands do not create one. ` +
