@@ -13,7 +13,7 @@ export interface WorkerOptions {
   refillAt?: number;
   /** Work in front of people (the submit surface's visitors); while it is busy, deliveries yield to it. */
   foreground?: ForegroundLoad;
-  /** Jobs in flight at once in each lane while `foreground` is busy (2 by default). */
+  /** Jobs in flight at once in each lane while `foreground` is busy (1 by default: 2 a lane cost visitors a fifth of PostgreSQL's submissions/s). */
   busyConcurrency?: number;
   pollIntervalMs?: number;
   /** How long a claim holds a job unless renewed; a crashed worker's jobs run again after it (30 s by default). */
@@ -80,7 +80,7 @@ export class JobWorker {
     // delivery's CPU (an email's is ~1 ms) is taken from visitors waiting for their answer, who
     // cannot wait, while a delivery can: a few stay in flight, so none stops altogether.
     this.foreground = options.foreground;
-    this.busyConcurrency = Math.min(options.busyConcurrency ?? 2, this.concurrency);
+    this.busyConcurrency = Math.min(options.busyConcurrency ?? 1, this.concurrency);
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
     // NOTE: short, so that a dead instance's jobs are taken over within about 30 s; the heartbeat
     // keeps a live worker's lease however long its send takes.
