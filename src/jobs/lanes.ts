@@ -2,6 +2,7 @@ import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
 import { EMAIL_KIND } from './channels/email.js';
 import { NOTIFICATION_KIND } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
+import { httpOriginOf } from '../net/origin.js';
 import { WEBHOOK_KIND } from './channels/webhook.js';
 
 /**
@@ -34,11 +35,6 @@ export function destinationOf(kind: string, payload: unknown): string {
   const lane = laneOf(kind);
   if (lane !== 'webhook') return lane === 'email' ? 'smtp' : 'slack';
   const url = (payload as { url?: unknown } | null)?.url;
-  let origin = 'null';
-  try {
-    origin = new URL(String(url)).origin;
-  } catch {
-    // no valid URL: the channel fails the job for good; it shares a destination with its likes
-  }
-  return origin === 'null' ? 'webhook' : origin;
+  // no valid URL: the channel fails the job for good; it shares a destination with its likes
+  return httpOriginOf(typeof url === 'string' ? url : null) ?? 'webhook';
 }

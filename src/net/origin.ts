@@ -24,13 +24,18 @@ export function originProblem(value: string): string | null {
   return null;
 }
 
-/** The origin of an absolute http(s) URL, or null for anything else. */
-export function httpOriginOf(value: string | undefined | null): string | null {
+/** `value` as an absolute http or https URL, or null for anything else (a redirect target, a back link). */
+export function httpUrl(value: string | undefined | null): URL | null {
   if (!value) return null;
   try {
     const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : null;
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
   } catch {
     return null;
   }
+}
+
+/** The origin of an absolute http(s) URL, or null for anything else. */
+export function httpOriginOf(value: string | undefined | null): string | null {
+  return httpUrl(value)?.origin ?? null;
 }

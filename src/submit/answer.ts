@@ -36,14 +36,3 @@ export function redirect(response: ServerResponse, location: string): void {
   response.writeHead(303, { location, 'content-length': 0 });
   response.end();
 }
-
-/** An absolute http(s) URL given by the visitor's form, or null for anything else (javascript:, data:, relative). */
-export function httpUrl(value: string | undefined | null): URL | null {
-  if (!value) return null;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
-  }
-}

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ProblemError } from '../errors.js';
-import { httpOriginOf } from '../net/origin.js';
+import { httpOriginOf, httpUrl } from '../net/origin.js';
 import { allowedOriginsOf, type IntakeForm } from '../services/forms.js';
-import { httpUrl } from './answer.js';
 
 const REDIRECT_CONTROLS = ['_redirect', '_error'] as const;
 

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { httpOriginOf } from '../net/origin.js';
 
 /** What a thank-you page shows beyond the defaults: the owner's `_feedback.success.*` and the page the form was on. */
 export interface ThankYouContent {
@@ -61,19 +62,11 @@ export class ThankYouLinks {
       title: unsigned.get(PARAMS.title) ?? undefined,
       message: unsigned.get(PARAMS.message) ?? undefined,
       dark,
-      backUrl: backUrl && allowedOrigins.includes(originOf(backUrl)) ? backUrl : null,
+      backUrl: backUrl && allowedOrigins.includes(httpOriginOf(backUrl) ?? '') ? backUrl : null,
     };
   }
 
   private sign(formId: string, visitor: string, query: URLSearchParams): string {
     return createHmac('sha256', this.secret).update(`${PURPOSE}\n${formId}\n${visitor}\n${query}`).digest('base64url').slice(0, 22);
-  }
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return 'null';
   }
 }
