@@ -5,7 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { PROBLEMS } from '../src/errors.js';
 import { startApp, type Answer, type TestApp } from './helpers/app.js';
-import { createAccount, createForm, type Account } from './helpers/fixtures.js';
+import { createAccount, createForm, FORM_FIELDS, type Account } from './helpers/fixtures.js';
 
 const SPEC_SCOPES = ['workspaces:read', 'workspaces:write', 'forms:read', 'forms:write', 'submissions:read', 'submissions:write'];
 
@@ -99,26 +99,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual([...doc.components.schemas.Problem.properties.code.enum].sort(), Object.keys(PROBLEMS).sort());
     assert.deepEqual(Object.keys(doc.components.schemas.Token.properties).sort(), ['createdAt', 'expiresAt', 'lastUsedAt', 'name', 'scopes']);
     assert.deepEqual(Object.keys(doc.components.schemas.Workspace.properties).sort(), ['createdAt', 'id', 'name', 'plan', 'submissionsQuota', 'updatedAt']);
-    assert.deepEqual(
-      Object.keys(doc.components.schemas.Form.properties).sort(),
-      [
-        'allowedOrigins',
-        'createdAt',
-        'customHoneypot',
-        'customSpamWords',
-        'description',
-        'emailThreading',
-        'id',
-        'name',
-        'notificationEmails',
-        'slackChannel',
-        'spamProtection',
-        'technology',
-        'updatedAt',
-        'webhookUrl',
-        'workspaceId',
-      ].sort(),
-    );
+    assert.deepEqual(Object.keys(doc.components.schemas.Form.properties).sort(), FORM_FIELDS);
     assert.deepEqual(Object.keys(doc.components.schemas.Template.properties).sort(), ['code', 'kind', 'mode', 'paused', 'updatedAt']);
     assert.equal(doc.components.securitySchemes?.bearerAuth?.type, 'http');
     assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');

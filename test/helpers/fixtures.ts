@@ -1,4 +1,5 @@
 import type { Plan } from '../../src/db/schema/workspace.js';
+import { newId } from '../../src/ids.js';
 import { SCOPES, type Scope } from '../../src/services/tokens.js';
 import type { TestApp } from './app.js';
 
@@ -9,6 +10,45 @@ export interface Account {
   workspaceId: string;
   /** A token with `scopes` (all of them by default). */
   token: string;
+}
+
+/** The fields of the Form resource (spec 2.3, and allowedOrigins), sorted: every answer has all of them. */
+export const FORM_FIELDS = [
+  'allowedOrigins',
+  'createdAt',
+  'customHoneypot',
+  'customSpamWords',
+  'description',
+  'emailThreading',
+  'id',
+  'name',
+  'notificationEmails',
+  'slackChannel',
+  'spamProtection',
+  'technology',
+  'updatedAt',
+  'webhookUrl',
+  'workspaceId',
+];
+
+/** A forms row with every setting left empty, for tests that write forms straight into the store. */
+export function blankFormRow(workspaceId: string, name: string, createdAt: number) {
+  return {
+    id: newId(),
+    workspaceId,
+    name,
+    description: null,
+    technology: null,
+    notificationEmails: JSON.stringify([]),
+    emailThreading: 0,
+    webhookUrl: null,
+    slackChannel: null,
+    customHoneypot: null,
+    customSpamWords: null,
+    spamProtection: null,
+    createdAt,
+    updatedAt: createdAt,
+  };
 }
 
 let counter = 0;

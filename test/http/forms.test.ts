@@ -5,29 +5,11 @@ import type { SubmissionStatus } from '../../src/db/schema/submission.js';
 import { newId } from '../../src/ids.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
-import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { createAccount, createForm, FORM_FIELDS, blankFormRow, type Account } from '../helpers/fixtures.js';
 import { walkPages } from '../helpers/pagination.js';
 import { assertJson, assertProblem, assertSameNotFound, assertValidation } from '../helpers/problems.js';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-const FORM_KEYS = [
-  'allowedOrigins',
-  'createdAt',
-  'customHoneypot',
-  'customSpamWords',
-  'description',
-  'emailThreading',
-  'id',
-  'name',
-  'notificationEmails',
-  'slackChannel',
-  'spamProtection',
-  'technology',
-  'updatedAt',
-  'webhookUrl',
-  'workspaceId',
-];
 
 /** What a form created with a name only holds. */
 const DEFAULTS = {
@@ -226,7 +208,7 @@ describe('forms API', () => {
 
   /** Asserts the whole Form resource (2.3): exactly these fields and values, timestamps as stored. */
   async function assertForm(body: any, expected: Record<string, unknown>): Promise<void> {
-    assert.deepEqual(Object.keys(body).sort(), FORM_KEYS);
+    assert.deepEqual(Object.keys(body).sort(), FORM_FIELDS);
     assert.equal(typeof body.id, 'string');
     assert.ok(body.id.length > 0);
     assertDateTime(body.createdAt, 'createdAt');
@@ -277,22 +259,7 @@ describe('forms API', () => {
     for (const [i, createdAt] of createdAts.entries()) {
       await app.ctx.database.db
         .insertInto('forms')
-        .values({
-          id: newId(),
-          workspaceId,
-          name: `Form ${i}`,
-          description: null,
-          technology: null,
-          notificationEmails: JSON.stringify([]),
-          emailThreading: 0,
-          webhookUrl: null,
-          slackChannel: null,
-          customHoneypot: null,
-          customSpamWords: null,
-          spamProtection: null,
-          createdAt,
-          updatedAt: createdAt,
-        })
+        .values(blankFormRow(workspaceId, `Form ${i}`, createdAt))
         .execute();
     }
   }

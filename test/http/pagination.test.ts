@@ -8,7 +8,7 @@ import { openContext } from '../../src/context.js';
 import { newId } from '../../src/ids.js';
 import { startApp, testConfig, type Answer, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createAccount, type Account } from '../helpers/fixtures.js';
+import { createAccount, blankFormRow, type Account } from '../helpers/fixtures.js';
 import { assertValidation } from '../helpers/problems.js';
 
 /** A row as the keyset sees it. */
@@ -24,22 +24,7 @@ function newestFirst(rows: Position[]): string[] {
 
 /** Inserts forms straight into the store, one per `createdAt` given (equal values make ties). */
 async function insertForms(app: TestApp, workspaceId: string, createdAts: number[]): Promise<Position[]> {
-  const rows = createdAts.map((createdAt, i) => ({
-    id: newId(),
-    workspaceId,
-    name: `Form ${i}`,
-    description: null,
-    technology: null,
-    notificationEmails: JSON.stringify([]),
-    emailThreading: 0,
-    webhookUrl: null,
-    slackChannel: null,
-    customHoneypot: null,
-    customSpamWords: null,
-    spamProtection: null,
-    createdAt,
-    updatedAt: createdAt,
-  }));
+  const rows = createdAts.map((createdAt, i) => blankFormRow(workspaceId, `Form ${i}`, createdAt));
   if (rows.length > 0) await app.ctx.database.db.insertInto('forms').values(rows).execute();
   return rows.map(({ id, createdAt }) => ({ id, createdAt }));
 }
@@ -486,24 +471,7 @@ describe('cursors across restarts', () => {
       const t = Date.now() - 10_000;
       await first.ctx.database.db
         .insertInto('forms')
-        .values(
-          Array.from({ length: 5 }, (_, i) => ({
-            id: newId(),
-            workspaceId,
-            name: `F${i}`,
-            description: null,
-            technology: null,
-            notificationEmails: JSON.stringify([]),
-            emailThreading: 0,
-            webhookUrl: null,
-            slackChannel: null,
-            customHoneypot: null,
-            customSpamWords: null,
-            spamProtection: null,
-            createdAt: t,
-            updatedAt: t,
-          })),
-        )
+        .values(Array.from({ length: 5 }, (_, i) => blankFormRow(workspaceId, `F${i}`, t)))
         .execute();
       const page = await first.get(formsPath(workspaceId, 2), token);
       assert.equal(page.status, 200);

@@ -4,22 +4,12 @@ import type { AddressObject } from 'mailparser';
 import { notificationMessageId } from '../../src/mail/notification.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { postJson, storedRows, visitorAddresses } from '../helpers/submit.js';
 
 const from = visitorAddresses(7);
-
-/** Waits, with a deadline, until `check` holds (the worker runs in the background). */
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, deadlineMs = 10_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The addresses of a parsed To: or Cc: header. */
 function addressesIn(header: AddressObject | AddressObject[] | undefined): string[] {

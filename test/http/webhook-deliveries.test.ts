@@ -3,22 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
+import { eventually } from '../helpers/eventually.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const from = visitorAddresses(10);
-
-/** Waits, with a deadline, until `check` holds (the worker runs in the background). */
-async function eventually<T>(check: () => Promise<T | null | undefined | false>, what: string, deadlineMs = 10_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The environment of a `formgate` command on the running app's database. */
 function cliEnvOf(app: TestApp): NodeJS.ProcessEnv {

@@ -4,6 +4,7 @@ import { openContext, type AppContext } from '../../src/context.js';
 import { testConfig } from '../helpers/app.js';
 import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
+import { until } from '../helpers/eventually.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { DeliveryService } from '../../src/services/deliveries.js';
@@ -30,15 +31,6 @@ async function submit(submitUrl: string, formId: string, n: number): Promise<str
   );
   assert.equal(answer.status, 200, JSON.stringify(answer.body));
   return answer.body.id;
-}
-
-/** Waits, with a deadline, until `condition` holds. */
-async function until(what: string, condition: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Waits, with a deadline, until `count` distinct submissions have been mailed. */
@@ -121,11 +113,11 @@ describe('deliveries survive crashes and several instances', () => {
     const first = await serve(env);
     servers.push(first.server);
     const submissionId = await submit(first.submitUrl, hookFormId, 60);
-    await until('the webhook is under way (the receiver holds it)', () => hook.requests.length === 1);
+    await until('the webhook is under way (the receiver holds it)', () => hook.requests.length === 1, 30_000);
     const jobOf = () => ctx.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', submissionId).executeTakeFirstOrThrow();
     const deliveries = new DeliveryService(ctx.database);
     const triesOf = async () => (await deliveries.list({ formId: hookFormId, limit: 10 }))[0]!.tries;
-    await until('the try is marked started', async () => (await jobOf()).tryStartedAt !== null);
+    await until('the try is marked started', async () => (await jobOf()).tryStartedAt !== null, 30_000);
     first.server.kill();
     await first.server.waitForExit();
 
@@ -150,7 +142,7 @@ describe('deliveries survive crashes and several instances', () => {
     hook.mode = { status: 200 };
     const second = await serve(env);
     servers.push(second.server);
-    await until('the job is done', async () => (await jobOf()).status === 'done');
+    await until('the job is done', async () => (await jobOf()).status === 'done', 30_000);
     assert.equal(hook.requests.length, 2, 'sent again: delivery is at least once');
     assert.equal(hook.requests[1]!.headers['webhook-id'], hook.requests[0]!.headers['webhook-id'], 'under the same webhook-id, which receivers deduplicate on');
     const tries = await triesOf();

@@ -9,19 +9,11 @@ import { JobWorker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { createMailer, type Mailer } from '../../src/mail/transport.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
+import { until } from '../helpers/eventually.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const RETRY = { maxAttempts: 5, baseMs: 60_000, factor: 2, capMs: 600_000 };
-
-/** Waits, with a deadline, until `condition` holds. */
-async function until(what: string, condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 describe(`delivery lanes and destinations (${TEST_DIALECT})`, () => {
   let sink: SmtpSink;
