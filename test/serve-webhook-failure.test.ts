@@ -122,25 +122,17 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
         assert.equal(answer.status, 200, await answer.clone().text());
         return ((await answer.json()) as { id: string }).id;
       };
+      const webhookJobOf = (submissionId: string) =>
+        ctx.database.db.selectFrom('jobs').select('id').where('submissionId', '=', submissionId).where('kind', '=', 'webhook').executeTakeFirstOrThrow();
       const first = await submit('one');
-      const job = await ctx.database.db
-        .selectFrom('jobs')
-        .select('id')
-        .where('submissionId', '=', first)
-        .where('kind', '=', 'webhook')
-        .executeTakeFirstOrThrow();
+      const job = await webhookJobOf(first);
       await server.waitForLine(failedTry(job.id, 1), 'the first try to fail');
       await assertRetried(job.id, 1);
 
       // still serving: both surfaces answer, a second submission is accepted and its webhook tried
       assert.equal((await fetch(`${baseUrl.replace(/\/public\/v1$/, '')}/healthz`)).status, 200);
       const second = await submit('two');
-      const secondJob = await ctx.database.db
-        .selectFrom('jobs')
-        .select('id')
-        .where('submissionId', '=', second)
-        .where('kind', '=', 'webhook')
-        .executeTakeFirstOrThrow();
+      const secondJob = await webhookJobOf(second);
       await server.waitForLine(failedTry(secondJob.id, 1), 'the second submission’s try to fail');
 
       // and the first job really runs again, in the same process
