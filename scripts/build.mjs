@@ -40,3 +40,5 @@ for (const [entry, out] of [
     banner: { js: "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);" },
     logLevel: 'warning',
   });
+// The dashboard's stylesheet and scripts, served from the folder beside main.js (src/dashboard/assets.ts).
+fs.cpSync('src/dashboard/assets', path.join(path.dirname(outfile), 'assets'), { recursive: true });

@@ -5,9 +5,10 @@ import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { API_PREFIX, type RateLimit } from './config/config.js';
 import type { AppContext } from './context.js';
+import { dashboard, notFoundPage } from './dashboard/plugin.js';
 import { ProblemError } from './errors.js';
 import { installAuth } from './http/auth.js';
-import { installNotFound } from './http/not-found.js';
+import { installNotFound, type NotFoundPage } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
 import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
@@ -38,7 +39,7 @@ export interface Surfaces {
   close(): Promise<void>;
 }
 
-function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: number): FastifyInstance {
+function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: number, notFound?: NotFoundPage): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger,
     // our own one line per request (request-log.ts) replaces Fastify's two
@@ -61,7 +62,7 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
   installProblemHandler(app, ctx.errorsDocUrl);
   installClosingAnswer(app, ctx.errorsDocUrl);
   installRequestLog(app);
-  installNotFound(app, ctx.errorsDocUrl);
+  installNotFound(app, ctx.errorsDocUrl, notFound);
   return app;
 }
 
@@ -110,7 +111,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix) : null;
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
-  const api = baseServer(ctx, logger, 2 * 1024 * 1024);
+  const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage });
   addSharedSchemas(api);
   await registerOpenApi(api, ctx.config);
   await registerRateLimit(api, 'api', ctx.config.rateLimitApi, redis);
@@ -130,6 +131,8 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
     },
     { prefix: API_PREFIX },
   );
+
+  await api.register(dashboard, { ctx, redis });
 
   const submit = buildSubmitSurface(ctx, logger, redis);
 

@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { FormService } from './services/forms.js';
+import { SessionService } from './services/sessions.js';
 import { SubmissionService } from './services/submissions.js';
 import { TemplateService } from './services/templates.js';
 import { TokenService } from './services/tokens.js';
@@ -22,6 +23,8 @@ export interface AppContext {
   cursors: CursorCodec;
   users: UserService;
   tokens: TokenService;
+  /** Dashboard logins. */
+  sessions: SessionService;
   workspaces: WorkspaceService;
   forms: FormService;
   submissions: SubmissionService;
@@ -44,7 +47,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
     if (options.existing && !(await holdsFormgate(database))) throw new MissingDatabaseError(config.database, 'holds no Formgate data');
     await migrateToLatest(database);
     const secret = config.secret ?? (await installationSecret(database));
-    const users = new UserService(database);
+    const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users);
     const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
     return {
@@ -54,6 +57,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       cursors: new CursorCodec(secret),
       users,
       tokens: new TokenService(database),
+      sessions: new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs }),
       workspaces,
       forms,
       submissions: new SubmissionService(database, workspaces, forms),

@@ -1,6 +1,8 @@
 import net from 'node:net';
 import path from 'node:path';
 import type { SpamProtection } from '../db/schema/form.js';
+import type { Plan } from '../db/schema/workspace.js';
+import { PLANS } from '../services/plans.js';
 import { SPAMD_DEFAULT_PORT, type SpamdAddress } from '../mail/spamd.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../spam/captcha.js';
 import { envName, type RawEnv } from './env.js';
@@ -40,7 +42,18 @@ export interface Config {
   slackApiUrl: string;
   /** SpamAssassin's spamd, asked on every autoresponder write; null: the built-in rules alone. */
   spamd: SpamdAddress | null;
+  /** Who may sign up on the dashboard once the first account (the instance admin) exists. */
+  signup: SignupMode;
+  /** The plan of every new workspace. */
+  defaultPlan: Plan;
+  /** A dashboard session unused this long ends. */
+  sessionIdleMs: number;
+  /** A dashboard session ends this long after login. */
+  sessionMaxAgeMs: number;
 }
+
+export type SignupMode = 'invite' | 'open' | 'closed';
+const SIGNUP_MODES: readonly SignupMode[] = ['invite', 'open', 'closed'];
 
 export const API_PREFIX = '/public/v1';
 
@@ -49,7 +62,7 @@ export class ConfigError extends Error {}
 
 const DEFAULT_RATE_LIMIT_API = '600/1m';
 const DEFAULT_RATE_LIMIT_SUBMIT = '30/1m';
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses `N/window` (`60/1m`, `10/30s`, `1000/1h`) or `off`. */
 export function parseRateLimit(value: string, variable: string): RateLimit {
@@ -87,6 +100,21 @@ function parseUrl(value: string, key: keyof RawEnv): string {
   } catch {
     throw new ConfigError(`${envName(key)} must be an http(s) URL, got "${value}"`);
   }
+}
+
+/** A duration such as `30m`, `12h` or `14d`, at least a minute. */
+function parseDuration(value: string | undefined, fallback: string, key: keyof RawEnv): number {
+  const text = (value ?? fallback).trim().toLowerCase();
+  const match = /^(\d{1,6})\s*([mhd])$/.exec(text);
+  if (!match || Number(match[1]) < 1) throw new ConfigError(`${envName(key)} must be a duration such as 30m, 12h or 14d, got "${value}"`);
+  return Number(match[1]) * UNITS[match[2]!]!;
+}
+
+function parseChoice<T extends string>(value: string | undefined, choices: readonly T[], fallback: T, key: keyof RawEnv, upper = false): T {
+  if (value === undefined) return fallback;
+  const text = upper ? value.trim().toUpperCase() : value.trim().toLowerCase();
+  if (!(choices as readonly string[]).includes(text)) throw new ConfigError(`${envName(key)} must be one of ${choices.join(', ')}, got "${value}"`);
+  return text as T;
 }
 
 function parseDays(value: string | undefined, fallback: number, key: keyof RawEnv): number {
@@ -135,6 +163,15 @@ function parseDatabase(value: string | undefined, dataDir: string): DatabaseConf
   throw new ConfigError(`${envName('databaseUrl')} must start with sqlite: or postgres://, got "${value}"`);
 }
 
+function sessionLimits(raw: RawEnv): { sessionIdleMs: number; sessionMaxAgeMs: number } {
+  const sessionIdleMs = parseDuration(raw.sessionIdleTimeout, '7d', 'sessionIdleTimeout');
+  const sessionMaxAgeMs = parseDuration(raw.sessionMaxAge, '30d', 'sessionMaxAge');
+  if (sessionIdleMs > sessionMaxAgeMs) {
+    throw new ConfigError(`${envName('sessionIdleTimeout')} must not be longer than ${envName('sessionMaxAge')}`);
+  }
+  return { sessionIdleMs, sessionMaxAgeMs };
+}
+
 function hostForUrl(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
@@ -173,6 +210,9 @@ export function buildConfig(raw: RawEnv): Config {
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
     spamd: parseSpamdUrl(raw.spamdUrl),
+    signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),
+    defaultPlan: parseChoice(raw.defaultPlan, PLANS, 'FREE', 'defaultPlan', true),
+    ...sessionLimits(raw),
     captchaVerifyUrls: {
       BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,
       GOOGLE_RECAPTCHA_V2: raw.recaptchaVerifyUrl ? parseUrl(raw.recaptchaVerifyUrl, 'recaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.GOOGLE_RECAPTCHA_V2,

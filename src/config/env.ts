@@ -26,6 +26,10 @@ export interface RawEnv {
   turnstileVerifyUrl?: string;
   slackApiUrl?: string;
   spamdUrl?: string;
+  signup?: string;
+  defaultPlan?: string;
+  sessionIdleTimeout?: string;
+  sessionMaxAge?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -53,6 +57,10 @@ const NAMES: Record<keyof RawEnv, string> = {
   turnstileVerifyUrl: 'FORMGATE_TURNSTILE_VERIFY_URL',
   slackApiUrl: 'FORMGATE_SLACK_API_URL',
   spamdUrl: 'FORMGATE_SPAMD_URL',
+  signup: 'FORMGATE_SIGNUP',
+  defaultPlan: 'FORMGATE_DEFAULT_PLAN',
+  sessionIdleTimeout: 'FORMGATE_SESSION_IDLE_TIMEOUT',
+  sessionMaxAge: 'FORMGATE_SESSION_MAX_AGE',
 };
 
 export function envName(key: keyof RawEnv): string {

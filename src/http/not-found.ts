@@ -1,13 +1,20 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { clip, ProblemError } from '../errors.js';
 import { sendProblem } from './problem-handler.js';
+
+/** A page for browsers that asked for a path outside `outside` (the API's prefix): the dashboard's. */
+export interface NotFoundPage {
+  outside: string;
+  page(reply: FastifyReply): FastifyReply;
+}
 
 /**
  * Unknown routes answer `404 not_found`; a known path with the wrong method answers
  * `405 method_not_allowed` with `Allow`. A shadow router mirrors the registered routes to tell which.
+ * A browser asking for an unknown page outside the API gets `notFound`'s page instead.
  */
-export function installNotFound(app: FastifyInstance, docsUrl: () => string): void {
+export function installNotFound(app: FastifyInstance, docsUrl: () => string, notFound?: NotFoundPage): void {
   const shadow = FindMyWay({ ignoreTrailingSlash: false });
   const methods = new Set<string>();
   app.addHook('onRoute', (route) => {
@@ -28,6 +35,8 @@ export function installNotFound(app: FastifyInstance, docsUrl: () => string): vo
       reply.header('allow', allowed.join(', '));
       return sendProblem(reply, docsUrl, new ProblemError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
     }
+    if (notFound && request.method === 'GET' && !path.startsWith(notFound.outside) && request.headers.accept?.includes('text/html'))
+      return notFound.page(reply);
     return sendProblem(reply, docsUrl, new ProblemError('not_found', `There is nothing at ${request.method} ${clip(path)}.`));
   });
 }

@@ -1,12 +1,11 @@
-import { randomBytes, scrypt as scryptCallback } from 'node:crypto';
-import { promisify } from 'node:util';
-import { isUniqueViolation, type Database } from '../db/database.js';
+import { isUniqueViolation, type Database, type Queryable } from '../db/database.js';
 import type { UserRow } from '../db/schema/user.js';
-import type { WorkspaceRow } from '../db/schema/workspace.js';
+import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js';
 
-const scrypt = promisify(scryptCallback) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const DEFAULT_WORKSPACE_NAME = 'My workspace';
 
@@ -15,20 +14,35 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export class UserService {
-  constructor(private readonly database: Database) {}
+/** Whether the address can be an account's: what the dashboard and the CLI accept. */
+export function emailProblem(email: string, field = 'email'): string | null {
+  const normalised = normaliseEmail(email);
+  if (normalised === '') return `${field}: enter an e-mail address`;
+  if (!EMAIL.test(normalised) || normalised.length > 254) return `${field}: "${email.slice(0, 100)}" is not an e-mail address`;
+  return null;
+}
 
-  /** Creates an account with its one free workspace, in one transaction. */
+export class UserService {
+  constructor(
+    private readonly database: Database,
+    /** The plan of every new workspace (FORMGATE_DEFAULT_PLAN). */
+    readonly defaultPlan: Plan = 'FREE',
+  ) {}
+
+  /**
+   * Creates an account with its one workspace, in one transaction. The installation's first
+   * account becomes its instance admin, whichever way it is made (sign-up or `users create`).
+   */
   async createUser(email: string, password?: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
     const normalised = normaliseEmail(email);
-    if (!EMAIL.test(normalised) || normalised.length > 254) throw validationError([`email: "${email}" is not an e-mail address`]);
-    if (password !== undefined && password.length < 8) throw validationError(['password: must be at least 8 characters']);
+    const problems = [emailProblem(email), password === undefined ? null : passwordProblem(password)].filter((p) => p !== null);
+    if (problems.length) throw validationError(problems);
     const now = Date.now();
-    const user: UserRow = { id: newId(), email: normalised, passwordHash: password ? await hashPassword(password) : null, createdAt: now };
+    const user: UserRow = { id: newId(), email: normalised, passwordHash: password ? await hashPassword(password) : null, isAdmin: 0, createdAt: now };
     const workspace: WorkspaceRow = {
       id: newId(),
       name: DEFAULT_WORKSPACE_NAME,
-      plan: 'FREE',
+      plan: this.defaultPlan,
       ownerId: user.id,
       submissionsUsed: 0,
       quotaNotifiedAt: null,
@@ -37,6 +51,13 @@ export class UserService {
     };
     try {
       await this.database.transaction(async (trx) => {
+        // NOTE: a key only one insert can take: of two first sign-ups at once, one is the admin.
+        const claim = await trx
+          .insertInto('settings')
+          .values({ key: 'instance-admin', value: user.id, createdAt: now })
+          .onConflict((oc) => oc.column('key').doNothing())
+          .executeTakeFirst();
+        user.isAdmin = Number(claim.numInsertedOrUpdatedRows ?? 0n) > 0 ? 1 : 0;
         await trx.insertInto('users').values(user).execute();
         await trx.insertInto('workspaces').values(workspace).execute();
         await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'owner', createdAt: now }).execute();
@@ -46,6 +67,55 @@ export class UserService {
       throw error;
     }
     return { user, workspace };
+  }
+
+  /**
+   * The account if the address and password match, else null. An unknown address costs the same
+   * time as a wrong password (a decoy hash is verified), so the answer tells nothing of who has an account.
+   */
+  async authenticate(email: string, password: string): Promise<UserRow | null> {
+    const user = await this.findByEmail(email);
+    const matches = await verifyPassword(password, user?.passwordHash ?? null);
+    if (!user || !matches) return null;
+    if (user.passwordHash && needsRehash(user.passwordHash)) await this.writePassword(user.id, password);
+    return user;
+  }
+
+  /** Changes the password of a logged-in account, which must give its current one. */
+  async changePassword(userId: string, current: string, next: string): Promise<void> {
+    const user = await this.database.db.selectFrom('users').select('passwordHash').where('id', '=', userId).executeTakeFirstOrThrow();
+    const problems: string[] = [];
+    if (!(await verifyPassword(current, user.passwordHash))) problems.push('currentPassword: is not the account’s password');
+    const rule = passwordProblem(next, 'newPassword');
+    if (rule) problems.push(rule);
+    if (problems.length) throw validationError(problems);
+    await this.writePassword(userId, next);
+  }
+
+  /** Sets a new password without the old one (a reset link proved the address). */
+  async setPassword(userId: string, password: string, db: Queryable = this.database.db): Promise<void> {
+    const rule = passwordProblem(password);
+    if (rule) throw validationError([rule]);
+    await this.writePassword(userId, password, db);
+  }
+
+  private async writePassword(userId: string, password: string, db: Queryable = this.database.db): Promise<void> {
+    await db
+      .updateTable('users')
+      .set({ passwordHash: await hashPassword(password) })
+      .where('id', '=', userId)
+      .execute();
+  }
+
+  /** Whether the installation has an account yet: until it does, the first sign-up makes the instance admin. */
+  async hasAnyAccount(): Promise<boolean> {
+    const claim = await this.database.db.selectFrom('settings').select('key').where('key', '=', 'instance-admin').executeTakeFirst();
+    return claim !== undefined;
+  }
+
+  /** Every account of the installation, newest first (the instance admin's page). */
+  listAll(page: PageRequest): Promise<Page<UserRow>> {
+    return keysetPage(this.database.db.selectFrom('users').selectAll('users'), page, 'users');
   }
 
   async findByEmail(email: string): Promise<UserRow | undefined> {
@@ -58,10 +128,4 @@ export class UserService {
     if (!user) throw new ProblemError('not_found', `No account has the e-mail address ${normaliseEmail(email)}.`);
     return user;
   }
-}
-
-async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(password, salt, 32);
-  return `scrypt$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }

@@ -3,7 +3,7 @@ import { fromJson, type Database, type Queryable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { submitterAddress } from '../intake/fields.js';
 import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
@@ -57,11 +57,15 @@ export class WorkspaceService {
   }
 
   /**
-   * Creates a workspace owned by the account, on the FREE plan (a payment upgrades it). The API is a
-   * paid feature, so the account must already belong to an upgraded workspace; and as each account
-   * has one free workspace, it may not own another FREE one at the time.
+   * Creates a workspace owned by the account, on the installation's default plan (FREE unless
+   * FORMGATE_DEFAULT_PLAN says otherwise; a payment upgrades it). As each account has one free
+   * workspace, it may not own another FREE one at the time. Through the API (`api`), a paid feature,
+   * the account must also already belong to an upgraded workspace.
    */
-  async createWorkspace(userId: string, name: string): Promise<WorkspaceRow> {
+  async createWorkspace(userId: string, name: string, options: { api?: boolean } = {}): Promise<WorkspaceRow> {
+    const nameProblem = workspaceNameProblem(name);
+    if (nameProblem) throw validationError([nameProblem]);
+    const plan = this.users.defaultPlan;
     return this.database.transaction(async (trx) => {
       // NOTE: a no-op write locks the account's row, so concurrent creates see each other's FREE workspace.
       await trx
@@ -76,19 +80,19 @@ export class WorkspaceService {
         .where('workspaceMembers.userId', '=', userId)
         .orderBy('workspaces.createdAt')
         .execute();
-      if (!memberships.some((w) => isUpgraded(w.plan))) {
+      if (options.api && !memberships.some((w) => isUpgraded(w.plan))) {
         const free = memberships.find((w) => w.ownerId === userId) ?? memberships[0];
         throw upgradeRequired(free?.id ?? '', 'Creating workspaces through the API needs an upgraded workspace.');
       }
       const ownedFree = memberships.find((w) => w.ownerId === userId && w.plan === 'FREE');
-      if (ownedFree) {
+      if (ownedFree && plan === 'FREE') {
         throw new ProblemError('quota_exceeded', `An account has one free workspace and ${ownedFree.id} is it; upgrade it before creating another.`);
       }
       const now = Date.now();
       const workspace: WorkspaceRow = {
         id: newId(),
         name,
-        plan: 'FREE',
+        plan,
         ownerId: userId,
         submissionsUsed: 0,
         quotaNotifiedAt: null,
@@ -101,9 +105,12 @@ export class WorkspaceService {
     });
   }
 
-  async renameWorkspace(userId: string, workspaceId: string, name: string): Promise<WorkspaceRow> {
+  /** Renames a workspace the account belongs to; through the API (`api`), only an upgraded one. */
+  async renameWorkspace(userId: string, workspaceId: string, name: string, options: { api?: boolean } = {}): Promise<WorkspaceRow> {
     const workspace = await this.getForMember(userId, workspaceId);
-    requireUpgraded(workspace);
+    if (options.api) requireUpgraded(workspace);
+    const nameProblem = workspaceNameProblem(name);
+    if (nameProblem) throw validationError([nameProblem]);
     const updatedAt = Date.now();
     await this.database.db.updateTable('workspaces').set({ name, updatedAt }).where('id', '=', workspaceId).execute();
     return { ...workspace, name, updatedAt };
@@ -180,6 +187,23 @@ export class WorkspaceService {
     });
   }
 
+  /** How many forms and team members the workspace has, against its plan's limits. */
+  async counts(workspaceId: string): Promise<{ formCount: number; memberCount: number }> {
+    const [forms, members] = await Promise.all([
+      this.database.db
+        .selectFrom('forms')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('workspaceId', '=', workspaceId)
+        .executeTakeFirstOrThrow(),
+      this.database.db
+        .selectFrom('workspaceMembers')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('workspaceId', '=', workspaceId)
+        .executeTakeFirstOrThrow(),
+    ]);
+    return { formCount: Number(forms.n), memberCount: Number(members.n) };
+  }
+
   async requireById(workspaceId: string, db: Queryable = this.database.db): Promise<WorkspaceRow> {
     const workspace = await db.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
     if (!workspace) throw new ProblemError('not_found', `Workspace ${workspaceId} was not found.`);
@@ -189,6 +213,13 @@ export class WorkspaceService {
 
 function hasSubmitter(data: unknown, emailControls: unknown): boolean {
   return submitterAddress({ data: fromJson<Record<string, unknown>>(data), controls: storedEmailControls(emailControls) }) !== null;
+}
+
+/** A workspace's name is 1 to 128 characters (2.2), as the API's schema counts them. */
+export function workspaceNameProblem(name: string): string | null {
+  const length = [...name].length;
+  if (length < 1 || length > 128) return 'name: must be 1 to 128 characters';
+  return null;
 }
 
 export function upgradeRequired(workspaceId: string, detail = 'This operation needs an upgraded workspace.'): ProblemError {

@@ -128,6 +128,13 @@ async function insertForm(raw: Kysely<any>): Promise<void> {
 }
 
 /** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
+/** Back to before 0013-dashboard: its tables, the admin flag and the admin's settings row. */
+async function undoDashboard(raw: Kysely<any>): Promise<void> {
+  for (const table of ['invitations', 'password_resets', 'sessions']) await sql`DROP TABLE ${sql.table(table)}`.execute(raw);
+  await sql`DELETE FROM settings WHERE key = 'instance-admin'`.execute(raw);
+  await sql`ALTER TABLE users DROP COLUMN is_admin`.execute(raw);
+}
+
 /** Back to the forms table before 0012-allowed-origins: its column, and on SQLite 0010's trigger as it was. */
 async function undoAllowedOrigins(raw: Kysely<any>): Promise<void> {
   if (TEST_DIALECT === 'sqlite') {
@@ -233,9 +240,10 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoDashboard(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await undoDeliveryLanes(raw);
-    // 0006 and every migration after it run again (after 0007, only 0011 and 0012 change something on PostgreSQL: what was undone above)
+    // 0006 and every migration after it run again (after 0007, only 0011, 0012 and 0013 change something on PostgreSQL: what was undone above)
     const rerun = (await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name >= '0006' ORDER BY name`.execute(raw)).rows.map((r) => r.name);
     await sql`DELETE FROM kysely_migration WHERE name >= '0006'`.execute(raw);
     await insertForm(raw);
@@ -282,7 +290,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     const counting = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_counts%'`.execute(raw);
     for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
     await sql`DROP TABLE change_counts`.execute(raw);
-    // and 0012's allowed origins
+    // and 0012's allowed origins and 0013's dashboard tables
+    await undoDashboard(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await undoDeliveryLanes(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0009'`.execute(raw);
@@ -294,7 +303,13 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await insert('s1', 'note\nbefore the upgrade');
     await insert('s2', 'note\nalso before');
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0009-search-backlog', '0010-change-counts', '0011-delivery-lanes', '0012-allowed-origins']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0009-search-backlog',
+      '0010-change-counts',
+      '0011-delivery-lanes',
+      '0012-allowed-origins',
+      '0013-dashboard',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
     const indexed = async (pattern: string) =>
@@ -319,6 +334,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDashboard(raw);
     await undoAllowedOrigins(raw);
     await undoDeliveryLanes(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0011'`.execute(raw);
@@ -333,7 +349,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
     await insert('notice', 'email', 'failed', { to: ['a@example.com'] });
     await insert('chat', 'slack', 'pending', { formId: 'f1' });
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0011-delivery-lanes', '0012-allowed-origins']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0011-delivery-lanes', '0012-allowed-origins', '0013-dashboard']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
     assert.deepEqual(jobs, [
@@ -344,5 +360,27 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       { id: 'notice', lane: 'email', destination: 'smtp', tryStartedAt: null },
       { id: 'sent-hook', lane: 'webhook', destination: null, tryStartedAt: null },
     ]);
+  });
+});
+
+describe('0013-dashboard: upgrading a database that has accounts', () => {
+  const fresh = freshDatabase();
+
+  it('makes the oldest account the instance admin, and no other', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoDashboard(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0013'`.execute(raw);
+    await sql`INSERT INTO users (id, email, created_at) VALUES ('later', 'later@example.com', 20), ('first', 'first@example.com', 10)`.execute(raw);
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
+    assert.deepEqual(users, [
+      { id: 'first', isAdmin: 1 },
+      { id: 'later', isAdmin: 0 },
+    ]);
+    const claim = await fresh.database.db.selectFrom('settings').select('value').where('key', '=', 'instance-admin').execute();
+    assert.deepEqual(claim, [{ value: 'first' }], 'the claim a new first account would make is taken');
   });
 });

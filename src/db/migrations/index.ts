@@ -13,6 +13,7 @@ import { searchBacklog } from './0009-search-backlog.js';
 import { changeCounts } from './0010-change-counts.js';
 import { deliveryLanes } from './0011-delivery-lanes.js';
 import { allowedOrigins } from './0012-allowed-origins.js';
+import { dashboard } from './0013-dashboard.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-change-counts': changeCounts,
   '0011-delivery-lanes': deliveryLanes,
   '0012-allowed-origins': allowedOrigins,
+  '0013-dashboard': dashboard,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */

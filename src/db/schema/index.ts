@@ -1,3 +1,5 @@
+import type { InvitationTable } from './invitation.js';
+import type { PasswordResetTable, SessionTable } from './session.js';
 import type { FormSecretTable, FormTable } from './form.js';
 import type { JobAttemptTable, JobTable } from './job.js';
 import type { SubmissionTable } from './submission.js';
@@ -22,6 +24,9 @@ export interface DB {
   jobs: JobTable;
   jobAttempts: JobAttemptTable;
   templates: TemplateTable;
+  sessions: SessionTable;
+  passwordResets: PasswordResetTable;
+  invitations: InvitationTable;
   /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
   changeCounts: { name: ChangeCounted; n: number };
 }

@@ -5,6 +5,8 @@ export interface UserTable {
   id: string;
   email: string;
   passwordHash: string | null;
+  /** 1 for the instance admin (the installation's first account): the dashboard's admin page. */
+  isAdmin: Generated<number>;
   createdAt: number;
 }
 export type UserRow = Selectable<UserTable>;

@@ -22,7 +22,7 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
     async (request) => {
       const { workspaceId } = request.query;
       const list = `forms:${workspaceId}`;
-      const page = await ctx.forms.listForms(principalOf(request).userId, workspaceId, pageRequest(ctx.cursors, list, request.query));
+      const page = await ctx.forms.listForms(principalOf(request).userId, workspaceId, pageRequest(ctx.cursors, list, request.query), { api: true });
       return toEnvelope(ctx.cursors, list, page, toFormResource);
     },
   );

@@ -39,7 +39,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       response: { 201: Type.Ref('Workspace'), ...problemResponses('upgrade_required', 'quota_exceeded') },
     }),
     async (request, reply) => {
-      const workspace = await ctx.workspaces.createWorkspace(principalOf(request).userId, request.body.name);
+      const workspace = await ctx.workspaces.createWorkspace(principalOf(request).userId, request.body.name, { api: true });
       return reply.code(201).send(toWorkspaceResource(workspace));
     },
   );
@@ -55,6 +55,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       body: WorkspaceBody,
       response: { 200: Type.Ref('Workspace'), ...problemResponses('upgrade_required') },
     }),
-    async (request) => toWorkspaceResource(await ctx.workspaces.renameWorkspace(principalOf(request).userId, request.params.workspaceId, request.body.name)),
+    async (request) =>
+      toWorkspaceResource(await ctx.workspaces.renameWorkspace(principalOf(request).userId, request.params.workspaceId, request.body.name, { api: true })),
   );
 }

@@ -1,0 +1,61 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { takeFlash } from './flash.js';
+import { accountOf, csrfUserInfo } from './session.js';
+import type { Frame, Section } from './views/layout.js';
+
+const LAST_WORKSPACE_COOKIE = 'fg_workspace';
+// The switcher lists this many; an account in more reaches the rest from the workspaces page.
+const SWITCHER_LIMIT = 100;
+
+/** A fresh CSRF token for the page's forms, tied to the browser's session (or to no session on the login pages). */
+export function csrfToken(request: FastifyRequest, reply: FastifyReply): string {
+  return reply.generateCsrf({ userInfo: csrfUserInfo(request) });
+}
+
+/**
+ * What the layout needs for a page behind the login: the account, its workspaces, the current one
+ * (the page's, else the one last visited, else the first), a CSRF token and the flash message.
+ * A workspace the account does not belong to is `not_found`, whether or not it exists.
+ */
+export async function frameFor(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  options: { workspaceId?: string; section?: Section } = {},
+): Promise<Frame> {
+  const { user } = accountOf(request);
+  const listed = await ctx.workspaces.listForUser(user.id, { limit: SWITCHER_LIMIT, after: null });
+  const workspaces = listed.rows.map((w) => ({ id: w.id, name: w.name }));
+  let current: Frame['current'] = null;
+  if (options.workspaceId) {
+    const workspace = await ctx.workspaces.getForMember(user.id, options.workspaceId);
+    current = { id: workspace.id, name: workspace.name };
+    if (request.cookies[LAST_WORKSPACE_COOKIE] !== workspace.id) {
+      reply.setCookie(LAST_WORKSPACE_COOKIE, workspace.id, {
+        path: '/',
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: request.protocol === 'https',
+        maxAge: 31_536_000,
+      });
+    }
+  } else {
+    const last = request.cookies[LAST_WORKSPACE_COOKIE];
+    current = workspaces.find((w) => w.id === last) ?? workspaces[0] ?? null;
+  }
+  if (current && !workspaces.some((w) => w.id === current.id)) workspaces.push(current);
+  return {
+    csrf: csrfToken(request, reply),
+    flash: takeFlash(request, reply),
+    account: { email: user.email, isAdmin: user.isAdmin === 1 },
+    workspaces,
+    current,
+    section: options.section,
+  };
+}
+
+/** The workspace the dashboard opens on: the one last visited, if the account still belongs to it. */
+export function lastWorkspaceId(request: FastifyRequest): string | undefined {
+  return request.cookies[LAST_WORKSPACE_COOKIE];
+}

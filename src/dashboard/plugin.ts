@@ -1,0 +1,94 @@
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import formBody from '@fastify/formbody';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
+import type { AppContext } from '../context.js';
+import { ProblemError } from '../errors.js';
+import { installAssets } from './assets.js';
+import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
+import { sendPage } from './render.js';
+import { registerLoginRoutes } from './routes/login.js';
+import { registerSignupRoutes } from './routes/signup.js';
+import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
+import { installOriginCheck, installSecurityHeaders } from './security.js';
+import { csrfUserInfo, installSessions, sessionCookie } from './session.js';
+import { ErrorPage } from './views/error-page.js';
+
+export interface DashboardOptions {
+  ctx: AppContext;
+  /** Shared counters (login attempts) when several instances run; null: in this process. */
+  redis: Redis | null;
+}
+
+// A page's form is a few fields; nothing it sends needs more.
+const BODY_LIMIT = 64 * 1024;
+
+/**
+ * The dashboard: server-rendered pages at `/` on the management API's port, calling the same
+ * services as the API. Registered in a context of its own, so its cookies, form bodies, security
+ * headers and error pages never touch the API under /public/v1.
+ */
+export async function dashboard(app: FastifyInstance, { ctx }: DashboardOptions): Promise<void> {
+  const https = ctx.config.publicUrl.startsWith('https:');
+  const session = sessionCookie(ctx.config);
+  // a key of its own for cookie signatures, derived from the installation's secret
+  const cookieSecret = createHash('sha256').update(`formgate-dashboard-cookies:${ctx.secret}`).digest('base64url');
+  await app.register(cookie, { secret: cookieSecret });
+  await app.register(formBody, { bodyLimit: BODY_LIMIT });
+  await installSecurityHeaders(app, https);
+  installOriginCheck(app, ctx.config.publicUrl);
+  await app.register(csrf, {
+    cookieKey: https ? '__Host-fg_csrf' : 'fg_csrf',
+    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: https, signed: true },
+    csrfOpts: { hmacKey: cookieSecret },
+    // A token is good for the session it was made in only (or for no session, on the login pages).
+    getUserInfo: csrfUserInfo,
+  });
+  installSessions(app, ctx.sessions, session);
+  // every change a page makes carries the token (the Origin check has run before)
+  app.addHook('preHandler', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done();
+    app.csrfProtection(request, reply, done);
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply));
+  await installAssets(app);
+
+  registerSignupRoutes(app, ctx, session);
+  registerLoginRoutes(app, ctx, session);
+  registerWorkspaceHomeRoutes(app, ctx);
+}
+
+/** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */
+function errorPage(error: FastifyError | PageError | ProblemError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (error instanceof PageError) return sendPage(reply, ErrorPage({ title: error.title, detail: error.detail }), error.status);
+  if ('code' in error && (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')) {
+    return sendPage(reply, ErrorPage({ title: 'Change refused', detail: CROSS_SITE_DETAIL }), 403);
+  }
+  if (error instanceof ProblemError && error.code === 'not_found') {
+    return sendPage(reply, ErrorPage({ title: 'Not found', detail: 'There is nothing here, or it is not yours to see.' }), 404);
+  }
+  if (error instanceof ProblemError && error.status < 500) {
+    if (error.code === 'rate_limited' && error.extra.retryAfter) reply.header('retry-after', String(error.extra.retryAfter));
+    return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: error.detail }), error.status);
+  }
+  const status = (error as FastifyError).statusCode;
+  if (status && status >= 400 && status < 500) {
+    return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: 'The request could not be read. Go back and try again.' }), status);
+  }
+  request.log.error({ err: error }, 'dashboard page failed');
+  return sendPage(reply, ErrorPage({ title: 'Something went wrong', detail: 'The server failed to show this page. Try again in a moment.' }), 500);
+}
+
+/** The page for an address that is neither a page nor part of the API. */
+export function notFoundPage(reply: FastifyReply): FastifyReply {
+  // outside the dashboard's context, so without its helmet: the same protections, stricter still (a static page)
+  reply.headers({
+    'content-security-policy': "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'x-frame-options': 'DENY',
+  });
+  return sendPage(reply, ErrorPage({ title: 'Page not found', detail: 'There is no page at this address.' }), 404);
+}

@@ -1,0 +1,89 @@
+import type { FieldErrors } from '../field-errors.js';
+import { CsrfInput, Field, FormError } from './components.js';
+import { PublicLayout } from './layout.js';
+
+interface LoginProps {
+  csrf: string;
+  email?: string;
+  next: string;
+  errors?: FieldErrors;
+  flash?: string | null;
+  signupOpen: boolean;
+}
+
+export function LoginPage({ csrf, email, next, errors, flash, signupOpen }: LoginProps) {
+  return (
+    <PublicLayout title="Log in" flash={flash}>
+      <FormError errors={errors} />
+      <form method="post" action="/login" noValidate>
+        <CsrfInput token={csrf} />
+        <input type="hidden" name="next" value={next} />
+        <Field label="Email" name="email" type="email" value={email} autocomplete="username" required errors={errors} />
+        <Field label="Password" name="password" type="password" autocomplete="current-password" required errors={errors} />
+        <button type="submit">Log in</button>
+      </form>
+      <p class="links">
+        <a href="/forgot-password">Forgot your password?</a>
+        {signupOpen && <a href="/signup">Create an account</a>}
+      </p>
+    </PublicLayout>
+  );
+}
+
+interface SignupProps {
+  csrf: string;
+  email?: string;
+  errors?: FieldErrors;
+  /** The first account of the installation: it becomes the instance admin. */
+  first: boolean;
+  /** An invitation's secret, carried through the form; its address is the only one allowed. */
+  invitation?: { token: string; email: string; workspaceName: string };
+}
+
+export function SignupPage({ csrf, email, errors, first, invitation }: SignupProps) {
+  const lead = first
+    ? 'This is the first account of this Formgate installation: it becomes the instance admin.'
+    : invitation
+      ? `Create your account to join the workspace “${invitation.workspaceName}”.`
+      : 'Collect your forms’ submissions in one place.';
+  return (
+    <PublicLayout title="Create your account" lead={lead}>
+      <FormError errors={errors} />
+      <form method="post" action="/signup" noValidate>
+        <CsrfInput token={csrf} />
+        {invitation && <input type="hidden" name="invitation" value={invitation.token} />}
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          value={invitation?.email ?? email}
+          readOnly={invitation !== undefined}
+          autocomplete="username"
+          required
+          errors={errors}
+        />
+        <Field label="Password" name="password" type="password" autocomplete="new-password" hint="At least 8 characters." required errors={errors} />
+        <button type="submit">Create account</button>
+      </form>
+      <p class="links">
+        <a href="/login">Already have an account? Log in</a>
+      </p>
+    </PublicLayout>
+  );
+}
+
+/** Sign-up is closed, or open to invited people only. */
+export function SignupClosedPage({ byInvitation }: { byInvitation: boolean }) {
+  return (
+    <PublicLayout title="Sign-up is not open">
+      <p>
+        {byInvitation
+          ? 'New accounts on this installation are by invitation: ask a workspace owner to invite you, then follow the link in the email.'
+          : 'This installation does not take new accounts. Ask its administrator for one.'}
+      </p>
+      <p class="links">
+        <a href="/login">Log in</a>
+      </p>
+    </PublicLayout>
+  );
+}

@@ -1,0 +1,92 @@
+import type { ComponentChildren } from 'preact';
+import type { FieldErrors } from '../field-errors.js';
+
+/** The hidden CSRF token every form that changes something carries. */
+export function CsrfInput({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}
+
+interface FieldProps {
+  label: string;
+  name: string;
+  type?: 'text' | 'email' | 'password' | 'date' | 'datetime-local' | 'search' | 'url';
+  value?: string;
+  errors?: FieldErrors;
+  hint?: string;
+  autocomplete?: string;
+  required?: boolean;
+  maxLength?: number;
+  readOnly?: boolean;
+}
+
+/**
+ * A labelled input with its hint and its message. The message is tied to the input
+ * (aria-describedby, aria-invalid), so a screen reader reads it with the field.
+ */
+export function Field({ label, name, type = 'text', value, errors, hint, autocomplete, required, maxLength, readOnly }: FieldProps) {
+  const id = `field-${name}`;
+  const error = errors?.[name];
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+      <input
+        id={id}
+        name={name}
+        // NOTE: Preact types each input type apart; the union of ours is fine for every one of them.
+        {...({ type } as { type: 'text' })}
+        value={value}
+        autocomplete={autocomplete}
+        required={required}
+        maxLength={maxLength}
+        readOnly={readOnly}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={described}
+      />
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The message about the form as a whole (a refused login, a conflict), announced when the page loads. */
+export function FormError({ errors }: { errors?: FieldErrors }) {
+  if (!errors?.form) return null;
+  return (
+    <div class="alert" role="alert">
+      {errors.form}
+    </div>
+  );
+}
+
+/** A block with a heading of its own: one task of a page. */
+export function Panel({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
+  const headingId = `${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-heading`;
+  return (
+    <section class="panel" aria-labelledby={headingId}>
+      <h2 id={headingId}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/** What to do when a list is empty: a sentence and, where there is one, the next step. */
+export function EmptyState({ children }: { children: ComponentChildren }) {
+  return <div class="empty">{children}</div>;
+}
+
+/** A date as people read it, with the exact time in a machine-readable attribute. */
+export function Time({ ms, empty = 'Never' }: { ms: number | null; empty?: string }) {
+  if (ms === null) return <span>{empty}</span>;
+  const date = new Date(ms);
+  const text = date.toLocaleString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
+  return <time dateTime={date.toISOString()}>{text} UTC</time>;
+}

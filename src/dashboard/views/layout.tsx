@@ -1,0 +1,175 @@
+import type { ComponentChildren } from 'preact';
+import { assetUrl } from '../assets.js';
+import { CsrfInput } from './components.js';
+
+export type Section = 'forms' | 'members' | 'tokens' | 'account' | 'admin' | 'settings' | 'workspaces';
+
+/** What every page behind the login shows around its content: who is logged in and where. */
+export interface Frame {
+  csrf: string;
+  flash: string | null;
+  account: { email: string; isAdmin: boolean };
+  workspaces: { id: string; name: string }[];
+  current: { id: string; name: string } | null;
+  section?: Section;
+}
+
+interface LayoutProps {
+  title: string;
+  frame: Frame;
+  children: ComponentChildren;
+  /** Scripts this page needs (by file name under /assets). */
+  scripts?: string[];
+}
+
+function Head({ title, scripts = [] }: { title: string; scripts?: string[] }) {
+  return (
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="color-scheme" content="light dark" />
+      <title>{`${title} · Formgate`}</title>
+      <link rel="stylesheet" href={assetUrl('app.css')} />
+      <link rel="icon" href={assetUrl('icon.svg')} type="image/svg+xml" />
+      {scripts.map((script) => (
+        <script src={assetUrl(script)} defer key={script} />
+      ))}
+    </head>
+  );
+}
+
+function NavLink({ href, active, children }: { href: string; active: boolean; children: ComponentChildren }) {
+  return (
+    <a href={href} aria-current={active ? 'page' : undefined}>
+      {children}
+    </a>
+  );
+}
+
+/** The workspace switcher: a disclosure of links, so it works from the keyboard and without script. */
+function WorkspaceSwitcher({ frame }: { frame: Frame }) {
+  return (
+    <details class="menu">
+      <summary>
+        <span class="visually-hidden">Workspace: </span>
+        {frame.current?.name ?? 'Workspaces'}
+      </summary>
+      <div class="menu-panel">
+        <ul aria-label="Your workspaces">
+          {frame.workspaces.map((w) => (
+            <li key={w.id}>
+              <a href={`/w/${w.id}`} aria-current={w.id === frame.current?.id ? 'true' : undefined}>
+                {w.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+        <a class="menu-action" href="/workspaces/new">
+          New workspace
+        </a>
+      </div>
+    </details>
+  );
+}
+
+function AccountMenu({ frame }: { frame: Frame }) {
+  return (
+    <details class="menu menu-end">
+      <summary>
+        <span class="visually-hidden">Account: </span>
+        {frame.account.email}
+      </summary>
+      <div class="menu-panel">
+        <ul>
+          <li>
+            <a href="/account">Account settings</a>
+          </li>
+          {frame.account.isAdmin && (
+            <li>
+              <a href="/admin">Admin</a>
+            </li>
+          )}
+        </ul>
+        <form method="post" action="/logout">
+          <CsrfInput token={frame.csrf} />
+          <button type="submit" class="link-button">
+            Log out
+          </button>
+        </form>
+      </div>
+    </details>
+  );
+}
+
+/** The page of a logged-in person: header with navigation, the flash message, then the content. */
+export function Layout({ title, frame, children, scripts }: LayoutProps) {
+  const w = frame.current;
+  return (
+    <html lang="en">
+      <Head title={title} scripts={scripts} />
+      <body>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header class="topbar">
+          <a class="brand" href="/">
+            Formgate
+          </a>
+          <WorkspaceSwitcher frame={frame} />
+          <nav aria-label="Main" class="main-nav">
+            {w && (
+              <NavLink href={`/w/${w.id}`} active={frame.section === 'forms'}>
+                Forms
+              </NavLink>
+            )}
+            {w && (
+              <NavLink href={`/w/${w.id}/members`} active={frame.section === 'members'}>
+                Members
+              </NavLink>
+            )}
+            {w && (
+              <NavLink href={`/w/${w.id}/settings`} active={frame.section === 'settings'}>
+                Settings
+              </NavLink>
+            )}
+            <NavLink href="/account/tokens" active={frame.section === 'tokens'}>
+              API tokens
+            </NavLink>
+          </nav>
+          <AccountMenu frame={frame} />
+        </header>
+        <main id="main" tabIndex={-1}>
+          {frame.flash && (
+            <div class="flash" role="status">
+              {frame.flash}
+            </div>
+          )}
+          <h1>{title}</h1>
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+/** The page of someone not logged in (sign up, log in, reset): one narrow card. */
+export function PublicLayout({ title, children, flash = null, lead }: { title: string; children: ComponentChildren; flash?: string | null; lead?: string }) {
+  return (
+    <html lang="en">
+      <Head title={title} />
+      <body class="public">
+        <main id="main" class="card">
+          <p class="brand">Formgate</p>
+          {flash && (
+            <div class="flash" role="status">
+              {flash}
+            </div>
+          )}
+          <h1>{title}</h1>
+          {lead && <p class="lead">{lead}</p>}
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}

@@ -1,0 +1,99 @@
+import type { Database } from '../db/database.js';
+import type { SessionRow } from '../db/schema/session.js';
+import type { UserRow } from '../db/schema/user.js';
+import { hashSecret, newSecret } from './secrets.js';
+
+export interface SessionLimits {
+  /** A session unused for this long ends. */
+  idleMs: number;
+  /** A session ends this long after login, however much it is used. */
+  absoluteMs: number;
+}
+
+export interface ActiveSession {
+  session: SessionRow;
+  user: UserRow;
+}
+
+// lastSeenAt is written at most once a minute per session: no write per page view.
+const TOUCH_RESOLUTION_MS = 60_000;
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Dashboard logins, kept in the database so that any instance serves any request. */
+export class SessionService {
+  constructor(
+    private readonly database: Database,
+    readonly limits: SessionLimits,
+  ) {}
+
+  /** Starts a session for the account; the secret goes in the cookie and only its hash is kept. */
+  async start(userId: string): Promise<{ secret: string; expiresAt: number }> {
+    const secret = newSecret();
+    const now = Date.now();
+    const expiresAt = now + this.limits.absoluteMs;
+    await this.database.transaction(async (trx) => {
+      // the account's ended sessions go as a new one starts, so the table never grows without bound
+      await trx
+        .deleteFrom('sessions')
+        .where('userId', '=', userId)
+        .where((eb) => eb.or([eb('expiresAt', '<=', now), eb('lastSeenAt', '<=', now - this.limits.idleMs)]))
+        .execute();
+      await trx
+        .insertInto('sessions')
+        .values({ idHash: hashSecret(secret), userId, createdAt: now, lastSeenAt: now, expiresAt })
+        .execute();
+    });
+    return { secret, expiresAt };
+  }
+
+  /** The live session behind a cookie's secret and its account, or null (unknown, ended or expired). */
+  async resolve(secret: string): Promise<ActiveSession | null> {
+    if (!SECRET_SHAPE.test(secret)) return null;
+    const idHash = hashSecret(secret);
+    const row = await this.database.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.userId')
+      .select(['sessions.idHash', 'sessions.userId', 'sessions.createdAt', 'sessions.lastSeenAt', 'sessions.expiresAt'])
+      .select(['users.email', 'users.passwordHash', 'users.isAdmin', 'users.createdAt as userCreatedAt'])
+      .where('sessions.idHash', '=', idHash)
+      .executeTakeFirst();
+    if (!row) return null;
+    const now = Date.now();
+    if (row.expiresAt <= now || row.lastSeenAt <= now - this.limits.idleMs) {
+      await this.database.db.deleteFrom('sessions').where('idHash', '=', idHash).execute();
+      return null;
+    }
+    if (now - row.lastSeenAt >= TOUCH_RESOLUTION_MS) {
+      await this.database.db.updateTable('sessions').set({ lastSeenAt: now }).where('idHash', '=', idHash).execute();
+      row.lastSeenAt = now;
+    }
+    return {
+      session: { idHash, userId: row.userId, createdAt: row.createdAt, lastSeenAt: row.lastSeenAt, expiresAt: row.expiresAt },
+      user: { id: row.userId, email: row.email, passwordHash: row.passwordHash, isAdmin: row.isAdmin, createdAt: row.userCreatedAt },
+    };
+  }
+
+  /** Ends the session behind the secret (logging out). */
+  async end(secret: string): Promise<void> {
+    await this.database.db.deleteFrom('sessions').where('idHash', '=', hashSecret(secret)).execute();
+  }
+
+  /** Ends every session of the account ("log out everywhere", a password change or reset); returns how many. */
+  async endAll(userId: string): Promise<number> {
+    const result = await this.database.db.deleteFrom('sessions').where('userId', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** How many live sessions the account has (shown on its account page). */
+  async countLive(userId: string): Promise<number> {
+    const now = Date.now();
+    const row = await this.database.db
+      .selectFrom('sessions')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('userId', '=', userId)
+      .where('expiresAt', '>', now)
+      .where('lastSeenAt', '>', now - this.limits.idleMs)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
