@@ -85,7 +85,8 @@ function errorPage(error: FastifyError | PageError | ProblemError, request: Fast
 export function notFoundPage(reply: FastifyReply): FastifyReply {
   // outside the dashboard's context, so without its helmet: the same protections, stricter still (a static page)
   reply.headers({
-    'content-security-policy': "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    'content-security-policy':
+      "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',

@@ -20,7 +20,7 @@ export async function logIn(page: Page, app: TestApp, email: string, password: s
 
 /** Logs out through the account menu. */
 export async function logOut(page: Page): Promise<void> {
-  await page.getByText(/^Account: /).click();
+  await page.getByText(/^Account: \S+@/).click();
   await Promise.all([page.waitForURL(/\/login$/), page.getByRole('button', { name: 'Log out' }).click()]);
 }
 
