@@ -50,8 +50,8 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const delivery = startDelivery(ctx, logger);
   const searchIndexer = startSearchIndexing(ctx, logger);
   logger.info(
-    { baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect },
-    `Formgate is ready: API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
+    { dashboardUrl: config.publicUrl, baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect },
+    `Formgate is ready: open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
   );
 
   let stopping = false;

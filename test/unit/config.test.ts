@@ -17,6 +17,31 @@ function assertConfigError(raw: RawEnv, variable: string): void {
   );
 }
 
+describe('buildConfig: the dashboard’s settings', () => {
+  it('defaults to invitations only, the FREE plan, 7-day idle and 30-day absolute sessions', () => {
+    const config = buildConfig({});
+    assert.equal(config.signup, 'invite');
+    assert.equal(config.defaultPlan, 'FREE');
+    assert.equal(config.sessionIdleMs, 7 * 86_400_000);
+    assert.equal(config.sessionMaxAgeMs, 30 * 86_400_000);
+  });
+
+  it('reads each setting in any case and durations in minutes, hours or days', () => {
+    const config = buildConfig({ signup: ' Open ', defaultPlan: 'bundle_50000', sessionIdleTimeout: '30m', sessionMaxAge: '12h' });
+    assert.equal(config.signup, 'open');
+    assert.equal(config.defaultPlan, 'BUNDLE_50000');
+    assert.equal(config.sessionIdleMs, 30 * 60_000);
+    assert.equal(config.sessionMaxAgeMs, 12 * 3_600_000);
+  });
+
+  it('refuses values it cannot use, naming the variable', () => {
+    assertConfigError({ signup: 'everyone' }, 'FORMGATE_SIGNUP');
+    assertConfigError({ defaultPlan: 'GOLD' }, 'FORMGATE_DEFAULT_PLAN');
+    for (const value of ['0m', '10', '5s', 'forever', '-1d']) assertConfigError({ sessionIdleTimeout: value }, 'FORMGATE_SESSION_IDLE_TIMEOUT');
+    assertConfigError({ sessionIdleTimeout: '2d', sessionMaxAge: '1d' }, 'FORMGATE_SESSION_IDLE_TIMEOUT');
+  });
+});
+
 describe('buildConfig', () => {
   it('defaults to the design’s table: SQLite in ./data, loopback, ports 8080 and 8081', () => {
     const config = buildConfig({});
