@@ -123,6 +123,18 @@ describe('formgate admin commands', () => {
     assert.equal(Number(count), 2, 'no account was added by the refused commands');
   });
 
+  it('users create --password makes an account that can log in to the dashboard; the first account is the instance admin', async () => {
+    const email = `login-${process.pid}@example.com`;
+    assertOk(await runCli(env, ['users', 'create', '--email', email, '--password', 'a long passphrase', '--json']));
+    const user = await ctx.users.authenticate(email, 'a long passphrase');
+    assert.equal(user?.email, email, 'what the login page checks accepts it');
+    assert.equal(await ctx.users.authenticate(email, 'another passphrase'), null);
+    assert.equal(user?.isAdmin, 0, 'not the first account');
+    const admins = await ctx.database.db.selectFrom('users').select('email').where('isAdmin', '=', 1).execute();
+    assert.equal(admins.length, 1, 'exactly one instance admin');
+    assert.ok([ownerEmail, memberEmail].includes(admins[0]!.email), 'one of the two accounts made first');
+  });
+
   it('refuses to run on a database that is not there, naming it, and creates nothing', async () => {
     const emptyFolder = await createTestDatabase('sqlite');
     try {

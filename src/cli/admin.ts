@@ -44,7 +44,7 @@ export function createUser(config: Config, email: string, password?: string): Pr
     const { user, workspace } = await ctx.users.createUser(email, password);
     return {
       json: { user: { id: user.id, email: user.email }, workspace: toWorkspaceResource(workspace) },
-      text: [`Created account ${user.email} (${user.id}).`, `Its free workspace: ${workspace.id} ("${workspace.name}", plan FREE).`],
+      text: [`Created account ${user.email} (${user.id}).`, `Its workspace: ${workspace.id} ("${workspace.name}", plan ${workspace.plan}).`],
     };
   });
 }
