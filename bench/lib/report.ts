@@ -1,4 +1,5 @@
 import type { LoadFigures } from '../load/spec.js';
+import type { DashboardResult } from '../scenarios/dashboard.js';
 import type { DrainResult } from '../scenarios/drain.js';
 import type { ListResult, SearchResult } from '../scenarios/list.js';
 import type { StartResult } from '../scenarios/start.js';
@@ -19,6 +20,7 @@ export interface Results {
   search: SearchResult[];
   drain: DrainResult[];
   start: StartResult[];
+  dashboard: DashboardResult[];
 }
 
 const NAME = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
@@ -123,6 +125,17 @@ export function rowsOf(results: Results): Row[] {
       target: '≤ 1,000 ms',
       met: r.medianMs <= 1000,
     });
+  }
+  for (const r of results.dashboard) {
+    const scenario = `dashboard page, ${NAME[r.dialect]}`;
+    rows.push({
+      scenario,
+      figure: `workspace page, 1 connection, ${r.page.errors} errors`,
+      measured: `p50 ${r.page.p50Ms} ms, p99 ${r.page.p99Ms} ms`,
+      target: 'p50 ≤ 5 ms',
+      met: r.page.p50Ms <= 5 && r.page.errors === 0,
+    });
+    rows.push({ scenario, figure: 'server CPU per page', measured: cpu(r.cpuPerPageUs), target: '', met: null });
   }
   return rows;
 }
