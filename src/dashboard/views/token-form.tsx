@@ -16,7 +16,8 @@ export const EMPTY_TOKEN_FORM: TokenFormValues = { name: '', scopes: [], expires
 export function CreateTokenForm({ csrf, values, errors }: { csrf: string; values: TokenFormValues; errors?: FieldErrors }) {
   const scopeError = errors?.scopes;
   return (
-    <form method="post" action="/account/tokens" noValidate>
+    // the fragment brings the answer's form, with its messages, into view
+    <form method="post" action="/account/tokens#create-token-heading" noValidate>
       <FormError errors={errors} />
       <CsrfInput token={csrf} />
       <Field

@@ -26,13 +26,17 @@ export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: Tok
           </button>
         </div>
         <p id="new-token-status" class="muted" aria-live="polite" />
-        <dl class="stats">
+        <dl class="token-facts">
           <div>
             <dt>Scopes</dt>
-            <dd class="scope-list">
-              {token.scopes.map((scope) => (
-                <code key={scope}>{scope}</code>
-              ))}
+            <dd>
+              <ul class="scope-list">
+                {token.scopes.map((scope) => (
+                  <li key={scope}>
+                    <code>{scope}</code>
+                  </li>
+                ))}
+              </ul>
             </dd>
           </div>
           <div>
@@ -50,10 +54,13 @@ export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: Tok
         <pre class="example">
           <code>{`curl -H "Authorization: Bearer $FORMGATE_TOKEN" ${baseUrl}/me`}</code>
         </pre>
-        <p>
-          The API works on upgraded workspaces only: a request about a free workspace’s forms or submissions is answered <code>upgrade_required</code>.
-        </p>
-        <ApiNotes apiOpen={apiOpen} />
+        {apiOpen ? (
+          <p>
+            The API works on upgraded workspaces only: a request about a free workspace’s forms or submissions is answered <code>upgrade_required</code>.
+          </p>
+        ) : (
+          <ApiNotes apiOpen={apiOpen} />
+        )}
       </Panel>
       <p>
         <a href="/account/tokens">Back to API tokens</a>
@@ -66,8 +73,8 @@ export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: Tok
 export function RevokeTokenPage({ frame, token }: { frame: Frame; token: TokenItem }) {
   const expired = token.status === 'expired';
   return (
-    <Layout title="Revoke token" frame={frame}>
-      <Panel title={`Revoke token “${token.name}”?`} id="revoke">
+    <Layout title={`Revoke token “${token.name}”?`} frame={frame}>
+      <div class="panel">
         <p>
           {expired
             ? 'It has already expired, so nothing uses it any more; revoking it frees its name for a new token.'
@@ -85,7 +92,7 @@ export function RevokeTokenPage({ frame, token }: { frame: Frame; token: TokenIt
             Cancel
           </a>
         </form>
-      </Panel>
+      </div>
     </Layout>
   );
 }

@@ -98,7 +98,7 @@ function TokenTable({ tokens }: { tokens: TokenItem[] }) {
               <td data-label="Status">
                 <span class={token.status === 'active' ? 'badge' : 'badge neutral'}>{STATUS_TEXT[token.status]}</span>
               </td>
-              <td data-label="Actions">
+              <td data-label="">
                 {token.status !== 'revoked' && (
                   // a GET to the confirmation page: works without script, changes nothing by itself
                   <form method="get" action={`/account/tokens/${encodeURIComponent(token.id)}/revoke`}>
