@@ -112,6 +112,23 @@ describe(`dashboard: API tokens over HTTP (${TEST_DIALECT})`, () => {
     assert.equal(confirmAgain.status, 303, 'no confirmation for a revoked token');
   });
 
+  it('offers to revoke an expired token too, which frees its name for a new one', async () => {
+    const { token } = await app.ctx.tokens.createToken(ownerId, { name: 'nightly', scopes: ['forms:read'] });
+    await app.ctx.database.db
+      .updateTable('tokens')
+      .set({ expiresAt: Date.now() - 1000 })
+      .where('id', '=', token.id)
+      .execute();
+    assert.match((await owner.get('/account/tokens')).html, new RegExp(`Expired<[^]*action="/account/tokens/${token.id}/revoke"`));
+    const taken = await owner.post('/account/tokens', { name: 'nightly', scopes: 'forms:read' });
+    assert.equal(taken.status, 400, 'an expired token still holds its name');
+    const confirm = await owner.get(`/account/tokens/${token.id}/revoke`);
+    assert.match(confirm.html, /It has already expired/);
+    assert.equal((await owner.post(`/account/tokens/${token.id}/revoke`, {})).status, 303);
+    await owner.get('/account/tokens');
+    assert.equal((await owner.post('/account/tokens', { name: 'nightly', scopes: 'forms:read' })).status, 200);
+  });
+
   it('answers another account’s token, or none, with a 404 page, and changes nothing', async () => {
     const { user } = await app.ctx.users.createUser('other@example.com', PASSWORD);
     const { token, secret } = await app.ctx.tokens.createToken(user.id, { name: 'theirs', scopes: ['forms:read'] });
