@@ -11,6 +11,7 @@ import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerSignupRoutes } from './routes/signup.js';
+import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
 import { csrfUserInfo, installSessions, sessionCookie } from './session.js';
@@ -58,6 +59,7 @@ export async function dashboard(app: FastifyInstance, { ctx }: DashboardOptions)
   registerSignupRoutes(app, ctx, session);
   registerLoginRoutes(app, ctx, session);
   registerWorkspaceHomeRoutes(app, ctx);
+  registerTokenRoutes(app, ctx);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

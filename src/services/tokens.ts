@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { KeptRows } from '../db/kept-rows.js';
@@ -17,6 +18,8 @@ export interface Principal {
 }
 
 const TOKEN_PREFIX = 'fg_';
+// The dashboard lists an account's tokens on one page; past this many, the oldest revoked ones drop off.
+const LISTED_TOKENS = 200;
 // lastUsedAt is written at most once a minute per token: accurate to the minute, no write per request.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -96,6 +99,38 @@ export class TokenService {
     return { ...active, revokedAt };
   }
 
+  /** The account's tokens for its tokens page: the usable ones first, then revoked and expired ones, newest first in each. */
+  listTokens(userId: string, now = Date.now()): Promise<TokenRow[]> {
+    return this.database.db
+      .selectFrom('tokens')
+      .select(TOKEN_COLUMNS)
+      .where('userId', '=', userId)
+      .orderBy(sql`case when revoked_at is null and (expires_at is null or expires_at > ${now}) then 0 else 1 end`)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(LISTED_TOKENS)
+      .execute();
+  }
+
+  /** One of the account's own tokens; another account's (or no) token is `not_found`, the same answer either way. */
+  async getToken(userId: string, tokenId: string): Promise<TokenRow> {
+    const token = await this.database.db.selectFrom('tokens').select(TOKEN_COLUMNS).where('id', '=', tokenId).where('userId', '=', userId).executeTakeFirst();
+    if (!token) throw new ProblemError('not_found', 'The account has no such token.');
+    return token;
+  }
+
+  /**
+   * Revokes one of the account's tokens by id (the dashboard's Revoke button); it stops working at
+   * the next request. Revoking a revoked token changes nothing, so a repeated post is harmless.
+   */
+  async revokeTokenById(userId: string, tokenId: string): Promise<TokenRow> {
+    const token = await this.getToken(userId, tokenId);
+    if (token.revokedAt !== null) return token;
+    const revokedAt = Date.now();
+    await this.database.db.updateTable('tokens').set({ revokedAt }).where('id', '=', token.id).where('revokedAt', 'is', null).execute();
+    return { ...token, revokedAt };
+  }
+
   /** The principal behind a bearer secret; throws `invalid_token` for unknown, revoked or expired tokens. */
   async authenticate(secret: string): Promise<Principal> {
     if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) throw invalidToken('The token is malformed.');
@@ -124,6 +159,29 @@ export class TokenService {
 
 export function invalidToken(detail: string): ProblemError {
   return new ProblemError('invalid_token', detail);
+}
+
+export type TokenStatus = 'active' | 'revoked' | 'expired';
+
+/** Whether the API accepts the token now; a revoked token reads as revoked even once past its expiry. */
+export function tokenStatus(token: Pick<TokenRow, 'revokedAt' | 'expiresAt'>, now = Date.now()): TokenStatus {
+  if (token.revokedAt !== null) return 'revoked';
+  if (token.expiresAt !== null && token.expiresAt <= now) return 'expired';
+  return 'active';
+}
+
+/**
+ * The expiry of a token given as a day (`YYYY-MM-DD`, the dashboard's date input): the last
+ * millisecond of that day in UTC, so a token "expiring on" a day works all of that day everywhere.
+ * Not a real day: an invalid Date, which `createToken` refuses with its other problems.
+ */
+export function endOfDayUtc(day: string): Date {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return new Date(Number.NaN);
+  const [year, month, date] = [Number(match[1]), Number(match[2]) - 1, Number(match[3])];
+  const start = new Date(Date.UTC(year, month, date));
+  if (start.getUTCFullYear() !== year || start.getUTCMonth() !== month || start.getUTCDate() !== date) return new Date(Number.NaN);
+  return new Date(start.getTime() + 86_400_000 - 1);
 }
 
 /** The Token resource of 2.1. */

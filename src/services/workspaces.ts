@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
-import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
+import { isUpgraded, PLANS, planLimits, submissionsLeft } from './plans.js';
 import type { UserService } from './users.js';
 
 // named, not `*`: see PreparedQuery
@@ -47,6 +47,19 @@ export class WorkspaceService {
       .selectAll('workspaces')
       .where('workspaceMembers.userId', '=', userId);
     return keysetPage(query, page, 'workspaces');
+  }
+
+  /** Whether the account belongs to an upgraded workspace: without one, its tokens reach nothing but `GET /me`. */
+  async hasUpgraded(userId: string): Promise<boolean> {
+    const row = await this.database.db
+      .selectFrom('workspaces')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
+      .select('workspaces.id')
+      .where('workspaceMembers.userId', '=', userId)
+      .where('workspaces.plan', 'in', PLANS.filter(isUpgraded))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
   }
 
   /** The workspace if the account belongs to it; `not_found` otherwise, whether or not it exists. */

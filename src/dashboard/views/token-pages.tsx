@@ -1,0 +1,98 @@
+import { CsrfInput, Panel, Time } from './components.js';
+import { type Frame, Layout } from './layout.js';
+import { ApiNotes } from './token-form.js';
+import type { TokenItem } from './tokens-page.js';
+
+interface TokenCreatedProps {
+  frame: Frame;
+  token: TokenItem;
+  secret: string;
+  baseUrl: string;
+  apiOpen: boolean;
+}
+
+/** The one time the new token's secret is shown: with a copy button, the warning, and how to call the API with it. */
+export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: TokenCreatedProps) {
+  return (
+    <Layout title={`Your new token “${token.name}”`} frame={frame} scripts={['copy.js']}>
+      <Panel title="Copy your token" id="copy">
+        <p class="notice">
+          <strong>Copy it now: it will not be shown again.</strong> Only a fingerprint of it is kept, so nobody can show it to you later.
+        </p>
+        <div class="secret">
+          <code id="new-token">{secret}</code>
+          <button type="button" class="secondary" data-copy="new-token" hidden>
+            Copy
+          </button>
+        </div>
+        <p id="new-token-status" class="muted" aria-live="polite" />
+        <dl class="token-facts">
+          <div>
+            <dt>Scopes</dt>
+            <dd>
+              <ul class="scope-list">
+                {token.scopes.map((scope) => (
+                  <li key={scope}>
+                    <code>{scope}</code>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </div>
+          <div>
+            <dt>Expires</dt>
+            <dd>
+              <Time ms={token.expiresAt} empty="Never" />
+            </dd>
+          </div>
+        </dl>
+      </Panel>
+      <Panel title="Call the API with it">
+        <p>
+          The API is at <code>{baseUrl}</code>. Send the token in the <code>Authorization</code> header:
+        </p>
+        <pre class="example">
+          <code>{`curl -H "Authorization: Bearer $FORMGATE_TOKEN" ${baseUrl}/me`}</code>
+        </pre>
+        {apiOpen ? (
+          <p>
+            The API works on upgraded workspaces only: a request about a free workspace’s forms or submissions is answered <code>upgrade_required</code>.
+          </p>
+        ) : (
+          <ApiNotes apiOpen={apiOpen} />
+        )}
+      </Panel>
+      <p>
+        <a href="/account/tokens">Back to API tokens</a>
+      </p>
+    </Layout>
+  );
+}
+
+/** Asks before revoking: a program using the token stops working at once, and nothing brings it back. */
+export function RevokeTokenPage({ frame, token }: { frame: Frame; token: TokenItem }) {
+  const expired = token.status === 'expired';
+  return (
+    <Layout title={`Revoke token “${token.name}”?`} frame={frame}>
+      <div class="panel">
+        <p>
+          {expired
+            ? 'It has already expired, so nothing uses it any more; revoking it frees its name for a new token.'
+            : 'Programs using it stop working at once. A revoked token cannot be used again; a program that still needs the API needs a new token.'}
+        </p>
+        <p class="muted">
+          Last used: <Time ms={token.lastUsedAt} />
+        </p>
+        <form method="post" action={`/account/tokens/${encodeURIComponent(token.id)}/revoke`} class="actions">
+          <CsrfInput token={frame.csrf} />
+          <button type="submit" class="danger">
+            Revoke token
+          </button>
+          <a class="button secondary" href="/account/tokens">
+            Cancel
+          </a>
+        </form>
+      </div>
+    </Layout>
+  );
+}
