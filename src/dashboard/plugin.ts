@@ -7,9 +7,12 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { ProblemError } from '../errors.js';
 import { installAssets } from './assets.js';
+import { LoginLimits } from './login-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
+import { registerAccountRoutes } from './routes/account.js';
 import { registerLoginRoutes } from './routes/login.js';
+import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerSignupRoutes } from './routes/signup.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
@@ -30,7 +33,7 @@ const BODY_LIMIT = 64 * 1024;
  * services as the API. Registered in a context of its own, so its cookies, form bodies, security
  * headers and error pages never touch the API under /public/v1.
  */
-export async function dashboard(app: FastifyInstance, { ctx }: DashboardOptions): Promise<void> {
+export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardOptions): Promise<void> {
   const https = ctx.config.publicUrl.startsWith('https:');
   const session = sessionCookie(ctx.config);
   // a key of its own for cookie signatures, derived from the installation's secret
@@ -56,7 +59,10 @@ export async function dashboard(app: FastifyInstance, { ctx }: DashboardOptions)
   await installAssets(app);
 
   registerSignupRoutes(app, ctx, session);
-  registerLoginRoutes(app, ctx, session);
+  const limits = new LoginLimits(ctx.config, redis);
+  registerLoginRoutes(app, ctx, session, limits);
+  registerPasswordResetRoutes(app, ctx, session, limits);
+  registerAccountRoutes(app, ctx, session);
   registerWorkspaceHomeRoutes(app, ctx);
 }
 
@@ -85,7 +91,8 @@ function errorPage(error: FastifyError | PageError | ProblemError, request: Fast
 export function notFoundPage(reply: FastifyReply): FastifyReply {
   // outside the dashboard's context, so without its helmet: the same protections, stricter still (a static page)
   reply.headers({
-    'content-security-policy': "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    'content-security-policy':
+      "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
