@@ -62,7 +62,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       users,
       tokens: new TokenService(database),
       sessions,
-      passwordResets: new PasswordResetService(database, users, sessions, config.publicUrl),
+      passwordResets: new PasswordResetService(database, users, sessions, config),
       workspaces,
       forms,
       submissions: new SubmissionService(database, workspaces, forms),

@@ -1,3 +1,4 @@
+import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { ProblemError, validationError } from '../errors.js';
 import { enqueueAccountEmail } from '../mail/account-mail.js';
@@ -21,7 +22,8 @@ export class PasswordResetService {
     private readonly database: Database,
     private readonly users: UserService,
     private readonly sessions: SessionService,
-    private readonly publicUrl: string,
+    /** Read when a link is made: `formgate serve` settles the public URL once it listens. */
+    private readonly config: Pick<Config, 'publicUrl'>,
   ) {}
 
   /**
@@ -55,10 +57,10 @@ export class PasswordResetService {
       await enqueueAccountEmail(trx, user.email, {
         subject: 'Reset your Formgate password',
         paragraphs: [
-          `Someone asked to reset the password of the Formgate account ${user.email} at ${this.publicUrl}.`,
+          `Someone asked to reset the password of the Formgate account ${user.email} at ${this.config.publicUrl}.`,
           'Follow the link to choose a new one. It works once, within the next hour, and logs the account out everywhere.',
         ],
-        action: { label: 'Choose a new password', url: `${this.publicUrl}/reset-password/${secret}` },
+        action: { label: 'Choose a new password', url: `${this.config.publicUrl}/reset-password/${secret}` },
         footer: 'If you did not ask for this, ignore this email: your password stays as it is.',
       });
     });
