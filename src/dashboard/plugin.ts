@@ -62,7 +62,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   const limits = new LoginLimits(ctx.config, redis);
   registerLoginRoutes(app, ctx, session, limits);
   registerPasswordResetRoutes(app, ctx, session, limits);
-  registerAccountRoutes(app, ctx, session);
+  registerAccountRoutes(app, ctx, session, limits);
   registerWorkspaceHomeRoutes(app, ctx);
 }
 

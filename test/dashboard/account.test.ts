@@ -104,3 +104,24 @@ describe('dashboard: the account page', () => {
     assert.ok(await loggedIn(here), 'still logged in');
   });
 });
+
+describe('dashboard: guessing the current password on the account page', () => {
+  it('counts wrong current passwords as failed logins of the account', async () => {
+    const app = await startApp({ rateLimitLoginAccount: '2/15m' });
+    try {
+      await app.ctx.users.createUser(EMAIL, PASSWORD);
+      const here = new DashboardClient(app);
+      await here.enter('/login', EMAIL, PASSWORD);
+      await here.get('/account');
+      for (const guess of ['guess number one', 'guess number two']) {
+        assert.equal((await here.post('/account/password', { currentPassword: guess, newPassword: 'stolen password' })).status, 400);
+      }
+      const limited = await here.post('/account/password', { currentPassword: PASSWORD, newPassword: 'stolen password' });
+      assert.equal(limited.status, 429);
+      assert.match(limited.html, /id="field-currentPassword-error">Too many attempts; try again in 15 minutes\.</);
+      assert.ok(await app.ctx.users.authenticate(EMAIL, PASSWORD), 'the password is unchanged');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -74,6 +74,9 @@ describe('dashboard: password reset by emailed link', () => {
     const elsewhere = new DashboardClient(app);
     await elsewhere.enter('/login', 'reset@example.com', PASSWORD);
     const secret = await emailedLink();
+    const headers = (await fetch(`${app.publicUrl}/reset-password/${secret}`)).headers;
+    assert.equal(headers.get('cache-control'), 'no-store', 'the page with the secret is never cached');
+    assert.equal(headers.get('referrer-policy'), 'same-origin', 'its address never goes to another site');
     const visitor = new DashboardClient(app);
     const page = await visitor.get(`/reset-password/${secret}`);
     assert.equal(page.status, 200);
