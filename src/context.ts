@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { FormService } from './services/forms.js';
+import { PasswordResetService } from './services/password-resets.js';
 import { SessionService } from './services/sessions.js';
 import { SubmissionService } from './services/submissions.js';
 import { TemplateService } from './services/templates.js';
@@ -25,6 +26,8 @@ export interface AppContext {
   tokens: TokenService;
   /** Dashboard logins. */
   sessions: SessionService;
+  /** Emailed links that set a forgotten password. */
+  passwordResets: PasswordResetService;
   workspaces: WorkspaceService;
   forms: FormService;
   submissions: SubmissionService;
@@ -50,6 +53,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users);
     const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
+    const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     return {
       config,
       database,
@@ -57,7 +61,8 @@ export async function openContext(config: Config, options: { existing?: boolean 
       cursors: new CursorCodec(secret),
       users,
       tokens: new TokenService(database),
-      sessions: new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs }),
+      sessions,
+      passwordResets: new PasswordResetService(database, users, sessions, config),
       workspaces,
       forms,
       submissions: new SubmissionService(database, workspaces, forms),

@@ -31,6 +31,10 @@ export interface Config {
   redisPrefix: string;
   rateLimitSubmit: RateLimit;
   rateLimitApi: RateLimit;
+  /** Failed dashboard logins per account (normalised address), whatever the client. */
+  rateLimitLoginAccount: RateLimit;
+  /** Failed dashboard logins and reset requests per client IP. */
+  rateLimitLoginAddress: RateLimit;
   trustProxy: boolean;
   allowPrivateWebhooks: boolean;
   logLevel: string;
@@ -62,6 +66,8 @@ export class ConfigError extends Error {}
 
 const DEFAULT_RATE_LIMIT_API = '600/1m';
 const DEFAULT_RATE_LIMIT_SUBMIT = '30/1m';
+const DEFAULT_RATE_LIMIT_LOGIN_ACCOUNT = '10/15m';
+const DEFAULT_RATE_LIMIT_LOGIN_ADDRESS = '50/15m';
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses `N/window` (`60/1m`, `10/30s`, `1000/1h`) or `off`. */
@@ -204,6 +210,8 @@ export function buildConfig(raw: RawEnv): Config {
     redisPrefix: parseRedisPrefix(raw.redisPrefix),
     rateLimitSubmit: parseRateLimit(raw.rateLimitSubmit ?? DEFAULT_RATE_LIMIT_SUBMIT, envName('rateLimitSubmit')),
     rateLimitApi: parseRateLimit(raw.rateLimitApi ?? DEFAULT_RATE_LIMIT_API, envName('rateLimitApi')),
+    rateLimitLoginAccount: parseRateLimit(raw.rateLimitLoginAccount ?? DEFAULT_RATE_LIMIT_LOGIN_ACCOUNT, envName('rateLimitLoginAccount')),
+    rateLimitLoginAddress: parseRateLimit(raw.rateLimitLoginAddress ?? DEFAULT_RATE_LIMIT_LOGIN_ADDRESS, envName('rateLimitLoginAddress')),
     trustProxy: parseFlag(raw.trustProxy, 'trustProxy'),
     allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
     logLevel: raw.logLevel ?? 'info',

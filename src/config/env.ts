@@ -16,6 +16,8 @@ export interface RawEnv {
   redisPrefix?: string;
   rateLimitSubmit?: string;
   rateLimitApi?: string;
+  rateLimitLoginAccount?: string;
+  rateLimitLoginAddress?: string;
   trustProxy?: string;
   allowPrivateWebhooks?: string;
   logLevel?: string;
@@ -47,6 +49,8 @@ const NAMES: Record<keyof RawEnv, string> = {
   redisPrefix: 'FORMGATE_REDIS_PREFIX',
   rateLimitSubmit: 'FORMGATE_RATE_LIMIT_SUBMIT',
   rateLimitApi: 'FORMGATE_RATE_LIMIT_API',
+  rateLimitLoginAccount: 'FORMGATE_RATE_LIMIT_LOGIN_ACCOUNT',
+  rateLimitLoginAddress: 'FORMGATE_RATE_LIMIT_LOGIN_ADDRESS',
   trustProxy: 'FORMGATE_TRUST_PROXY',
   allowPrivateWebhooks: 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS',
   logLevel: 'FORMGATE_LOG_LEVEL',

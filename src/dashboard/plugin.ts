@@ -7,9 +7,12 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { ProblemError } from '../errors.js';
 import { installAssets } from './assets.js';
+import { LoginLimits } from './login-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
+import { registerAccountRoutes } from './routes/account.js';
 import { registerLoginRoutes } from './routes/login.js';
+import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerSignupRoutes } from './routes/signup.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
@@ -31,7 +34,7 @@ const BODY_LIMIT = 64 * 1024;
  * services as the API. Registered in a context of its own, so its cookies, form bodies, security
  * headers and error pages never touch the API under /public/v1.
  */
-export async function dashboard(app: FastifyInstance, { ctx }: DashboardOptions): Promise<void> {
+export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardOptions): Promise<void> {
   const https = ctx.config.publicUrl.startsWith('https:');
   const session = sessionCookie(ctx.config);
   // a key of its own for cookie signatures, derived from the installation's secret
@@ -57,7 +60,10 @@ export async function dashboard(app: FastifyInstance, { ctx }: DashboardOptions)
   await installAssets(app);
 
   registerSignupRoutes(app, ctx, session);
-  registerLoginRoutes(app, ctx, session);
+  const limits = new LoginLimits(ctx.config, redis);
+  registerLoginRoutes(app, ctx, session, limits);
+  registerPasswordResetRoutes(app, ctx, session, limits);
+  registerAccountRoutes(app, ctx, session, limits);
   registerWorkspaceHomeRoutes(app, ctx);
   registerTokenRoutes(app, ctx);
 }

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import type { SessionRow } from '../db/schema/session.js';
 import type { UserRow } from '../db/schema/user.js';
 import { hashSecret, newSecret } from './secrets.js';
@@ -78,9 +78,15 @@ export class SessionService {
     await this.database.db.deleteFrom('sessions').where('idHash', '=', hashSecret(secret)).execute();
   }
 
-  /** Ends every session of the account ("log out everywhere", a password change or reset); returns how many. */
-  async endAll(userId: string): Promise<number> {
-    const result = await this.database.db.deleteFrom('sessions').where('userId', '=', userId).executeTakeFirst();
+  /** Ends every session of the account ("log out everywhere", a password reset, in its transaction); returns how many. */
+  async endAll(userId: string, db: Queryable = this.database.db): Promise<number> {
+    const result = await db.deleteFrom('sessions').where('userId', '=', userId).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
+  /** Ends every session of the account but one (a password change keeps the browser that made it); returns how many. */
+  async endAllExcept(userId: string, keptIdHash: string): Promise<number> {
+    const result = await this.database.db.deleteFrom('sessions').where('userId', '=', userId).where('idHash', '!=', keptIdHash).executeTakeFirst();
     return Number(result.numDeletedRows);
   }
 

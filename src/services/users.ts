@@ -1,4 +1,6 @@
 import { isUniqueViolation, type Database, type Queryable } from '../db/database.js';
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/schema/index.js';
 import type { UserRow } from '../db/schema/user.js';
 import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
@@ -92,11 +94,19 @@ export class UserService {
     await this.writePassword(userId, next);
   }
 
-  /** Sets a new password without the old one (a reset link proved the address). */
-  async setPassword(userId: string, password: string, db: Queryable = this.database.db): Promise<void> {
+  /**
+   * Sets a new password without the old one (a reset link proved the address). `alongside` runs in
+   * the same transaction (using up the link, ending the sessions); the password is hashed before
+   * it starts, so the transaction holds no connection while scrypt runs.
+   */
+  async setPassword(userId: string, password: string, alongside?: (trx: Transaction<DB>) => Promise<void>): Promise<void> {
     const rule = passwordProblem(password);
     if (rule) throw validationError([rule]);
-    await this.writePassword(userId, password, db);
+    const passwordHash = await hashPassword(password);
+    await this.database.transaction(async (trx) => {
+      await alongside?.(trx);
+      await trx.updateTable('users').set({ passwordHash }).where('id', '=', userId).execute();
+    });
   }
 
   private async writePassword(userId: string, password: string, db: Queryable = this.database.db): Promise<void> {

@@ -34,7 +34,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The configuration of a test instance on `database`: loopback, ephemeral ports, rate limits off unless `env` sets them. */
+/** The configuration of a test instance on `database`: loopback, ephemeral ports, the API's and submit surface's rate limits off unless `env` sets them (the login limits keep their defaults). */
 export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
   return buildConfig({
     databaseUrl: database.url,
@@ -50,10 +50,12 @@ export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
 
 /**
  * Starts the real service (both surfaces, on loopback, ephemeral ports) on a fresh database of the
- * suite's dialect. Rate limits are off unless `env` sets them.
+ * suite's dialect, or on `options.database` (a second instance of one installation; it is left in
+ * place at close). The API's and submit surface's rate limits are off unless `env` sets them.
  */
-export async function startApp(env: RawEnv = {}, options: { delivery?: boolean } = {}): Promise<TestApp> {
-  const database: TestDatabase = await createTestDatabase();
+export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; database?: TestDatabase } = {}): Promise<TestApp> {
+  const database: TestDatabase = options.database ?? (await createTestDatabase());
+  const owned = options.database === undefined;
   const config = testConfig(database, env);
   const ctx = await openContext(config);
   const logger = pino({ level: process.env.FORMGATE_TEST_LOG ?? 'silent' });
@@ -65,7 +67,7 @@ export async function startApp(env: RawEnv = {}, options: { delivery?: boolean }
     if (options.delivery) delivery = startDelivery(ctx, logger);
   } catch (error) {
     await ctx.close();
-    await database.drop();
+    if (owned) await database.drop();
     throw error;
   }
 
@@ -97,7 +99,7 @@ export async function startApp(env: RawEnv = {}, options: { delivery?: boolean }
       await surfaces.close();
       await delivery?.stop();
       await ctx.close().catch(() => undefined);
-      await database.drop();
+      if (owned) await database.drop();
     },
   };
 }

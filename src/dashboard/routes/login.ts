@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { setFlash, takeFlash } from '../flash.js';
 import { csrfToken } from '../frame.js';
+import { type LoginLimits, refusalMessage } from '../login-limits.js';
 import { seeOther, sendPage } from '../render.js';
 import { endSession, safeNext, type SessionCookie, startSession } from '../session.js';
 import { LoginPage } from '../views/auth-pages.js';
@@ -16,7 +17,7 @@ interface LoginBody {
 // The same words for an unknown address and a wrong password: the page tells no one who has an account.
 const REFUSED = 'The email address or the password is not right.';
 
-export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie): void {
+export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: LoginLimits): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     if (request.account) return seeOther(reply, safeNext(request.query.next));
     return sendPage(
@@ -34,11 +35,18 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cooki
     const email = String(request.body?.email ?? '');
     const password = String(request.body?.password ?? '');
     const next = safeNext(request.body?.next);
-    const user = email && password ? await ctx.users.authenticate(email, password) : null;
-    if (!user) {
-      const errors = email && password ? { form: REFUSED } : { form: 'Enter your email address and your password.' };
-      return sendPage(reply, LoginPage({ csrf: csrfToken(request, reply), email, next, errors, signupOpen: await anyoneMaySignUp(ctx) }), 400);
+    const again = async (form: string, status: number) =>
+      sendPage(reply, LoginPage({ csrf: csrfToken(request, reply), email, next, errors: { form }, signupOpen: await anyoneMaySignUp(ctx) }), status);
+    if (!email || !password) return again('Enter your email address and your password.', 400);
+    // counted before the password is checked, and the same for an address no account has
+    const refusal = await limits.attempt(email, request.ip);
+    if (refusal) {
+      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      return again(refusalMessage(refusal), 429);
     }
+    const user = await ctx.users.authenticate(email, password);
+    if (!user) return again(REFUSED, 400);
+    await limits.succeeded(email, request.ip);
     await startSession(request, reply, ctx.sessions, cookie, user.id);
     return seeOther(reply, next);
   });

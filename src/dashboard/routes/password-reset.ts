@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ProblemError } from '../../errors.js';
+import { fieldErrors } from '../field-errors.js';
+import { setFlash } from '../flash.js';
+import { csrfToken } from '../frame.js';
+import { type LoginLimits, refusalMessage } from '../login-limits.js';
+import { seeOther, sendPage } from '../render.js';
+import type { SessionCookie } from '../session.js';
+import { ForgotPasswordPage, ResetLinkExpiredPage, ResetLinkSentPage, ResetPasswordPage } from '../views/password-reset-pages.js';
+
+type TokenParams = { Params: { token: string } };
+
+// Unknown, used and expired links share one page and one status: the page tells nothing more.
+const EXPIRED_STATUS = 410;
+
+export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: LoginLimits): void {
+  app.get('/forgot-password', async (request, reply) => sendPage(reply, ForgotPasswordPage({ csrf: csrfToken(request, reply) })));
+
+  app.post<{ Body: { email?: string } }>('/forgot-password', async (request, reply) => {
+    const email = String(request.body?.email ?? '');
+    const again = (errors: Record<string, string>, status: number) =>
+      sendPage(reply, ForgotPasswordPage({ csrf: csrfToken(request, reply), email, errors }), status);
+    const refusal = await limits.request(request.ip);
+    if (refusal) {
+      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      return again({ form: refusalMessage(refusal) }, 429);
+    }
+    try {
+      await ctx.passwordResets.request(email);
+    } catch (error) {
+      return again(fieldErrors(error), 400);
+    }
+    return seeOther(reply, '/forgot-password/sent');
+  });
+
+  app.get('/forgot-password/sent', async (_request, reply) => sendPage(reply, ResetLinkSentPage()));
+
+  app.get<TokenParams>('/reset-password/:token', async (request, reply) => {
+    const account = await ctx.passwordResets.accountFor(request.params.token);
+    if (!account) return sendPage(reply, ResetLinkExpiredPage(), EXPIRED_STATUS);
+    return sendPage(reply, ResetPasswordPage({ csrf: csrfToken(request, reply), token: request.params.token, email: account.email }));
+  });
+
+  app.post<TokenParams & { Body: { password?: string } }>('/reset-password/:token', async (request, reply) => {
+    const { token } = request.params;
+    try {
+      await ctx.passwordResets.reset(token, String(request.body?.password ?? ''));
+    } catch (error) {
+      if (error instanceof ProblemError && error.code === 'not_found') return sendPage(reply, ResetLinkExpiredPage(), EXPIRED_STATUS);
+      return refused(request, reply, token, fieldErrors(error));
+    }
+    // every session of the account ended with the reset, this browser's too
+    reply.clearCookie(cookie.name, { path: '/', httpOnly: true, sameSite: 'lax', secure: cookie.secure });
+    setFlash(reply, 'Your password has been changed; log in with it.');
+    return seeOther(reply, '/login');
+  });
+
+  async function refused(request: FastifyRequest, reply: FastifyReply, token: string, errors: Record<string, string>) {
+    const account = await ctx.passwordResets.accountFor(token);
+    if (!account) return sendPage(reply, ResetLinkExpiredPage(), EXPIRED_STATUS);
+    return sendPage(reply, ResetPasswordPage({ csrf: csrfToken(request, reply), token, email: account.email, errors }), 400);
+  }
+}

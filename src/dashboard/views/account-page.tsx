@@ -1,0 +1,62 @@
+import type { FieldErrors } from '../field-errors.js';
+import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { type Frame, Layout } from './layout.js';
+
+interface AccountPageProps {
+  frame: Frame;
+  email: string;
+  /** Live sessions of the account, this one included. */
+  sessions: number;
+  /** Messages of a refused password change. */
+  errors?: FieldErrors;
+}
+
+/** The account's own settings: who it is, its password, its sessions. */
+export function AccountPage({ frame, email, sessions, errors }: AccountPageProps) {
+  const others = sessions - 1;
+  return (
+    <Layout title="Account settings" frame={frame}>
+      <Panel title="Your account">
+        <dl class="stats">
+          <div>
+            <dt>Email</dt>
+            <dd class="account-email">{email}</dd>
+          </div>
+          <div>
+            <dt>Live sessions</dt>
+            <dd>{sessions}</dd>
+          </div>
+        </dl>
+        <p class="muted">
+          {others <= 0 ? 'You are logged in on this browser only.' : `You are logged in on this browser and ${others} other${others === 1 ? '' : 's'}.`}
+        </p>
+      </Panel>
+      <Panel title="Change password">
+        <FormError errors={errors} />
+        <form method="post" action="/account/password" noValidate>
+          <CsrfInput token={frame.csrf} />
+          <Field label="Current password" name="currentPassword" type="password" autocomplete="current-password" required errors={errors} />
+          <Field
+            label="New password"
+            name="newPassword"
+            type="password"
+            autocomplete="new-password"
+            hint="At least 8 characters. Your other browsers are logged out when it changes; this one stays logged in."
+            required
+            errors={errors}
+          />
+          <button type="submit">Change password</button>
+        </form>
+      </Panel>
+      <Panel title="Log out everywhere">
+        <p>Ends every session of this account, this one included: anyone logged in as you, on any device, has to log in again.</p>
+        <form method="post" action="/account/logout-everywhere">
+          <CsrfInput token={frame.csrf} />
+          <button type="submit" class="secondary">
+            Log out everywhere
+          </button>
+        </form>
+      </Panel>
+    </Layout>
+  );
+}

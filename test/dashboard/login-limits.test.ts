@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import type { RawEnv } from '../../src/config/env.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { DashboardClient, type PageAnswer } from '../helpers/dashboard.js';
+import { createTestDatabase } from '../helpers/database.js';
+import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
+
+const PASSWORD = 'the right password';
+const FIFTEEN_MINUTES = /role="alert">Too many attempts; try again in 15 minutes\.</;
+
+/** One login attempt from a fresh browser. */
+async function logIn(app: TestApp, email: string, password: string): Promise<PageAnswer> {
+  const client = new DashboardClient(app);
+  await client.get('/login');
+  const answer = await client.post('/login', { email, password });
+  if (answer.status === 303) assert.ok(client.cookies.has('fg_session'));
+  else assert.equal(client.cookies.has('fg_session'), false, 'no session without a login');
+  return answer;
+}
+
+/** Asserts the limit's answer: 429, how long to wait, and no password checked. */
+function assertLimited(answer: PageAnswer, retryAfter: string | null, what: string): void {
+  assert.equal(answer.status, 429, what);
+  assert.match(answer.html, FIFTEEN_MINUTES, what);
+  assert.ok(Number(retryAfter) > 14 * 60 && Number(retryAfter) <= 15 * 60, `${what}: Retry-After ${retryAfter}`);
+}
+
+async function withApp(env: RawEnv, run: (app: TestApp) => Promise<void>): Promise<void> {
+  const app = await startApp(env);
+  try {
+    await run(app);
+  } finally {
+    await app.close();
+  }
+}
+
+/** Posts a login and keeps the Retry-After header (DashboardClient keeps no headers). */
+async function logInWithHeaders(app: TestApp, email: string, password: string): Promise<{ answer: PageAnswer; retryAfter: string | null }> {
+  const client = new DashboardClient(app);
+  await client.get('/login');
+  const response = await fetch(`${app.publicUrl}/login`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      origin: app.publicUrl,
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+    },
+    body: new URLSearchParams({ _csrf: client.csrf, email, password }).toString(),
+  });
+  const answer = { status: response.status, location: response.headers.get('location'), html: await response.text() };
+  return { answer, retryAfter: response.headers.get('retry-after') };
+}
+
+describe('dashboard: login attempt limits', () => {
+  it('refuses the 11th attempt after 10 failures for one account, even with the right password', async () => {
+    await withApp({}, async (app) => {
+      await app.ctx.users.createUser('target@example.com', PASSWORD);
+      for (let i = 0; i < 10; i++) assert.equal((await logIn(app, 'target@example.com', `wrong guess ${i}`)).status, 400, `attempt ${i + 1}`);
+      const { answer, retryAfter } = await logInWithHeaders(app, 'Target@Example.com', PASSWORD);
+      assertLimited(answer, retryAfter, 'the 11th attempt, right password, other spelling');
+      assert.equal((await logIn(app, 'someone-else@example.com', 'any password')).status, 400, 'other accounts are not limited');
+    });
+  });
+
+  it('gives an address with no account the same answer as one with an account', async () => {
+    await withApp({ rateLimitLoginAccount: '2/15m' }, async (app) => {
+      await app.ctx.users.createUser('known@example.com', PASSWORD);
+      const answers: Record<string, { answer: PageAnswer; retryAfter: string | null }> = {};
+      for (const email of ['known@example.com', 'unknown@example.com']) {
+        for (let i = 0; i < 2; i++) assert.equal((await logIn(app, email, 'wrong password')).status, 400);
+        answers[email] = await logInWithHeaders(app, email, PASSWORD);
+        assertLimited(answers[email]!.answer, answers[email]!.retryAfter, email);
+      }
+      const text = (html: string) => /role="alert">([^<]*)</.exec(html)?.[1];
+      assert.equal(text(answers['known@example.com']!.answer.html), text(answers['unknown@example.com']!.answer.html));
+    });
+  });
+
+  it('starts the account’s count again after a successful login', async () => {
+    await withApp({ rateLimitLoginAccount: '3/15m' }, async (app) => {
+      await app.ctx.users.createUser('forgetful@example.com', PASSWORD);
+      for (let i = 0; i < 2; i++) assert.equal((await logIn(app, 'forgetful@example.com', 'wrong password')).status, 400);
+      assert.equal((await logIn(app, 'forgetful@example.com', PASSWORD)).status, 303);
+      for (let i = 0; i < 3; i++) assert.equal((await logIn(app, 'forgetful@example.com', 'wrong password')).status, 400, `after the login, attempt ${i + 1}`);
+      assert.equal((await logIn(app, 'forgetful@example.com', PASSWORD)).status, 429);
+    });
+  });
+
+  it('limits failures from one client address across accounts, and its requests for reset links', async () => {
+    await withApp({ rateLimitLoginAddress: '3/15m' }, async (app) => {
+      await app.ctx.users.createUser('owner@example.com', PASSWORD);
+      assert.equal((await logIn(app, 'owner@example.com', PASSWORD)).status, 303, 'a successful login does not count');
+      for (let i = 0; i < 3; i++) assert.equal((await logIn(app, `spray${i}@example.com`, 'password123')).status, 400);
+      const { answer, retryAfter } = await logInWithHeaders(app, 'owner@example.com', PASSWORD);
+      assertLimited(answer, retryAfter, 'the 4th failure from the address');
+      const visitor = new DashboardClient(app);
+      await visitor.get('/forgot-password');
+      const reset = await visitor.post('/forgot-password', { email: 'owner@example.com' });
+      assert.equal(reset.status, 429);
+      assert.match(reset.html, FIFTEEN_MINUTES);
+      assert.equal((await app.ctx.database.db.selectFrom('passwordResets').selectAll().execute()).length, 0, 'no link was made');
+    });
+  });
+
+  it('counts requests for reset links from one address', async () => {
+    await withApp({ rateLimitLoginAddress: '2/15m' }, async (app) => {
+      const visitor = new DashboardClient(app);
+      await visitor.get('/forgot-password');
+      for (let i = 0; i < 2; i++) assert.equal((await visitor.post('/forgot-password', { email: `someone${i}@example.com` })).status, 303);
+      const third = await visitor.post('/forgot-password', { email: 'someone@example.com' });
+      assert.equal(third.status, 429);
+      assert.match(third.html, /id="field-email"[^>]*value="someone@example.com"/, 'the form keeps the address');
+    });
+  });
+
+  it('shares the counts between two instances through Redis, under the installation’s prefix', async (t) => {
+    const redis = await connectTestRedis(t);
+    if (!redis) return;
+    const prefix = `fg-test-login-${process.pid}-${randomBytes(4).toString('hex')}:`;
+    const database = await createTestDatabase();
+    const env = { redisUrl: TEST_REDIS_URL, redisPrefix: prefix, rateLimitLoginAccount: '3/15m' };
+    const a = await startApp(env, { database });
+    const b = await startApp(env, { database });
+    try {
+      await a.ctx.users.createUser('shared@example.com', PASSWORD);
+      assert.equal((await logIn(a, 'shared@example.com', 'wrong one')).status, 400);
+      assert.equal((await logIn(b, 'shared@example.com', 'wrong two')).status, 400);
+      assert.equal((await logIn(a, 'shared@example.com', 'wrong three')).status, 400);
+      assert.equal((await logIn(b, 'shared@example.com', PASSWORD)).status, 429, 'the other instance knows of all three');
+      const keys = await redis.keys(`${prefix}*`);
+      assert.ok(
+        keys.some((k) => k.startsWith(`${prefix}rl-login-account:`)),
+        `the account's counter is in Redis under the prefix: ${keys.join(', ')}`,
+      );
+      assert.ok(!keys.some((k) => k.includes('shared@example.com')), 'the key holds a hash, not the address');
+    } finally {
+      await a.close();
+      await b.close();
+      await database.drop();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+});
