@@ -20,7 +20,7 @@ const number = (n: number) => n.toLocaleString('en-US');
 function Accounts({ accounts }: { accounts: AccountSummary[] }) {
   if (accounts.length === 0) return <EmptyState>No accounts on this page.</EmptyState>;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap listing">
       <table class="stack">
         <thead>
           <tr>
@@ -33,7 +33,9 @@ function Accounts({ accounts }: { accounts: AccountSummary[] }) {
           {accounts.map((a) => (
             <tr key={a.id}>
               <td data-label="Email">
-                {a.email} {a.isAdmin && <span class="badge">Admin</span>}
+                <span>
+                  {a.email} {a.isAdmin && <span class="badge">Admin</span>}
+                </span>
               </td>
               <td data-label="Created">
                 <Time ms={a.createdAt} />
@@ -88,7 +90,7 @@ function Workspaces({
 }) {
   if (workspaces.length === 0) return <EmptyState>No workspaces on this page.</EmptyState>;
   return (
-    <div class="table-wrap">
+    <div class="table-wrap listing">
       <table class="stack">
         <thead>
           <tr>
@@ -103,22 +105,28 @@ function Workspaces({
           {workspaces.map((w) => (
             <tr key={w.id}>
               <td data-label="Workspace">
-                {w.name}
-                <br />
-                <code class="muted">{w.id}</code>
+                <div>
+                  {w.name}
+                  <br />
+                  <code class="muted">{w.id}</code>
+                </div>
               </td>
               <td data-label="Owner">{w.ownerEmail}</td>
               <td data-label="Submissions">
-                {number(w.submissionsUsed)} used
-                <br />
-                <span class="muted">{number(submissionsLeft(w.plan, w.submissionsUsed))} left</span>
+                <div>
+                  {number(w.submissionsUsed)} used
+                  <br />
+                  <span class="muted">{number(submissionsLeft(w.plan, w.submissionsUsed))} left</span>
+                </div>
               </td>
               <td data-label="Members">{number(w.memberCount)}</td>
               <td data-label="Plan">
-                <p class="plan-now">
-                  <span class={w.plan === 'FREE' ? 'badge neutral' : 'badge'}>{w.plan}</span>
-                </p>
-                <PlanForm workspace={w} csrf={csrf} back={back} error={planError?.workspaceId === w.id ? planError.message : undefined} />
+                <div>
+                  <p class="plan-now">
+                    <span class={w.plan === 'FREE' ? 'badge neutral' : 'badge'}>{w.plan}</span>
+                  </p>
+                  <PlanForm workspace={w} csrf={csrf} back={back} error={planError?.workspaceId === w.id ? planError.message : undefined} />
+                </div>
               </td>
             </tr>
           ))}

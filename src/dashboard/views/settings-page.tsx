@@ -18,7 +18,7 @@ interface SettingsPageProps {
 export function SettingsPage({ frame, workspace, formCount, memberCount, name, errors }: SettingsPageProps) {
   return (
     <Layout title="Workspace settings" frame={frame}>
-      <Panel title="Name">
+      <Panel title="General">
         <FormError errors={errors} />
         <form method="post" action={`/w/${workspace.id}/settings`} noValidate>
           <CsrfInput token={frame.csrf} />

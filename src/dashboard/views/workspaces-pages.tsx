@@ -27,7 +27,7 @@ export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; 
           <p>You belong to no workspace yet. Create one to hold your forms, or ask a workspace’s owner to invite you.</p>
         </EmptyState>
       ) : (
-        <div class="panel table-wrap">
+        <div class="panel table-wrap listing">
           <table class="stack">
             <thead>
               <tr>
@@ -45,11 +45,15 @@ export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; 
                   </td>
                   <td data-label="Plan">{planName(w.plan)}</td>
                   <td data-label="Submissions left">
-                    {submissionsLeft(w.plan, w.submissionsUsed).toLocaleString('en-US')}
-                    <span class="muted"> of {planLimits(w.plan).submissions.toLocaleString('en-US')}</span>
+                    <span>
+                      {submissionsLeft(w.plan, w.submissionsUsed).toLocaleString('en-US')}
+                      <span class="muted"> of {planLimits(w.plan).submissions.toLocaleString('en-US')}</span>
+                    </span>
                   </td>
                   <td data-label="Your role">
-                    <span class={w.role === 'owner' ? 'badge' : 'badge neutral'}>{w.role === 'owner' ? 'Owner' : 'Member'}</span>
+                    <span>
+                      <span class={w.role === 'owner' ? 'badge' : 'badge neutral'}>{w.role === 'owner' ? 'Owner' : 'Member'}</span>
+                    </span>
                   </td>
                 </tr>
               ))}
@@ -70,7 +74,7 @@ export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; 
 export function NewWorkspacePage({ frame, defaultPlan, name = '', errors }: { frame: Frame; defaultPlan: Plan; name?: string; errors?: FieldErrors }) {
   return (
     <Layout title="New workspace" frame={frame}>
-      <Panel title="Name the workspace">
+      <Panel title="Workspace details">
         <p class="muted">
           A workspace holds forms and a team.{' '}
           {defaultPlan === 'FREE'
