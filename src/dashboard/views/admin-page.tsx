@@ -1,7 +1,8 @@
 import type { AccountSummary, WorkspaceSummary } from '../../services/admin.js';
-import { PLANS, submissionsLeft } from '../../services/plans.js';
-import { CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { submissionsLeft } from '../../services/plans.js';
+import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
+import { PlanForm } from './plan-form.js';
 
 interface AdminPageProps {
   frame: Frame;
@@ -46,34 +47,6 @@ function Accounts({ accounts }: { accounts: AccountSummary[] }) {
         </tbody>
       </table>
     </div>
-  );
-}
-
-function PlanForm({ workspace, csrf, back, error }: { workspace: WorkspaceSummary; csrf: string; back: string; error?: string }) {
-  const id = `plan-${workspace.id}`;
-  return (
-    <form method="post" action={`/admin/workspaces/${workspace.id}/plan`} class="plan-form">
-      <CsrfInput token={csrf} />
-      <input type="hidden" name="back" value={back} />
-      <label for={id}>Plan for {workspace.name}</label>
-      <div class="plan-controls">
-        <select id={id} name="plan" aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-error` : undefined}>
-          {PLANS.map((plan) => (
-            <option key={plan} value={plan} selected={plan === workspace.plan}>
-              {plan}
-            </option>
-          ))}
-        </select>
-        <button type="submit" class="secondary">
-          Change plan
-        </button>
-      </div>
-      {error && (
-        <p class="error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </form>
   );
 }
 
