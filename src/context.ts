@@ -5,6 +5,7 @@ import { Database, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
+import { AdminService } from './services/admin.js';
 import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { SessionService } from './services/sessions.js';
@@ -29,6 +30,8 @@ export interface AppContext {
   /** Emailed links that set a forgotten password. */
   passwordResets: PasswordResetService;
   workspaces: WorkspaceService;
+  /** The instance admin's page. */
+  admin: AdminService;
   forms: FormService;
   submissions: SubmissionService;
   templates: TemplateService;
@@ -51,7 +54,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
     await migrateToLatest(database);
     const secret = config.secret ?? (await installationSecret(database));
     const users = new UserService(database, config.defaultPlan);
-    const workspaces = new WorkspaceService(database, users);
+    const workspaces = new WorkspaceService(database, users, config);
     const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     return {
@@ -64,6 +67,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),
       workspaces,
+      admin: new AdminService(database, workspaces),
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),

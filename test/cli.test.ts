@@ -288,6 +288,21 @@ describe('formgate admin commands', () => {
 
     const notFound = assertJsonError(unknown, 'not_found');
     assert.ok(notFound.message.includes('nosuchworkspace'), notFound.message);
+
+    // the owner is told by email, in the change's transaction; a refused change tells no one
+    const planEmails = async () =>
+      (await ctx.database.db.selectFrom('jobs').select('payload').where('kind', '=', 'email').execute())
+        .map((j) => (typeof j.payload === 'string' ? JSON.parse(j.payload) : j.payload))
+        .filter((p) => /plan/.test(p.subject));
+    const told = await planEmails();
+    assert.deepEqual(
+      told.map((p) => [p.to, p.subject]),
+      [[[ownerEmail], `Workspace "${body.workspace.name}" is now on the BUNDLE_50000 plan`]],
+    );
+    assert.match(told[0].text, new RegExp(`changed from FREE to BUNDLE_50000[\\s\\S]*${owner.workspaceId}`));
+    // the same plan again changes nothing, and tells no one
+    assertOk(await runCli(env, ['workspaces', 'set-plan', '--workspace', owner.workspaceId, '--plan', 'BUNDLE_50000', '--json']));
+    assert.equal((await planEmails()).length, 1);
   });
 
   it('workspaces add-member adds an account to the team once', async () => {

@@ -46,7 +46,7 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
     });
     ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir, allowPrivateWebhooks: '1' }));
     const { user, workspace } = await ctx.users.createUser(`unrouted-${process.pid}@example.com`);
-    await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000');
+    await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });
     ({ id: formId } = await ctx.forms.createForm(user.id, workspace.id, { name: 'Unrouted webhook', webhookUrl: 'https://unrouted.example/hook' }));
   });
   after(async () => {

@@ -60,7 +60,7 @@ describe('formgate serve', () => {
     const ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
     try {
       const { user, workspace } = await ctx.users.createUser(`serve-${process.pid}@example.com`);
-      await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000');
+      await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });
       ({ secret: token } = await ctx.tokens.createToken(user.id, { name: 'serve-test', scopes: ['forms:read'] }));
       ({ id: formId } = await ctx.forms.createForm(user.id, workspace.id, { name: 'Serve test' }));
     } finally {

@@ -82,9 +82,10 @@ export function setPlan(config: Config, workspaceId: string, plan: string): Prom
     if (!isPlan(plan)) throw validationError([`--plan: "${plan}" is not one of ${PLANS.join(', ')}`]);
     const workspace = await ctx.workspaces.setPlan(workspaceId, plan);
     const released = workspace.released > 0 ? [`${workspace.released} held submission(s) released.`] : [];
+    const told = workspace.previousPlan !== workspace.plan ? ['Its owners are told by email.'] : [];
     return {
       json: { workspace: toWorkspaceResource(workspace), releasedSubmissions: workspace.released },
-      text: [`Workspace ${workspace.id} is now on plan ${workspace.plan}.`, ...released],
+      text: [`Workspace ${workspace.id} is now on plan ${workspace.plan}.`, ...released, ...told],
     };
   });
 }

@@ -11,11 +11,14 @@ import { LoginLimits } from './login-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
+import { registerAdminRoutes } from './routes/admin.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerSignupRoutes } from './routes/signup.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
+import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js';
+import { registerWorkspacesRoutes } from './routes/workspaces.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
 import { csrfUserInfo, installSessions, sessionCookie } from './session.js';
 import { ErrorPage } from './views/error-page.js';
@@ -66,6 +69,9 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerAccountRoutes(app, ctx, session, limits);
   registerWorkspaceHomeRoutes(app, ctx);
   registerTokenRoutes(app, ctx);
+  registerWorkspacesRoutes(app, ctx);
+  registerWorkspaceSettingsRoutes(app, ctx);
+  registerAdminRoutes(app, ctx);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

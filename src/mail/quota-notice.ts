@@ -13,17 +13,7 @@ export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, confi
   const workspace = await trx.selectFrom('workspaces').select(['id', 'name', 'plan', 'ownerId']).where('id', '=', workspaceId).executeTakeFirst();
   if (!workspace) return [];
   // Owners decide on an upgrade; members cannot, so they are not told.
-  const owners = await trx
-    .selectFrom('users')
-    .select('email')
-    .where((eb) =>
-      eb.or([
-        eb('id', '=', workspace.ownerId),
-        eb('id', 'in', eb.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', workspaceId).where('role', '=', 'owner')),
-      ]),
-    )
-    .orderBy('email')
-    .execute();
+  const owners = await ownerAddresses(trx, workspace);
   const message = quotaNoticeMessage({
     name: workspace.name,
     id: workspace.id,
@@ -39,6 +29,21 @@ export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, confi
       payload: { to: [email], ...message, headers: { 'Auto-Submitted': 'auto-generated' } } satisfies EmailPayload,
     })),
   );
+}
+
+/** The addresses of a workspace's owners (its creator and any member with the owner role): who decides on its plan. */
+export async function ownerAddresses(trx: Queryable, workspace: { id: string; ownerId: string }): Promise<{ email: string }[]> {
+  return trx
+    .selectFrom('users')
+    .select('email')
+    .where((eb) =>
+      eb.or([
+        eb('id', '=', workspace.ownerId),
+        eb('id', 'in', eb.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', workspace.id).where('role', '=', 'owner')),
+      ]),
+    )
+    .orderBy('email')
+    .execute();
 }
 
 interface NoticeFacts {

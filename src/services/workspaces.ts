@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import type { Config } from '../config/config.js';
 import { fromJson, type Database, type Queryable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { submitterAddress } from '../intake/fields.js';
@@ -7,6 +8,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
+import { enqueuePlanChangeEmails } from '../mail/plan-change.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS, planLimits, submissionsLeft } from './plans.js';
 import type { UserService } from './users.js';
@@ -37,14 +39,17 @@ export class WorkspaceService {
   constructor(
     private readonly database: Database,
     private readonly users: UserService,
+    /** Where links in emails lead; read at each use, as serving on port 0 settles it only once listening. */
+    private readonly config: Pick<Config, 'publicUrl'>,
   ) {}
 
-  /** Every workspace the account belongs to, newest first. */
-  listForUser(userId: string, page: PageRequest): Promise<Page<WorkspaceRow>> {
+  /** Every workspace the account belongs to, newest first, with the account's role in each. */
+  listForUser(userId: string, page: PageRequest): Promise<Page<WorkspaceRow & { role: 'owner' | 'member' }>> {
     const query = this.database.db
       .selectFrom('workspaces')
       .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
       .selectAll('workspaces')
+      .select('workspaceMembers.role')
       .where('workspaceMembers.userId', '=', userId);
     return keysetPage(query, page, 'workspaces');
   }
@@ -130,10 +135,12 @@ export class WorkspaceService {
   }
 
   /**
-   * What a payment does on the hosted service (admin command). When the allowance grows, held
-   * submissions are released oldest first, as far as it reaches: from then on they are listed.
+   * What a payment does on the hosted service (admin command, admin page). When the allowance
+   * grows, held submissions are released oldest first, as far as it reaches: from then on they are
+   * listed. When the plan changes, the owners are told by email in the same transaction
+   * (`tellOwners: false` only for test fixtures that make an account as if it started on the plan).
    */
-  async setPlan(workspaceId: string, plan: Plan): Promise<WorkspaceRow & { released: number }> {
+  async setPlan(workspaceId: string, plan: Plan, options: { tellOwners?: boolean } = {}): Promise<WorkspaceRow & { released: number; previousPlan: Plan }> {
     return this.database.transaction(async (trx) => {
       // NOTE: a no-op write locks the row first, so no submission is counted between the read and the write below.
       await trx
@@ -180,7 +187,11 @@ export class WorkspaceService {
       // Under the allowance again: the owners will be told the next time it runs out.
       const quotaNotifiedAt = used < planLimits(plan).submissions ? null : workspace.quotaNotifiedAt;
       await trx.updateTable('workspaces').set({ plan, updatedAt, submissionsUsed: used, quotaNotifiedAt }).where('id', '=', workspaceId).execute();
-      return { ...workspace, plan, updatedAt, submissionsUsed: used, quotaNotifiedAt, released: held.length };
+      const changed = { ...workspace, plan, updatedAt, submissionsUsed: used, quotaNotifiedAt };
+      if (plan !== workspace.plan && options.tellOwners !== false) {
+        await enqueuePlanChangeEmails(trx, { workspace: changed, from: workspace.plan, to: plan, released: held.length }, this.config.publicUrl);
+      }
+      return { ...changed, released: held.length, previousPlan: workspace.plan };
     });
   }
 

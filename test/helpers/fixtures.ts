@@ -58,7 +58,8 @@ export async function createAccount(app: TestApp, options: { plan?: Plan; scopes
   const email = options.email ?? `user${++counter}-${process.pid}-${Date.now()}@example.com`;
   const { user, workspace } = await app.ctx.users.createUser(email);
   const plan = options.plan ?? 'BUNDLE_50000';
-  if (plan !== 'FREE') await app.ctx.workspaces.setPlan(workspace.id, plan);
+  // as if made on that plan: the owner is not emailed about a change
+  if (plan !== 'FREE') await app.ctx.workspaces.setPlan(workspace.id, plan, { tellOwners: false });
   const token = await createToken(app, user.id, options.scopes ?? SCOPES);
   return { userId: user.id, email: user.email, workspaceId: workspace.id, token };
 }

@@ -67,7 +67,7 @@ describe('autoresponder', () => {
     const freeAccount = await createAccount(app);
     const freeForm = await createForm(app, freeAccount, { notificationEmails: ['f@example.com'] });
     await app.api('PUT', `/forms/${freeForm.id}/templates/autoresponder`, { token: freeAccount.token, body: { code: POLITE } });
-    await app.ctx.workspaces.setPlan(freeAccount.workspaceId, 'FREE');
+    await app.ctx.workspaces.setPlan(freeAccount.workspaceId, 'FREE', { tellOwners: false });
     const d = await postJson(app, freeForm.id, { email: 'z@example.com', message: 'three' }, from());
     assert.deepEqual(await kindsOf(d.body.id), ['notification'], 'the autoresponder is a feature of upgraded workspaces');
   });

@@ -158,7 +158,7 @@ describe('submit surface: deliveries of accepted submissions', () => {
 
     const free = await createAccount(app);
     const form = await createForm(app, free, { notificationEmails: ['owner@example.com'] });
-    await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE');
+    await app.ctx.workspaces.setPlan(free.workspaceId, 'FREE', { tellOwners: false });
     await app.ctx.database.db.updateTable('workspaces').set({ submissionsUsed: 250 }).where('id', '=', free.workspaceId).execute();
     assert.equal((await postJson(app, form.id, { name: 'Waiting' }, from())).status, 200);
     assert.deepEqual(
@@ -166,7 +166,7 @@ describe('submit surface: deliveries of accepted submissions', () => {
       ['held'],
     );
     assert.deepEqual(await jobsOf(form.id), [], 'held: not delivered');
-    await app.ctx.workspaces.setPlan(free.workspaceId, 'BUNDLE_50000');
+    await app.ctx.workspaces.setPlan(free.workspaceId, 'BUNDLE_50000', { tellOwners: false });
     const [row] = await storedRows(app, form.id);
     assert.deepEqual(await jobsOf(form.id), [{ kind: 'notification', submissionId: row!.id }], 'released: delivered, to its one recipient');
   });

@@ -123,7 +123,7 @@ describe('submit surface: submission quota (step 6)', () => {
     try {
       const account = await createAccount(mailing);
       const form = await createForm(mailing, account);
-      await mailing.ctx.workspaces.setPlan(account.workspaceId, 'FREE');
+      await mailing.ctx.workspaces.setPlan(account.workspaceId, 'FREE', { tellOwners: false });
       await mailing.ctx.database.db.updateTable('workspaces').set({ submissionsUsed: 250 }).where('id', '=', account.workspaceId).execute();
       for (let n = 1; n <= 3; n++) assert.equal((await postJson(mailing, form.id, message(n))).status, 200);
       const [mail] = await sink.waitFor(1);

@@ -55,7 +55,7 @@ describe('deliveries survive crashes and several instances', () => {
     hook = await startWebhookReceiver({ hang: true });
     ctx = await openContext(testConfig(database, { allowPrivateWebhooks: 'true' }));
     const { user, workspace } = await ctx.users.createUser(`crash-${process.pid}@example.com`);
-    await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000');
+    await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });
     formId = (await ctx.forms.createForm(user.id, workspace.id, { name: 'Crash', notificationEmails: ['ops@example.com'] })).id;
     hookFormId = (await ctx.forms.createForm(user.id, workspace.id, { name: 'Hooked', webhookUrl: hook.url })).id;
     env = cliEnv(database, {

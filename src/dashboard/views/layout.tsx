@@ -64,9 +64,10 @@ function WorkspaceSwitcher({ frame }: { frame: Frame }) {
             </li>
           ))}
         </ul>
-        <a class="menu-action" href="/workspaces/new">
-          New workspace
+        <a class="menu-action" href="/workspaces">
+          All workspaces
         </a>
+        <a href="/workspaces/new">New workspace</a>
       </div>
     </details>
   );

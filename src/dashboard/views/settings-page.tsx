@@ -1,0 +1,38 @@
+import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { FieldErrors } from '../field-errors.js';
+import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { type Frame, Layout } from './layout.js';
+import { PlanSummary } from './workspace-page.js';
+
+interface SettingsPageProps {
+  frame: Frame;
+  workspace: WorkspaceRow;
+  formCount: number;
+  memberCount: number;
+  /** The name as typed, when a rename was refused. */
+  name?: string;
+  errors?: FieldErrors;
+}
+
+/** A workspace's settings: its name, and its plan with what is left of the allowance. */
+export function SettingsPage({ frame, workspace, formCount, memberCount, name, errors }: SettingsPageProps) {
+  return (
+    <Layout title="Workspace settings" frame={frame}>
+      <Panel title="General">
+        <FormError errors={errors} />
+        <form method="post" action={`/w/${workspace.id}/settings`} noValidate>
+          <CsrfInput token={frame.csrf} />
+          <Field label="Name" name="name" value={name ?? workspace.name} errors={errors} hint="1 to 128 characters." required />
+          <button type="submit">Rename workspace</button>
+        </form>
+      </Panel>
+      <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} />
+      <Panel title="Identifier">
+        <p class="muted">The API and the command line name this workspace by its ID.</p>
+        <p>
+          <code>{workspace.id}</code>
+        </p>
+      </Panel>
+    </Layout>
+  );
+}
