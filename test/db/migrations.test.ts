@@ -133,6 +133,8 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
   for (const table of ['invitations', 'password_resets', 'sessions']) await sql`DROP TABLE ${sql.table(table)}`.execute(raw);
   await sql`DELETE FROM settings WHERE key = 'instance-admin'`.execute(raw);
   await sql`ALTER TABLE users DROP COLUMN is_admin`.execute(raw);
+  await sql`DROP INDEX users_created_id`.execute(raw);
+  await sql`DROP INDEX workspaces_created_id`.execute(raw);
 }
 
 /** Back to the forms table before 0012-allowed-origins: its column, and on SQLite 0010's trigger as it was. */

@@ -17,6 +17,10 @@ export const dashboard: Migration = {
     await sql`UPDATE users SET is_admin = 1 WHERE id = (SELECT id FROM users ORDER BY created_at, id LIMIT 1)`.execute(db);
     await sql`INSERT INTO settings (key, value, created_at) SELECT 'instance-admin', id, created_at FROM users WHERE is_admin = 1`.execute(db);
 
+    // the admin page lists accounts and workspaces newest first, a keyset page at a time
+    await db.schema.createIndex('users_created_id').on('users').columns(['created_at', 'id']).execute();
+    await db.schema.createIndex('workspaces_created_id').on('workspaces').columns(['created_at', 'id']).execute();
+
     await db.schema
       .createTable('sessions')
       .addColumn('id_hash', 'text', (c) => c.primaryKey().notNull())
