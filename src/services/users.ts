@@ -123,11 +123,6 @@ export class UserService {
     return claim !== undefined;
   }
 
-  /** Every account of the installation, newest first (the instance admin's page). */
-  listAll(page: PageRequest): Promise<Page<UserRow>> {
-    return keysetPage(this.database.db.selectFrom('users').selectAll('users'), page, 'users');
-  }
-
   async findByEmail(email: string): Promise<UserRow | undefined> {
     return this.database.db.selectFrom('users').selectAll().where('email', '=', normaliseEmail(email)).executeTakeFirst();
   }

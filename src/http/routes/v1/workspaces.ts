@@ -34,7 +34,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       tags: ['Workspaces'],
       summary: 'Create a workspace',
       description:
-        'Needs an account that already belongs to an upgraded workspace (else `upgrade_required`). The new workspace starts on the FREE plan, and as an account has one free workspace, one that still owns a FREE workspace gets `quota_exceeded`.',
+        'Needs an account that already belongs to an upgraded workspace (else `upgrade_required`). The new workspace starts on the installation’s default plan (FREE unless the operator chose another), and as an account has one free workspace, one that still owns a FREE workspace gets `quota_exceeded` when the new one would be FREE too.',
       body: WorkspaceBody,
       response: { 201: Type.Ref('Workspace'), ...problemResponses('upgrade_required', 'quota_exceeded') },
     }),
