@@ -6,8 +6,10 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { FormService } from './services/forms.js';
+import { InvitationService } from './services/invitations.js';
 import { SessionService } from './services/sessions.js';
 import { SubmissionService } from './services/submissions.js';
+import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
@@ -26,6 +28,10 @@ export interface AppContext {
   /** Dashboard logins. */
   sessions: SessionService;
   workspaces: WorkspaceService;
+  /** A workspace's members: listing, removing, leaving. */
+  team: TeamService;
+  /** Emailed invitations to a workspace's team. */
+  invitations: InvitationService;
   forms: FormService;
   submissions: SubmissionService;
   templates: TemplateService;
@@ -50,6 +56,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users);
     const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
+    const team = new TeamService(database, workspaces);
     return {
       config,
       database,
@@ -59,6 +66,8 @@ export async function openContext(config: Config, options: { existing?: boolean 
       tokens: new TokenService(database),
       sessions: new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs }),
       workspaces,
+      team,
+      invitations: new InvitationService(database, users, team, config.publicUrl),
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),

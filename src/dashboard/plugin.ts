@@ -9,7 +9,10 @@ import { ProblemError } from '../errors.js';
 import { installAssets } from './assets.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
+import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerLoginRoutes } from './routes/login.js';
+import { registerMemberRemovalRoutes } from './routes/member-removal.js';
+import { registerMembersRoutes } from './routes/members.js';
 import { registerSignupRoutes } from './routes/signup.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
@@ -58,6 +61,9 @@ export async function dashboard(app: FastifyInstance, { ctx }: DashboardOptions)
   registerSignupRoutes(app, ctx, session);
   registerLoginRoutes(app, ctx, session);
   registerWorkspaceHomeRoutes(app, ctx);
+  registerMembersRoutes(app, ctx);
+  registerMemberRemovalRoutes(app, ctx);
+  registerInvitationRoutes(app, ctx, session);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */
@@ -85,7 +91,8 @@ function errorPage(error: FastifyError | PageError | ProblemError, request: Fast
 export function notFoundPage(reply: FastifyReply): FastifyReply {
   // outside the dashboard's context, so without its helmet: the same protections, stricter still (a static page)
   reply.headers({
-    'content-security-policy': "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    'content-security-policy':
+      "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
