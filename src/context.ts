@@ -67,7 +67,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       sessions: new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs }),
       workspaces,
       team,
-      invitations: new InvitationService(database, users, team, config.publicUrl),
+      invitations: new InvitationService(database, users, team, config),
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),

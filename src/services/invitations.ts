@@ -1,3 +1,4 @@
+import type { Config } from '../config/config.js';
 import type { Database, Queryable } from '../db/database.js';
 import type { InvitationRow } from '../db/schema/invitation.js';
 import type { UserRow } from '../db/schema/user.js';
@@ -29,7 +30,8 @@ export class InvitationService {
     private readonly database: Database,
     private readonly users: UserService,
     private readonly team: TeamService,
-    private readonly publicUrl: string,
+    // NOTE: read at each invitation: `serve` sets the public URL once it has bound its port.
+    private readonly config: Pick<Config, 'publicUrl'>,
   ) {}
 
   /**
@@ -76,7 +78,7 @@ export class InvitationService {
       };
       await trx.insertInto('invitations').values(invitation).execute();
       const inviter = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
-      await enqueueAccountEmail(trx, email, invitationEmail(workspace, inviter.email, invitation, `${this.publicUrl}/invitations/${secret}`));
+      await enqueueAccountEmail(trx, email, invitationEmail(workspace, inviter.email, invitation, `${this.config.publicUrl}/invitations/${secret}`));
       return { invitation, replaced: Number(replaced.numUpdatedRows) > 0 };
     });
   }

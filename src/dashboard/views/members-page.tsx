@@ -26,7 +26,7 @@ function seatLine({ taken, limit }: { taken: number; limit: number | null }): st
 function MemberTable({ workspace, members, viewer }: Pick<MembersPageProps, 'workspace' | 'members' | 'viewer'>) {
   return (
     <div class="table-wrap">
-      <table class="stack">
+      <table class="stack team">
         <thead>
           <tr>
             <th scope="col">Email</th>
@@ -39,12 +39,16 @@ function MemberTable({ workspace, members, viewer }: Pick<MembersPageProps, 'wor
           {members.map((m) => (
             <tr key={m.userId}>
               <td data-label="Email">
-                {m.email}
-                {m.userId === viewer.userId && <span class="muted"> (you)</span>}
+                <span>
+                  {m.email}
+                  {m.userId === viewer.userId && <span class="muted"> (you)</span>}
+                </span>
               </td>
               <td data-label="Role">
-                <span class={m.role === 'owner' ? 'badge' : 'badge neutral'}>{m.role === 'owner' ? 'Owner' : 'Member'}</span>
-                {m.creator && <span class="muted"> created it</span>}
+                <span>
+                  <span class={m.role === 'owner' ? 'badge' : 'badge neutral'}>{m.role === 'owner' ? 'Owner' : 'Member'}</span>
+                  {m.creator && <span class="muted"> creator</span>}
+                </span>
               </td>
               <td data-label="Joined">
                 <Time ms={m.joinedAt} />
@@ -78,7 +82,7 @@ function InvitationTable({ frame, workspace, invitations, viewer }: Pick<Members
   }
   return (
     <div class="table-wrap">
-      <table class="stack">
+      <table class="stack team">
         <thead>
           <tr>
             <th scope="col">Email</th>
