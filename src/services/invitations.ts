@@ -6,6 +6,7 @@ import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueueAccountEmail } from '../mail/account-mail.js';
+import { invitationEmail } from '../mail/invitation-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { lockWorkspace, requireSeat, seatsTaken, type TeamService } from './team.js';
 import { emailProblem, normaliseEmail, type UserService } from './users.js';
@@ -182,17 +183,4 @@ export function refusal(state: Exclude<InvitationState, 'pending'>): string {
   if (state === 'accepted') return 'This invitation has been used already: each link works once.';
   if (state === 'revoked') return 'This invitation was withdrawn, or replaced by a newer one: use the link in the newest email, or ask for a new invitation.';
   return 'This invitation has expired: invitations work for 7 days. Ask the person who invited you to send a new one.';
-}
-
-function invitationEmail(workspace: WorkspaceRow, inviter: string, invitation: InvitationRow, url: string) {
-  const until = new Date(invitation.expiresAt).toUTCString().replace(/:\d\d GMT$/, ' UTC');
-  return {
-    subject: `${inviter} invited you to ${workspace.name} on Formgate`,
-    paragraphs: [
-      `${inviter} invited you to join the workspace “${workspace.name}” on Formgate, where its team collects the submissions of its forms.`,
-      `The link works once, until ${until}.`,
-    ],
-    action: { label: 'Join workspace', url },
-    footer: `This invitation was sent to ${invitation.email}. If you did not expect it, ignore this email: nothing happens unless you open the link.`,
-  };
 }
