@@ -8,8 +8,10 @@ import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
+import { InvitationService } from './services/invitations.js';
 import { SessionService } from './services/sessions.js';
 import { SubmissionService } from './services/submissions.js';
+import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
@@ -32,6 +34,10 @@ export interface AppContext {
   workspaces: WorkspaceService;
   /** The instance admin's page. */
   admin: AdminService;
+  /** A workspace's members: listing, removing, leaving. */
+  team: TeamService;
+  /** Emailed invitations to a workspace's team. */
+  invitations: InvitationService;
   forms: FormService;
   submissions: SubmissionService;
   templates: TemplateService;
@@ -57,6 +63,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
     const workspaces = new WorkspaceService(database, users, config);
     const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
+    const team = new TeamService(database, workspaces);
     return {
       config,
       database,
@@ -68,6 +75,8 @@ export async function openContext(config: Config, options: { existing?: boolean 
       passwordResets: new PasswordResetService(database, users, sessions, config),
       workspaces,
       admin: new AdminService(database, workspaces),
+      team,
+      invitations: new InvitationService(database, users, team, config),
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),

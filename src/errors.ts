@@ -34,12 +34,19 @@ export const PROBLEMS = {
   quota_exceeded: {
     status: 403,
     title: 'Quota exceeded',
-    summary: 'A plan limit stopped the request (forms per workspace: 10 free, 100 upgraded; one free workspace per account; team members).',
+    summary:
+      'A plan limit stopped the request (forms per workspace: 10 free, 100 upgraded; one free workspace per account; team members, counting pending invitations: 5 free).',
   },
   upgrade_required: {
     status: 403,
     title: 'Upgrade required',
     summary: 'The request touched a free workspace on an operation that needs an upgraded one; `workspaceId` names it.',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    summary:
+      "Dashboard: the account belongs to the workspace, but its role does not allow the change (only a workspace's owners invite people, revoke invitations and remove members), or it accepts an invitation sent to another e-mail address. Nothing changed.",
   },
   not_found: {
     status: 404,

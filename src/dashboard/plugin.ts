@@ -14,6 +14,9 @@ import { registerAccountRoutes } from './routes/account.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
+import { registerInvitationRoutes } from './routes/invitations.js';
+import { registerMemberRemovalRoutes } from './routes/member-removal.js';
+import { registerMembersRoutes } from './routes/members.js';
 import { registerSignupRoutes } from './routes/signup.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
@@ -72,6 +75,9 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
+  registerMembersRoutes(app, ctx);
+  registerMemberRemovalRoutes(app, ctx);
+  registerInvitationRoutes(app, ctx, session);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

@@ -5,7 +5,6 @@ import type { UserRow } from '../db/schema/user.js';
 import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -35,7 +34,12 @@ export class UserService {
    * Creates an account with its one workspace, in one transaction. The installation's first
    * account becomes its instance admin, whichever way it is made (sign-up or `users create`).
    */
-  async createUser(email: string, password?: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
+  async createUser(
+    email: string,
+    password?: string,
+    /** More to do in the same transaction (joining a workspace by invitation): if it throws, no account is made. */
+    withinTransaction?: (trx: Queryable, user: UserRow) => Promise<void>,
+  ): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
     const normalised = normaliseEmail(email);
     const problems = [emailProblem(email), password === undefined ? null : passwordProblem(password)].filter((p) => p !== null);
     if (problems.length) throw validationError(problems);
@@ -63,6 +67,7 @@ export class UserService {
         await trx.insertInto('users').values(user).execute();
         await trx.insertInto('workspaces').values(workspace).execute();
         await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'owner', createdAt: now }).execute();
+        await withinTransaction?.(trx, user);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ProblemError('conflict', `An account with the e-mail address ${normalised} already exists.`);

@@ -11,6 +11,7 @@ import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { enqueuePlanChangeEmails } from '../mail/plan-change.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS, planLimits, submissionsLeft } from './plans.js';
+import { lockWorkspace, requireSeat, seatsTaken } from './team.js';
 import type { UserService } from './users.js';
 
 // named, not `*`: see PreparedQuery
@@ -195,17 +196,22 @@ export class WorkspaceService {
     });
   }
 
-  /** Adds an existing account to a workspace's team, within the plan's member limit (admin command). */
+  /**
+   * Adds an existing account to a workspace's team (admin command), within the plan's member limit,
+   * which pending invitations count against too; the account's own pending invitation is its seat.
+   */
   async addMember(workspaceId: string, email: string): Promise<{ workspace: WorkspaceRow; userId: string }> {
     const user = await this.users.requireByEmail(email);
     return this.database.transaction(async (trx) => {
-      const workspace = await this.requireById(workspaceId, trx);
-      const members = await trx.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', workspaceId).execute();
-      if (members.some((m) => m.userId === user.id)) throw new ProblemError('conflict', `${user.email} is already a member of ${workspaceId}.`);
-      const limit = planLimits(workspace.plan).members;
-      if (limit !== null && members.length >= limit) {
-        throw new ProblemError('quota_exceeded', `A ${workspace.plan} workspace has at most ${limit} team members.`);
-      }
+      const workspace = await lockWorkspace(trx, workspaceId);
+      const member = await trx
+        .selectFrom('workspaceMembers')
+        .select('userId')
+        .where('workspaceId', '=', workspaceId)
+        .where('userId', '=', user.id)
+        .executeTakeFirst();
+      if (member) throw new ProblemError('conflict', `${user.email} is already a member of ${workspaceId}.`);
+      requireSeat(workspace, await seatsTaken(trx, workspaceId, user.email));
       await trx.insertInto('workspaceMembers').values({ workspaceId, userId: user.id, role: 'member', createdAt: Date.now() }).execute();
       return { workspace, userId: user.id };
     });

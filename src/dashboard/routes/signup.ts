@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { fieldErrors } from '../field-errors.js';
+import { setFlash } from '../flash.js';
 import { csrfToken } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { type SessionCookie, startSession } from '../session.js';
 import { SignupClosedPage, SignupPage } from '../views/auth-pages.js';
+import { pendingInvitation } from './invitations.js';
 
 interface SignupBody {
   email?: string;
@@ -18,7 +20,9 @@ export async function anyoneMaySignUp(ctx: AppContext): Promise<boolean> {
 }
 
 export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie): void {
-  app.get('/signup', async (request, reply) => {
+  app.get<{ Querystring: { invitation?: string } }>('/signup', async (request, reply) => {
+    const secret = request.query.invitation;
+    if (secret !== undefined) return invitedSignup(request, reply, String(secret));
     if (request.account) return seeOther(reply, '/');
     const first = !(await ctx.users.hasAnyAccount());
     if (!first && ctx.config.signup !== 'open') return closed(reply);
@@ -26,10 +30,11 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
   });
 
   app.post<{ Body: SignupBody }>('/signup', async (request, reply) => {
-    const first = !(await ctx.users.hasAnyAccount());
-    if (!first && ctx.config.signup !== 'open') return closed(reply);
     const email = String(request.body?.email ?? '');
     const password = String(request.body?.password ?? '');
+    if (request.body?.invitation !== undefined) return invitedSignup(request, reply, String(request.body.invitation), { email, password });
+    const first = !(await ctx.users.hasAnyAccount());
+    if (!first && ctx.config.signup !== 'open') return closed(reply);
     try {
       const { user } = await ctx.users.createUser(email, password);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
@@ -38,6 +43,28 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
       return refused(request, reply, { email, first, errors: fieldErrors(error) });
     }
   });
+
+  /**
+   * Sign-up by an invitation's link, open when FORMGATE_SIGNUP is `invite` or `open` (never
+   * `closed`): the address is the invitation's, and the new account joins its workspace at once.
+   */
+  async function invitedSignup(request: FastifyRequest, reply: FastifyReply, secret: string, posted?: { email: string; password: string }) {
+    if (ctx.config.signup === 'closed') return closed(reply);
+    if (request.account) return seeOther(reply, `/invitations/${encodeURIComponent(secret)}`);
+    const view = await pendingInvitation(ctx, secret);
+    const invitation = { token: secret, email: view.invitation.email, workspaceName: view.workspaceName };
+    // someone with an account logs in instead (the invitation's page says so)
+    if (await ctx.users.findByEmail(view.invitation.email)) return seeOther(reply, `/invitations/${encodeURIComponent(secret)}`);
+    if (!posted) return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first: false, invitation }));
+    try {
+      const { user, workspace } = await ctx.invitations.signUp(secret, posted.email, posted.password);
+      await startSession(request, reply, ctx.sessions, cookie, user.id);
+      setFlash(reply, `You joined ${workspace.name}`);
+      return seeOther(reply, `/w/${workspace.id}`);
+    } catch (error) {
+      return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first: false, invitation, errors: fieldErrors(error) }), 400);
+    }
+  }
 
   function refused(request: FastifyRequest, reply: FastifyReply, page: { email: string; first: boolean; errors: Record<string, string> }) {
     return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), ...page }), 400);

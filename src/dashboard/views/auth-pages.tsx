@@ -66,7 +66,7 @@ export function SignupPage({ csrf, email, errors, first, invitation }: SignupPro
         <button type="submit">Create account</button>
       </form>
       <p class="links">
-        <a href="/login">Already have an account? Log in</a>
+        <a href={invitation ? `/login?next=${encodeURIComponent(`/invitations/${invitation.token}`)}` : '/login'}>Already have an account? Log in</a>
       </p>
     </PublicLayout>
   );

@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ProblemError } from '../../errors.js';
+import { type FieldErrors, fieldErrors } from '../field-errors.js';
+import { setFlash } from '../flash.js';
+import { frameFor } from '../frame.js';
+import { seeOther, sendPage } from '../render.js';
+import { accountOf, requireAccount } from '../session.js';
+import { MembersPage } from '../views/members-page.js';
+
+type WorkspaceParams = { workspaceId: string };
+
+/** The members page: the team, pending invitations, inviting and revoking. */
+export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Params: WorkspaceParams }>('/w/:workspaceId/members', { preHandler: requireAccount }, (request, reply) =>
+    membersPage(request, reply, request.params.workspaceId),
+  );
+
+  app.post<{ Params: WorkspaceParams; Body: { email?: string } }>('/w/:workspaceId/invitations', { preHandler: requireAccount }, async (request, reply) => {
+    const { user } = accountOf(request);
+    const { workspaceId } = request.params;
+    const email = String(request.body?.email ?? '');
+    try {
+      const { invitation, replaced } = await ctx.invitations.invite(user.id, workspaceId, email);
+      setFlash(
+        reply,
+        replaced ? `A new invitation was sent to ${invitation.email}; the earlier link no longer works` : `Invitation sent to ${invitation.email}`,
+      );
+      return seeOther(reply, `/w/${workspaceId}/members`);
+    } catch (error) {
+      // not an owner, or not a member at all: a page of its own, not a message beside the field
+      if (error instanceof ProblemError && (error.code === 'forbidden' || error.code === 'not_found')) throw error;
+      const errors = fieldErrors(error);
+      return membersPage(request, reply, workspaceId, { email, errors }, (error as ProblemError).status);
+    }
+  });
+
+  app.post<{ Params: WorkspaceParams & { invitationId: string } }>(
+    '/w/:workspaceId/invitations/:invitationId/revoke',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { workspaceId, invitationId } = request.params;
+      const invitation = await ctx.invitations.revoke(accountOf(request).user.id, workspaceId, invitationId);
+      setFlash(reply, `Invitation to ${invitation.email} revoked`);
+      return seeOther(reply, `/w/${workspaceId}/members`);
+    },
+  );
+
+  async function membersPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    workspaceId: string,
+    form: { email?: string; errors?: FieldErrors } = {},
+    status = 200,
+  ) {
+    const { user } = accountOf(request);
+    const frame = await frameFor(request, reply, ctx, { workspaceId, section: 'members' });
+    const [workspace, members, invitations, seats] = await Promise.all([
+      ctx.workspaces.getForMember(user.id, workspaceId),
+      ctx.team.listMembers(user.id, workspaceId),
+      ctx.invitations.listPending(user.id, workspaceId),
+      ctx.team.seats(user.id, workspaceId),
+    ]);
+    const owner = members.some((m) => m.userId === user.id && m.role === 'owner');
+    return sendPage(reply, MembersPage({ frame, workspace, members, invitations, seats, viewer: { userId: user.id, owner }, ...form }), status);
+  }
+}

@@ -1,0 +1,169 @@
+import type { InvitationRow } from '../../db/schema/invitation.js';
+import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { Member } from '../../services/team.js';
+import type { FieldErrors } from '../field-errors.js';
+import { CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
+import { type Frame, Layout } from './layout.js';
+
+export interface MembersPageProps {
+  frame: Frame;
+  workspace: WorkspaceRow;
+  members: Member[];
+  invitations: InvitationRow[];
+  seats: { taken: number; limit: number | null };
+  /** The viewer: their id and whether they own the workspace (owners change the team). */
+  viewer: { userId: string; owner: boolean };
+  email?: string;
+  errors?: FieldErrors;
+}
+
+/** "3 of 5 members, counting pending invitations", or just the count on a plan without a limit. */
+function seatLine({ taken, limit }: { taken: number; limit: number | null }): string {
+  if (limit !== null) return `${taken} of ${limit} members, counting pending invitations.`;
+  return `${taken} ${taken === 1 ? 'member' : 'members'}, counting pending invitations; this plan has no member limit.`;
+}
+
+function MemberTable({ workspace, members, viewer }: Pick<MembersPageProps, 'workspace' | 'members' | 'viewer'>) {
+  return (
+    <div class="table-wrap">
+      <table class="stack team">
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            <th scope="col">Joined</th>
+            {viewer.owner && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((m) => (
+            <tr key={m.userId}>
+              <td data-label="Email">
+                <span>
+                  {m.email}
+                  {m.userId === viewer.userId && <span class="muted"> (you)</span>}
+                </span>
+              </td>
+              <td data-label="Role">
+                <span>
+                  <span class={m.role === 'owner' ? 'badge' : 'badge neutral'}>{m.role === 'owner' ? 'Owner' : 'Member'}</span>
+                  {m.creator && <span class="muted"> creator</span>}
+                </span>
+              </td>
+              <td data-label="Joined">
+                <Time ms={m.joinedAt} />
+              </td>
+              {viewer.owner && (
+                <td data-label="Actions">
+                  {m.creator || m.userId === viewer.userId ? (
+                    <span class="muted">—</span>
+                  ) : (
+                    <a href={`/w/${workspace.id}/members/${m.userId}/remove`}>
+                      Remove<span class="visually-hidden"> {m.email}</span>
+                    </a>
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function InvitationTable({ frame, workspace, invitations, viewer }: Pick<MembersPageProps, 'frame' | 'workspace' | 'invitations' | 'viewer'>) {
+  if (invitations.length === 0) {
+    return (
+      <EmptyState>
+        <p>No pending invitations.{viewer.owner && ' Invite someone below: they get an email with a link that works for 7 days.'}</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <div class="table-wrap">
+      <table class="stack team">
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Sent</th>
+            <th scope="col">Expires</th>
+            {viewer.owner && <th scope="col">Actions</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {invitations.map((i) => (
+            <tr key={i.id}>
+              <td data-label="Email">{i.email}</td>
+              <td data-label="Sent">
+                <Time ms={i.createdAt} />
+              </td>
+              <td data-label="Expires">
+                <Time ms={i.expiresAt} />
+              </td>
+              {viewer.owner && (
+                <td data-label="Actions">
+                  <form method="post" action={`/w/${workspace.id}/invitations/${i.id}/revoke`} class="inline-form">
+                    <CsrfInput token={frame.csrf} />
+                    <button type="submit" class="link-button">
+                      Revoke invitation<span class="visually-hidden"> to {i.email}</span>
+                    </button>
+                  </form>
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A workspace's team: who is in it, who is invited, and (for owners) the invite form. */
+export function MembersPage(props: MembersPageProps) {
+  const { frame, workspace, members, seats, viewer, email, errors } = props;
+  const owners = members.filter((m) => m.role === 'owner').map((m) => m.email);
+  const creator = members.find((m) => m.creator);
+  return (
+    <Layout title="Members" frame={frame}>
+      <p class="lead">{seatLine(seats)}</p>
+      <Panel title="Team">
+        <MemberTable workspace={workspace} members={members} viewer={viewer} />
+      </Panel>
+      <Panel title="Pending invitations">
+        <InvitationTable {...props} />
+      </Panel>
+      {viewer.owner ? (
+        <Panel title="Invite someone">
+          <FormError errors={errors} />
+          <form method="post" action={`/w/${workspace.id}/invitations`} noValidate>
+            <CsrfInput token={frame.csrf} />
+            <Field
+              label="Email address"
+              name="email"
+              type="email"
+              value={email}
+              autocomplete="off"
+              hint="They get an email with a link to join; it works once, for 7 days."
+              required
+              errors={errors}
+            />
+            <button type="submit">Invite</button>
+          </form>
+        </Panel>
+      ) : (
+        <Panel title="Invite someone">
+          <p>Only the workspace’s owners invite people. To add someone, ask {owners.join(', ') || 'an owner'}.</p>
+        </Panel>
+      )}
+      {creator?.userId !== viewer.userId && (
+        <Panel title="Leave this workspace">
+          <p>You lose access to its forms and submissions; an owner can invite you again.</p>
+          <a class="button secondary" href={`/w/${workspace.id}/leave`}>
+            Leave workspace
+          </a>
+        </Panel>
+      )}
+    </Layout>
+  );
+}

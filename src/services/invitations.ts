@@ -1,0 +1,186 @@
+import type { Config } from '../config/config.js';
+import type { Database, Queryable } from '../db/database.js';
+import type { InvitationRow } from '../db/schema/invitation.js';
+import type { UserRow } from '../db/schema/user.js';
+import type { WorkspaceRow } from '../db/schema/workspace.js';
+import { ProblemError, validationError } from '../errors.js';
+import { newId } from '../ids.js';
+import { enqueueAccountEmail } from '../mail/account-mail.js';
+import { invitationEmail } from '../mail/invitation-mail.js';
+import { hashSecret, newSecret } from './secrets.js';
+import { lockWorkspace, requireSeat, seatsTaken, type TeamService } from './team.js';
+import { emailProblem, normaliseEmail, type UserService } from './users.js';
+
+/** How long an emailed invitation can be accepted. */
+export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
+
+/** What an invitation's link shows: where it leads, who sent it, and whether it still works. */
+export interface InvitationView {
+  invitation: InvitationRow;
+  state: InvitationState;
+  workspaceName: string;
+  inviterEmail: string;
+}
+
+/** Invitations to a workspace's team by email: a link that works once, for one address, for 7 days. */
+export class InvitationService {
+  constructor(
+    private readonly database: Database,
+    private readonly users: UserService,
+    private readonly team: TeamService,
+    // NOTE: read at each invitation: `serve` sets the public URL once it has bound its port.
+    private readonly config: Pick<Config, 'publicUrl'>,
+  ) {}
+
+  /**
+   * An owner invites an address: a pending invitation takes a seat of the plan's member limit.
+   * Inviting an address again replaces its pending invitation (a fresh link, the old one stops working).
+   */
+  async invite(userId: string, workspaceId: string, rawEmail: string): Promise<{ invitation: InvitationRow; replaced: boolean }> {
+    const problem = emailProblem(rawEmail);
+    if (problem) throw validationError([problem]);
+    const email = normaliseEmail(rawEmail);
+    return this.database.transaction(async (trx) => {
+      const workspace = await this.team.requireOwner(userId, workspaceId, trx);
+      await lockWorkspace(trx, workspaceId);
+      const member = await trx
+        .selectFrom('workspaceMembers')
+        .innerJoin('users', 'users.id', 'workspaceMembers.userId')
+        .select('users.id')
+        .where('workspaceMembers.workspaceId', '=', workspaceId)
+        .where('users.email', '=', email)
+        .executeTakeFirst();
+      if (member) throw new ProblemError('conflict', `${email} is already a member of ${workspace.name}.`);
+      requireSeat(workspace, await seatsTaken(trx, workspaceId, email));
+      const now = Date.now();
+      const replaced = await trx
+        .updateTable('invitations')
+        .set({ revokedAt: now })
+        .where('workspaceId', '=', workspaceId)
+        .where('email', '=', email)
+        .where('acceptedAt', 'is', null)
+        .where('revokedAt', 'is', null)
+        .where('expiresAt', '>', now)
+        .executeTakeFirst();
+      const secret = newSecret();
+      const invitation: InvitationRow = {
+        id: newId(),
+        workspaceId,
+        email,
+        tokenHash: hashSecret(secret),
+        invitedBy: userId,
+        createdAt: now,
+        expiresAt: now + INVITATION_LIFETIME_MS,
+        acceptedAt: null,
+        revokedAt: null,
+      };
+      await trx.insertInto('invitations').values(invitation).execute();
+      const inviter = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+      await enqueueAccountEmail(trx, email, invitationEmail(workspace, inviter.email, invitation, `${this.config.publicUrl}/invitations/${secret}`));
+      return { invitation, replaced: Number(replaced.numUpdatedRows) > 0 };
+    });
+  }
+
+  /** The workspace's invitations that can still be accepted, newest first, for any member. */
+  async listPending(userId: string, workspaceId: string): Promise<InvitationRow[]> {
+    await this.team.roleOf(userId, workspaceId);
+    return this.database.db
+      .selectFrom('invitations')
+      .selectAll()
+      .where('workspaceId', '=', workspaceId)
+      .where('acceptedAt', 'is', null)
+      .where('revokedAt', 'is', null)
+      .where('expiresAt', '>', Date.now())
+      .orderBy('createdAt', 'desc')
+      .execute();
+  }
+
+  /** An owner withdraws a pending invitation: its link stops working and its seat is free again. */
+  async revoke(userId: string, workspaceId: string, invitationId: string): Promise<InvitationRow> {
+    await this.team.requireOwner(userId, workspaceId);
+    const pending = (await this.listPending(userId, workspaceId)).find((i) => i.id === invitationId);
+    if (!pending) throw new ProblemError('not_found', 'That invitation was not found, or it was accepted, revoked or expired already.');
+    await this.database.db.updateTable('invitations').set({ revokedAt: Date.now() }).where('id', '=', invitationId).where('revokedAt', 'is', null).execute();
+    return pending;
+  }
+
+  /** The invitation behind a link's secret, in whatever state it is; null for a link that never was. */
+  async open(secret: string, db: Queryable = this.database.db): Promise<InvitationView | null> {
+    if (!SECRET_SHAPE.test(secret)) return null;
+    const row = await db
+      .selectFrom('invitations')
+      .innerJoin('workspaces', 'workspaces.id', 'invitations.workspaceId')
+      .innerJoin('users', 'users.id', 'invitations.invitedBy')
+      .selectAll('invitations')
+      .select(['workspaces.name as workspaceName', 'users.email as inviterEmail'])
+      .where('invitations.tokenHash', '=', hashSecret(secret))
+      .executeTakeFirst();
+    if (!row) return null;
+    const { workspaceName, inviterEmail, ...invitation } = row;
+    return { invitation, state: stateOf(invitation), workspaceName, inviterEmail };
+  }
+
+  /** The invited account joins the workspace as a member: once, before the link expires, within the plan's limit. */
+  async accept(secret: string, user: Pick<UserRow, 'id' | 'email'>): Promise<WorkspaceRow> {
+    return this.database.transaction((trx) => this.join(trx, secret, user));
+  }
+
+  /**
+   * Creates the invited address's account and joins it to the workspace, in one transaction: a
+   * refused invitation makes no account. The address is the invitation's; another is refused.
+   */
+  async signUp(secret: string, email: string, password: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
+    const view = await this.open(secret);
+    if (!view) throw new ProblemError('not_found', 'This invitation link is not valid.');
+    if (normaliseEmail(email) !== view.invitation.email) {
+      throw validationError([`email: this invitation is for ${view.invitation.email}; create the account with that address`]);
+    }
+    let joined: WorkspaceRow | undefined;
+    const { user } = await this.users.createUser(email, password, async (trx, created) => {
+      joined = await this.join(trx, secret, created);
+    });
+    return { user, workspace: joined! };
+  }
+
+  private async join(trx: Queryable, secret: string, user: Pick<UserRow, 'id' | 'email'>): Promise<WorkspaceRow> {
+    const found = await this.open(secret, trx);
+    if (!found) throw new ProblemError('not_found', 'This invitation link is not valid.');
+    const workspace = await lockWorkspace(trx, found.invitation.workspaceId);
+    // read again under the lock: of two tabs accepting at once, one joins
+    const view = (await this.open(secret, trx))!;
+    const { invitation } = view;
+    if (view.state !== 'pending') throw new ProblemError('conflict', refusal(view.state));
+    if (normaliseEmail(user.email) !== invitation.email) {
+      throw new ProblemError('forbidden', `This invitation is for ${invitation.email}; you are logged in as ${user.email}.`);
+    }
+    const member = await trx
+      .selectFrom('workspaceMembers')
+      .select('role')
+      .where('workspaceId', '=', workspace.id)
+      .where('userId', '=', user.id)
+      .executeTakeFirst();
+    if (!member) {
+      requireSeat(workspace, await seatsTaken(trx, workspace.id, invitation.email));
+      await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'member', createdAt: Date.now() }).execute();
+    }
+    await trx.updateTable('invitations').set({ acceptedAt: Date.now() }).where('id', '=', invitation.id).execute();
+    return workspace;
+  }
+}
+
+function stateOf(invitation: InvitationRow, now = Date.now()): InvitationState {
+  if (invitation.acceptedAt !== null) return 'accepted';
+  if (invitation.revokedAt !== null) return 'revoked';
+  if (invitation.expiresAt <= now) return 'expired';
+  return 'pending';
+}
+
+/** Why a link no longer works, in the words its page and a refused join both use. */
+export function refusal(state: Exclude<InvitationState, 'pending'>): string {
+  if (state === 'accepted') return 'This invitation has been used already: each link works once.';
+  if (state === 'revoked') return 'This invitation was withdrawn, or replaced by a newer one: use the link in the newest email, or ask for a new invitation.';
+  return 'This invitation has expired: invitations work for 7 days. Ask the person who invited you to send a new one.';
+}

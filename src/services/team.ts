@@ -1,0 +1,162 @@
+import type { Database, Queryable } from '../db/database.js';
+import type { WorkspaceRow } from '../db/schema/workspace.js';
+import { ProblemError } from '../errors.js';
+import { planLimits } from './plans.js';
+import type { WorkspaceService } from './workspaces.js';
+
+export type Role = 'owner' | 'member';
+
+/** One person of a workspace's team, as the members page lists them. */
+export interface Member {
+  userId: string;
+  email: string;
+  role: Role;
+  joinedAt: number;
+  /** The account that created the workspace (`workspaces.owner_id`): never removed, cannot leave. */
+  creator: boolean;
+}
+
+/**
+ * Locks the workspace's row until the transaction ends (a no-op write), so that two invitations or
+ * joins at once count each other's seat; answers the workspace.
+ */
+export async function lockWorkspace(trx: Queryable, workspaceId: string): Promise<WorkspaceRow> {
+  await trx
+    .updateTable('workspaces')
+    .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
+    .where('id', '=', workspaceId)
+    .execute();
+  const workspace = await trx.selectFrom('workspaces').selectAll().where('id', '=', workspaceId).executeTakeFirst();
+  if (!workspace) throw new ProblemError('not_found', `Workspace ${workspaceId} was not found.`);
+  return workspace;
+}
+
+/**
+ * Seats the plan's member limit counts: members plus pending invitations (not accepted, revoked or
+ * expired) of addresses that are not members yet. `except`: an address whose pending invitation is
+ * the seat being taken or replaced.
+ */
+export async function seatsTaken(db: Queryable, workspaceId: string, except?: string): Promise<number> {
+  const now = Date.now();
+  const [members, pending] = await Promise.all([
+    db
+      .selectFrom('workspaceMembers')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspaceId', '=', workspaceId)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('invitations')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspaceId', '=', workspaceId)
+      .where('acceptedAt', 'is', null)
+      .where('revokedAt', 'is', null)
+      .where('expiresAt', '>', now)
+      .where('email', '!=', except ?? '')
+      .where((eb) =>
+        eb(
+          'email',
+          'not in',
+          eb
+            .selectFrom('workspaceMembers')
+            .innerJoin('users', 'users.id', 'workspaceMembers.userId')
+            .select('users.email')
+            .where('workspaceMembers.workspaceId', '=', workspaceId),
+        ),
+      )
+      .executeTakeFirstOrThrow(),
+  ]);
+  return Number(members.n) + Number(pending.n);
+}
+
+/** Refuses one more seat past the plan's member limit, in the words the CLI and the dashboard share. */
+export function requireSeat(workspace: WorkspaceRow, taken: number): void {
+  const limit = planLimits(workspace.plan).members;
+  if (limit !== null && taken >= limit) {
+    throw new ProblemError('quota_exceeded', `A ${workspace.plan} workspace has at most ${limit} team members, counting pending invitations.`);
+  }
+}
+
+/** A workspace's team: who is in it, and the owners' and members' changes to it. */
+export class TeamService {
+  constructor(
+    private readonly database: Database,
+    private readonly workspaces: WorkspaceService,
+  ) {}
+
+  /** The team, oldest member first, for any member of the workspace. */
+  async listMembers(userId: string, workspaceId: string): Promise<Member[]> {
+    return this.members(await this.workspaces.getForMember(userId, workspaceId), this.database.db);
+  }
+
+  private async members(workspace: WorkspaceRow, db: Queryable, only?: string): Promise<Member[]> {
+    let query = db
+      .selectFrom('workspaceMembers')
+      .innerJoin('users', 'users.id', 'workspaceMembers.userId')
+      .select(['workspaceMembers.userId', 'users.email', 'workspaceMembers.role', 'workspaceMembers.createdAt'])
+      .where('workspaceMembers.workspaceId', '=', workspace.id);
+    if (only !== undefined) query = query.where('workspaceMembers.userId', '=', only);
+    const rows = await query.orderBy('workspaceMembers.createdAt').orderBy('users.email').execute();
+    return rows.map((r) => ({ userId: r.userId, email: r.email, role: r.role, joinedAt: r.createdAt, creator: r.userId === workspace.ownerId }));
+  }
+
+  /** How many seats are taken and how many the plan has (null: unlimited), for any member. */
+  async seats(userId: string, workspaceId: string): Promise<{ taken: number; limit: number | null }> {
+    const workspace = await this.workspaces.getForMember(userId, workspaceId);
+    return { taken: await seatsTaken(this.database.db, workspaceId), limit: planLimits(workspace.plan).members };
+  }
+
+  /** The account's role in the workspace; `not_found` when it is not a member. */
+  async roleOf(userId: string, workspaceId: string, db: Queryable = this.database.db): Promise<Role> {
+    const row = await db.selectFrom('workspaceMembers').select('role').where('workspaceId', '=', workspaceId).where('userId', '=', userId).executeTakeFirst();
+    if (!row) throw new ProblemError('not_found', `Workspace ${workspaceId} was not found.`);
+    return row.role;
+  }
+
+  /** The workspace, if the account is one of its owners: members see the team but do not change it. */
+  async requireOwner(userId: string, workspaceId: string, db: Queryable = this.database.db): Promise<WorkspaceRow> {
+    const workspace = await this.workspaces.getForMember(userId, workspaceId, db);
+    if ((await this.roleOf(userId, workspaceId, db)) !== 'owner') {
+      throw new ProblemError('forbidden', `Only the owners of ${workspace.name} can change its team.`);
+    }
+    return workspace;
+  }
+
+  /** The member an owner may remove (anyone but the workspace's creator): the confirmation page and the removal ask the same. */
+  async removable(
+    ownerId: string,
+    workspaceId: string,
+    memberUserId: string,
+    db: Queryable = this.database.db,
+  ): Promise<{ workspace: WorkspaceRow; member: Member }> {
+    const workspace = await this.requireOwner(ownerId, workspaceId, db);
+    const [member] = await this.members(workspace, db, memberUserId);
+    if (!member) throw new ProblemError('not_found', `That person is not a member of ${workspace.name}.`);
+    if (member.creator) throw new ProblemError('conflict', `${member.email} created ${workspace.name} and cannot be removed from it.`);
+    return { workspace, member };
+  }
+
+  /** An owner removes someone from the team; they lose the workspace at their next request (page or API). */
+  async removeMember(ownerId: string, workspaceId: string, memberUserId: string): Promise<Member> {
+    return this.database.transaction(async (trx) => {
+      const { member } = await this.removable(ownerId, workspaceId, memberUserId, trx);
+      await trx.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', memberUserId).execute();
+      return member;
+    });
+  }
+
+  /** The workspace, if the account may leave it: its creator cannot, as a workspace always keeps the account that made it. */
+  async leavable(userId: string, workspaceId: string): Promise<WorkspaceRow> {
+    const workspace = await this.workspaces.getForMember(userId, workspaceId);
+    if (workspace.ownerId === userId) {
+      throw new ProblemError('conflict', `You created ${workspace.name}, so you cannot leave it: a workspace always keeps the account that created it.`);
+    }
+    return workspace;
+  }
+
+  /** A member leaves a workspace. */
+  async leave(userId: string, workspaceId: string): Promise<WorkspaceRow> {
+    const workspace = await this.leavable(userId, workspaceId);
+    await this.database.db.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', userId).execute();
+    return workspace;
+  }
+}
