@@ -14,6 +14,9 @@ import { emailProblem, normaliseEmail, type UserService } from './users.js';
 /** How long an emailed invitation can be accepted. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+/** Each invitation sends an email: a bound, so an owner's account cannot be used to mail strangers in bulk. */
+export const INVITATIONS_PER_HOUR = 20;
+const HOUR_MS = 3_600_000;
 
 export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
 
@@ -56,6 +59,7 @@ export class InvitationService {
       if (member) throw new ProblemError('conflict', `${email} is already a member of ${workspace.name}.`);
       requireSeat(workspace, await seatsTaken(trx, workspaceId, email));
       const now = Date.now();
+      await requireInvitationAllowance(trx, workspaceId, now);
       const replaced = await trx
         .updateTable('invitations')
         .set({ revokedAt: now })
@@ -169,6 +173,25 @@ export class InvitationService {
     await trx.updateTable('invitations').set({ acceptedAt: Date.now() }).where('id', '=', invitation.id).execute();
     return workspace;
   }
+}
+
+/** Refuses a workspace's invitation past INVITATIONS_PER_HOUR in the last hour, saying when the next one may go. */
+async function requireInvitationAllowance(trx: Queryable, workspaceId: string, now: number): Promise<void> {
+  const recent = await trx
+    .selectFrom('invitations')
+    .select('createdAt')
+    .where('workspaceId', '=', workspaceId)
+    .where('createdAt', '>', now - HOUR_MS)
+    .orderBy('createdAt', 'desc')
+    .limit(INVITATIONS_PER_HOUR)
+    .execute();
+  if (recent.length < INVITATIONS_PER_HOUR) return;
+  const retryAfter = Math.max(1, Math.ceil((recent.at(-1)!.createdAt + HOUR_MS - now) / 1000));
+  throw new ProblemError(
+    'rate_limited',
+    `A workspace can send at most ${INVITATIONS_PER_HOUR} invitations an hour; try again in ${Math.ceil(retryAfter / 60)} minutes.`,
+    { retryAfter },
+  );
 }
 
 function stateOf(invitation: InvitationRow, now = Date.now()): InvitationState {

@@ -36,22 +36,12 @@ async function withApp(env: RawEnv, run: (app: TestApp) => Promise<void>): Promi
   }
 }
 
-/** Posts a login and keeps the Retry-After header (DashboardClient keeps no headers). */
+/** Posts a login from a fresh browser; the answer and its Retry-After header. */
 async function logInWithHeaders(app: TestApp, email: string, password: string): Promise<{ answer: PageAnswer; retryAfter: string | null }> {
   const client = new DashboardClient(app);
   await client.get('/login');
-  const response = await fetch(`${app.publicUrl}/login`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      origin: app.publicUrl,
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
-    },
-    body: new URLSearchParams({ _csrf: client.csrf, email, password }).toString(),
-  });
-  const answer = { status: response.status, location: response.headers.get('location'), html: await response.text() };
-  return { answer, retryAfter: response.headers.get('retry-after') };
+  const answer = await client.post('/login', { email, password });
+  return { answer, retryAfter: answer.headers.get('retry-after') };
 }
 
 describe('dashboard: login attempt limits', () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { INVITATIONS_PER_HOUR } from '../../src/services/invitations.js';
 import { hashSecret } from '../../src/services/secrets.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { alertOf, emailCount, flashOf, invitationPath, invite, loggedIn, memberIds, type Person, person } from '../helpers/members.js';
@@ -229,5 +230,19 @@ describe('dashboard: members and invitations', () => {
       assert.equal(answer.status, 409);
       assert.match(answer.html, /You created My workspace, so you cannot leave it/);
     }
+  });
+
+  it('sends at most 20 invitations a workspace an hour (each one is an email): the next is refused with when to try again', async () => {
+    const owner = await person(app, 'sender');
+    await app.ctx.workspaces.setPlan(owner.workspaceId, 'BUNDLE_50000', { tellOwners: false });
+    for (let i = 0; i < INVITATIONS_PER_HOUR; i++) await invite(owner, `guest-${i}@example.com`);
+    const emails = await emailCount(app);
+    const refused = await owner.client.post(`/w/${owner.workspaceId}/invitations`, { email: 'one-more@example.com' });
+    assert.equal(refused.status, 429);
+    assert.match(alertOf(refused.html) ?? '', /^A workspace can send at most 20 invitations an hour; try again in 60 minutes\.$/);
+    assert.ok(Number(refused.headers.get('retry-after')) > 3500);
+    assert.equal(await emailCount(app), emails, 'no email');
+    const rows = await app.ctx.database.db.selectFrom('invitations').select('id').where('email', '=', 'one-more@example.com').execute();
+    assert.deepEqual(rows, []);
   });
 });

@@ -26,6 +26,7 @@ export async function logOut(page: Page): Promise<void> {
 
 export interface PageAnswer {
   status: number;
+  headers: Headers;
   location: string | null;
   html: string;
 }
@@ -75,6 +76,6 @@ export class DashboardClient {
     const html = await response.text();
     const token = /name="_csrf" value="([^"]+)"/.exec(html);
     if (token) this.csrf = token[1]!;
-    return { status: response.status, location: response.headers.get('location'), html };
+    return { status: response.status, headers: response.headers, location: response.headers.get('location'), html };
   }
 }

@@ -31,6 +31,8 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
       // not an owner, or not a member at all: a page of its own, not a message beside the field
       if (error instanceof ProblemError && (error.code === 'forbidden' || error.code === 'not_found')) throw error;
       const errors = fieldErrors(error);
+      const retryAfter = (error as ProblemError).extra.retryAfter;
+      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
       return membersPage(request, reply, workspaceId, { email, errors }, (error as ProblemError).status);
     }
   });
