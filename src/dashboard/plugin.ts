@@ -63,7 +63,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
     app.csrfProtection(request, reply, done);
   });
   app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply));
-  await installAssets(app);
+  installAssets(app);
 
   registerSignupRoutes(app, ctx, session);
   const limits = new LoginLimits(ctx.config, redis);

@@ -50,6 +50,32 @@ describe('dashboard: sessions, CSRF and headers', () => {
     }
   });
 
+  it('serves the stylesheet, scripts and icon by a content-hashed address, cached for a year; nothing else of the folder or outside it', async () => {
+    const page = await new DashboardClient(app).get('/login');
+    const href = /href="(\/assets\/app\.css\?v=[0-9a-f]{10})"/.exec(page.html)?.[1];
+    assert.ok(href, 'the page links the stylesheet by a hashed address');
+    const css = await fetch(`${app.publicUrl}${href}`);
+    assert.equal(css.status, 200);
+    assert.equal(css.headers.get('content-type'), 'text/css; charset=utf-8');
+    assert.equal(css.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.match(await css.text(), /prefers-color-scheme: dark/);
+    const again = await fetch(`${app.publicUrl}${href}`, { headers: { 'if-none-match': css.headers.get('etag')! } });
+    assert.equal(again.status, 304);
+    for (const [file, type] of [
+      ['copy.js', 'text/javascript; charset=utf-8'],
+      ['icon.svg', 'image/svg+xml'],
+    ]) {
+      const answer = await fetch(`${app.publicUrl}/assets/${file}`);
+      assert.equal(answer.status, 200, file);
+      assert.equal(answer.headers.get('content-type'), type, file);
+    }
+    for (const path of ['/assets/nope.css', '/assets/..%2Fplugin.ts', '/assets/%2E%2E%2F%2E%2E%2Fpackage.json', '/assets/app.css%00.js', '/assets/']) {
+      const answer = await fetch(`${app.publicUrl}${path}`);
+      assert.ok([400, 404].includes(answer.status), `${path}: ${answer.status}`);
+      assert.doesNotMatch(await answer.text(), /import|"name"/, path);
+    }
+  });
+
   it('answers an unknown page with a page, and the API with problems as before', async () => {
     const page = await owner.get('/no-such-page');
     assert.equal(page.status, 404);
