@@ -1,7 +1,7 @@
 import { CsrfInput, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { ApiNotes } from './token-form.js';
-import type { TokenItem } from './tokens-page.js';
+import { ScopeList, type TokenItem } from './tokens-page.js';
 
 interface TokenCreatedProps {
   frame: Frame;
@@ -30,13 +30,7 @@ export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: Tok
           <div>
             <dt>Scopes</dt>
             <dd>
-              <ul class="scope-list">
-                {token.scopes.map((scope) => (
-                  <li key={scope}>
-                    <code>{scope}</code>
-                  </li>
-                ))}
-              </ul>
+              <ScopeList scopes={token.scopes} />
             </dd>
           </div>
           <div>

@@ -54,6 +54,19 @@ export function TokensPage({ frame, tokens, form, errors, baseUrl, apiOpen }: To
   );
 }
 
+/** A token's scopes by their names (`forms:read`), one per line. */
+export function ScopeList({ scopes }: { scopes: string[] }) {
+  return (
+    <ul class="scope-list">
+      {scopes.map((scope) => (
+        <li key={scope}>
+          <code>{scope}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function TokenTable({ tokens }: { tokens: TokenItem[] }) {
   return (
     <div class="table-wrap">
@@ -78,13 +91,7 @@ function TokenTable({ tokens }: { tokens: TokenItem[] }) {
                 <strong>{token.name}</strong>
               </td>
               <td data-label="Scopes">
-                <ul class="scope-list">
-                  {token.scopes.map((scope) => (
-                    <li key={scope}>
-                      <code>{scope}</code>
-                    </li>
-                  ))}
-                </ul>
+                <ScopeList scopes={token.scopes} />
               </td>
               <td data-label="Created">
                 <Time ms={token.createdAt} />
