@@ -8,7 +8,8 @@ import { newId } from '../ids.js';
 import { enqueueAccountEmail } from '../mail/account-mail.js';
 import { invitationEmail } from '../mail/invitation-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
-import { lockWorkspace, requireSeat, seatsTaken, type TeamService } from './team.js';
+import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
+import type { TeamService } from './team.js';
 import { emailProblem, normaliseEmail, type UserService } from './users.js';
 
 /** How long an emailed invitation can be accepted. */

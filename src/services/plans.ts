@@ -1,6 +1,6 @@
-import type { Plan } from '../db/schema/workspace.js';
+import { type Plan, PLANS } from '../db/schema/workspace.js';
 
-export const PLANS: readonly Plan[] = ['FREE', 'BUNDLE_50000', 'DEALIFY'];
+export { PLANS };
 
 interface PlanLimits {
   forms: number;

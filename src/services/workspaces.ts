@@ -11,7 +11,7 @@ import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { enqueuePlanChangeEmails } from '../mail/plan-change.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS, planLimits, submissionsLeft } from './plans.js';
-import { lockWorkspace, requireSeat, seatsTaken } from './team.js';
+import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { UserService } from './users.js';
 
 // named, not `*`: see PreparedQuery

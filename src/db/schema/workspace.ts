@@ -1,6 +1,8 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
 
 export type Plan = 'FREE' | 'BUNDLE_50000' | 'DEALIFY';
+/** Every plan, in the spec's order. */
+export const PLANS: readonly Plan[] = ['FREE', 'BUNDLE_50000', 'DEALIFY'];
 
 export interface WorkspaceTable {
   id: string;
