@@ -45,6 +45,21 @@ describe('dashboard in Chromium: sign up, log out, log in', { skip: needsChromiu
     await page.context().close();
   });
 
+  it('refuses sign-up after the first account unless invited (FORMGATE_SIGNUP=invite, the default)', async () => {
+    const page = await newPage(browser);
+    await page.goto(`${app.publicUrl}/signup`);
+    await page.getByRole('heading', { level: 1, name: 'Sign-up is not open' }).waitFor();
+    await page.getByText('ask a workspace owner to invite you').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Create account' }).count(), 0, 'no form to fill');
+    // the login page offers no sign-up link either
+    await page.goto(`${app.publicUrl}/login`);
+    assert.equal(await page.getByRole('link', { name: 'Create an account' }).count(), 0);
+    await checkPage(page, 'login-without-signup');
+    await page.goto(`${app.publicUrl}/signup`);
+    await checkPage(page, 'signup-by-invitation-only');
+    await page.context().close();
+  });
+
   it('logs out, refuses a wrong password with a message, and logs in again', async () => {
     const page = await newPage(browser);
     await logIn(page, app, 'ada@example.com', 'analytical engine');
