@@ -2,7 +2,7 @@ import type { Database, Queryable } from '../db/database.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
 import { planLimits } from './plans.js';
-import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
+import { seatsTaken } from './seats.js';
 import type { WorkspaceService } from './workspaces.js';
 
 export type Role = 'owner' | 'member';
