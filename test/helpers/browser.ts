@@ -33,8 +33,8 @@ interface AxeViolation {
 
 /**
  * What every dashboard page must pass, at phone width (390 px) and desktop width (1280 px): no
- * serious or critical axe-core violation, nothing that needs horizontal scrolling; and a full-page
- * screenshot of each under test-results/screenshots, to be looked at.
+ * serious or critical axe-core violation (in the light and the dark scheme), nothing that needs
+ * horizontal scrolling; and a full-page screenshot of each under test-results/screenshots, to be looked at.
  */
 export async function checkPage(page: Page, name: string): Promise<void> {
   const original = page.viewportSize() ?? { width: 1280, height: 900 };
@@ -46,8 +46,21 @@ export async function checkPage(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize(original);
+  await assertAccessible(page, name);
+  // the same page in the dark scheme (it follows the system's setting): readable there too
+  await page.emulateMedia({ colorScheme: 'dark' });
+  try {
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-1280-dark.png`), fullPage: true });
+    await assertAccessible(page, `${name} (dark)`);
+  } finally {
+    await page.emulateMedia({ colorScheme: 'light' });
+  }
+}
+
+/** No serious or critical axe-core violation (contrast included) on the page as it is shown now. */
+async function assertAccessible(page: Page, name: string): Promise<void> {
   // evaluated through the DevTools protocol: the page's CSP (no inline script) does not apply to it
-  await page.evaluate(AXE_SOURCE);
+  if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(AXE_SOURCE);
   const violations = (await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe;
     return (await axe.run()).violations;
