@@ -139,7 +139,7 @@ export class WorkspaceService {
    * What a payment does on the hosted service (admin command, admin page). When the allowance
    * grows, held submissions are released oldest first, as far as it reaches: from then on they are
    * listed. When the plan changes, the owners are told by email in the same transaction
-   * (`tellOwners: false` only for test fixtures that make an account as if it started on the plan).
+   * (`tellOwners: false` only for test and benchmark fixtures that make an account as if it started on the plan).
    */
   async setPlan(workspaceId: string, plan: Plan, options: { tellOwners?: boolean } = {}): Promise<WorkspaceRow & { released: number; previousPlan: Plan }> {
     return this.database.transaction(async (trx) => {
