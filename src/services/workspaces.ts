@@ -217,21 +217,20 @@ export class WorkspaceService {
     });
   }
 
-  /** How many forms and team members the workspace has, against its plan's limits. */
+  /**
+   * How many forms and team members the workspace has, against its plan's limits. Members count
+   * pending invitations, as the member limit does (and as the members page says).
+   */
   async counts(workspaceId: string): Promise<{ formCount: number; memberCount: number }> {
-    const [forms, members] = await Promise.all([
+    const [forms, memberCount] = await Promise.all([
       this.database.db
         .selectFrom('forms')
         .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('workspaceId', '=', workspaceId)
         .executeTakeFirstOrThrow(),
-      this.database.db
-        .selectFrom('workspaceMembers')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('workspaceId', '=', workspaceId)
-        .executeTakeFirstOrThrow(),
+      seatsTaken(this.database.db, workspaceId),
     ]);
-    return { formCount: Number(forms.n), memberCount: Number(members.n) };
+    return { formCount: Number(forms.n), memberCount };
   }
 
   async requireById(workspaceId: string, db: Queryable = this.database.db): Promise<WorkspaceRow> {

@@ -22,6 +22,8 @@ describe('dashboard: members and invitations', () => {
     assert.equal(flashOf(page.html), 'Invitation sent to newcomer@example.com');
     assert.match(page.html, /Pending invitations[\s\S]*newcomer@example\.com[\s\S]*Revoke invitation/);
     assert.match(page.html, /2 of 5 members, counting pending invitations/);
+    const home = await owner.client.get(`/w/${owner.workspaceId}`);
+    assert.match(home.html, /<dt>Team members<\/dt><dd>2<span class="muted"> of 5<\/span>/, 'the workspace page counts the invitation too');
     assert.equal(await emailCount(app), before + 1);
     const secret = (await invitationPath(app, 'newcomer@example.com')).split('/').pop()!;
     const row = await app.ctx.database.db.selectFrom('invitations').selectAll().where('workspaceId', '=', owner.workspaceId).executeTakeFirstOrThrow();

@@ -46,6 +46,7 @@ export function PlanSummary({ workspace, formCount, memberCount }: { workspace: 
           </dd>
         </div>
       </dl>
+      {limits.members !== null && <p class="muted">Team members include pending invitations, as the plan’s limit counts them.</p>}
       {!isUpgraded(workspace.plan) && (
         <p class="muted">The free plan has no autoresponder and no REST API; an upgraded workspace has both, 50,000 submissions and 100 forms.</p>
       )}
