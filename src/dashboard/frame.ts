@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
+import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { takeFlash } from './flash.js';
 import { accountOf, csrfUserInfo } from './session.js';
 import type { Frame, Section } from './views/layout.js';
@@ -22,14 +23,14 @@ export async function frameFor(
   request: FastifyRequest,
   reply: FastifyReply,
   ctx: AppContext,
-  options: { workspaceId?: string; section?: Section } = {},
+  options: { workspaceId?: string; workspace?: WorkspaceRow; section?: Section } = {},
 ): Promise<Frame> {
   const { user } = accountOf(request);
   const listed = await ctx.workspaces.listForUser(user.id, { limit: SWITCHER_LIMIT, after: null });
   const workspaces = listed.rows.map((w) => ({ id: w.id, name: w.name }));
   let current: Frame['current'] = null;
-  if (options.workspaceId) {
-    const workspace = await ctx.workspaces.getForMember(user.id, options.workspaceId);
+  if (options.workspace || options.workspaceId) {
+    const workspace = options.workspace ?? (await ctx.workspaces.getForMember(user.id, options.workspaceId!));
     current = { id: workspace.id, name: workspace.name };
     if (request.cookies[LAST_WORKSPACE_COOKIE] !== workspace.id) {
       reply.setCookie(LAST_WORKSPACE_COOKIE, workspace.id, {
@@ -53,6 +54,18 @@ export async function frameFor(
     current,
     section: options.section,
   };
+}
+
+/** A workspace's page: the workspace (`not_found` unless the account belongs to it) and the frame around it, looked up once. */
+export async function workspaceFrame(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  workspaceId: string,
+  section: Section,
+): Promise<{ frame: Frame; workspace: WorkspaceRow }> {
+  const workspace = await ctx.workspaces.getForMember(accountOf(request).user.id, workspaceId);
+  return { frame: await frameFor(request, reply, ctx, { workspace, section }), workspace };
 }
 
 /** The workspace the dashboard opens on: the one last visited, if the account still belongs to it. */

@@ -143,13 +143,8 @@ export class WorkspaceService {
    */
   async setPlan(workspaceId: string, plan: Plan, options: { tellOwners?: boolean } = {}): Promise<WorkspaceRow & { released: number; previousPlan: Plan }> {
     return this.database.transaction(async (trx) => {
-      // NOTE: a no-op write locks the row first, so no submission is counted between the read and the write below.
-      await trx
-        .updateTable('workspaces')
-        .set((eb) => ({ updatedAt: eb.ref('updatedAt') }))
-        .where('id', '=', workspaceId)
-        .execute();
-      const workspace = await this.requireById(workspaceId, trx);
+      // NOTE: locked first, so no submission is counted between the read and the write below.
+      const workspace = await lockWorkspace(trx, workspaceId);
       const updatedAt = Date.now();
       let used = workspace.submissionsUsed;
       const room = planLimits(plan).submissions - used;

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
-import { frameFor } from '../frame.js';
+import { workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { MembersPage } from '../views/members-page.js';
@@ -56,9 +56,8 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
     status = 200,
   ) {
     const { user } = accountOf(request);
-    const frame = await frameFor(request, reply, ctx, { workspaceId, section: 'members' });
-    const [workspace, members, invitations, seats] = await Promise.all([
-      ctx.workspaces.getForMember(user.id, workspaceId),
+    const { frame, workspace } = await workspaceFrame(request, reply, ctx, workspaceId, 'members');
+    const [members, invitations, seats] = await Promise.all([
       ctx.team.listMembers(user.id, workspaceId),
       ctx.invitations.listPending(user.id, workspaceId),
       ctx.team.seats(user.id, workspaceId),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { frameFor, lastWorkspaceId } from '../frame.js';
+import { lastWorkspaceId, workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { WorkspacePage } from '../views/workspace-page.js';
@@ -20,8 +20,7 @@ export function registerWorkspaceHomeRoutes(app: FastifyInstance, ctx: AppContex
 
   app.get<{ Params: { workspaceId: string } }>('/w/:workspaceId', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
-    const frame = await frameFor(request, reply, ctx, { workspaceId: request.params.workspaceId, section: 'forms' });
-    const workspace = await ctx.workspaces.getForMember(user.id, request.params.workspaceId);
+    const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'forms');
     const [forms, counts] = await Promise.all([
       ctx.forms.listForms(user.id, workspace.id, { limit: FORMS_SHOWN, after: null }),
       ctx.workspaces.counts(workspace.id),

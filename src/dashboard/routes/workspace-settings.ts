@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { FieldErrors } from '../field-errors.js';
 import { fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
-import { frameFor } from '../frame.js';
+import { workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { SettingsPage } from '../views/settings-page.js';
@@ -29,10 +29,8 @@ export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppCo
   });
 
   async function settingsPage(request: WorkspaceRequest, reply: FastifyReply, refused: { name?: string; errors?: FieldErrors } = {}, status = 200) {
-    const { user } = accountOf(request);
-    // frameFor answers not_found (the 404 page) for a workspace the account does not belong to
-    const frame = await frameFor(request, reply, ctx, { workspaceId: request.params.workspaceId, section: 'settings' });
-    const workspace = await ctx.workspaces.getForMember(user.id, request.params.workspaceId);
+    // not_found (the 404 page) for a workspace the account does not belong to
+    const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'settings');
     const counts = await ctx.workspaces.counts(workspace.id);
     return sendPage(reply, SettingsPage({ frame, workspace, ...counts, ...refused }), status);
   }
