@@ -6,6 +6,7 @@ import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
+import { DeliveryService } from './services/deliveries.js';
 import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
@@ -41,6 +42,8 @@ export interface AppContext {
   forms: FormService;
   submissions: SubmissionService;
   templates: TemplateService;
+  /** The delivery log and its retries. */
+  deliveries: DeliveryService;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
   visitors: VisitorLoad;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
@@ -80,6 +83,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       forms,
       submissions: new SubmissionService(database, workspaces, forms),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
+      deliveries: new DeliveryService(database),
       visitors: new VisitorLoad(),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),

@@ -71,6 +71,7 @@ export class IntakePipeline {
       data: parsed.data,
       emailControls: emailControlsOf(parsed.controls),
       spam,
+      spamReasons,
       deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
     });
     return { id: stored.id, formId, createdAt: stored.createdAt, data: parsed.data, outcome: stored.status };

@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { toJson, type Database, type Dialect } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { insertRows } from '../db/insert-rows.js';
+import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { newId } from '../ids.js';
@@ -18,6 +19,8 @@ export interface SubmissionToStore {
   /** `_email.*` and `_replyto`, for the email step; null when none were sent. */
   emailControls: Record<string, string> | null;
   spam: boolean;
+  /** Why it is spam (the signals that fired), kept with it for the spam folder. */
+  spamReasons?: string[];
   /** The deliveries an accepted submission gets; held and spam ones get none. */
   deliveries: DeliveryPlan;
 }
@@ -37,7 +40,7 @@ const ALLOWANCE = sql<number>`CASE plan ${sql.join(
   sql` `,
 )} END`;
 
-const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'createdAt'] as const;
+const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'spamReasons', 'createdAt'] as const;
 
 /**
  * Writes submissions with group commit (db/group-commit.ts): the submissions that arrive while the
@@ -83,10 +86,12 @@ export class SubmissionWriter {
         // spam is never listed, so it needs no search text
         searchText: status === 'spam' ? '' : searchTextOf(submission.data),
         emailControls: submission.emailControls ? toJson(submission.emailControls) : null,
+        spamReasons: status === 'spam' ? JSON.stringify(submission.spamReasons ?? []) : null,
         createdAt,
       };
     });
     await insertRows(trx, 'submissions', SUBMISSION_COLUMNS, rows);
+    await countDays(trx, rows, dayOf(createdAt));
     const jobs = batch.flatMap((submission, i) => {
       const { id, status } = rows[i]!;
       return status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [];
@@ -166,4 +171,29 @@ export class SubmissionWriter {
       .executeTakeFirst();
     if (first.numUpdatedRows > 0n) await this.onAllowanceReached(trx, workspaceId);
   }
+}
+
+/**
+ * Adds the batch to its forms' counts of the day (the charts): one statement per batch. In form
+ * order, so that two instances' batches take the rows' locks in one order (PostgreSQL).
+ */
+async function countDays(trx: Transaction<DB>, rows: { formId: string; workspaceId: string; status: SubmissionStatus }[], day: number): Promise<void> {
+  const byForm = new Map<string, { formId: string; workspaceId: string; day: number; accepted: number; spam: number }>();
+  for (const { formId, workspaceId, status } of rows) {
+    let count = byForm.get(formId);
+    if (!count) byForm.set(formId, (count = { formId, workspaceId, day, accepted: 0, spam: 0 }));
+    if (status === 'spam') count.spam++;
+    else count.accepted++;
+  }
+  const counts = [...byForm.values()].sort((a, b) => (a.formId < b.formId ? -1 : a.formId > b.formId ? 1 : 0));
+  await trx
+    .insertInto('dailyCounts')
+    .values(counts)
+    .onConflict((oc) =>
+      oc.columns(['formId', 'day']).doUpdateSet((eb) => ({
+        accepted: eb('dailyCounts.accepted', '+', eb.ref('excluded.accepted')),
+        spam: eb('dailyCounts.spam', '+', eb.ref('excluded.spam')),
+      })),
+    )
+    .execute();
 }

@@ -32,6 +32,14 @@ export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE
 
 type FormWithPlan = FormRow & { plan: Plan };
 
+/**
+ * Who is asking: the REST API (`api`) is a paid feature, so through it a FREE workspace's forms
+ * answer `upgrade_required`; the dashboard reaches them on every plan.
+ */
+export interface Access {
+  api?: boolean;
+}
+
 // named, not `*`: see PreparedQuery
 const FORM_COLUMNS = [
   'id',
@@ -125,11 +133,11 @@ export class FormService {
     return keysetPage(query, page, 'forms');
   }
 
-  /** Creates a form in an upgraded workspace, within the plan's form count. */
-  async createForm(userId: string, workspaceId: string, settings: FormSettings & { name: string }): Promise<FormRow> {
+  /** Creates a form within the plan's form count (through the API, in an upgraded workspace only). */
+  async createForm(userId: string, workspaceId: string, settings: FormSettings & { name: string }, access: Access = {}): Promise<FormRow> {
     return this.database.transaction(async (trx) => {
       const workspace = await this.workspaces.getForMember(userId, workspaceId, trx);
-      requireUpgraded(workspace);
+      if (access.api) requireUpgraded(workspace);
       this.checkSettings(settings, new Set());
       // NOTE: a no-op write takes the workspace's row lock (PostgreSQL) or the write lock (SQLite),
       // so two concurrent creates cannot both pass the count below.
@@ -173,14 +181,14 @@ export class FormService {
     });
   }
 
-  async getForm(userId: string, formId: string): Promise<FormRow> {
-    const form = await this.requireUpgradedForm(userId, formId);
+  async getForm(userId: string, formId: string, access: Access = {}): Promise<FormRow> {
+    const form = await this.formForMember(userId, formId, access);
     return withoutPlan(form);
   }
 
   /** Applies only the fields present; null clears a nullable field; the list of addresses is replaced whole. */
-  async updateForm(userId: string, formId: string, settings: FormSettings): Promise<FormRow> {
-    const form = await this.requireUpgradedForm(userId, formId);
+  async updateForm(userId: string, formId: string, settings: FormSettings, access: Access = {}): Promise<FormRow> {
+    const form = await this.formForMember(userId, formId, access);
     this.checkSettings(settings, await this.storedProviders(formId));
     const update: FormUpdate = {};
     for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {
@@ -197,8 +205,8 @@ export class FormService {
   }
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade). */
-  async deleteForm(userId: string, formId: string): Promise<void> {
-    await this.requireUpgradedForm(userId, formId);
+  async deleteForm(userId: string, formId: string, access: Access = {}): Promise<void> {
+    await this.formForMember(userId, formId, access);
     await this.database.db.deleteFrom('forms').where('id', '=', formId).execute();
   }
 
@@ -254,16 +262,11 @@ export class FormService {
       .execute();
   }
 
-  /** The form if the account belongs to its workspace (`not_found` otherwise) and that workspace is upgraded. */
-  async requireUpgradedForm(userId: string, formId: string): Promise<FormWithPlan> {
-    const form = await this.formForMember(userId, formId);
-    requireUpgraded({ id: form.workspaceId, plan: form.plan });
-    return form;
-  }
-
-  private async formForMember(userId: string, formId: string): Promise<FormWithPlan> {
+  /** The form with its plan if the account belongs to its workspace (`not_found` otherwise); through the API, only in an upgraded workspace. */
+  async formForMember(userId: string, formId: string, access: Access = {}): Promise<FormWithPlan> {
     const form = await this.memberForm.executeTakeFirst(this.database.db, { formId, userId });
     if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
+    if (access.api) requireUpgraded({ id: form.workspaceId, plan: form.plan });
     return form;
   }
 

@@ -3,7 +3,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import { sql } from 'kysely';
 import { searchPattern, searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
 import { ProblemError } from '../errors.js';
-import type { FormService } from './forms.js';
+import type { Access, FormService } from './forms.js';
 import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS } from './plans.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
@@ -26,28 +26,26 @@ const RECENT_WINDOW = 2000;
 type ScopeColumn = 'formId' | 'workspaceId';
 
 // The plain listing of one form, page after page: the most frequent list, built once per shape. It
-// carries its own access check (the caller is a member of the form's workspace, and it is upgraded),
-// so that a page that has rows costs one query: on PostgreSQL each query is a round trip.
+// carries its own access check (the caller is a member of the form's workspace and, through the API,
+// it is upgraded), so that a page that has rows costs one query: on PostgreSQL each query is a round trip.
 type FormPageParams = { formId: string; userId: string; limit: number; createdAt: number; id: string };
 const UPGRADED_PLANS = PLANS.filter(isUpgraded);
-const formPage = (after: boolean) =>
+const formPage = (after: boolean, api: boolean) =>
   new PreparedQuery<FormPageParams, SubmissionListRow>((db, p) => {
     const listed = db
       .selectFrom('submissions')
       .select(LIST_COLUMNS)
       .where('submissions.status', '=', 'accepted')
       .where('submissions.formId', '=', p.formId)
-      .where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('forms')
-            .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
-            .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
-            .select('forms.id')
-            .where('forms.id', '=', p.formId)
-            .where('workspaceMembers.userId', '=', p.userId)
-            .where('workspaces.plan', 'in', UPGRADED_PLANS),
-        ),
-      );
+      .where(({ exists, selectFrom }) => {
+        const member = selectFrom('forms')
+          .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+          .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+          .select('forms.id')
+          .where('forms.id', '=', p.formId)
+          .where('workspaceMembers.userId', '=', p.userId);
+        return exists(api ? member.where('workspaces.plan', 'in', UPGRADED_PLANS) : member);
+      });
     return newestAfter(listed, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.limit);
   });
 
@@ -69,8 +67,10 @@ const recentSearch = (dialect: Dialect, column: ScopeColumn, after: boolean) =>
   });
 
 export class SubmissionService {
-  private readonly formFirstPage = formPage(false);
-  private readonly formNextPage = formPage(true);
+  private readonly formPages = {
+    api: { first: formPage(false, true), next: formPage(true, true) },
+    dashboard: { first: formPage(false, false), next: formPage(true, false) },
+  };
   private readonly recentSearches: Record<
     ScopeColumn,
     { first: PreparedQuery<RecentParams, SubmissionListRow>; next: PreparedQuery<RecentParams, SubmissionListRow> }
@@ -92,10 +92,13 @@ export class SubmissionService {
    * Accepted submissions of a form or of a whole workspace, newest first, optionally only those
    * whose field names or values contain `search`. Spam, held and deleted ones are never listed.
    */
-  async listSubmissions(userId: string, scope: SubmissionScope, page: PageRequest, search?: string): Promise<Page<SubmissionListRow>> {
-    if (search === undefined && 'formId' in scope) return this.formPage(userId, scope.formId, page);
-    if ('formId' in scope) await this.forms.requireUpgradedForm(userId, scope.formId);
-    else requireUpgraded(await this.workspaces.getForMember(userId, scope.workspaceId));
+  async listSubmissions(userId: string, scope: SubmissionScope, page: PageRequest, search?: string, access: Access = {}): Promise<Page<SubmissionListRow>> {
+    if (search === undefined && 'formId' in scope) return this.formPage(userId, scope.formId, page, access);
+    if ('formId' in scope) await this.forms.formForMember(userId, scope.formId, access);
+    else {
+      const workspace = await this.workspaces.getForMember(userId, scope.workspaceId);
+      if (access.api) requireUpgraded(workspace);
+    }
 
     const { dialect } = this.database;
     const all = this.database.db.selectFrom('submissions');
@@ -108,8 +111,9 @@ export class SubmissionService {
     return keysetPage(matching.select(LIST_COLUMNS), page, 'submissions');
   }
 
-  private async formPage(userId: string, formId: string, page: PageRequest): Promise<Page<SubmissionListRow>> {
-    const query = page.after ? this.formNextPage : this.formFirstPage;
+  private async formPage(userId: string, formId: string, page: PageRequest, access: Access): Promise<Page<SubmissionListRow>> {
+    const queries = access.api ? this.formPages.api : this.formPages.dashboard;
+    const query = page.after ? queries.next : queries.first;
     const rows = await query.execute(this.database.db, {
       formId,
       userId,
@@ -118,7 +122,7 @@ export class SubmissionService {
       id: page.after?.id ?? '',
     });
     // no rows: an empty list, or no access; the full check tells them apart (404, 402)
-    if (rows.length === 0) await this.forms.requireUpgradedForm(userId, formId);
+    if (rows.length === 0) await this.forms.formForMember(userId, formId, access);
     return pageOf(rows, page.limit);
   }
 
@@ -142,7 +146,7 @@ export class SubmissionService {
   }
 
   /** Deletes a submission for good; quarantined spam cannot be deleted early (`409 conflict`). */
-  async deleteSubmission(userId: string, submissionId: string): Promise<void> {
+  async deleteSubmission(userId: string, submissionId: string, access: Access = {}): Promise<void> {
     const submission = await this.database.db
       .selectFrom('submissions')
       .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
@@ -152,7 +156,7 @@ export class SubmissionService {
       .where('workspaceMembers.userId', '=', userId)
       .executeTakeFirst();
     if (!submission) throw new ProblemError('not_found', `Submission ${submissionId} was not found.`);
-    requireUpgraded({ id: submission.workspaceId, plan: submission.plan });
+    if (access.api) requireUpgraded({ id: submission.workspaceId, plan: submission.plan });
     if (submission.status === 'spam') {
       throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
     }

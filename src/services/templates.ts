@@ -8,7 +8,7 @@ import { SpamdError } from '../mail/spamd.js';
 import { TEMPLATE_LIMITS } from '../mail/template-engine.js';
 import type { AutoresponderChecker } from '../mail/template-check.js';
 import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
-import type { FormService } from './forms.js';
+import type { Access, FormService } from './forms.js';
 
 /** What a preview renders when the form has no submission yet (documented in docs/templates.md). */
 export const SAMPLE_DATA = { name: 'Jane Doe', email: 'jane@example.com', message: 'Hello! I would like to know more about your services.' };
@@ -24,8 +24,8 @@ export class TemplateService {
     private readonly renderer: TemplateWorkers = sharedTemplateWorkers(),
   ) {}
 
-  async getTemplate(userId: string, formId: string, kind: TemplateKind): Promise<TemplateRow> {
-    await this.forms.requireUpgradedForm(userId, formId);
+  async getTemplate(userId: string, formId: string, kind: TemplateKind, access: Access = {}): Promise<TemplateRow> {
+    await this.forms.formForMember(userId, formId, access);
     return this.requireTemplate(formId, kind);
   }
 
@@ -37,8 +37,14 @@ export class TemplateService {
    * write still succeeds; a configured spamd that gives no verdict is `upstream_unavailable` and
    * nothing is stored. `pausedFor` says why the template was paused (empty when it was not).
    */
-  async putTemplate(userId: string, formId: string, kind: TemplateKind, code: string): Promise<{ template: TemplateRow; pausedFor: string[] }> {
-    const form = await this.forms.requireUpgradedForm(userId, formId);
+  async putTemplate(
+    userId: string,
+    formId: string,
+    kind: TemplateKind,
+    code: string,
+    access: Access = {},
+  ): Promise<{ template: TemplateRow; pausedFor: string[] }> {
+    const form = await this.forms.formForMember(userId, formId, access);
     const compiled = await this.renderer.check(code);
     if (!compiled.ok) throw new ProblemError('template_invalid', 'The template could not be compiled; nothing was stored.', { errors: problemsOf(compiled) });
     let paused: number | null = null;
@@ -55,18 +61,20 @@ export class TemplateService {
       paused = verdict.paused ? 1 : 0;
       if (verdict.paused) pausedFor = verdict.reasons;
     }
+    // kept, so the dashboard can say why the autoresponder is not being sent
+    const pausedReasons = pausedFor.length > 0 ? JSON.stringify(pausedFor) : null;
     const now = Date.now();
     await this.database.db
       .insertInto('templates')
-      .values({ formId, kind, mode: 'code', code, paused, createdAt: now, updatedAt: now })
-      .onConflict((oc) => oc.columns(['formId', 'kind']).doUpdateSet({ mode: 'code', code, paused, updatedAt: now }))
+      .values({ formId, kind, mode: 'code', code, paused, pausedReasons, createdAt: now, updatedAt: now })
+      .onConflict((oc) => oc.columns(['formId', 'kind']).doUpdateSet({ mode: 'code', code, paused, pausedReasons, updatedAt: now }))
       .execute();
     return { template: await this.requireTemplate(formId, kind), pausedFor };
   }
 
   /** Removes the template: notifications go back to the default layout; the autoresponder is off. */
-  async deleteTemplate(userId: string, formId: string, kind: TemplateKind): Promise<void> {
-    await this.forms.requireUpgradedForm(userId, formId);
+  async deleteTemplate(userId: string, formId: string, kind: TemplateKind, access: Access = {}): Promise<void> {
+    await this.forms.formForMember(userId, formId, access);
     const result = await this.database.db.deleteFrom('templates').where('formId', '=', formId).where('kind', '=', kind).executeTakeFirst();
     if (result.numDeletedRows === 0n) throw notFound(formId, kind);
   }
@@ -81,8 +89,9 @@ export class TemplateService {
     kind: TemplateKind,
     data: Record<string, unknown> | undefined,
     seesSubmissions: boolean,
+    access: Access = {},
   ): Promise<{ html: string; text: string }> {
-    const form = await this.forms.requireUpgradedForm(userId, formId);
+    const form = await this.forms.formForMember(userId, formId, access);
     const template = await this.findTemplate(formId, kind);
     if (!template && kind === 'autoresponder') throw notFound(formId, kind);
     const fields = data ?? (seesSubmissions ? await this.latestSubmissionData(formId) : SAMPLE_DATA);

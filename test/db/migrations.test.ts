@@ -128,6 +128,13 @@ async function insertForm(raw: Kysely<any>): Promise<void> {
 }
 
 /** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
+/** Back to before 0014-form-pages: the daily counts and the kept reasons. */
+async function undoFormPages(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE daily_counts`.execute(raw);
+  await sql`ALTER TABLE submissions DROP COLUMN spam_reasons`.execute(raw);
+  await sql`ALTER TABLE templates DROP COLUMN paused_reasons`.execute(raw);
+}
+
 /** Back to before 0013-dashboard: its tables, the admin flag and the admin's settings row. */
 async function undoDashboard(raw: Kysely<any>): Promise<void> {
   for (const table of ['invitations', 'password_resets', 'sessions']) await sql`DROP TABLE ${sql.table(table)}`.execute(raw);
@@ -242,10 +249,11 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoFormPages(raw);
     await undoDashboard(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await undoDeliveryLanes(raw);
-    // 0006 and every migration after it run again (after 0007, only 0011, 0012 and 0013 change something on PostgreSQL: what was undone above)
+    // 0006 and every migration after it run again (after 0007, only 0011 to 0014 change something on PostgreSQL: what was undone above)
     const rerun = (await sql<{ name: string }>`SELECT name FROM kysely_migration WHERE name >= '0006' ORDER BY name`.execute(raw)).rows.map((r) => r.name);
     await sql`DELETE FROM kysely_migration WHERE name >= '0006'`.execute(raw);
     await insertForm(raw);
@@ -293,6 +301,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
     await sql`DROP TABLE change_counts`.execute(raw);
     // and 0012's allowed origins and 0013's dashboard tables
+    await undoFormPages(raw);
     await undoDashboard(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await undoDeliveryLanes(raw);
@@ -311,6 +320,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0011-delivery-lanes',
       '0012-allowed-origins',
       '0013-dashboard',
+      '0014-form-pages',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -336,6 +346,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFormPages(raw);
     await undoDashboard(raw);
     await undoAllowedOrigins(raw);
     await undoDeliveryLanes(raw);
@@ -351,7 +362,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
     await insert('notice', 'email', 'failed', { to: ['a@example.com'] });
     await insert('chat', 'slack', 'pending', { formId: 'f1' });
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0011-delivery-lanes', '0012-allowed-origins', '0013-dashboard']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0011-delivery-lanes', '0012-allowed-origins', '0013-dashboard', '0014-form-pages']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
     assert.deepEqual(jobs, [
@@ -371,11 +382,12 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFormPages(raw);
     await undoDashboard(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0013'`.execute(raw);
     await sql`INSERT INTO users (id, email, created_at) VALUES ('later', 'later@example.com', 20), ('first', 'first@example.com', 10)`.execute(raw);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard', '0014-form-pages']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
     assert.deepEqual(users, [
@@ -384,5 +396,37 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
     ]);
     const claim = await fresh.database.db.selectFrom('settings').select('value').where('key', '=', 'instance-admin').execute();
     assert.deepEqual(claim, [{ value: 'first' }], 'the claim a new first account would make is taken');
+  });
+});
+
+describe('0014-form-pages: upgrading a database that holds submissions', () => {
+  const fresh = freshDatabase();
+
+  it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoFormPages(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0014'`.execute(raw);
+    await insertForm(raw);
+    const day = 20_000;
+    const insert = (id: string, status: string, at: number) =>
+      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, 'f1', 'w1', '{}', ${status}, '', ${at})`.execute(
+        raw,
+      );
+    await insert('a', 'accepted', day * 86_400_000);
+    await insert('b', 'held', day * 86_400_000 + 86_399_999);
+    await insert('c', 'spam', day * 86_400_000 + 5);
+    await insert('d', 'accepted', (day + 1) * 86_400_000);
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0014-form-pages']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const counts = await fresh.database.db.selectFrom('dailyCounts').select(['formId', 'workspaceId', 'day', 'accepted', 'spam']).orderBy('day').execute();
+    assert.deepEqual(
+      counts.map((c) => ({ ...c, day: Number(c.day), accepted: Number(c.accepted), spam: Number(c.spam) })),
+      [
+        { formId: 'f1', workspaceId: 'w1', day, accepted: 2, spam: 1 },
+        { formId: 'f1', workspaceId: 'w1', day: day + 1, accepted: 1, spam: 0 },
+      ],
+    );
   });
 });

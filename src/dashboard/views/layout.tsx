@@ -16,6 +16,8 @@ export interface Frame {
 
 interface LayoutProps {
   title: string;
+  /** The page's heading when it is not its title (a form's pages: the form's name). */
+  heading?: string;
   frame: Frame;
   children: ComponentChildren;
   /** Scripts this page needs (by file name under /assets). */
@@ -103,7 +105,7 @@ function AccountMenu({ frame }: { frame: Frame }) {
 }
 
 /** The page of a logged-in person: header with navigation, the flash message, then the content. */
-export function Layout({ title, frame, children, scripts }: LayoutProps) {
+export function Layout({ title, heading, frame, children, scripts }: LayoutProps) {
   const w = frame.current;
   return (
     <html lang="en">
@@ -145,7 +147,7 @@ export function Layout({ title, frame, children, scripts }: LayoutProps) {
               {frame.flash}
             </div>
           )}
-          <h1>{title}</h1>
+          <h1>{heading ?? title}</h1>
           {children}
         </main>
       </body>

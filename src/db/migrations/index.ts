@@ -14,6 +14,7 @@ import { changeCounts } from './0010-change-counts.js';
 import { deliveryLanes } from './0011-delivery-lanes.js';
 import { allowedOrigins } from './0012-allowed-origins.js';
 import { dashboard } from './0013-dashboard.js';
+import { formPages } from './0014-form-pages.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-delivery-lanes': deliveryLanes,
   '0012-allowed-origins': allowedOrigins,
   '0013-dashboard': dashboard,
+  '0014-form-pages': formPages,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */

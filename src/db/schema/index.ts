@@ -1,3 +1,4 @@
+import type { DailyCountTable } from './daily-count.js';
 import type { InvitationTable } from './invitation.js';
 import type { PasswordResetTable, SessionTable } from './session.js';
 import type { FormSecretTable, FormTable } from './form.js';
@@ -27,6 +28,7 @@ export interface DB {
   sessions: SessionTable;
   passwordResets: PasswordResetTable;
   invitations: InvitationTable;
+  dailyCounts: DailyCountTable;
   /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
   changeCounts: { name: ChangeCounted; n: number };
 }

@@ -16,6 +16,8 @@ export interface SubmissionTable {
   searchText: Generated<string>;
   /** `_email.*` and `_replyto` of the submission, kept for the email step (JSON), or null. */
   emailControls: unknown;
+  /** Why a spam submission was quarantined: a JSON array of sentences (text), or null. */
+  spamReasons: string | null;
   createdAt: number;
 }
 export type SubmissionRow = Selectable<SubmissionTable>;

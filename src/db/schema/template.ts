@@ -10,6 +10,8 @@ export interface TemplateTable {
   code: string;
   /** 0 or 1 for the autoresponder; null for the notification template, which is not content checked. */
   paused: number | null;
+  /** Why the content check paused the autoresponder: a JSON array of sentences (text), or null. */
+  pausedReasons: string | null;
   createdAt: number;
   updatedAt: number;
 }

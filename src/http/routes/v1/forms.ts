@@ -39,7 +39,7 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
     }),
     async (request, reply) => {
       const { workspaceId, ...settings } = request.body;
-      const form = await ctx.forms.createForm(principalOf(request).userId, workspaceId, settings);
+      const form = await ctx.forms.createForm(principalOf(request).userId, workspaceId, settings, { api: true });
       return reply.code(201).send(toFormResource(form));
     },
   );
@@ -53,7 +53,7 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       params: FormParams,
       response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },
     }),
-    async (request) => toFormResource(await ctx.forms.getForm(principalOf(request).userId, request.params.formId)),
+    async (request) => toFormResource(await ctx.forms.getForm(principalOf(request).userId, request.params.formId, { api: true })),
   );
 
   app.patch(
@@ -68,7 +68,7 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       body: FormPatchBody,
       response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },
     }),
-    async (request) => toFormResource(await ctx.forms.updateForm(principalOf(request).userId, request.params.formId, request.body)),
+    async (request) => toFormResource(await ctx.forms.updateForm(principalOf(request).userId, request.params.formId, request.body, { api: true })),
   );
 
   app.delete(
@@ -81,7 +81,7 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
-      await ctx.forms.deleteForm(principalOf(request).userId, request.params.formId);
+      await ctx.forms.deleteForm(principalOf(request).userId, request.params.formId, { api: true });
       return reply.code(204).send(null);
     },
   );

@@ -39,6 +39,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
         { formId },
         pageRequest(ctx.cursors, list, request.query),
         request.query.search,
+        { api: true },
       );
       return sendJsonText(reply, envelopeJson(ctx.cursors, list, page, submissionJson));
     },
@@ -63,6 +64,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
         { workspaceId },
         pageRequest(ctx.cursors, list, request.query),
         request.query.search,
+        { api: true },
       );
       return sendJsonText(reply, envelopeJson(ctx.cursors, list, page, submissionJson));
     },
@@ -79,7 +81,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
       response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required', 'conflict') },
     }),
     async (request, reply) => {
-      await ctx.submissions.deleteSubmission(principalOf(request).userId, request.params.submissionId);
+      await ctx.submissions.deleteSubmission(principalOf(request).userId, request.params.submissionId, { api: true });
       return reply.code(204).send(null);
     },
   );

@@ -21,7 +21,8 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       params: TemplateParams,
       response: { 200: Type.Ref('Template'), ...problemResponses('upgrade_required') },
     }),
-    async (request) => toTemplateResource(await ctx.templates.getTemplate(principalOf(request).userId, request.params.formId, request.params.kind)),
+    async (request) =>
+      toTemplateResource(await ctx.templates.getTemplate(principalOf(request).userId, request.params.formId, request.params.kind, { api: true })),
   );
 
   app.put(
@@ -43,7 +44,7 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
     }),
     async (request) => {
       const { formId, kind } = request.params;
-      const { template, pausedFor } = await ctx.templates.putTemplate(principalOf(request).userId, formId, kind, request.body.code);
+      const { template, pausedFor } = await ctx.templates.putTemplate(principalOf(request).userId, formId, kind, request.body.code, { api: true });
       if (pausedFor.length > 0) request.log.info({ formId, kind, reasons: pausedFor }, 'template paused by the content check');
       return toTemplateResource(template);
     },
@@ -60,7 +61,7 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
-      await ctx.templates.deleteTemplate(principalOf(request).userId, request.params.formId, request.params.kind);
+      await ctx.templates.deleteTemplate(principalOf(request).userId, request.params.formId, request.params.kind, { api: true });
       return reply.code(204).send(null);
     },
   );
@@ -82,7 +83,9 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
     async (request) => {
       const principal = principalOf(request);
       const data = request.body?.data as Record<string, unknown> | undefined;
-      return ctx.templates.previewTemplate(principal.userId, request.params.formId, request.params.kind, data, principal.scopes.has('submissions:read'));
+      return ctx.templates.previewTemplate(principal.userId, request.params.formId, request.params.kind, data, principal.scopes.has('submissions:read'), {
+        api: true,
+      });
     },
   );
 }

@@ -1,0 +1,19 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { FormRow } from '../db/schema/form.js';
+import type { Plan } from '../db/schema/workspace.js';
+import { frameFor } from './frame.js';
+import { accountOf } from './session.js';
+import type { Frame } from './views/layout.js';
+
+export type FormWithPlan = FormRow & { plan: Plan };
+
+/**
+ * A form's page: the form with its workspace's plan (`not_found` unless the account belongs to its
+ * workspace, whether or not it exists) and the frame around it, its workspace the current one.
+ */
+export async function formFrame(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, formId: string): Promise<{ frame: Frame; form: FormWithPlan }> {
+  const form = await ctx.forms.formForMember(accountOf(request).user.id, formId);
+  const frame = await frameFor(request, reply, ctx, { workspaceId: form.workspaceId, section: 'forms' });
+  return { frame, form };
+}

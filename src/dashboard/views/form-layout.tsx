@@ -1,0 +1,48 @@
+import type { ComponentChildren } from 'preact';
+import { type Frame, Layout } from './layout.js';
+
+/** The pages of one form, in the order of its tabs. */
+export type FormTab = 'submissions' | 'spam' | 'setup' | 'settings' | 'templates' | 'deliveries';
+
+const TABS: { tab: FormTab; label: string; path: string }[] = [
+  { tab: 'submissions', label: 'Submissions', path: '' },
+  { tab: 'spam', label: 'Spam', path: '/spam' },
+  { tab: 'setup', label: 'Setup', path: '/setup' },
+  { tab: 'settings', label: 'Settings', path: '/settings' },
+  { tab: 'templates', label: 'Templates', path: '/templates' },
+  { tab: 'deliveries', label: 'Deliveries', path: '/deliveries' },
+];
+
+/** Where a form's tab lives. */
+export function formPath(formId: string, tab: FormTab = 'submissions'): string {
+  return `/forms/${formId}${TABS.find((t) => t.tab === tab)!.path}`;
+}
+
+interface FormLayoutProps {
+  frame: Frame;
+  form: { id: string; name: string; workspaceId: string };
+  tab: FormTab;
+  /** The page's own name (the window title says "<title> · <form>"); the heading is the form's name. */
+  title: string;
+  children: ComponentChildren;
+  scripts?: string[];
+}
+
+/** A form's page: back to the workspace's forms, the form's name, its tabs, then the tab's content. */
+export function FormLayout({ frame, form, tab, title, children, scripts }: FormLayoutProps) {
+  return (
+    <Layout title={`${title} · ${form.name}`} heading={form.name} frame={frame} scripts={scripts}>
+      <p class="breadcrumb">
+        <a href={`/w/${form.workspaceId}`}>← All forms</a>
+      </p>
+      <nav aria-label="Form" class="tabs">
+        {TABS.map((t) => (
+          <a key={t.tab} href={formPath(form.id, t.tab)} aria-current={t.tab === tab ? 'page' : undefined}>
+            {t.label}
+          </a>
+        ))}
+      </nav>
+      {children}
+    </Layout>
+  );
+}

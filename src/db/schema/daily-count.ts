@@ -1,0 +1,20 @@
+/**
+ * A form's submissions of one day (UTC), counted as they are written: `accepted` counts every
+ * submission that is not spam (held ones too: they arrived), `spam` the quarantined ones. Deleting a
+ * submission does not uncount it; "Not spam" moves it from one count to the other.
+ */
+export interface DailyCountTable {
+  formId: string;
+  workspaceId: string;
+  /** Days since 1970-01-01 (UTC). */
+  day: number;
+  accepted: number;
+  spam: number;
+}
+
+export const DAY_MS = 86_400_000;
+
+/** The day (UTC) an epoch-ms time falls on, as `daily_counts` numbers it. */
+export function dayOf(ms: number): number {
+  return Math.floor(ms / DAY_MS);
+}
