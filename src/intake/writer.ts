@@ -181,7 +181,10 @@ async function countDays(trx: Transaction<DB>, rows: { formId: string; workspace
   const byForm = new Map<string, { formId: string; workspaceId: string; day: number; accepted: number; spam: number }>();
   for (const { formId, workspaceId, status } of rows) {
     let count = byForm.get(formId);
-    if (!count) byForm.set(formId, (count = { formId, workspaceId, day, accepted: 0, spam: 0 }));
+    if (!count) {
+      count = { formId, workspaceId, day, accepted: 0, spam: 0 };
+      byForm.set(formId, count);
+    }
     if (status === 'spam') count.spam++;
     else count.accepted++;
   }
