@@ -1,6 +1,7 @@
 import type { Database, Dialect } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import { sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { DB } from '../db/schema/index.js';
 import { searchPattern, searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
 import { ProblemError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
@@ -17,6 +18,21 @@ export interface SubmissionListRow {
 }
 
 export type SubmissionScope = { formId: string } | { workspaceId: string };
+
+/** Which submissions a list shows: those whose fields contain `search`, that came from `from` (epoch ms, inclusive) until `to` (exclusive). */
+export interface SubmissionFilter {
+  search?: string;
+  from?: number;
+  to?: number;
+}
+
+/** Narrows a query of submissions to the filter's time range. */
+function inRange<Q extends SelectQueryBuilder<DB, 'submissions', object>>(query: Q, { from, to }: SubmissionFilter): Q {
+  let ranged = query;
+  if (from !== undefined) ranged = ranged.where('submissions.createdAt', '>=', from) as Q;
+  if (to !== undefined) ranged = ranged.where('submissions.createdAt', '<', to) as Q;
+  return ranged;
+}
 
 const LIST_COLUMNS = ['submissions.id', 'submissions.formId', 'submissions.data', 'submissions.createdAt'] as const;
 
@@ -90,10 +106,19 @@ export class SubmissionService {
 
   /**
    * Accepted submissions of a form or of a whole workspace, newest first, optionally only those
-   * whose field names or values contain `search`. Spam, held and deleted ones are never listed.
+   * whose field names or values contain `search`, and only those that came in `[from, to)`. Spam,
+   * held and deleted ones are never listed.
    */
-  async listSubmissions(userId: string, scope: SubmissionScope, page: PageRequest, search?: string, access: Access = {}): Promise<Page<SubmissionListRow>> {
-    if (search === undefined && 'formId' in scope) return this.formPage(userId, scope.formId, page, access);
+  async listSubmissions(
+    userId: string,
+    scope: SubmissionScope,
+    page: PageRequest,
+    filter: SubmissionFilter = {},
+    access: Access = {},
+  ): Promise<Page<SubmissionListRow>> {
+    const { search } = filter;
+    const ranged = filter.from !== undefined || filter.to !== undefined;
+    if (search === undefined && !ranged && 'formId' in scope) return this.formPage(userId, scope.formId, page, access);
     if ('formId' in scope) await this.forms.formForMember(userId, scope.formId, access);
     else {
       const workspace = await this.workspaces.getForMember(userId, scope.workspaceId);
@@ -104,11 +129,13 @@ export class SubmissionService {
     const all = this.database.db.selectFrom('submissions');
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
     const listed = all.where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
-    if (search === undefined) return keysetPage(listed.select(LIST_COLUMNS), page, 'submissions');
-    const recent = await this.searchRecent(column, value, page, search);
-    if (recent) return recent;
+    if (search === undefined) return keysetPage(inRange(listed, filter).select(LIST_COLUMNS), page, 'submissions');
+    if (!ranged) {
+      const recent = await this.searchRecent(column, value, page, search);
+      if (recent) return recent;
+    }
     const matching = all.where(searchScope(dialect, column, value)).where(submissionMatches(dialect, search));
-    return keysetPage(matching.select(LIST_COLUMNS), page, 'submissions');
+    return keysetPage(inRange(matching, filter).select(LIST_COLUMNS), page, 'submissions');
   }
 
   private async formPage(userId: string, formId: string, page: PageRequest, access: Access): Promise<Page<SubmissionListRow>> {

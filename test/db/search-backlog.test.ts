@@ -48,7 +48,7 @@ describe('SQLite search backlog', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite o
   }
 
   const search = async (term: string) =>
-    (await app.ctx.submissions.listSubmissions(owner.userId, { workspaceId: owner.workspaceId }, { limit: 100, after: null }, term)).rows
+    (await app.ctx.submissions.listSubmissions(owner.userId, { workspaceId: owner.workspaceId }, { limit: 100, after: null }, { search: term })).rows
       .map((s) => s.id)
       .sort();
 

@@ -38,7 +38,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
         principalOf(request).userId,
         { formId },
         pageRequest(ctx.cursors, list, request.query),
-        request.query.search,
+        { search: request.query.search },
         { api: true },
       );
       return sendJsonText(reply, envelopeJson(ctx.cursors, list, page, submissionJson));
@@ -63,7 +63,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
         principalOf(request).userId,
         { workspaceId },
         pageRequest(ctx.cursors, list, request.query),
-        request.query.search,
+        { search: request.query.search },
         { api: true },
       );
       return sendJsonText(reply, envelopeJson(ctx.cursors, list, page, submissionJson));
