@@ -31,6 +31,7 @@ describe(`submission writer: one batch, several workspaces (${TEST_DIALECT})`, (
     data: { name: `Visitor ${n}` },
     emailControls: null,
     spam,
+    spamReasons: spam ? ['a test reason'] : undefined,
     deliveries: { kinds: ['email'], notificationEmails: [], webhookUrl: null },
   });
 
@@ -69,5 +70,30 @@ describe(`submission writer: one batch, several workspaces (${TEST_DIALECT})`, (
       .execute();
     const accepted = stored.filter((s) => s.status === 'accepted').map((s) => s.id);
     assert.deepEqual(jobs.map((j) => j.submissionId).sort(), accepted.sort(), 'deliveries for accepted submissions only');
+
+    // the charts' counts of the day: held ones arrived (accepted), spam apart; spam keeps its reasons
+    const day = Math.floor(stored[0]!.createdAt / 86_400_000);
+    const counts = await app.ctx.database.db
+      .selectFrom('dailyCounts')
+      .select(['formId', 'day', 'accepted', 'spam'])
+      .where('formId', 'in', [nearLimit.formId, roomy.formId, full.formId])
+      .execute();
+    const countOf = (formId: string) =>
+      counts.filter((c) => c.formId === formId).map((c) => ({ day: Number(c.day), accepted: Number(c.accepted), spam: Number(c.spam) }));
+    assert.deepEqual(countOf(nearLimit.formId), [{ day, accepted: 3, spam: 0 }]);
+    assert.deepEqual(countOf(roomy.formId), [{ day, accepted: 2, spam: 1 }]);
+    assert.deepEqual(countOf(full.formId), [{ day, accepted: 2, spam: 0 }]);
+    const spam = await app.ctx.database.db.selectFrom('submissions').select('spamReasons').where('id', '=', stored[4]!.id).executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(spam.spamReasons ?? 'null'), ['a test reason']);
+
+    // a second batch on the same day adds to the same row
+    const next = await writer.store(submission(roomy, 9));
+    const again = await app.ctx.database.db.selectFrom('dailyCounts').select(['day', 'accepted']).where('formId', '=', roomy.formId).execute();
+    const sameDay = Math.floor(next.createdAt / 86_400_000) === day;
+    assert.deepEqual(
+      again.map((c) => Number(c.accepted)),
+      sameDay ? [3] : [2, 1],
+      'one row per form and day',
+    );
   });
 });
