@@ -16,6 +16,7 @@ import { hasSubmitter } from './workspaces.js';
 export interface FolderRow {
   id: string;
   formId: string;
+  /** The fields, parsed. */
   data: unknown;
   createdAt: number;
   /** The signals that caught it (spam only; empty for held ones and for spam stored before reasons were kept). */
@@ -33,7 +34,7 @@ export async function listFolder(database: Database, formId: string, status: 'sp
     .where('submissions.formId', '=', formId)
     .where('submissions.status', '=', status);
   const found = await keysetPage(query, page, 'submissions');
-  return { hasMore: found.hasMore, rows: found.rows.map((row) => ({ ...row, spamReasons: reasonsOf(row.spamReasons) })) };
+  return { hasMore: found.hasMore, rows: found.rows.map((row) => ({ ...row, data: fromJson(row.data), spamReasons: reasonsOf(row.spamReasons) })) };
 }
 
 /** The stored reasons (a JSON array of sentences), or none. */

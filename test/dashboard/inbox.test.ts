@@ -262,6 +262,7 @@ describe(`dashboard: the submissions inbox, a submission, delete, spam and held 
     const folder = await owner.client.get(`/forms/${formId}/spam`);
     assert.equal(folder.status, 200);
     assert.match(folder.html, new RegExp(`href="/submissions/${spam}"`));
+    assert.match(folder.html, /<li><span class="summary-name">email:<\/span> kim@example\.com<\/li>/, 'its first fields');
     assert.match(folder.html, /<td data-label="Why caught"><ul class="reasons"><li>[^<]+<\/li>/);
     assert.match(folder.html, /removed 30 days after they came/);
     const view = await owner.client.get(`/submissions/${spam}`);

@@ -97,8 +97,8 @@ function Inbox({
         </h2>
         <form method="get" action={path} class="filters">
           <Field label="Search" name="search" type="search" value={values.search} errors={errors} hint="Any field’s name or value" />
-          <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="YYYY-MM-DD, UTC" />
-          <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="Included" />
+          <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
+          <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
           <div class="filter-actions actions">
             <button type="submit">Filter</button>
             {filtered && (
