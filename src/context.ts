@@ -81,7 +81,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       team,
       invitations: new InvitationService(database, users, team, config),
       forms,
-      submissions: new SubmissionService(database, workspaces, forms),
+      submissions: new SubmissionService(database, workspaces, forms, config),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
       deliveries: new DeliveryService(database),
       visitors: new VisitorLoad(),

@@ -14,10 +14,13 @@ import { registerAccountRoutes } from './routes/account.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
+import { registerInboxRoutes } from './routes/inbox.js';
 import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerMemberRemovalRoutes } from './routes/member-removal.js';
 import { registerMembersRoutes } from './routes/members.js';
 import { registerSignupRoutes } from './routes/signup.js';
+import { registerSpamRoutes } from './routes/spam.js';
+import { registerSubmissionRoutes } from './routes/submission.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js';
@@ -78,6 +81,9 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);
   registerInvitationRoutes(app, ctx, session);
+  registerInboxRoutes(app, ctx);
+  registerSubmissionRoutes(app, ctx);
+  registerSpamRoutes(app, ctx);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

@@ -8,8 +8,8 @@ import type { SubmissionStatus } from '../db/schema/submission.js';
 import { newId } from '../ids.js';
 import { enqueueJobs } from '../jobs/outbox.js';
 import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
-import { PLANS, planLimits } from '../services/plans.js';
 import { searchTextOf } from '../services/submissions.js';
+import { ALLOWANCE, type AllowanceReached, countAgainstAllowance } from './allowance.js';
 
 /** A submission that passed the checks, ready to be written. */
 export interface SubmissionToStore {
@@ -31,14 +31,7 @@ export interface StoredSubmission {
   status: SubmissionStatus;
 }
 
-/** Called inside the transaction that holds the first submission past a workspace's allowance. */
-export type AllowanceReached = (trx: Transaction<DB>, workspaceId: string) => Promise<void>;
-
-// The plan's allowance as SQL, so the check reads the plan in the same row lock as the counter.
-const ALLOWANCE = sql<number>`CASE plan ${sql.join(
-  PLANS.map((plan) => sql`WHEN ${sql.lit(plan)} THEN ${sql.lit(planLimits(plan).submissions)}`),
-  sql` `,
-)} END`;
+export type { AllowanceReached } from './allowance.js';
 
 const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'spamReasons', 'createdAt'] as const;
 
@@ -150,26 +143,8 @@ export class SubmissionWriter {
   }
 
   /** Counts one submission: accepted while the allowance lasts, held past it. */
-  private async countOne(trx: Transaction<DB>, workspaceId: string, now: number): Promise<SubmissionStatus> {
-    const counted = await trx
-      .updateTable('workspaces')
-      .set((eb) => ({ submissionsUsed: eb('submissionsUsed', '+', 1) }))
-      .where('id', '=', workspaceId)
-      .where('submissionsUsed', '<', ALLOWANCE)
-      .executeTakeFirst();
-    if (counted.numUpdatedRows > 0n) return 'accepted';
-    await this.noteAllowanceReached(trx, workspaceId, now);
-    return 'held';
-  }
-
-  private async noteAllowanceReached(trx: Transaction<DB>, workspaceId: string, now: number): Promise<void> {
-    const first = await trx
-      .updateTable('workspaces')
-      .set({ quotaNotifiedAt: now })
-      .where('id', '=', workspaceId)
-      .where('quotaNotifiedAt', 'is', null)
-      .executeTakeFirst();
-    if (first.numUpdatedRows > 0n) await this.onAllowanceReached(trx, workspaceId);
+  private countOne(trx: Transaction<DB>, workspaceId: string, now: number): Promise<SubmissionStatus> {
+    return countAgainstAllowance(trx, workspaceId, now, this.onAllowanceReached);
   }
 }
 

@@ -124,6 +124,42 @@ export class DeliveryService {
     if (!(JOB_STATUSES as readonly string[]).includes(status)) throw validationError([`--status: "${status}" is not one of ${JOB_STATUSES.join(', ')}`]);
     return status as JobStatus;
   }
+
+  /**
+   * One submission's deliveries (a notification per recipient, the autoresponder, the webhook,
+   * Slack), oldest first, each with its tries. The caller has checked that the account may see the
+   * submission. Two queries, by the jobs' submission index and the attempts' job index.
+   */
+  async forSubmission(submissionId: string, now = Date.now()): Promise<DeliveryRecord[]> {
+    const jobs = await this.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', submissionId).orderBy('createdAt').orderBy('id').execute();
+    if (jobs.length === 0) return [];
+    const attempts = await this.database.db
+      .selectFrom('jobAttempts')
+      .selectAll()
+      .where(
+        'jobId',
+        'in',
+        jobs.map((j) => j.id),
+      )
+      .orderBy('startedAt')
+      .execute();
+    return jobs.map((job) => ({
+      id: job.id,
+      kind: job.kind,
+      status: job.status,
+      submissionId: job.submissionId,
+      recipient: recipientOf(job.payload),
+      attempts: job.attempts,
+      lastError: job.lastError,
+      nextTryAt: job.status === 'pending' ? iso(Math.max(job.runAt, job.leaseUntil ?? 0)) : null,
+      createdAt: iso(job.createdAt),
+      updatedAt: iso(job.updatedAt),
+      tries: attempts
+        .filter((a) => a.jobId === job.id)
+        .map((a): DeliveryTry => ({ startedAt: iso(a.startedAt), finishedAt: iso(a.finishedAt), outcome: a.outcome, statusCode: a.statusCode, error: a.error }))
+        .concat(tryUnderWay(job, now)),
+    }));
+  }
 }
 
 /** The try a worker has started and not recorded yet, if any: under way while its lease holds, cut off after. */

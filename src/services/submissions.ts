@@ -1,13 +1,33 @@
-import type { Database, Dialect } from '../db/database.js';
+import type { Config } from '../config/config.js';
+import { fromJson, type Database, type Dialect } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { DB } from '../db/schema/index.js';
+import type { SubmissionStatus } from '../db/schema/submission.js';
 import { searchPattern, searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
-import { ProblemError } from '../errors.js';
+import { ProblemError, validationError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
 import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS } from './plans.js';
+import { countHeld, type FolderRow, listFolder, markNotSpam, reasonsOf } from './quarantine.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
+
+/** One submission as its own page shows it, whatever its status. */
+export interface SubmissionDetail {
+  id: string;
+  formId: string;
+  formName: string;
+  workspaceId: string;
+  /** The fields, parsed. */
+  data: unknown;
+  status: SubmissionStatus;
+  /** Why spam was quarantined; empty otherwise. */
+  spamReasons: string[];
+  createdAt: number;
+}
+
+/** The most submissions one request deletes: the ids travel in a form and a query string. */
+export const DELETE_LIMIT = 100;
 
 /** What a listing returns of a submission. */
 export interface SubmissionListRow {
@@ -96,6 +116,8 @@ export class SubmissionService {
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
     private readonly forms: FormService,
+    /** Where the allowance notice's links lead (Not spam can send it); read at each use. */
+    private readonly config: Pick<Config, 'publicUrl'>,
   ) {
     const { dialect } = database;
     this.recentSearches = {
@@ -190,6 +212,94 @@ export class SubmissionService {
     await this.database.db.deleteFrom('submissions').where('id', '=', submissionId).execute();
   }
 
+  /** A submission of a workspace the account belongs to, whatever its status; `not_found` otherwise. */
+  async getSubmission(userId: string, submissionId: string): Promise<SubmissionDetail> {
+    const [found] = await this.submissionsForMember(userId, [submissionId]);
+    if (!found) throw new ProblemError('not_found', `Submission ${submissionId} was not found.`);
+    return found;
+  }
+
+  /**
+   * Submissions by id, newest first, for a confirmation that names them: all of them of workspaces
+   * the account belongs to, else `not_found` naming the first that is not.
+   */
+  async submissionsForMember(userId: string, ids: string[]): Promise<SubmissionDetail[]> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) return [];
+    if (wanted.length > DELETE_LIMIT) throw tooMany();
+    const rows = await this.database.db
+      .selectFrom('submissions')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
+      .innerJoin('forms', 'forms.id', 'submissions.formId')
+      .select(['submissions.id', 'submissions.formId', 'forms.name as formName', 'submissions.workspaceId'])
+      .select(['submissions.data', 'submissions.status', 'submissions.spamReasons', 'submissions.createdAt'])
+      .where('submissions.id', 'in', wanted)
+      .where('workspaceMembers.userId', '=', userId)
+      .orderBy('submissions.createdAt', 'desc')
+      .orderBy('submissions.id', 'desc')
+      .execute();
+    const missing = wanted.find((id) => !rows.some((row) => row.id === id));
+    if (missing !== undefined) throw new ProblemError('not_found', `Submission ${missing} was not found.`);
+    return rows.map((row) => ({ ...row, data: fromJson(row.data), spamReasons: reasonsOf(row.spamReasons) }));
+  }
+
+  /**
+   * Deletes several submissions for good, all or none, in one transaction: every id must be a
+   * submission of a workspace the account belongs to (else `not_found`, naming the first that is
+   * not), and none may be quarantined spam (`409`, as for one). At most DELETE_LIMIT at once.
+   */
+  async deleteSubmissions(userId: string, ids: string[]): Promise<number> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) throw validationError(['ids: choose at least one submission'], 'No submission was chosen.');
+    if (wanted.length > DELETE_LIMIT) throw tooMany();
+    return this.database.transaction(async (trx) => {
+      const found = await trx
+        .selectFrom('submissions')
+        .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
+        .select(['submissions.id', 'submissions.status'])
+        .where('submissions.id', 'in', wanted)
+        .where('workspaceMembers.userId', '=', userId)
+        .execute();
+      const missing = wanted.find((id) => !found.some((row) => row.id === id));
+      if (missing !== undefined) throw new ProblemError('not_found', `Submission ${missing} was not found.`);
+      if (found.some((row) => row.status === 'spam')) {
+        throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
+      }
+      const deleted = await trx.deleteFrom('submissions').where('id', 'in', wanted).executeTakeFirst();
+      return Number(deleted.numDeletedRows);
+    });
+  }
+
+  /** A form's spam folder or its held submissions, newest first (member-checked). */
+  async listFolder(userId: string, formId: string, status: 'spam' | 'held', page: PageRequest): Promise<Page<FolderRow>> {
+    await this.forms.formForMember(userId, formId);
+    return listFolder(this.database, formId, status, page);
+  }
+
+  /** How many of a form's submissions wait past the allowance (member-checked). */
+  async countHeld(userId: string, formId: string): Promise<number> {
+    await this.forms.formForMember(userId, formId);
+    return countHeld(this.database, formId);
+  }
+
+  /** "Not spam" (quarantine.ts): into the inbox, counted against the allowance, delivered when accepted. */
+  markNotSpam(userId: string, submissionId: string): Promise<{ status: 'accepted' | 'held'; formId: string }> {
+    return markNotSpam(this.database, this.config, userId, submissionId);
+  }
+
+  /** The names of a workspace's forms among `formIds` (a workspace-wide list names each row's form). */
+  async formNames(userId: string, workspaceId: string, formIds: string[]): Promise<Map<string, string>> {
+    await this.workspaces.getForMember(userId, workspaceId);
+    if (formIds.length === 0) return new Map();
+    const forms = await this.database.db
+      .selectFrom('forms')
+      .select(['id', 'name'])
+      .where('workspaceId', '=', workspaceId)
+      .where('id', 'in', [...new Set(formIds)])
+      .execute();
+    return new Map(forms.map((form) => [form.id, form.name]));
+  }
+
   /** Removes quarantined spam older than the retention period; returns how many went. */
   async purgeExpiredSpam(retentionMs: number, now = Date.now()): Promise<number> {
     const result = await this.database.db
@@ -200,6 +310,10 @@ export class SubmissionService {
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }
+}
+
+function tooMany(): ProblemError {
+  return validationError([`ids: at most ${DELETE_LIMIT} submissions can be deleted at once`], `At most ${DELETE_LIMIT} submissions can be deleted at once.`);
 }
 
 /** What `search` matches: every field name and value, lower-cased, one per line. */

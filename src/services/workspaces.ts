@@ -235,7 +235,8 @@ export class WorkspaceService {
   }
 }
 
-function hasSubmitter(data: unknown, emailControls: unknown): boolean {
+/** Whether a stored submission names someone to answer (the autoresponder's condition), as intake decided it. */
+export function hasSubmitter(data: unknown, emailControls: unknown): boolean {
   return submitterAddress({ data: fromJson<Record<string, unknown>>(data), controls: storedEmailControls(emailControls) }) !== null;
 }
 

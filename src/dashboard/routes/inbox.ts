@@ -1,0 +1,98 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import type { CursorCodec } from '../../http/pagination.js';
+import type { Keyset, Page } from '../../services/pagination.js';
+import { fromJson } from '../../db/database.js';
+import { type FilterValues, filterQuery, readFilter } from '../date-range.js';
+import { formFrame } from '../form-frame.js';
+import { workspaceFrame } from '../frame.js';
+import { sendPage } from '../render.js';
+import { accountOf, requireAccount } from '../session.js';
+import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
+
+/** Rows a page of the inbox shows. */
+export const INBOX_PAGE_SIZE = 25;
+
+type Query = { Querystring: Record<string, unknown> };
+
+/** The form's inbox and the workspace's: accepted submissions, newest first, filtered and paged by the API's cursors. */
+export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Params: { formId: string } } & Query>('/forms/:formId', { preHandler: requireAccount }, async (request, reply) => {
+    const { formId } = request.params;
+    const { frame, form } = await formFrame(request, reply, ctx, formId);
+    const list = listOf(request, ctx.cursors, `submissions:form:${formId}`);
+    const userId = accountOf(request).user.id;
+    const [page, held] = await Promise.all([
+      ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
+      ctx.submissions.countHeld(userId, formId),
+    ]);
+    const path = `/forms/${formId}`;
+    const shown = pageProps(ctx.cursors, list, page, path);
+    return sendPage(reply, FormInboxPage({ frame, form, held, ...shown, exportPath: `${path}/export` }), list.status);
+  });
+
+  app.get<{ Params: { workspaceId: string } } & Query>('/w/:workspaceId/submissions', { preHandler: requireAccount }, async (request, reply) => {
+    const { workspaceId } = request.params;
+    const { frame } = await workspaceFrame(request, reply, ctx, workspaceId, 'forms');
+    const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`);
+    const userId = accountOf(request).user.id;
+    const page = await ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter);
+    const formNames = await ctx.submissions.formNames(
+      userId,
+      workspaceId,
+      page.rows.map((row) => row.formId),
+    );
+    const path = `/w/${workspaceId}/submissions`;
+    const shown = pageProps(ctx.cursors, list, page, path);
+    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
+  });
+}
+
+/** What the address asks of a list: its filter (bad fields answered 400, beside the field) and its page. */
+function listOf(request: FastifyRequest<Query>, cursors: CursorCodec, name: string) {
+  const { values, filter, errors } = readFilter(request.query);
+  const cursor = typeof request.query.cursor === 'string' && request.query.cursor !== '' ? request.query.cursor : null;
+  // a cursor not issued for this list (edited, or another list's) is the error page's 400
+  const after = cursor === null ? null : cursors.decode(name, cursor);
+  const status = Object.keys(errors).length > 0 ? 400 : 200;
+  return { name, values, filter, errors, cursor, status, page: { limit: INBOX_PAGE_SIZE, after } };
+}
+
+/** The rows, paging links and filter of a page of `path`. */
+function pageProps(
+  cursors: CursorCodec,
+  list: ReturnType<typeof listOf>,
+  page: Page<{ id: string; formId: string; data: unknown; createdAt: number }>,
+  path: string,
+) {
+  const good = goodValues(list.values, list.errors);
+  const last = page.rows.at(-1);
+  const rows: InboxRow[] = page.rows.map((row) => ({ ...row, data: fromJson(row.data) }));
+  return {
+    rows,
+    values: list.values,
+    errors: list.errors,
+    pager: pagerOf(cursors, list.name, path, good, page.hasMore ? last : undefined, list.cursor !== null),
+    back: withQuery(path, { ...good, ...(list.cursor ? { cursor: list.cursor } : {}) }),
+    exportQuery: filterQuery(good),
+  };
+}
+
+/** The filter values that were read without a problem: those the links carry on. */
+export function goodValues(values: FilterValues, errors: Record<string, string>): FilterValues {
+  return { search: values.search, from: errors.from ? '' : values.from, to: errors.to ? '' : values.to };
+}
+
+/** The next page's link (its cursor and the filter) and, on a later page, the first page's. */
+export function pagerOf(cursors: CursorCodec, list: string, path: string, values: FilterValues, last: Keyset | undefined, later: boolean): Pager {
+  return {
+    next: last ? withQuery(path, { ...values, cursor: cursors.encode(list, { createdAt: last.createdAt, id: last.id }) }) : null,
+    newest: later ? withQuery(path, values) : null,
+  };
+}
+
+/** `path?…` with the non-empty parameters, or `path` alone. */
+export function withQuery(path: string, params: Partial<Record<keyof FilterValues | 'cursor', string>>): string {
+  const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
+  return query ? `${path}?${query}` : path;
+}

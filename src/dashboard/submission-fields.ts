@@ -1,0 +1,69 @@
+/** How the inbox's table reads submitted fields: which columns a page gets, and each value in one short line. */
+
+/** At most this many field columns: a wider table stops being readable at phone and laptop widths alike. */
+export const MAX_FIELD_COLUMNS = 6;
+/** A cell shows this many characters of a value; its own page shows all of it. */
+export const CELL_LENGTH = 80;
+
+/** A submission's fields as an object (anything else has no named fields). */
+export function fieldsOf(data: unknown): Record<string, unknown> {
+  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+}
+
+/**
+ * The columns of a page of submissions: every field name seen in its rows, in order of first
+ * appearance, up to MAX_FIELD_COLUMNS. A row's other fields are counted in a "+N more" note.
+ */
+export function fieldColumns(rows: unknown[], max = MAX_FIELD_COLUMNS): string[] {
+  const seen = new Set<string>();
+  for (const data of rows) {
+    for (const name of Object.keys(fieldsOf(data))) {
+      seen.add(name);
+      if (seen.size === max) return [...seen];
+    }
+  }
+  return [...seen];
+}
+
+/** How many of a row's fields have no column on this page. */
+export function hiddenFieldCount(data: unknown, columns: string[]): number {
+  return Object.keys(fieldsOf(data)).filter((name) => !columns.includes(name)).length;
+}
+
+/** A value on one line: nested objects as `key: value; …`, arrays as `a, b`, empty ones as nothing. */
+export function compactValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (Array.isArray(value)) return value.map(compactValue).join(', ');
+  if (typeof value === 'object') {
+    return Object.entries(value)
+      .map(([key, inner]) => `${key}: ${compactValue(inner)}`)
+      .join('; ');
+  }
+  return String(value).replace(/\s+/g, ' ').trim();
+}
+
+/** The value cut to `length` characters (whole code points), with an ellipsis when cut. */
+export function cut(text: string, length = CELL_LENGTH): string {
+  const chars = [...text];
+  return chars.length <= length
+    ? text
+    : `${chars
+        .slice(0, length - 1)
+        .join('')
+        .trimEnd()}…`;
+}
+
+/** A row's first fields as `name: value` lines, for the lists without columns (spam, held). */
+export function summaryOf(data: unknown, count = 3): { name: string; value: string }[] {
+  return Object.entries(fieldsOf(data))
+    .slice(0, count)
+    .map(([name, value]) => ({ name, value: cut(compactValue(value)) }));
+}
+
+let dateTime: Intl.DateTimeFormat | null = null;
+
+/** A time as the dashboard writes it ("24 Nov 2026, 10:02 UTC"), for labels that cannot hold a `<time>`. */
+export function timeText(ms: number): string {
+  dateTime ??= new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
+  return `${dateTime.format(new Date(ms))} UTC`;
+}

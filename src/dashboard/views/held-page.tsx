@@ -1,0 +1,38 @@
+import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { FolderRow } from '../../services/quarantine.js';
+import { EmptyState, Panel } from './components.js';
+import { FormLayout, formPath } from './form-layout.js';
+import { type Pager, PagerLinks } from './inbox-page.js';
+import type { Frame } from './layout.js';
+import { FolderTable } from './spam-page.js';
+import { HeldExplanation } from './submission-page.js';
+
+interface HeldPageProps {
+  frame: Frame;
+  form: { id: string; name: string; workspaceId: string };
+  workspace: Pick<WorkspaceRow, 'plan'>;
+  rows: FolderRow[];
+  pager: Pager;
+}
+
+/** A form's held submissions: what holds them and what releases them. */
+export function HeldPage({ frame, form, workspace, rows, pager }: HeldPageProps) {
+  return (
+    <FormLayout frame={frame} form={form} tab="submissions" title="Held submissions">
+      <p class="breadcrumb">
+        <a href={formPath(form.id)}>← Submissions</a>
+      </p>
+      <HeldExplanation plan={workspace.plan} />
+      <Panel title="Held submissions" id="held">
+        {rows.length === 0 ? (
+          <EmptyState>{pager.newest ? 'No more held submissions.' : 'No submissions are held: every one that came fits the allowance.'}</EmptyState>
+        ) : (
+          <FolderTable rows={rows} extra={[]}>
+            {() => null}
+          </FolderTable>
+        )}
+        <PagerLinks pager={pager} />
+      </Panel>
+    </FormLayout>
+  );
+}

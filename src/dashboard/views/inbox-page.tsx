@@ -1,0 +1,238 @@
+import type { FilterValues } from '../date-range.js';
+import type { FieldErrors } from '../field-errors.js';
+import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, timeText } from '../submission-fields.js';
+import { EmptyState, Field, Time } from './components.js';
+import { FormLayout, formPath } from './form-layout.js';
+import { type Frame, Layout } from './layout.js';
+
+/** A submission as a row of the inbox shows it. */
+export interface InboxRow {
+  id: string;
+  formId: string;
+  data: unknown;
+  createdAt: number;
+}
+
+/** Where a list's pages lead: the next one, and back to the first (null where there is none). */
+export interface Pager {
+  next: string | null;
+  newest: string | null;
+}
+
+interface InboxProps {
+  frame: Frame;
+  rows: InboxRow[];
+  values: FilterValues;
+  errors: FieldErrors;
+  pager: Pager;
+  /** This page's address with its filter and cursor: where a deletion comes back to. */
+  back: string;
+  /** The export links' address and the filter they carry (`search=…&from=…`, only the good ones). */
+  exportPath: string;
+  exportQuery: string;
+}
+
+export interface FormInboxProps extends InboxProps {
+  form: { id: string; name: string; workspaceId: string };
+  /** How many of the form's submissions are held past the allowance. */
+  held: number;
+}
+
+export interface WorkspaceInboxProps extends InboxProps {
+  workspaceId: string;
+  formNames: Map<string, string>;
+}
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** A form's submissions: the filter, the table, paging, export, and held ones when there are some. */
+export function FormInboxPage(props: FormInboxProps) {
+  const { frame, form, held } = props;
+  const path = formPath(form.id);
+  return (
+    <FormLayout frame={frame} form={form} tab="submissions" title="Submissions">
+      {held > 0 && (
+        <p class="notice">
+          <a href={`${path}/held`}>{plural(held, 'submission is held', 'submissions are held')}</a>: they came after the workspace used its allowance, and are
+          listed and delivered once it grows.
+        </p>
+      )}
+      <Inbox {...props} path={path} setup={formPath(form.id, 'setup')} />
+    </FormLayout>
+  );
+}
+
+/** Every form's submissions of a workspace in one table, with a column naming the form. */
+export function WorkspaceInboxPage(props: WorkspaceInboxProps) {
+  const path = `/w/${props.workspaceId}/submissions`;
+  return (
+    <Layout title="All submissions" frame={props.frame}>
+      <p class="breadcrumb">
+        <a href={`/w/${props.workspaceId}`}>← All forms</a>
+      </p>
+      <Inbox {...props} path={path} setup={`/w/${props.workspaceId}`} />
+    </Layout>
+  );
+}
+
+function Inbox({
+  rows,
+  values,
+  errors,
+  pager,
+  back,
+  exportPath,
+  exportQuery,
+  path,
+  setup,
+  formNames,
+}: InboxProps & { path: string; setup: string; formNames?: Map<string, string> }) {
+  const filtered = Boolean(values.search || values.from || values.to);
+  const exportLink = (format: string) => `${exportPath}?format=${format}${exportQuery ? `&${exportQuery}` : ''}`;
+  return (
+    <>
+      <section class="panel" aria-labelledby="filter-heading">
+        <h2 id="filter-heading" class="visually-hidden">
+          Filter
+        </h2>
+        <form method="get" action={path} class="filters">
+          <Field label="Search" name="search" type="search" value={values.search} errors={errors} hint="Any field’s name or value" />
+          <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
+          <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
+          <div class="filter-actions actions">
+            <button type="submit">Filter</button>
+            {filtered && (
+              <a class="button secondary" href={path}>
+                Clear
+              </a>
+            )}
+          </div>
+        </form>
+      </section>
+      <section class="panel" aria-labelledby="submissions-heading">
+        <div class="panel-head">
+          <h2 id="submissions-heading">{filtered ? 'Matching submissions' : 'Submissions'}</h2>
+          <p class="export-links">
+            <a href={exportLink('csv')}>Export CSV</a>
+            <a href={exportLink('json')}>Export JSON</a>
+          </p>
+        </div>
+        {rows.length === 0 ? (
+          <NoRows filtered={filtered} later={pager.newest !== null} path={path} setup={setup} isForm={!formNames} />
+        ) : (
+          <SubmissionTable rows={rows} back={back} formNames={formNames} />
+        )}
+        <PagerLinks pager={pager} />
+      </section>
+    </>
+  );
+}
+
+function NoRows({ filtered, later, path, setup, isForm }: { filtered: boolean; later: boolean; path: string; setup: string; isForm: boolean }) {
+  if (later) return <EmptyState>No more submissions.</EmptyState>;
+  if (filtered) {
+    return (
+      <EmptyState>
+        <p>Nothing matches this filter.</p>
+        <p>
+          <a href={path}>Clear the filters</a>
+        </p>
+      </EmptyState>
+    );
+  }
+  return (
+    <EmptyState>
+      <p>No submissions yet.</p>
+      <p>
+        {isForm ? (
+          <>
+            <a href={setup}>Set up the form</a> on your site to start receiving them.
+          </>
+        ) : (
+          <>
+            Open a form’s <a href={setup}>setup</a> to put it on your site.
+          </>
+        )}
+      </p>
+    </EmptyState>
+  );
+}
+
+/** The table of a page: a checkbox per row (the bulk delete), the time (a link to the submission), then a column per field. */
+function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: string; formNames?: Map<string, string> }) {
+  const columns = fieldColumns(rows.map((row) => row.data));
+  return (
+    // a GET to the confirmation page: choosing changes nothing by itself
+    <form method="get" action="/submissions/delete" aria-label="Submissions on this page">
+      <input type="hidden" name="back" value={back} />
+      <div class="table-wrap listing">
+        <table class="stack inbox">
+          <thead>
+            <tr>
+              <th scope="col">
+                <span class="visually-hidden">Select</span>
+              </th>
+              <th scope="col">Received</th>
+              {formNames && <th scope="col">Form</th>}
+              {columns.map((name) => (
+                <th scope="col" key={name}>
+                  {name}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => {
+              const fields = fieldsOf(row.data);
+              const more = hiddenFieldCount(row.data, columns);
+              return (
+                <tr key={row.id}>
+                  <td data-label="Select" class="select-cell">
+                    <input type="checkbox" name="id" value={row.id} id={`select-${row.id}`} />
+                    <label for={`select-${row.id}`} class="visually-hidden">
+                      Select the submission of {timeText(row.createdAt)}
+                    </label>
+                  </td>
+                  <td data-label="Received">
+                    <div>
+                      <a href={`/submissions/${row.id}`}>
+                        <Time ms={row.createdAt} />
+                      </a>
+                      {more > 0 && <span class="more-fields">+{plural(more, 'more field', 'more fields')}</span>}
+                    </div>
+                  </td>
+                  {formNames && (
+                    <td data-label="Form">
+                      <a href={formPath(row.formId)}>{formNames.get(row.formId) ?? 'A deleted form'}</a>
+                    </td>
+                  )}
+                  {columns.map((name) => (
+                    <td data-label={name} key={name}>
+                      {name in fields ? cut(compactValue(fields[name])) : ''}
+                    </td>
+                  ))}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <p class="bulk-actions">
+        <button type="submit" class="secondary">
+          Delete selected
+        </button>
+      </p>
+    </form>
+  );
+}
+
+/** "Back to the newest" and "Next page", as far as there are such pages. */
+export function PagerLinks({ pager }: { pager: Pager }) {
+  if (!pager.next && !pager.newest) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      {pager.newest && <a href={pager.newest}>Back to the newest</a>}
+      {pager.next && <a href={pager.next}>Next page</a>}
+    </nav>
+  );
+}

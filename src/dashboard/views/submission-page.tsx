@@ -1,0 +1,238 @@
+import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { DeliveryRecord } from '../../services/deliveries.js';
+import { planLimits } from '../../services/plans.js';
+import type { SubmissionDetail } from '../../services/submissions.js';
+import { timeText } from '../submission-fields.js';
+import { CsrfInput, Panel, Time } from './components.js';
+import { FormLayout, formPath } from './form-layout.js';
+import type { Frame } from './layout.js';
+
+interface SubmissionPageProps {
+  frame: Frame;
+  submission: SubmissionDetail;
+  workspace: Pick<WorkspaceRow, 'plan' | 'submissionsUsed'>;
+  deliveries: DeliveryRecord[];
+  /** When quarantined spam is purged: its arrival plus the retention period. */
+  expiresAt: number;
+}
+
+/** One submission: every field, when it came, its status and why, and each of its deliveries. */
+export function SubmissionPage({ frame, submission, workspace, deliveries, expiresAt }: SubmissionPageProps) {
+  const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId };
+  const spam = submission.status === 'spam';
+  const listPath = spam ? formPath(form.id, 'spam') : submission.status === 'held' ? `${formPath(form.id)}/held` : formPath(form.id);
+  return (
+    <FormLayout frame={frame} form={form} tab={spam ? 'spam' : 'submissions'} title={`Submission of ${timeText(submission.createdAt)}`}>
+      <p class="breadcrumb">
+        <a href={listPath}>← {spam ? 'Spam' : submission.status === 'held' ? 'Held submissions' : 'Submissions'}</a>
+      </p>
+      <Panel title="Submission" id="submission">
+        <dl class="facts">
+          <dt>Received</dt>
+          <dd>
+            <Time ms={submission.createdAt} />
+          </dd>
+          <dt>Form</dt>
+          <dd>
+            <a href={formPath(form.id)}>{form.name}</a>
+          </dd>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={submission.status} />
+          </dd>
+          <dt>Id</dt>
+          <dd>
+            <code>{submission.id}</code>
+          </dd>
+        </dl>
+        <StatusNote submission={submission} workspace={workspace} expiresAt={expiresAt} />
+        <SubmissionActions submission={submission} csrf={frame.csrf} />
+      </Panel>
+      <Panel title="Fields" id="fields">
+        <FieldList data={submission.data} />
+      </Panel>
+      <Panel title="Deliveries" id="deliveries">
+        <Deliveries submission={submission} deliveries={deliveries} />
+      </Panel>
+    </FormLayout>
+  );
+}
+
+const STATUS_TEXT = { accepted: 'Accepted', held: 'Held', spam: 'Spam' } as const;
+
+export function StatusBadge({ status }: { status: SubmissionDetail['status'] }) {
+  return <span class={status === 'accepted' ? 'badge' : status === 'spam' ? 'badge danger' : 'badge neutral'}>{STATUS_TEXT[status]}</span>;
+}
+
+/** What a held or spam status means, and what changes it. */
+function StatusNote({ submission, workspace, expiresAt }: { submission: SubmissionDetail; workspace: SubmissionPageProps['workspace']; expiresAt: number }) {
+  if (submission.status === 'held') return <HeldExplanation plan={workspace.plan} />;
+  if (submission.status !== 'spam') return null;
+  return (
+    <div class="notice">
+      <p>
+        <strong>The spam filter caught it.</strong> It is kept out of the inbox, never delivered, and removed on <Time ms={expiresAt} />.
+      </p>
+      <SpamReasons reasons={submission.spamReasons} />
+    </div>
+  );
+}
+
+/** What holds a submission and what releases it (services/workspaces.ts setPlan; the allowance never resets by itself). */
+export function HeldExplanation({ plan }: { plan: WorkspaceRow['plan'] }) {
+  const allowance = planLimits(plan).submissions.toLocaleString('en-US');
+  return (
+    <div class="notice">
+      <p>
+        <strong>Held:</strong> it came after the workspace had used its allowance of {allowance} accepted submissions on the {plan} plan. It is kept, but not
+        listed in the inbox or delivered yet.
+      </p>
+      <p>
+        A larger allowance (an upgrade) releases held submissions oldest first, as far as it reaches; each is then listed and delivered. The allowance counts
+        over the workspace’s life: it does not start again each month, and deleting submissions does not give any back.
+      </p>
+    </div>
+  );
+}
+
+/** The signals that caught a spam submission, as the filter worded them. */
+export function SpamReasons({ reasons }: { reasons: string[] }) {
+  if (reasons.length === 0) return <p class="muted">No reason was kept (it was caught before reasons were stored).</p>;
+  return (
+    <ul class="reasons">
+      {reasons.map((reason) => (
+        <li key={reason}>{reason}</li>
+      ))}
+    </ul>
+  );
+}
+
+function SubmissionActions({ submission, csrf }: { submission: SubmissionDetail; csrf: string }) {
+  if (submission.status === 'spam') {
+    return (
+      <form method="post" action={`/submissions/${submission.id}/not-spam`} class="actions">
+        <CsrfInput token={csrf} />
+        <input type="hidden" name="back" value={`/submissions/${submission.id}`} />
+        <button type="submit">Not spam</button>
+        <span class="muted">Moves it into the inbox: it counts against the allowance and its deliveries go out.</span>
+      </form>
+    );
+  }
+  return (
+    <form method="get" action="/submissions/delete" class="actions">
+      <input type="hidden" name="id" value={submission.id} />
+      <input type="hidden" name="back" value={submission.status === 'held' ? `${formPath(submission.formId)}/held` : formPath(submission.formId)} />
+      <button type="submit" class="secondary">
+        Delete
+      </button>
+    </form>
+  );
+}
+
+/** Every field with its whole value: nested objects as nested lists of terms, arrays as numbered lists. */
+function FieldList({ data }: { data: unknown }) {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return <Value value={data} />;
+  const entries = Object.entries(data);
+  if (entries.length === 0) return <p class="muted">No fields.</p>;
+  return (
+    <dl class="fields">
+      {entries.map(([name, value]) => (
+        <div key={name}>
+          <dt>{name}</dt>
+          <dd>
+            <Value value={value} />
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Value({ value }: { value: unknown }) {
+  if (value === null || value === undefined) return <span class="muted">(empty)</span>;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return <span class="muted">(none)</span>;
+    return (
+      <ol class="values">
+        {value.map((item, i) => (
+          <li key={i}>
+            <Value value={item} />
+          </li>
+        ))}
+      </ol>
+    );
+  }
+  if (typeof value === 'object') return <FieldList data={value} />;
+  const text = String(value);
+  if (text === '') return <span class="muted">(empty)</span>;
+  return <span class="value-text">{text}</span>;
+}
+
+const KIND_TEXT: Record<string, string> = {
+  notification: 'Email notification',
+  autoresponder: 'Autoresponder',
+  webhook: 'Webhook',
+  slack: 'Slack message',
+};
+
+function Deliveries({ submission, deliveries }: { submission: SubmissionDetail; deliveries: DeliveryRecord[] }) {
+  if (deliveries.length === 0) {
+    const why =
+      submission.status === 'spam'
+        ? 'Spam is never delivered. Marked Not spam, it gets the form’s deliveries.'
+        : submission.status === 'held'
+          ? 'Held submissions are delivered once released.'
+          : 'None: the form sends no email notification, autoresponder, webhook or Slack message.';
+    return <p class="muted">{why}</p>;
+  }
+  return (
+    <div class="table-wrap listing">
+      <table class="stack deliveries">
+        <thead>
+          <tr>
+            <th scope="col">Delivery</th>
+            <th scope="col">Status</th>
+            <th scope="col">Tries</th>
+            <th scope="col">Last result</th>
+            <th scope="col">Next try</th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr key={d.id}>
+              <td data-label="Delivery">
+                <div>
+                  {KIND_TEXT[d.kind] ?? d.kind}
+                  {(d.recipient || d.kind === 'autoresponder') && <span class="muted sub-line">to {d.recipient ?? 'the submitter'}</span>}
+                </div>
+              </td>
+              <td data-label="Status">
+                <DeliveryStatus delivery={d} />
+              </td>
+              <td data-label="Tries">{d.tries.length}</td>
+              <td data-label="Last result">{lastResult(d)}</td>
+              <td data-label="Next try">{d.nextTryAt ? <Time ms={Date.parse(d.nextTryAt)} /> : <span class="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function DeliveryStatus({ delivery }: { delivery: DeliveryRecord }) {
+  if (delivery.status === 'done') return <span class="badge">Delivered</span>;
+  if (delivery.status === 'failed') return <span class="badge danger">Failed</span>;
+  const sending = delivery.tries.at(-1)?.outcome === 'in_progress';
+  return <span class="badge neutral">{sending ? 'Sending' : delivery.tries.length > 0 ? 'Retrying' : 'Waiting'}</span>;
+}
+
+/** The last try's answer: the receiver's status code (HTTP, or SMTP for email), its error, or that it went through. */
+function lastResult(delivery: DeliveryRecord): string {
+  const last = delivery.tries.filter((t) => t.outcome !== 'in_progress').at(-1);
+  if (!last) return delivery.lastError ?? 'Not tried yet';
+  const protocol = delivery.kind === 'webhook' || delivery.kind === 'slack' ? 'HTTP' : 'SMTP';
+  const status = last.statusCode !== null ? `${protocol} ${last.statusCode}` : null;
+  if (last.error) return status ? `${status}: ${last.error}` : last.error;
+  return status ? `${status}, sent` : last.outcome === 'ok' ? 'Sent' : 'Interrupted';
+}

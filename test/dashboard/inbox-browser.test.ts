@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
+import { signUp } from '../helpers/dashboard.js';
+import { TEST_DIALECT } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
+import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { postJson, visitorAddresses } from '../helpers/submit.js';
+
+const PASSWORD = 'correct horse battery';
+const visitor = visitorAddresses(62);
+
+describe(`dashboard in Chromium: the inbox, a submission, spam and Not spam (${TEST_DIALECT})`, { skip: needsChromium }, () => {
+  let app: TestApp;
+  let sink: SmtpSink;
+  let browser: Browser;
+  let page: Page;
+  let formId: string;
+
+  before(async () => {
+    sink = await startSmtpSink();
+    app = await startApp({ smtpUrl: sink.url, mailFrom: 'Forms <forms@mail.example.org>' }, { delivery: true });
+    browser = await launchBrowser();
+    page = await newPage(browser);
+    await signUp(page, app, 'owner@example.com', PASSWORD);
+    const user = await app.ctx.users.requireByEmail('owner@example.com');
+    const workspaceId = new URL(page.url()).pathname.split('/')[2]!;
+    formId = (await app.ctx.forms.createForm(user.id, workspaceId, { name: 'Contact', notificationEmails: ['team@example.com'] })).id;
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await sink?.close();
+  });
+
+  async function submit(fields: Record<string, unknown>): Promise<void> {
+    const answer = await postJson(app, formId, fields, visitor());
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  }
+
+  it('sees a submission in the inbox, searches it, opens it and sees its delivery', async () => {
+    await page.goto(`${app.publicUrl}/forms/${formId}`);
+    assert.ok(await page.getByText('No submissions yet.').isVisible());
+    await checkPage(page, 'inbox-empty');
+
+    await submit({ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello,\nI would like a quote for 40 chairs.\n\nThanks!' });
+    await submit({ name: 'Grace Hopper', email: 'grace@example.com', message: 'x'.repeat(200), address: { city: 'Arlington', zip: '22201' } });
+    await submit({ name: 'Émile Zola', email: 'emile@example.com', message: 'Bonjour' });
+    await sink.waitFor(3);
+
+    await page.reload();
+    const rows = page.getByRole('table').getByRole('row');
+    assert.equal(await rows.count(), 4, 'a header row and three submissions');
+    assert.ok(await page.getByRole('columnheader', { name: 'address' }).isVisible());
+    await checkPage(page, 'inbox-list');
+
+    await page.getByLabel('Search').fill('lovelace');
+    await Promise.all([page.waitForURL(/search=lovelace/), page.getByRole('button', { name: 'Filter' }).click()]);
+    assert.equal(await rows.count(), 2);
+    assert.ok(await page.getByRole('cell', { name: 'Ada Lovelace' }).isVisible());
+    assert.equal(await page.getByLabel('Search').inputValue(), 'lovelace', 'the filter stays in the form and the address bar');
+    assert.match((await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href')) ?? '', /format=csv&search=lovelace$/);
+    await checkPage(page, 'inbox-search');
+
+    await Promise.all([page.waitForURL(/\/submissions\/[a-z2-7]+$/), rows.nth(1).getByRole('link').first().click()]);
+    assert.ok(await page.getByRole('heading', { name: 'Fields' }).isVisible());
+    assert.equal(await page.getByText('Hello,\nI would like a quote for 40 chairs.', { exact: false }).count(), 1);
+    const deliveries = page.getByRole('region', { name: 'Deliveries' });
+    await eventually(async () => {
+      await page.reload();
+      return (await deliveries.getByText('Delivered').count()) === 1;
+    }, 'the notification shown as delivered');
+    assert.ok(await deliveries.getByText('to team@example.com').isVisible());
+    await checkPage(page, 'submission-view');
+  });
+
+  it('a spam submission lands in the spam folder, and Not spam delivers it', async () => {
+    const before = sink.messages.length;
+    await submit({ name: 'Mallory', message: 'Look <script>steal()</script>' });
+    await page.goto(`${app.publicUrl}/forms/${formId}/spam`);
+    const row = page.getByRole('row', { name: /Mallory/ });
+    assert.ok(await row.isVisible());
+    assert.ok(
+      await row
+        .getByRole('cell', { name: /script/i })
+        .first()
+        .isVisible(),
+      'the reason it was caught',
+    );
+    await checkPage(page, 'spam-folder');
+
+    await Promise.all([page.waitForURL(/\/submissions\/[a-z2-7]+$/), row.getByRole('link').click()]);
+    assert.ok(await page.getByText('The spam filter caught it.').isVisible());
+    await checkPage(page, 'submission-spam');
+    await page.goBack();
+
+    await Promise.all([page.waitForURL(/\/spam$/), row.getByRole('button', { name: /^Not spam/ }).click()]);
+    assert.ok(await page.getByRole('status').filter({ hasText: 'Moved to the inbox; its deliveries are on their way' }).isVisible());
+    assert.ok(await page.getByText('No spam caught.', { exact: false }).isVisible());
+    const [mail] = (await sink.waitFor(before + 1)).slice(before);
+    assert.deepEqual(mail!.envelopeTo, ['team@example.com']);
+    assert.match(mail!.parsed.text ?? '', /Mallory/);
+
+    await page.goto(`${app.publicUrl}/forms/${formId}?search=mallory`);
+    assert.ok(await page.getByRole('cell', { name: 'Mallory' }).isVisible(), 'searchable in the inbox');
+  });
+
+  it('deletes two submissions from the keyboard, after the confirmation', async () => {
+    await page.goto(`${app.publicUrl}/forms/${formId}`);
+    const boxes = page.getByRole('checkbox', { name: /^Select the submission of / });
+    const before = await boxes.count();
+    await boxes.nth(0).focus();
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    // from the first row's checkbox, Tab reaches its link, then the next row's checkbox
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Space');
+    assert.ok(await boxes.nth(1).isChecked());
+    await page.getByRole('button', { name: 'Delete selected' }).focus();
+    await Promise.all([page.waitForURL(/\/submissions\/delete\?/), page.keyboard.press('Enter')]);
+    assert.ok(await page.getByRole('heading', { name: 'Delete 2 submissions?' }).isVisible());
+    assert.ok(await page.getByText('This cannot be undone.').isVisible());
+    await checkPage(page, 'submissions-delete');
+    await page.getByRole('button', { name: 'Delete 2 submissions' }).focus();
+    await Promise.all([page.waitForURL(new RegExp(`/forms/${formId}$`)), page.keyboard.press('Enter')]);
+    assert.ok(await page.getByRole('status').filter({ hasText: '2 submissions deleted' }).isVisible());
+    assert.equal(await boxes.count(), before - 2);
+
+    // the workspace's inbox, and a held submission's pages, for the screenshots
+    const workspaceId = (await app.ctx.forms.getIntakeForm(formId))!.workspaceId;
+    await page.goto(`${app.publicUrl}/w/${workspaceId}/submissions`);
+    assert.ok(await page.getByRole('heading', { name: 'All submissions' }).isVisible());
+    await checkPage(page, 'inbox-workspace');
+    await app.ctx.database.db.updateTable('workspaces').set({ submissionsUsed: 250 }).where('id', '=', workspaceId).execute();
+    await submit({ name: 'Late', message: 'Past the allowance' });
+    await page.goto(`${app.publicUrl}/forms/${formId}`);
+    await Promise.all([page.waitForURL(/\/held$/), page.getByRole('link', { name: '1 submission is held' }).click()]);
+    assert.ok(await page.getByText('releases held submissions oldest first', { exact: false }).isVisible());
+    await checkPage(page, 'held-list');
+  });
+});
