@@ -135,7 +135,7 @@ describe(`dashboard: a form's delivery log over HTTP (${TEST_DIALECT})`, () => {
     assert.match(read, /Failed 410 the webhook answered 410 2 tries/);
     assert.match(read, /Failed, tried again later · 500 the webhook answered 500/);
     assert.match(read, /Failed for good · 410 the webhook answered 410/);
-    assert.match(read, /Delivered 250 1 try/);
+    assert.match(read, /Delivered 250 Accepted \d+ \w+ \d{4}, \d\d:\d\d UTC 1 try/);
     assert.match(read, /Waiting Next try \d+ \w+ \d{4}, \d\d:\d\d UTC/);
     // the error is text, never markup; cut in the table, whole in its disclosure
     assert.ok(!page.html.includes('<script>alert(1)'), 'the error is escaped');

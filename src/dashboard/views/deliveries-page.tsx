@@ -107,7 +107,15 @@ function Answer({ statusCode, error }: { statusCode: number | null; error: strin
 /** The last answer the receiver gave: the last try's, else the job's own last error (a try not recorded). */
 function LastAnswer({ delivery }: { delivery: FormDelivery }) {
   const last = [...delivery.tries].reverse().find((t) => t.outcome !== 'in_progress');
-  if (delivery.status === 'done') return <span>{last?.statusCode ?? 'Delivered'}</span>;
+  if (delivery.status === 'done') {
+    // when the receiver took it (an email written to the outbox folder, with no SMTP server, has no status code)
+    return (
+      <span>
+        {last?.statusCode != null && <span class="status-code">{last.statusCode} </span>}
+        <span class="muted">Accepted {last?.finishedAt ? <Time ms={ms(last.finishedAt)} /> : null}</span>
+      </span>
+    );
+  }
   return <Answer statusCode={last?.statusCode ?? null} error={last?.error ?? delivery.lastError} />;
 }
 
