@@ -12,6 +12,7 @@ import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerInboxRoutes } from './routes/inbox.js';
@@ -84,6 +85,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerInboxRoutes(app, ctx);
   registerSubmissionRoutes(app, ctx);
   registerSpamRoutes(app, ctx);
+  registerDeliveryRoutes(app, ctx);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

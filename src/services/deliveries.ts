@@ -1,9 +1,14 @@
-import type { Kysely } from 'kysely';
-import { fromJson, type Database } from '../db/database.js';
+import { type Kysely, sql } from 'kysely';
+import { fromJson, type Database, type Queryable } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
 import type { AttemptOutcome, JobRow, JobStatus } from '../db/schema/job.js';
 import { ProblemError, validationError } from '../errors.js';
+import { submitterAddress } from '../intake/fields.js';
+import { AUTORESPONDER_KIND } from '../jobs/channels/autoresponder.js';
+import { storedEmailControls } from '../jobs/channels/channel.js';
+import { WEBHOOK_KIND } from '../jobs/channels/webhook.js';
 import { CUT_OFF_ERROR } from '../jobs/claim-query.js';
+import type { Keyset } from './pagination.js';
 
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'done', 'failed'];
 
@@ -36,11 +41,27 @@ export interface DeliveryTry {
   error: string | null;
 }
 
+/**
+ * A page of a form's delivery log. `next` is the keyset after its last delivery: the time of that
+ * delivery's submission and the delivery's own id (see `listForMember`); null on the last page.
+ */
+export interface DeliveryPage {
+  deliveries: FormDelivery[];
+  next: Keyset | null;
+}
+
+/** A delivery of the form's log, with where it goes: an email's address (the autoresponder's too, read from its submission), a webhook's URL; null for Slack. */
+export type FormDelivery = DeliveryRecord & { to: string | null; submittedAt: string };
+
+/** What a member asks to send again: one delivery of the form, or every failed one of it. */
+export type RetryTarget = { jobId: string } | { allFailed: true };
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * The delivery log and its one repair: what was sent, what is waiting, what failed and why, and
- * sending a failed delivery again. The operator's view of the outbox (the dashboard's later).
+ * sending a failed delivery again: the operator's view of the outbox (the CLI, no access check) and a
+ * form's members' view of their form's deliveries (the dashboard).
  */
 export class DeliveryService {
   constructor(private readonly database: Database) {}
@@ -56,6 +77,110 @@ export class DeliveryService {
     }
     if (status) query = query.where('jobs.status', '=', status);
     const jobs = await query.orderBy('jobs.createdAt', 'desc').orderBy('jobs.id', 'desc').limit(filter.limit).execute();
+    return this.withTries(jobs, now);
+  }
+
+  /**
+   * A form's delivery log as a member of its workspace sees it (`not_found` for anyone else, whether
+   * or not the form exists): newest submission first, each submission's deliveries newest first,
+   * optionally one `status` only, `limit` a page.
+   *
+   * NOTE: paged by (the submission's createdAt, the job's id), not by the job's own time: the
+   * submissions index (form_id, status, created_at, id) walks a form's submissions newest first and
+   * jobs_submission_id finds each one's deliveries, so a page reads about `limit` rows of each
+   * table however many the form has. No index orders the jobs of one form by their own time (the
+   * jobs table does not know the form). A job is written with its submission, so the two orders
+   * differ only for the deliveries of a held submission released by an upgrade, or of one moved
+   * out of spam, which are listed at their submission's time. Only accepted submissions have jobs.
+   */
+  async listForMember(
+    userId: string,
+    formId: string,
+    page: { status?: JobStatus; limit: number; after: Keyset | null },
+    now = Date.now(),
+  ): Promise<DeliveryPage> {
+    const db = this.database.db;
+    let query = db
+      .selectFrom('submissions')
+      .innerJoin('jobs', 'jobs.submissionId', 'submissions.id')
+      .selectAll('jobs')
+      .select('submissions.createdAt as submittedAt')
+      // the autoresponder's address is the submitter's, in the submission: read for those rows only
+      .select((eb) => [
+        eb.case().when('jobs.kind', '=', AUTORESPONDER_KIND).then(eb.ref('submissions.data')).end().as('answeredData'),
+        eb.case().when('jobs.kind', '=', AUTORESPONDER_KIND).then(eb.ref('submissions.emailControls')).end().as('answeredControls'),
+      ])
+      .where('submissions.formId', '=', formId)
+      .where('submissions.status', '=', 'accepted')
+      // the member check in the same query: a page that has rows costs one round trip
+      .where(({ exists }) => exists(memberForm(db, userId, formId)));
+    if (page.status) query = query.where('jobs.status', '=', page.status);
+    const after = page.after;
+    if (after) {
+      // NOTE: the `<=` alone bounds the index range; the OR then skips what the previous page showed of its last second.
+      query = query
+        .where('submissions.createdAt', '<=', after.createdAt)
+        .where((eb) => eb.or([eb('submissions.createdAt', '<', after.createdAt), eb('jobs.id', '<', after.id)]));
+    }
+    const rows = await query
+      .orderBy('submissions.createdAt', 'desc')
+      .orderBy('jobs.id', 'desc')
+      .limit(page.limit + 1)
+      .execute();
+    // no rows: an empty log, or not the account's form; the check tells them apart
+    if (rows.length === 0) await requireMemberForm(db, userId, formId);
+    const hasMore = rows.length > page.limit;
+    if (hasMore) rows.pop();
+    const last = rows.at(-1);
+    const records = await this.withTries(rows, now);
+    return {
+      deliveries: records.map((record, i) => ({ ...record, to: destinationOf(rows[i]!, record), submittedAt: iso(rows[i]!.submittedAt) })),
+      next: hasMore && last ? { createdAt: last.submittedAt, id: last.id } : null,
+    };
+  }
+
+  /**
+   * `retry` for a member of the form's workspace: the delivery must be one of this form's (any other
+   * id, of another form or workspace, is `not_found`, and nothing changes). Returns the ids queued.
+   */
+  async retryForMember(userId: string, formId: string, target: RetryTarget, now = Date.now()): Promise<string[]> {
+    return this.database.transaction(async (trx) => {
+      await requireMemberForm(trx, userId, formId);
+      if ('allFailed' in target) return requeueFailedOfForm(trx, formId, now);
+      const job = await trx
+        .selectFrom('jobs')
+        .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
+        .select(['jobs.id', 'jobs.status'])
+        .where('jobs.id', '=', target.jobId)
+        .where('submissions.formId', '=', formId)
+        .executeTakeFirst();
+      if (!job) throw new ProblemError('not_found', `There is no delivery ${target.jobId}.`);
+      if (job.status !== 'failed') throw notFailed(job);
+      await requeue(trx, [job.id], now);
+      return [job.id];
+    });
+  }
+
+  /**
+   * Sends failed deliveries again, from a fresh retry budget: one job by id, or every failed one of a
+   * form. Returns the ids queued. A job that has not failed cannot be retried (it is waiting or done).
+   */
+  async retry(target: { jobId: string } | { formId: string }, now = Date.now()): Promise<string[]> {
+    return this.database.transaction(async (trx) => {
+      if ('formId' in target) {
+        await requireForm(trx, target.formId);
+        return requeueFailedOfForm(trx, target.formId, now);
+      }
+      const job = await trx.selectFrom('jobs').select(['id', 'status']).where('id', '=', target.jobId).executeTakeFirst();
+      if (!job) throw new ProblemError('not_found', `There is no delivery ${target.jobId}.`);
+      if (job.status !== 'failed') throw notFailed(job);
+      await requeue(trx, [job.id], now);
+      return [job.id];
+    });
+  }
+
+  /** Jobs with every try made at each (and the try under way), in the order given. */
+  private async withTries(jobs: JobRow[], now: number): Promise<DeliveryRecord[]> {
     if (jobs.length === 0) return [];
     const attempts = await this.database.db
       .selectFrom('jobAttempts')
@@ -83,40 +208,6 @@ export class DeliveryService {
         .map((a): DeliveryTry => ({ startedAt: iso(a.startedAt), finishedAt: iso(a.finishedAt), outcome: a.outcome, statusCode: a.statusCode, error: a.error }))
         .concat(tryUnderWay(job, now)),
     }));
-  }
-
-  /**
-   * Sends failed deliveries again, from a fresh retry budget: one job by id, or every failed one of a
-   * form. Returns the ids queued. A job that has not failed cannot be retried (it is waiting or done).
-   */
-  async retry(target: { jobId: string } | { formId: string }, now = Date.now()): Promise<string[]> {
-    return this.database.transaction(async (trx) => {
-      let ids: string[];
-      if ('jobId' in target) {
-        const job = await trx.selectFrom('jobs').select(['id', 'status']).where('id', '=', target.jobId).executeTakeFirst();
-        if (!job) throw new ProblemError('not_found', `There is no delivery ${target.jobId}.`);
-        if (job.status !== 'failed') throw new ProblemError('conflict', `Delivery ${job.id} is ${job.status}; only a failed delivery can be retried.`);
-        ids = [job.id];
-      } else {
-        await requireForm(trx, target.formId);
-        const failed = await trx
-          .selectFrom('jobs')
-          .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
-          .select('jobs.id')
-          .where('submissions.formId', '=', target.formId)
-          .where('jobs.status', '=', 'failed')
-          .execute();
-        ids = failed.map((j) => j.id);
-      }
-      if (ids.length === 0) return [];
-      await trx
-        .updateTable('jobs')
-        .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, tryStartedAt: null, updatedAt: now })
-        .where('id', 'in', ids)
-        .where('status', '=', 'failed')
-        .execute();
-      return ids;
-    });
   }
 
   private checkStatus(status: string | undefined): JobStatus | undefined {
@@ -177,6 +268,61 @@ function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
         }
       : { startedAt: iso(job.tryStartedAt), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null },
   ];
+}
+
+/** Where a delivery of a form's log goes, for people: an address, a URL, or nothing to name (Slack). */
+function destinationOf(row: JobRow & { answeredData: unknown; answeredControls: unknown }, record: DeliveryRecord): string | null {
+  if (row.kind === WEBHOOK_KIND) {
+    const url = fromJson<{ url?: unknown } | null>(row.payload)?.url;
+    return typeof url === 'string' ? url : null;
+  }
+  if (row.kind === AUTORESPONDER_KIND && row.answeredData != null) {
+    return submitterAddress({ data: fromJson<Record<string, unknown>>(row.answeredData), controls: storedEmailControls(row.answeredControls) });
+  }
+  return record.recipient;
+}
+
+/** The refusal of a retry of a delivery that is waiting or done. */
+function notFailed(job: { id: string; status: JobStatus }): ProblemError {
+  return new ProblemError('conflict', `Delivery ${job.id} is ${job.status}; only a failed delivery can be retried.`);
+}
+
+/** Queues failed jobs at once with a fresh budget of tries; a job no longer failed (sent again meanwhile) is left alone. */
+async function requeue(trx: Queryable, ids: string[], now: number): Promise<void> {
+  await trx
+    .updateTable('jobs')
+    .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, tryStartedAt: null, updatedAt: now })
+    .where('id', 'in', ids)
+    .where('status', '=', 'failed')
+    .execute();
+}
+
+/** Every failed job of a form's submissions queued again, in one statement (no list of ids, however many): their ids. */
+async function requeueFailedOfForm(trx: Queryable, formId: string, now: number): Promise<string[]> {
+  const queued = await trx
+    .updateTable('jobs')
+    .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, tryStartedAt: null, updatedAt: now })
+    .where('status', '=', 'failed')
+    .where('submissionId', 'in', (eb) => eb.selectFrom('submissions').select('submissions.id').where('submissions.formId', '=', formId))
+    .returning('id')
+    .execute();
+  return queued.map((j) => j.id);
+}
+
+/** The form, if the account belongs to its workspace: a subquery for `exists`. */
+function memberForm(db: Queryable, userId: string, formId: string) {
+  return db
+    .selectFrom('forms')
+    .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+    .select(sql.lit(1).as('one'))
+    .where('forms.id', '=', formId)
+    .where('workspaceMembers.userId', '=', userId);
+}
+
+/** `not_found` unless the form exists and the account belongs to its workspace (the same answer for both). */
+async function requireMemberForm(db: Queryable, userId: string, formId: string): Promise<void> {
+  const form = await memberForm(db, userId, formId).executeTakeFirst();
+  if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
 }
 
 async function requireForm(db: Kysely<DB>, formId: string): Promise<void> {

@@ -1,0 +1,288 @@
+import type { DeliveryTry, FormDelivery } from '../../services/deliveries.js';
+import { CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { FormLayout, formPath } from './form-layout.js';
+import type { Frame } from './layout.js';
+
+/** The log's filters, as the address bar spells them (`?status=failed`). */
+export const DELIVERY_FILTERS = ['all', 'waiting', 'failed', 'delivered'] as const;
+export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
+
+interface DeliveriesPageProps {
+  frame: Frame;
+  form: { id: string; name: string; workspaceId: string };
+  filter: DeliveryFilter;
+  deliveries: FormDelivery[];
+  /** The next page's address, null on the last page. */
+  next: string | null;
+  /** This page's own address (filter and page), where a retry comes back to. */
+  here: string;
+  /** Whether this is a later page (a link back to the first one is shown). */
+  paged: boolean;
+  /** A refused retry (the delivery is no longer failed): said at the top. */
+  problem?: string;
+}
+
+const FILTER_LABELS: Record<DeliveryFilter, string> = { all: 'All', waiting: 'Waiting', failed: 'Failed', delivered: 'Delivered' };
+
+const EMPTY: Record<DeliveryFilter, string> = {
+  all: 'No deliveries yet.',
+  waiting: 'Nothing is waiting to be delivered.',
+  failed: 'No failed deliveries.',
+  delivered: 'Nothing has been delivered yet.',
+};
+
+const STATUS: Record<FormDelivery['status'], { label: string; tone: string }> = {
+  pending: { label: 'Waiting', tone: 'badge neutral' },
+  failed: { label: 'Failed', tone: 'badge failed' },
+  done: { label: 'Delivered', tone: 'badge delivered' },
+};
+
+const OUTCOMES: Record<DeliveryTry['outcome'], string> = {
+  ok: 'Delivered',
+  retry: 'Failed, tried again later',
+  failed: 'Failed for good',
+  interrupted: 'Cut off (the worker stopped)',
+  in_progress: 'Under way',
+};
+
+// An error longer than this is cut in the table; the whole text is one click away.
+const ERROR_SHOWN = 120;
+
+const ms = (iso: string) => Date.parse(iso);
+
+/** What a delivery is, in words: "Notification email", "Webhook". */
+function kindLabel(kind: string): string {
+  switch (kind) {
+    case 'notification':
+      return 'Notification email';
+    case 'autoresponder':
+      return 'Autoresponder';
+    case 'webhook':
+      return 'Webhook';
+    case 'slack':
+      return 'Slack message';
+    case 'email':
+      return 'Email';
+    default:
+      return kind;
+  }
+}
+
+/** "Webhook to https://…": what and where, as one phrase (a Slack message names no destination). */
+function What({ delivery }: { delivery: FormDelivery }) {
+  return (
+    <span>
+      <strong>{kindLabel(delivery.kind)}</strong>
+      {delivery.to !== null && (
+        <>
+          {' to '}
+          <span class="delivery-target">{delivery.to}</span>
+        </>
+      )}
+      {delivery.to === null && delivery.kind === 'autoresponder' && ' to the submitter'}
+    </span>
+  );
+}
+
+/** A status code or an error, the error cut when long with the whole of it in a disclosure. */
+function Answer({ statusCode, error }: { statusCode: number | null; error: string | null }) {
+  if (statusCode === null && error === null) return <span class="muted">No answer yet</span>;
+  const long = error !== null && error.length > ERROR_SHOWN;
+  return (
+    <div class="delivery-answer">
+      {statusCode !== null && <span class="status-code">{statusCode}</span>}{' '}
+      {error !== null &&
+        (long ? (
+          <details class="full-error">
+            <summary>{`${error.slice(0, ERROR_SHOWN)}…`}</summary>
+            <p>{error}</p>
+          </details>
+        ) : (
+          <span>{error}</span>
+        ))}
+    </div>
+  );
+}
+
+/** The last answer the receiver gave: the last try's, else the job's own last error (a try not recorded). */
+function LastAnswer({ delivery }: { delivery: FormDelivery }) {
+  const last = [...delivery.tries].reverse().find((t) => t.outcome !== 'in_progress');
+  if (delivery.status === 'done') {
+    // when the receiver took it (an email written to the outbox folder, with no SMTP server, has no status code)
+    return (
+      <span>
+        {last?.statusCode != null && <span class="status-code">{last.statusCode} </span>}
+        <span class="muted">Accepted {last?.finishedAt ? <Time ms={ms(last.finishedAt)} /> : null}</span>
+      </span>
+    );
+  }
+  return <Answer statusCode={last?.statusCode ?? null} error={last?.error ?? delivery.lastError} />;
+}
+
+function Tries({ delivery }: { delivery: FormDelivery }) {
+  const count = delivery.tries.length;
+  if (count === 0) return <span class="muted">Not tried yet</span>;
+  return (
+    <details class="tries">
+      <summary>
+        {count} {count === 1 ? 'try' : 'tries'}
+      </summary>
+      <ol>
+        {delivery.tries.map((t) => (
+          <li key={t.startedAt}>
+            <Time ms={ms(t.startedAt)} />: {OUTCOMES[t.outcome]}
+            {t.statusCode !== null && (
+              <>
+                {' · '}
+                <span class="status-code">{t.statusCode}</span>
+              </>
+            )}
+            {t.error !== null && <p class="try-error">{t.error}</p>}
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
+
+function Status({ delivery }: { delivery: FormDelivery }) {
+  const status = STATUS[delivery.status];
+  const underWay = delivery.tries.at(-1)?.outcome === 'in_progress';
+  return (
+    <div>
+      <span class={status.tone}>{underWay ? 'Sending' : status.label}</span>
+      {delivery.nextTryAt !== null && !underWay && (
+        <p class="next-try">
+          Next try <Time ms={ms(delivery.nextTryAt)} />
+        </p>
+      )}
+    </div>
+  );
+}
+
+function DeliveryTable({ deliveries, csrf, formId, here }: { deliveries: FormDelivery[]; csrf: string; formId: string; here: string }) {
+  return (
+    <div class="table-wrap listing">
+      <table class="stack deliveries">
+        <thead>
+          <tr>
+            <th scope="col">Delivery</th>
+            <th scope="col">Submission</th>
+            <th scope="col">Status</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Tries</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <tr key={d.id}>
+              <td data-label="Delivery">
+                <What delivery={d} />
+              </td>
+              <td data-label="Submission">
+                {d.submissionId === null ? (
+                  <span class="muted">None</span>
+                ) : (
+                  <a href={`/submissions/${encodeURIComponent(d.submissionId)}`}>
+                    <span class="visually-hidden">Submission of </span>
+                    <Time ms={ms(d.submittedAt)} />
+                  </a>
+                )}
+              </td>
+              <td data-label="Status">
+                <Status delivery={d} />
+              </td>
+              <td data-label="Last answer">
+                <LastAnswer delivery={d} />
+              </td>
+              <td data-label="Tries">
+                <Tries delivery={d} />
+              </td>
+              <td data-label="">
+                {d.status === 'failed' && (
+                  <form method="post" action={`${formPath(formId, 'deliveries')}/${encodeURIComponent(d.id)}/retry`}>
+                    <CsrfInput token={csrf} />
+                    <input type="hidden" name="back" value={here} />
+                    <button type="submit" class="secondary">
+                      Retry
+                      <span class="visually-hidden">
+                        {' '}
+                        {kindLabel(d.kind).toLowerCase()}
+                        {d.to !== null ? ` to ${d.to}` : ''}
+                      </span>
+                    </button>
+                  </form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The status filters: links, so the filter lives in the address bar (and in the history). */
+function Filters({ formId, filter }: { formId: string; filter: DeliveryFilter }) {
+  return (
+    <nav aria-label="Show deliveries" class="filters">
+      {DELIVERY_FILTERS.map((f) => (
+        <a key={f} href={`${formPath(formId, 'deliveries')}${f === 'all' ? '' : `?status=${f}`}`} aria-current={f === filter ? 'page' : undefined}>
+          {FILTER_LABELS[f]}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+/** A form's delivery log: every email, webhook and Slack message of its submissions, with its tries; Retry on a failed one. */
+export function DeliveriesPage({ frame, form, filter, deliveries, next, here, paged, problem }: DeliveriesPageProps) {
+  const anyFailed = deliveries.some((d) => d.status === 'failed');
+  return (
+    <FormLayout frame={frame} form={form} tab="deliveries" title={filter === 'all' ? 'Deliveries' : `${FILTER_LABELS[filter]} deliveries`}>
+      {problem && (
+        <div class="alert" role="alert">
+          {problem}
+        </div>
+      )}
+      <p class="lead">
+        Every notification email, autoresponder, webhook and Slack message of this form's submissions, newest submission first. A failed try is tried again
+        later, up to 10 tries over about an hour and a half; a delivery that failed for good can be sent again with Retry.
+      </p>
+      <Panel title="Delivery log" id="delivery-log">
+        <div class="log-controls">
+          <Filters formId={form.id} filter={filter} />
+          {anyFailed && (
+            <form method="post" action={`${formPath(form.id, 'deliveries')}/retry-failed`}>
+              <CsrfInput token={frame.csrf} />
+              <input type="hidden" name="back" value={here} />
+              <button type="submit">Retry all failed</button>
+            </form>
+          )}
+        </div>
+        {deliveries.length === 0 ? (
+          <EmptyState>
+            <p>{paged ? 'No more deliveries.' : EMPTY[filter]}</p>
+            {filter === 'all' && !paged && (
+              <p>
+                A submission's notification emails, autoresponder, webhook and Slack message show here as soon as it arrives. Choose where they go in{' '}
+                <a href={formPath(form.id, 'settings')}>Settings</a>.
+              </p>
+            )}
+          </EmptyState>
+        ) : (
+          <DeliveryTable deliveries={deliveries} csrf={frame.csrf} formId={form.id} here={here} />
+        )}
+        {(next || paged) && (
+          <p class="pager">
+            {paged && <a href={`${formPath(form.id, 'deliveries')}${filter === 'all' ? '' : `?status=${filter}`}`}>First page</a>}
+            {next && <a href={next}>Next page</a>}
+          </p>
+        )}
+      </Panel>
+    </FormLayout>
+  );
+}

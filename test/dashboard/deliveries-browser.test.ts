@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
+import { signUp } from '../helpers/dashboard.js';
+import { TEST_DIALECT } from '../helpers/database.js';
+import { postJson, visitorAddresses } from '../helpers/submit.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+
+const PASSWORD = 'correct horse battery';
+const from = visitorAddresses(62);
+
+/** Reloads the page until `ready` holds (the worker runs on its own), within a deadline. */
+async function reloadUntil(page: Page, what: string, ready: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await ready())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; the page shows: ${await page.locator('main').innerText()}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    await page.reload();
+  }
+}
+
+describe(`dashboard in Chromium: a form's delivery log (${TEST_DIALECT})`, { skip: needsChromium }, () => {
+  let app: TestApp;
+  let receiver: WebhookReceiver;
+  let browser: Browser;
+  let page: Page;
+  let formId: string;
+
+  before(async () => {
+    receiver = await startWebhookReceiver({ status: 200 });
+    // the delivery worker runs, as under `formgate serve`; webhooks may reach the receiver on loopback
+    app = await startApp({ allowPrivateWebhooks: 'true' }, { delivery: true });
+    browser = await launchBrowser();
+    page = await newPage(browser);
+    await signUp(page, app, 'owner@example.com', PASSWORD);
+    const user = await app.ctx.users.requireByEmail('owner@example.com');
+    const [workspace] = (await app.ctx.workspaces.listForUser(user.id, { limit: 1, after: null })).rows;
+    const form = await app.ctx.forms.createForm(user.id, workspace!.id, {
+      name: 'Contact',
+      notificationEmails: ['team@example.com'],
+      webhookUrl: receiver.url,
+    });
+    formId = form.id;
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await receiver?.close();
+  });
+
+  it('fails a webhook, shows it Failed with the status code, and Retry delivers it', async () => {
+    await page.goto(`${app.publicUrl}/forms/${formId}/deliveries`);
+    assert.ok(await page.getByText('No deliveries yet.').isVisible());
+    assert.equal(await page.getByRole('link', { name: 'Deliveries' }).getAttribute('aria-current'), 'page');
+    await checkPage(page, 'deliveries-empty');
+
+    // a receiver that answers 410 Gone: a permanent failure, given up at the first try
+    receiver.mode = { status: 410 };
+    const gone = await postJson(app, formId, { name: 'Ada Lovelace', message: 'Hello' }, from());
+    assert.equal(gone.status, 200);
+    await page.reload();
+    // the row of this submission's webhook (the log will hold a second one)
+    const webhookRow = page
+      .getByRole('row')
+      .filter({ hasText: /Webhook to http:\/\/127\.0\.0\.1:\d+\/hook/ })
+      .filter({ has: page.locator(`a[href="/submissions/${gone.body.id}"]`) });
+    await reloadUntil(page, 'the webhook to fail', async () => (await webhookRow.getByText('Failed', { exact: true }).count()) === 1);
+    assert.ok(await webhookRow.getByText('the webhook answered 410').first().isVisible(), 'the status code and error');
+    assert.ok(await webhookRow.getByRole('link', { name: /^Submission of / }).isVisible());
+    await reloadUntil(
+      page,
+      'the notification to go out',
+      async () =>
+        (await page.getByRole('row').filter({ hasText: 'Notification email to team@example.com' }).getByText('Delivered', { exact: true }).count()) === 1,
+    );
+
+    // a second submission whose webhook the receiver refuses for now (503): waiting, with its next try
+    receiver.mode = { status: 503 };
+    await postJson(app, formId, { name: 'Grace Hopper', message: 'Later' }, from());
+    await reloadUntil(page, 'the 503', async () => (await page.getByRole('row').filter({ hasText: 'the webhook answered 503' }).count()) >= 1);
+    const waiting = page.getByRole('row').filter({ hasText: 'the webhook answered 503' }).first();
+    assert.ok(await waiting.getByText('Waiting').isVisible());
+    assert.ok(await waiting.getByText(/^Next try/).isVisible());
+
+    // the tries of the failed one
+    await webhookRow.getByText('1 try').click();
+    assert.ok(await webhookRow.getByText(/Failed for good · 410/).isVisible());
+    await checkPage(page, 'deliveries-failed');
+
+    // only the failed ones
+    await Promise.all([page.waitForURL(/\/deliveries\?status=failed$/), page.getByRole('link', { name: 'Failed', exact: true }).click()]);
+    assert.equal(await page.getByRole('link', { name: 'Failed', exact: true }).getAttribute('aria-current'), 'page');
+    assert.equal(await page.getByRole('button', { name: /^Retry webhook/ }).count(), 1);
+    assert.ok(await page.getByRole('button', { name: 'Retry all failed' }).isVisible());
+    await checkPage(page, 'deliveries-filter-failed');
+
+    // the receiver is fixed; Retry sends it again, and it is delivered
+    receiver.mode = { status: 200 };
+    const before = receiver.requests.filter((r) => r.headers['webhook-id'] === gone.body.id).length;
+    await Promise.all([page.waitForURL(/\/deliveries\?status=failed$/), page.getByRole('button', { name: /^Retry webhook/ }).click()]);
+    assert.ok(await page.getByRole('status').filter({ hasText: 'Queued again: it will be tried within a few seconds' }).isVisible());
+    await page.getByRole('link', { name: 'All', exact: true }).click();
+    await page.waitForURL(/\/deliveries$/);
+    await reloadUntil(page, 'the retried webhook to be delivered', async () => (await webhookRow.getByText('Delivered', { exact: true }).count()) === 1);
+    assert.equal(receiver.requests.filter((r) => r.headers['webhook-id'] === gone.body.id).length, before + 1, 'sent again, with the same webhook-id');
+    assert.equal(await page.getByRole('button', { name: /^Retry/ }).count(), 0, 'nothing failed is left');
+    // the receiver's success brings the backed-off 503 forward too (deliveries.md): everything delivered
+    await reloadUntil(page, 'every delivery done', async () => (await page.getByRole('table').getByText('Waiting', { exact: true }).count()) === 0);
+    await checkPage(page, 'deliveries-delivered');
+  });
+
+  it('shows another account the 404 page, not the log', async () => {
+    await app.ctx.users.createUser('stranger@example.com', PASSWORD);
+    const stranger = await newPage(browser);
+    await stranger.goto(`${app.publicUrl}/login`);
+    await stranger.getByLabel('Email').fill('stranger@example.com');
+    await stranger.getByLabel('Password').fill(PASSWORD);
+    await Promise.all([stranger.waitForURL(/\/w\/[^/]+$/), stranger.getByRole('button', { name: 'Log in' }).click()]);
+    const answer = await stranger.goto(`${app.publicUrl}/forms/${formId}/deliveries`);
+    assert.equal(answer?.status(), 404);
+    assert.ok(await stranger.getByText('There is nothing here, or it is not yours to see.').isVisible());
+    await stranger.context().close();
+  });
+});
