@@ -114,7 +114,8 @@ export class DeliveryService {
       .where('submissions.status', '=', 'accepted')
       // the member check in the same query: a page that has rows costs one round trip
       .where(({ exists }) => exists(memberForm(db, userId, formId)));
-    if (page.status) query = query.where('jobs.status', '=', page.status);
+    // a literal: the partial index of failed jobs (migration 0015) serves only a query that names its status
+    if (page.status) query = query.where('jobs.status', '=', STATUS_LITERALS[page.status]);
     const after = page.after;
     if (after) {
       // NOTE: the `<=` alone bounds the index range; the OR then skips what the previous page showed of its last second.
@@ -282,6 +283,9 @@ function destinationOf(row: JobRow & { answeredData: unknown; answeredControls: 
   return record.recipient;
 }
 
+// Statuses as SQL literals, never from input: a partial index serves only a query that names its value.
+const STATUS_LITERALS = { pending: sql.lit<JobStatus>('pending'), done: sql.lit<JobStatus>('done'), failed: sql.lit<JobStatus>('failed') } as const;
+
 /** The refusal of a retry of a delivery that is waiting or done. */
 function notFailed(job: { id: string; status: JobStatus }): ProblemError {
   return new ProblemError('conflict', `Delivery ${job.id} is ${job.status}; only a failed delivery can be retried.`);
@@ -302,7 +306,7 @@ async function requeueFailedOfForm(trx: Queryable, formId: string, now: number):
   const queued = await trx
     .updateTable('jobs')
     .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, tryStartedAt: null, updatedAt: now })
-    .where('status', '=', 'failed')
+    .where('status', '=', STATUS_LITERALS.failed)
     .where('submissionId', 'in', (eb) => eb.selectFrom('submissions').select('submissions.id').where('submissions.formId', '=', formId))
     .returning('id')
     .execute();

@@ -128,8 +128,9 @@ async function insertForm(raw: Kysely<any>): Promise<void> {
 }
 
 /** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
-/** Back to before 0014-form-pages: the daily counts and the kept reasons. */
+/** Back to before 0014-form-pages (and 0015-failed-deliveries): the daily counts, the kept reasons, the index of failed jobs. */
 async function undoFormPages(raw: Kysely<any>): Promise<void> {
+  await sql`DROP INDEX jobs_failed`.execute(raw);
   await sql`DROP TABLE daily_counts`.execute(raw);
   await sql`ALTER TABLE submissions DROP COLUMN spam_reasons`.execute(raw);
   await sql`ALTER TABLE templates DROP COLUMN paused_reasons`.execute(raw);
@@ -321,6 +322,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0012-allowed-origins',
       '0013-dashboard',
       '0014-form-pages',
+      '0015-failed-deliveries',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -362,7 +364,13 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
     await insert('notice', 'email', 'failed', { to: ['a@example.com'] });
     await insert('chat', 'slack', 'pending', { formId: 'f1' });
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0011-delivery-lanes', '0012-allowed-origins', '0013-dashboard', '0014-form-pages']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0011-delivery-lanes',
+      '0012-allowed-origins',
+      '0013-dashboard',
+      '0014-form-pages',
+      '0015-failed-deliveries',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
     assert.deepEqual(jobs, [
@@ -387,7 +395,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
     await sql`DELETE FROM kysely_migration WHERE name >= '0013'`.execute(raw);
     await sql`INSERT INTO users (id, email, created_at) VALUES ('later', 'later@example.com', 20), ('first', 'first@example.com', 10)`.execute(raw);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard', '0014-form-pages']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard', '0014-form-pages', '0015-failed-deliveries']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
     assert.deepEqual(users, [
@@ -418,7 +426,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
     await insert('c', 'spam', day * 86_400_000 + 5);
     await insert('d', 'accepted', (day + 1) * 86_400_000);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0014-form-pages']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0014-form-pages', '0015-failed-deliveries']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db.selectFrom('dailyCounts').select(['formId', 'workspaceId', 'day', 'accepted', 'spam']).orderBy('day').execute();
     assert.deepEqual(

@@ -15,6 +15,7 @@ import { deliveryLanes } from './0011-delivery-lanes.js';
 import { allowedOrigins } from './0012-allowed-origins.js';
 import { dashboard } from './0013-dashboard.js';
 import { formPages } from './0014-form-pages.js';
+import { failedDeliveries } from './0015-failed-deliveries.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-allowed-origins': allowedOrigins,
   '0013-dashboard': dashboard,
   '0014-form-pages': formPages,
+  '0015-failed-deliveries': failedDeliveries,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */
