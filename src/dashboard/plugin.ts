@@ -18,6 +18,7 @@ import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerMemberRemovalRoutes } from './routes/member-removal.js';
 import { registerMembersRoutes } from './routes/members.js';
 import { registerSignupRoutes } from './routes/signup.js';
+import { registerTemplateRoutes } from './routes/templates.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js';
@@ -78,6 +79,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);
   registerInvitationRoutes(app, ctx, session);
+  registerTemplateRoutes(app, ctx, redis);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */
