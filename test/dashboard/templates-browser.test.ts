@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
+import { checkPage, launchBrowser, needsChromium, newPage, SCREENSHOT_DIR } from '../helpers/browser.js';
 import { signUp } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';
@@ -15,6 +17,26 @@ const OWNER = 'owner@example.com';
 /** The email inside the preview: the preview's document frames it once more. */
 function emailFrame(page: Page): FrameLocator {
   return page.frameLocator('iframe[title="Preview of the email"]').frameLocator('iframe[title="The email"]');
+}
+
+/**
+ * In checkPage's full-page screenshots the preview's frames come out blank (a full-page capture
+ * resizes the page, and headless Chromium has not painted the frames again when it is taken):
+ * these show the preview itself, in the viewport, once the picture stops changing.
+ */
+async function previewScreenshots(page: Page, name: string): Promise<void> {
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    // the viewport only: a full-page screenshot resizes the page again, and the frames with it
+    await page.getByRole('heading', { name: 'Preview' }).scrollIntoViewIfNeeded();
+    let previous = await page.screenshot();
+    for (let tries = 0; tries < 20; tries++) {
+      const next = await page.screenshot();
+      if (next.equals(previous)) break;
+      previous = next;
+    }
+    fs.writeFileSync(path.join(SCREENSHOT_DIR, `${name}-with-preview-${width}.png`), previous);
+  }
 }
 
 describe(`dashboard in Chromium: templates (${TEST_DIALECT})`, { skip: needsChromium }, () => {
@@ -57,6 +79,7 @@ describe(`dashboard in Chromium: templates (${TEST_DIALECT})`, { skip: needsChro
     const preview = page.frameLocator('iframe[title="Preview of the email"]');
     assert.ok(await preview.getByText('New submission: Contact').isVisible(), 'the subject');
     await checkPage(page, 'template-editor-notification');
+    await previewScreenshots(page, 'template-editor-notification');
 
     const code = page.getByLabel('Template code');
     await code.fill('<h1 style="color:#1f3a93">Hello from the editor</h1>\n<p>From: ');
@@ -82,6 +105,7 @@ describe(`dashboard in Chromium: templates (${TEST_DIALECT})`, { skip: needsChro
     await code.fill('<p>\n{{#if data.email}}\nThanks');
     await preview.getByText('Line 3: A block is not closed').waitFor();
     await checkPage(page, 'template-editor-preview-error');
+    await previewScreenshots(page, 'template-editor-preview-error');
     await Promise.all([page.waitForURL(/\/templates\/notification$/), page.getByRole('button', { name: 'Save template' }).click()]);
     assert.ok(await page.getByRole('alert').getByText('Not saved: the template has a problem.').isVisible());
     const line = page.getByRole('link', { name: 'Line 3' });
@@ -111,6 +135,7 @@ describe(`dashboard in Chromium: templates (${TEST_DIALECT})`, { skip: needsChro
     assert.match(String(test.parsed.html), /Hello from the editor<\/h1>\n<p>From: Ada<\/p>/);
     assert.match(test.parsed.text ?? '', /From: Ada/);
     await checkPage(page, 'template-editor-saved');
+    await previewScreenshots(page, 'template-editor-saved');
   });
 
   it('shows a paused autoresponder with its reasons, and deletes it after a confirmation', async () => {
