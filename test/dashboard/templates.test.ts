@@ -100,7 +100,7 @@ describe(`dashboard: templates over HTTP (${TEST_DIALECT})`, () => {
     const answer = await owner.client.post(`/forms/${formId}/templates/notification`, { code: broken });
     assert.equal(answer.status, 400);
     const html = decoded(answer.html);
-    assert.match(html, /<div class="alert" role="alert" id="code-errors"><p>Not saved: the template has a problem\. The saved one is kept\.<\/p>/);
+    assert.match(html, /<div class="alert" role="alert" id="code-errors"><p>Not saved: the template has a problem\. The saved template is kept\.<\/p>/);
     assert.match(html, /<a href="#code" data-line="4">Line 4<\/a>: A block is not closed: add its {{\/…}} before the end\./);
     assert.match(html, /aria-describedby="code-errors code-hint" aria-invalid="true"/);
     assert.ok(html.includes(`>${broken}</textarea>`), 'the code typed is kept');

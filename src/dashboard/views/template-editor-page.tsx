@@ -87,8 +87,8 @@ function CodePanel({ frame, form, kind, code, stored, fields, sample, errors, al
       {invalid && (
         <div class="alert" role="alert" id="code-errors">
           <p>
-            Not saved: the template has {errors.length === 1 ? 'a problem' : `${errors.length} problems`}. The saved one
-            {stored ? ' is kept' : ' stays unchanged'}.
+            Not saved: the template has {errors.length === 1 ? 'a problem' : `${errors.length} problems`}.{' '}
+            {stored ? 'The saved template is kept.' : 'Nothing was stored.'}
           </p>
           <ul>
             {errors.map((error) => (
