@@ -22,6 +22,7 @@ import { registerMembersRoutes } from './routes/members.js';
 import { registerSignupRoutes } from './routes/signup.js';
 import { registerSpamRoutes } from './routes/spam.js';
 import { registerSubmissionRoutes } from './routes/submission.js';
+import { registerTemplateRoutes } from './routes/templates.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js';
@@ -86,6 +87,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerSubmissionRoutes(app, ctx);
   registerSpamRoutes(app, ctx);
   registerDeliveryRoutes(app, ctx);
+  registerTemplateRoutes(app, ctx, redis);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

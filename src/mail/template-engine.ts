@@ -21,7 +21,16 @@ export const TEMPLATE_LIMITS = {
 } as const satisfies RenderLimits;
 
 const ALLOWED_HELPERS = new Set(['if', 'unless', 'each', 'with']);
-const FORBIDDEN_PARTS = new Set(['__proto__', 'constructor', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__']);
+/** Path names a template cannot reach (prototypes and their accessors). */
+export const FORBIDDEN_PATH_PARTS: ReadonlySet<string> = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
 const KNOWN_HELPERS = { if: true, unless: true, each: true, with: true, [PRINT_HELPER]: true };
 
 // An environment of its own: nothing registered elsewhere (helpers, partials) reaches templates.
@@ -119,7 +128,7 @@ function walk(node: unknown, errors: string[]): void {
       if (n.escaped === false) errors.push(`${at(n)}: unescaped output ({{{ }}} or {{& }}) is not allowed`);
       break;
     case 'PathExpression':
-      for (const part of n.parts as string[]) if (FORBIDDEN_PARTS.has(part)) errors.push(`${at(n)}: "${part}" cannot be reached from a template`);
+      for (const part of n.parts as string[]) if (FORBIDDEN_PATH_PARTS.has(part)) errors.push(`${at(n)}: "${part}" cannot be reached from a template`);
       break;
   }
   if ((n.type === 'MustacheStatement' || n.type === 'BlockStatement' || n.type === 'SubExpression') && ((n.params?.length ?? 0) > 0 || n.hash)) {

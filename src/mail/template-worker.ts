@@ -19,7 +19,7 @@ function run(job: TemplateJob): TemplateOutcome {
     if (job.kind === 'check' && result.ok && tookMs > limits.timeMs)
       return { ok: false, problem: 'too_slow', message: `compiling took longer than ${limits.timeMs} ms` };
     compiled = result.ok ? result.template : { errors: result.errors };
-    if (job.kind === 'render') compiledByCode.set(job.code, compiled);
+    if (job.kind === 'render' && job.keep !== false) compiledByCode.set(job.code, compiled);
   }
   if ('errors' in compiled) return { ok: false, problem: 'invalid', errors: compiled.errors };
   try {

@@ -11,7 +11,11 @@ export interface TemplateLimits {
 }
 
 /** What a worker is asked: compile code as a write does (`check`, rendered with no data), or render stored code with data. */
-export type TemplateJob = { limits: TemplateLimits } & ({ kind: 'check'; code: string } | { kind: 'render'; code: string; data: Record<string, unknown> });
+export type TemplateJob = { limits: TemplateLimits } & (
+  | { kind: 'check'; code: string }
+  /** `keep: false`: code seen once (a draft being previewed) is not kept among the compiled templates. */
+  | { kind: 'render'; code: string; data: Record<string, unknown>; keep?: boolean }
+);
 
 /** The result of a job: the email's HTML and text, or why there is none. */
 export type TemplateOutcome =
@@ -75,6 +79,14 @@ export class TemplateWorkers {
   /** Renders stored code with a submission's fields (compiled code is kept by each thread). */
   render(code: string, data: Record<string, unknown>): Promise<TemplateOutcome> {
     return this.submit({ kind: 'render', code, data, limits: this.limits });
+  }
+
+  /**
+   * Renders code that is being written (the dashboard's live preview): as `render`, but the compiled
+   * draft is not kept, so a person typing does not push the stored templates out of each thread's cache.
+   */
+  renderDraft(code: string, data: Record<string, unknown>): Promise<TemplateOutcome> {
+    return this.submit({ kind: 'render', code, data, keep: false, limits: this.limits });
   }
 
   /** Ends the threads; jobs still waiting fail. */

@@ -2,11 +2,15 @@ import type { Database } from '../db/database.js';
 import { fromJson } from '../db/database.js';
 import type { TemplateKind, TemplateRow } from '../db/schema/template.js';
 import { ProblemError, validationError } from '../errors.js';
+import { submitterAddress } from '../intake/fields.js';
+import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
+import { enqueueJob } from '../jobs/outbox.js';
 import { autoresponderMessage } from '../mail/autoresponder.js';
-import { notificationMessage } from '../mail/notification.js';
+import { headerText, notificationMessage } from '../mail/notification.js';
 import { SpamdError } from '../mail/spamd.js';
 import { TEMPLATE_LIMITS } from '../mail/template-engine.js';
 import type { AutoresponderChecker } from '../mail/template-check.js';
+import { fieldPaths } from '../mail/template-placeholders.js';
 import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
 import type { Access, FormService } from './forms.js';
 
@@ -15,6 +19,31 @@ export const SAMPLE_DATA = { name: 'Jane Doe', email: 'jane@example.com', messag
 
 // The submitter is not known when a template is written; a reserved address stands in for them.
 const DRAFT_RECIPIENT = 'submitter@example.com';
+// The dashboard lists the fields seen in this many of the form's newest submissions.
+const FIELD_SAMPLE = 50;
+
+/** A stored submission as the message builders read it. */
+interface SubmissionForEmail {
+  id: string;
+  createdAt: number;
+  data: Record<string, unknown>;
+  emailControls: Record<string, string> | null;
+}
+
+/** An email as it would be sent (subject, recipient, HTML and text), and what filled it in. */
+export interface EmailPreview {
+  subject: string;
+  /** The notification's first recipient or the submitter's address; null when there is none to send to. */
+  to: string | null;
+  replyTo: string | null;
+  fromName: string | null;
+  html: string;
+  text: string;
+  /** The latest accepted submission's time, or null: the sample filled it in. */
+  submissionAt: number | null;
+  /** `default`: the notification has no template and is sent in the default layout. */
+  layout: 'template' | 'default';
+}
 
 export class TemplateService {
   constructor(
@@ -112,16 +141,96 @@ export class TemplateService {
     throw validationError([`data: ${rendered.message} ${against}`], 'The template cannot be rendered with this data.');
   }
 
+  /**
+   * The email the form would send, built by the code that sends it (the template workers, then the
+   * notification's or the autoresponder's message builder), filled in with the form's latest
+   * accepted submission, else the sample. `code` is a draft being written (not kept compiled); without
+   * it, the stored template (the notification's default layout when it has none). A template that
+   * does not compile is `template_invalid`; one past a render's limits `validation_error`.
+   */
+  async previewEmail(userId: string, formId: string, kind: TemplateKind, code?: string, access: Access = {}): Promise<EmailPreview> {
+    const form = await this.forms.formForMember(userId, formId, access);
+    const source = code ?? (await this.findTemplate(formId, kind))?.code;
+    if (source === undefined && kind === 'autoresponder') throw notFound(formId, kind);
+    const latest = (await this.newestSubmissions(formId, 1))[0] ?? null;
+    const submission = latest ?? { id: 'sample', createdAt: Date.now(), data: SAMPLE_DATA, emailControls: null };
+    let body: { html: string; text: string } | null = null;
+    if (source !== undefined) {
+      const outcome = code === undefined ? await this.renderer.render(source, submission.data) : await this.renderer.renderDraft(source, submission.data);
+      if (!outcome.ok) throw renderProblem(outcome, latest ? "with the form's latest submission" : 'with the sample data');
+      body = { html: outcome.html, text: outcome.text };
+    }
+    const recipients = fromJson<string[]>(form.notificationEmails);
+    const controls = submission.emailControls ?? {};
+    const filled = { submissionAt: latest?.createdAt ?? null, layout: body ? ('template' as const) : ('default' as const) };
+    if (kind === 'notification') {
+      const to = recipients[0] ?? null;
+      const message = notificationMessage({
+        form: { id: form.id, name: form.name, emailThreading: false },
+        to: to ?? 'preview@formgate.invalid',
+        submission,
+        mailFrom: 'preview@formgate.invalid',
+        rendered: body,
+      });
+      const { subject, html = '', text, replyTo = null, fromName } = message;
+      return { subject, to, replyTo, fromName, html, text, ...filled };
+    }
+    const to = submitterAddress({ data: submission.data, controls });
+    const message = autoresponderMessage({ formName: form.name, to: to ?? DRAFT_RECIPIENT, replyTo: recipients[0], body: body! });
+    return { subject: message.subject, to, replyTo: message.replyTo ?? null, fromName: null, html: message.html ?? '', text: message.text, ...filled };
+  }
+
+  /**
+   * Sends the stored template (the notification's default layout when it has none), filled in as
+   * its preview is, to `to` only, through the outbox: the subject starts with "[Test]", and it has no
+   * Reply-To, so that answering a test never reaches the person who submitted the form.
+   */
+  async sendTest(userId: string, formId: string, kind: TemplateKind, to: string, access: Access = {}): Promise<EmailPreview> {
+    const preview = await this.previewEmail(userId, formId, kind, undefined, access);
+    const payload: EmailPayload = {
+      to: [to],
+      subject: headerText(`[Test] ${preview.subject}`, 200),
+      html: preview.html,
+      text: preview.text,
+      fromName: preview.fromName,
+      headers: { 'Auto-Submitted': 'auto-generated' },
+    };
+    await enqueueJob(this.database.db, { kind: EMAIL_KIND, payload });
+    return preview;
+  }
+
+  /** The form's templates by kind (absent when it has none), in one query. */
+  async templatesOf(userId: string, formId: string, access: Access = {}): Promise<Partial<Record<TemplateKind, TemplateRow>>> {
+    await this.forms.formForMember(userId, formId, access);
+    const rows = await this.database.db.selectFrom('templates').selectAll().where('formId', '=', formId).execute();
+    return Object.fromEntries(rows.map((row) => [row.kind, row]));
+  }
+
+  /** The field paths (`['car', 'color']`) seen in the form's newest accepted submissions, for a template's placeholders. */
+  async fieldPathsOf(userId: string, formId: string, access: Access = {}): Promise<string[][]> {
+    await this.forms.formForMember(userId, formId, access);
+    return fieldPaths((await this.newestSubmissions(formId, FIELD_SAMPLE)).map((s) => s.data));
+  }
+
   private async latestSubmissionData(formId: string): Promise<Record<string, unknown>> {
-    const latest = await this.database.db
+    return (await this.newestSubmissions(formId, 1))[0]?.data ?? SAMPLE_DATA;
+  }
+
+  private async newestSubmissions(formId: string, limit: number): Promise<SubmissionForEmail[]> {
+    const rows = await this.database.db
       .selectFrom('submissions')
-      .select('data')
+      .select(['id', 'createdAt', 'data', 'emailControls'])
       .where('formId', '=', formId)
       .where('status', '=', 'accepted')
       .orderBy('createdAt', 'desc')
-      .limit(1)
-      .executeTakeFirst();
-    return latest ? fromJson<Record<string, unknown>>(latest.data) : SAMPLE_DATA;
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      createdAt: row.createdAt,
+      data: fromJson<Record<string, unknown>>(row.data),
+      emailControls: row.emailControls == null ? null : fromJson<Record<string, string>>(row.emailControls),
+    }));
   }
 
   private findTemplate(formId: string, kind: TemplateKind): Promise<TemplateRow | undefined> {
@@ -140,6 +249,12 @@ function problemsOf(outcome: Exclude<TemplateOutcome, { ok: true }>): string[] {
   if (outcome.problem === 'invalid') return outcome.errors;
   if (outcome.problem === 'too_large') return [`code: ${outcome.message}`];
   return [`code: ${outcome.message} (a render may take ${TEMPLATE_LIMITS.timeMs} ms); write it with fewer placeholders and blocks`];
+}
+
+/** Why a render gave no email: the template's problems (`template_invalid`), or the limit it ran into with this data. */
+function renderProblem(outcome: Exclude<TemplateOutcome, { ok: true }>, against: string): ProblemError {
+  if (outcome.problem === 'invalid') return new ProblemError('template_invalid', 'The template could not be compiled.', { errors: outcome.errors });
+  return validationError([`data: ${outcome.message} ${against}`], 'The template cannot be rendered with this data.');
 }
 
 function notFound(formId: string, kind: TemplateKind): ProblemError {

@@ -1,0 +1,113 @@
+import type { TemplateKind } from '../../db/schema/template.js';
+import { Panel, Time } from './components.js';
+import { type FormTab, FormLayout, formPath } from './form-layout.js';
+import type { Frame } from './layout.js';
+
+/** A stored template as the pages show it. */
+export interface TemplateState {
+  updatedAt: number;
+  paused: boolean;
+  /** What the content check found, when it paused the autoresponder. */
+  pausedReasons: string[];
+}
+
+interface TemplatesPageProps {
+  frame: Frame;
+  form: { id: string; name: string; workspaceId: string };
+  notification: TemplateState | null;
+  autoresponder: TemplateState | null;
+  /** The workspace is upgraded: only then is the autoresponder sent. */
+  upgraded: boolean;
+}
+
+const TAB: FormTab = 'templates';
+
+/** Where a template's editor lives. */
+export function templatePath(formId: string, kind: TemplateKind, action = ''): string {
+  return `${formPath(formId, TAB)}/${kind}${action ? `/${action}` : ''}`;
+}
+
+/** A form's two emails and the state of each: the notification's layout, the autoresponder on, off or paused (and why). */
+export function TemplatesPage({ frame, form, notification, autoresponder, upgraded }: TemplatesPageProps) {
+  return (
+    <FormLayout frame={frame} form={form} tab={TAB} title="Templates">
+      <p class="lead">
+        Two emails go out for each submission: the <strong>notification</strong> to the form’s recipients, and the <strong>autoresponder</strong> to the person
+        who submitted it. Write either in Handlebars and see it filled in with your latest submission before you save.
+      </p>
+      <div class="grid grid-2">
+        <Panel title="Notification">
+          <p>
+            <span class="badge">{notification ? 'Custom' : 'Default layout'}</span>
+          </p>
+          {notification ? (
+            <p>
+              Your own template, updated <Time ms={notification.updatedAt} />. Delete it to go back to the default layout.
+            </p>
+          ) : (
+            <p>The default layout: the form’s name, the time, and every field of the submission in a table.</p>
+          )}
+          <p>
+            <a class="button secondary" href={templatePath(form.id, 'notification')}>
+              {notification ? 'Edit the notification' : 'Customise the notification'}
+            </a>
+          </p>
+        </Panel>
+        <Panel title="Autoresponder">
+          <AutoresponderState state={autoresponder} upgraded={upgraded} />
+          <p>
+            <a class="button secondary" href={templatePath(form.id, 'autoresponder')}>
+              {autoresponder ? 'Edit the autoresponder' : 'Write an autoresponder'}
+            </a>
+          </p>
+        </Panel>
+      </div>
+    </FormLayout>
+  );
+}
+
+/** On, off or paused, and what that means for the people who submit the form. */
+export function AutoresponderState({ state, upgraded }: { state: TemplateState | null; upgraded: boolean }) {
+  return (
+    <>
+      <p>
+        <span class={state?.paused ? 'badge warning' : state ? 'badge' : 'badge neutral'}>{!state ? 'Off' : state.paused ? 'Paused' : 'On'}</span>
+      </p>
+      {!state && <p>No autoresponder: the people who submit the form get no answer. Write one to turn it on.</p>}
+      {state && !state.paused && (
+        <p>
+          Each submission with an email address (an <code>email</code> field, or <code>_replyto</code>) is answered with it. Updated{' '}
+          <Time ms={state.updatedAt} />.
+        </p>
+      )}
+      {state?.paused && <PausedReasons reasons={state.pausedReasons} />}
+      {state && !upgraded && (
+        <p class="notice">
+          This workspace is on the Free plan, which does not send the autoresponder. Upgrade the workspace to send it; until then you can write and test it.
+        </p>
+      )}
+    </>
+  );
+}
+
+/** Why the content check paused the autoresponder, and what to do about it. */
+export function PausedReasons({ reasons }: { reasons: string[] }) {
+  return (
+    <div class="notice">
+      <p>
+        <strong>Paused by the content check: nobody is sent this autoresponder.</strong> It reads like marketing, which mail providers treat as spam when it
+        goes to strangers. The check found:
+      </p>
+      {reasons.length > 0 ? (
+        <ul>
+          {reasons.map((reason) => (
+            <li key={reason}>{reason}</li>
+          ))}
+        </ul>
+      ) : (
+        <p>(no reasons were kept for this template)</p>
+      )}
+      <p>Rewrite those parts (put a link behind words instead of showing its address) and save: each save checks the template again.</p>
+    </div>
+  );
+}
