@@ -15,11 +15,11 @@ export function formatDay(day: number): string {
   return dayLabel.format(new Date(day * DAY_MS));
 }
 
-/** The top of the scale: the busiest day rounded up to 1, 2 or 5 times a power of ten (at least 2, so the middle line is whole). */
+/** The top of the scale: the busiest day rounded up to a round number, even, so that the middle line is whole too. */
 function scaleTop(max: number): number {
-  if (max <= 2) return 2;
+  if (max <= 10) return Math.max(2, Math.ceil(max / 2) * 2);
   const power = 10 ** Math.floor(Math.log10(max));
-  for (const step of [1, 2, 5, 10]) if (step * power >= max) return step * power;
+  for (const step of [1, 2, 3, 4, 5, 6, 8]) if (step * power >= max) return step * power;
   return 10 * power;
 }
 

@@ -8,18 +8,18 @@ import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 
 /** A block of code to copy: scrolls inside itself (never the page) and can be reached from the keyboard to scroll it. */
-function CodeBlock({ id, label, code }: { id: string; label: string; code: string }) {
+function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: string; code: string; copy: string; wrap?: boolean }) {
   return (
     <div class="snippet">
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls sideways must take focus, or a keyboard cannot scroll it (WCAG 2.1.1) */}
-      <section class="snippet-code" tabIndex={0} aria-label={label}>
+      <section class={wrap ? 'snippet-code wrap' : 'snippet-code'} tabIndex={0} aria-label={label}>
         <pre>
           <code id={id}>{code}</code>
         </pre>
       </section>
       <div class="snippet-actions">
         <button type="button" class="secondary" data-copy={id} hidden>
-          {`Copy ${label.charAt(0).toLowerCase()}${label.slice(1)}`}
+          {copy}
         </button>
         <span id={`${id}-status`} class="muted" aria-live="polite" />
       </div>
@@ -59,7 +59,7 @@ export function FormSetupPage({ frame, form, address, days, refused }: FormSetup
       )}
       <Panel title="Submit address">
         <p>Your page’s form posts to this address. No key or login is needed: the address is the form.</p>
-        <CodeBlock id="submit-address" label="Address" code={address} />
+        <CodeBlock id="submit-address" label="Submit address" copy="Copy address" code={address} wrap />
       </Panel>
       <Panel title="HTML form">
         <p>
@@ -67,7 +67,7 @@ export function FormSetupPage({ frame, form, address, days, refused }: FormSetup
           trap for bots; leave it in and leave it empty.
           {captcha && ` It includes the ${captcha.label} widget this form asks for.`}
         </p>
-        <CodeBlock id="snippet-html" label="HTML form" code={htmlSnippet(address, form.customHoneypot, form.spamProtection)} />
+        <CodeBlock id="snippet-html" label="HTML form" copy="Copy HTML form" code={htmlSnippet(address, form.customHoneypot, form.spamProtection)} />
         <p class="muted">
           After sending, visitors see a thank-you page; add <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> to send them to a page of
           yours instead.
@@ -78,7 +78,7 @@ export function FormSetupPage({ frame, form, address, days, refused }: FormSetup
           To stay on the page, send the same form with <code>fetch</code> and <code>Accept: application/json</code>: the answer is the stored submission, or a
           problem whose <code>detail</code> says what was wrong. Put this after the form.
         </p>
-        <CodeBlock id="snippet-fetch" label="Fetch example" code={fetchSnippet(address)} />
+        <CodeBlock id="snippet-fetch" label="Fetch example" copy="Copy fetch example" code={fetchSnippet(address)} />
       </Panel>
       {captcha && (
         <Panel title={`CAPTCHA: ${captcha.label}`}>
@@ -87,7 +87,7 @@ export function FormSetupPage({ frame, form, address, days, refused }: FormSetup
             has both). <strong>Replace {SITE_KEY_PLACEHOLDER} with your site key</strong> from the provider’s console: it is yours, and Formgate never sees it;
             the secret key stays in the form’s settings.
           </p>
-          <CodeBlock id="snippet-captcha" label="CAPTCHA tags" code={captcha.code} />
+          <CodeBlock id="snippet-captcha" label="CAPTCHA tags" copy="Copy CAPTCHA tags" code={captcha.code} />
         </Panel>
       )}
       <Panel title="Send a test submission">
