@@ -261,6 +261,34 @@ describe('dashboard: forms, charts, New form, Setup and test submissions', () =>
     assert.equal(stats.forms.get(bare.id)!.monthAccepted, 1);
   });
 
+  it('a test caught as spam, or held past the allowance, says so and that nothing is sent', async () => {
+    const owner = await person(app, 'held-test');
+    const spammy = await newForm(app, owner, 'Strict', { customSpamWords: 'formgate', notificationEmails: ['team@example.com'] });
+    await owner.client.get(`/forms/${spammy.id}/setup`);
+    const spam = await owner.client.get((await owner.client.post(`/forms/${spammy.id}/test-submission`, {})).location!);
+    assert.match(
+      spam.html,
+      new RegExp(
+        `in the <strong>spam folder</strong>: the filter took it for spam, so nothing is delivered\\. <a href="/forms/${spammy.id}/spam">Spam folder</a>`,
+      ),
+    );
+    assert.match(spam.html, /<li>[^<]*formgate[^<]*<\/li>/i, 'the reason names the word');
+    assert.match(spam.html, /Nothing is sent for a spam submission\./);
+
+    const form = await newForm(app, owner, 'Busy', { notificationEmails: ['team@example.com'] });
+    await app.ctx.database.db.updateTable('workspaces').set({ submissionsUsed: 250 }).where('id', '=', owner.workspaceId).execute();
+    const held = await owner.client.get((await owner.client.post(`/forms/${form.id}/test-submission`, {})).location!);
+    assert.match(held.html, /but <strong>held<\/strong>: the workspace has used its allowance/);
+    assert.match(held.html, /Nothing is sent for a held submission\./);
+    const jobs = await app.ctx.database.db
+      .selectFrom('jobs')
+      .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
+      .select('jobs.id')
+      .where('submissions.formId', 'in', [form.id, spammy.id])
+      .execute();
+    assert.deepEqual(jobs, []);
+  });
+
   it('a test the submit surface refuses (a CAPTCHA it cannot solve) says so with the detail, and stores nothing', async () => {
     const owner = await person(app, 'captcha-test');
     const form = await newForm(app, owner, 'Guarded');
