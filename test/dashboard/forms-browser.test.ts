@@ -45,7 +45,7 @@ describe(`dashboard in Chromium: forms, charts, Setup and test submissions (${TE
     await page.getByText('No forms yet.').waitFor();
     await checkPage(page, 'forms-empty');
 
-    await page.getByRole('link', { name: 'New form' }).first().click();
+    await page.getByRole('link', { name: 'New form' }).click();
     await page.getByRole('heading', { name: 'New form' }).waitFor();
     await page.getByRole('button', { name: 'Create form' }).click();
     await page.getByText('Must be 1 to 128 characters.').waitFor();

@@ -87,10 +87,12 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
         </Panel>
       )}
       <Panel title="Forms">
-        <div class="actions page-actions">
-          {newForm}
-          {formCount > 0 && <a href={`/w/${workspace.id}/submissions`}>All submissions</a>}
-        </div>
+        {formCount > 0 && (
+          <div class="actions page-actions">
+            {newForm}
+            <a href={`/w/${workspace.id}/submissions`}>All submissions</a>
+          </div>
+        )}
         {forms.length === 0 ? (
           <EmptyState>
             <p>
