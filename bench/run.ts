@@ -3,7 +3,7 @@
  * `formgate serve` (built dist/), prints every figure next to its target, and writes them with the
  * machine's description to bench/results/<date>.json. See bench/README.md for how to read them.
  *
- * FORMGATE_BENCH_ONLY=submit,list,search,drain,start,dashboard runs a part; FORMGATE_BENCH_DIALECTS=sqlite one dialect.
+ * FORMGATE_BENCH_ONLY=submit,list,search,drain,start,dashboard,charts runs a part; FORMGATE_BENCH_DIALECTS=sqlite one dialect.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,13 +13,14 @@ import { describeMachine } from './lib/machine.js';
 import { formatTable, rowsOf, type Results } from './lib/report.js';
 import { SETTINGS } from './lib/settings.js';
 import { startSinks } from './lib/sinks.js';
+import { runCharts } from './scenarios/charts.js';
 import { runDashboard } from './scenarios/dashboard.js';
 import { runDrain } from './scenarios/drain.js';
 import { runList, runSearch, seedListFixture } from './scenarios/list.js';
 import { runStart } from './scenarios/start.js';
 import { runSubmit } from './scenarios/submit.js';
 
-const only = new Set((process.env.FORMGATE_BENCH_ONLY ?? 'start,submit,list,search,drain,dashboard').split(','));
+const only = new Set((process.env.FORMGATE_BENCH_ONLY ?? 'start,submit,list,search,drain,dashboard,charts').split(','));
 const wanted = (process.env.FORMGATE_BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as BenchDialect[];
 
 function say(message: string): void {
@@ -34,7 +35,7 @@ async function main(): Promise<void> {
     if (await postgresAnswers()) dialects.push('postgres');
     else say('SKIPPED: no PostgreSQL answers (set FORMGATE_BENCH_PG_URL); the PostgreSQL figures are missing');
   }
-  const results: Results = { submit: [], list: [], search: [], drain: [], start: [], dashboard: [] };
+  const results: Results = { submit: [], list: [], search: [], drain: [], start: [], dashboard: [], charts: [] };
   const sinks = await startSinks();
   try {
     for (const dialect of dialects) {
@@ -45,6 +46,10 @@ async function main(): Promise<void> {
       if (only.has('dashboard')) {
         say(`dashboard page, ${dialect}`);
         results.dashboard.push(await runDashboard(dialect));
+      }
+      if (only.has('charts')) {
+        say(`chart queries, ${dialect}: seeding 50,000 submissions over 30 days`);
+        results.charts.push(await runCharts(dialect));
       }
       if (only.has('submit')) {
         say(`submit, ${dialect}: baseline, then formgate (${SETTINGS.warmupSec} s warm-up + ${SETTINGS.durationSec} s each)`);

@@ -132,9 +132,10 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
     { prefix: API_PREFIX },
   );
 
-  await api.register(dashboard, { ctx, redis });
-
+  // before the dashboard, whose "Send a test submission" posts through it
   const submit = buildSubmitSurface(ctx, logger, redis);
+
+  await api.register(dashboard, { ctx, redis, submit });
 
   return {
     api,

@@ -11,9 +11,11 @@ import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
 import { SessionService } from './services/sessions.js';
+import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
 import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
+import { TestSubmissionService } from './services/test-submissions.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
@@ -44,6 +46,10 @@ export interface AppContext {
   templates: TemplateService;
   /** The delivery log and its retries. */
   deliveries: DeliveryService;
+  /** Submissions per day (daily_counts): the dashboard's charts and forms list. */
+  stats: StatsService;
+  /** The dashboard's "Send a test submission" and where it went. */
+  testSubmissions: TestSubmissionService;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
   visitors: VisitorLoad;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
@@ -84,6 +90,8 @@ export async function openContext(config: Config, options: { existing?: boolean 
       submissions: new SubmissionService(database, workspaces, forms, config),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
       deliveries: new DeliveryService(database),
+      stats: new StatsService(database, workspaces, forms),
+      testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),

@@ -1,4 +1,5 @@
 import type { LoadFigures } from '../load/spec.js';
+import type { ChartsResult } from '../scenarios/charts.js';
 import type { DashboardResult } from '../scenarios/dashboard.js';
 import type { DrainResult } from '../scenarios/drain.js';
 import type { ListResult, SearchResult } from '../scenarios/list.js';
@@ -21,6 +22,7 @@ export interface Results {
   drain: DrainResult[];
   start: StartResult[];
   dashboard: DashboardResult[];
+  charts: ChartsResult[];
 }
 
 const NAME = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
@@ -136,6 +138,15 @@ export function rowsOf(results: Results): Row[] {
       met: r.page.p50Ms <= 5 && r.page.errors === 0,
     });
     rows.push({ scenario, figure: 'server CPU per page', measured: cpu(r.cpuPerPageUs), target: '', met: null });
+  }
+  for (const r of results.charts) {
+    const scenario = `chart queries, ${NAME[r.dialect]}`;
+    for (const [figure, f] of [
+      [`one form's 30 days, ${r.submissions.toLocaleString('en')} submissions`, r.form],
+      ["workspace page's counts (20 forms: 30 days, month, last submission)", r.workspace],
+    ] as const) {
+      rows.push({ scenario, figure, measured: `p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms (${f.calls} calls)`, target: 'p50 ≤ 2 ms', met: f.p50Ms <= 2 });
+    }
   }
   return rows;
 }

@@ -13,12 +13,14 @@ import { sendPage } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
+import { registerFormSetupRoutes } from './routes/form-setup.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerInboxRoutes } from './routes/inbox.js';
 import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerMemberRemovalRoutes } from './routes/member-removal.js';
 import { registerMembersRoutes } from './routes/members.js';
+import { registerNewFormRoutes } from './routes/new-form.js';
 import { registerSignupRoutes } from './routes/signup.js';
 import { registerSpamRoutes } from './routes/spam.js';
 import { registerSubmissionRoutes } from './routes/submission.js';
@@ -29,12 +31,15 @@ import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js'
 import { registerWorkspacesRoutes } from './routes/workspaces.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
 import { csrfUserInfo, installSessions, sessionCookie } from './session.js';
+import type { SubmitSurface } from '../submit/server.js';
 import { ErrorPage } from './views/error-page.js';
 
 export interface DashboardOptions {
   ctx: AppContext;
   /** Shared counters (login attempts) when several instances run; null: in this process. */
   redis: Redis | null;
+  /** The submit surface: "Send a test submission" posts through it. */
+  submit: SubmitSurface;
 }
 
 // A page's form is a few fields; nothing it sends needs more.
@@ -45,7 +50,7 @@ const BODY_LIMIT = 64 * 1024;
  * services as the API. Registered in a context of its own, so its cookies, form bodies, security
  * headers and error pages never touch the API under /public/v1.
  */
-export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardOptions): Promise<void> {
+export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: DashboardOptions): Promise<void> {
   const https = ctx.config.publicUrl.startsWith('https:');
   const session = sessionCookie(ctx.config);
   // a key of its own for cookie signatures, derived from the installation's secret
@@ -76,6 +81,8 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerPasswordResetRoutes(app, ctx, session, limits);
   registerAccountRoutes(app, ctx, session, limits);
   registerWorkspaceHomeRoutes(app, ctx);
+  registerNewFormRoutes(app, ctx);
+  registerFormSetupRoutes(app, ctx, submit);
   registerTokenRoutes(app, ctx);
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);

@@ -138,6 +138,9 @@ export class FormService {
     return this.database.transaction(async (trx) => {
       const workspace = await this.workspaces.getForMember(userId, workspaceId, trx);
       if (access.api) requireUpgraded(workspace);
+      // the API's schema has checked the name already; the dashboard's form has not
+      const nameProblem = formNameProblem(settings.name);
+      if (nameProblem) throw validationError([nameProblem]);
       this.checkSettings(settings, new Set());
       // NOTE: a no-op write takes the workspace's row lock (PostgreSQL) or the write lock (SQLite),
       // so two concurrent creates cannot both pass the count below.
@@ -293,6 +296,14 @@ export class FormService {
     }
     if (problems.length) throw validationError(problems, 'A form setting was rejected.');
   }
+}
+
+/** A form's name is 1 to 128 characters (2.3), as the API's schema counts them, without U+0000 (PostgreSQL cannot store it). */
+export function formNameProblem(name: string): string | null {
+  const length = [...name].length;
+  if (length < 1 || length > 128) return 'name: must be 1 to 128 characters';
+  if (name.includes('\u0000')) return 'name: must not contain the character U+0000';
+  return null;
 }
 
 function withoutPlan({ plan: _plan, ...form }: FormWithPlan): FormRow {

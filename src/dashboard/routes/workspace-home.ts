@@ -5,8 +5,8 @@ import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { WorkspacePage } from '../views/workspace-page.js';
 
-// Part 2 pages the forms; the overview shows the newest ones.
-const FORMS_SHOWN = 100;
+// A page of the forms list; more go on the next page, by signed cursor.
+const PAGE_SIZE = 50;
 
 export function registerWorkspaceHomeRoutes(app: FastifyInstance, ctx: AppContext): void {
   // The dashboard opens on the workspace last visited, else the account's newest.
@@ -18,13 +18,22 @@ export function registerWorkspaceHomeRoutes(app: FastifyInstance, ctx: AppContex
     return seeOther(reply, target ? `/w/${target.id}` : '/workspaces/new');
   });
 
-  app.get<{ Params: { workspaceId: string } }>('/w/:workspaceId', { preHandler: requireAccount }, async (request, reply) => {
+  // The workspace's home: plan and allowance, its chart, and its forms with their counts.
+  app.get<{ Params: { workspaceId: string }; Querystring: { cursor?: unknown } }>('/w/:workspaceId', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
     const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'forms');
-    const [forms, counts] = await Promise.all([
-      ctx.forms.listForms(user.id, workspace.id, { limit: FORMS_SHOWN, after: null }),
-      ctx.workspaces.counts(workspace.id),
-    ]);
-    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, ...counts, submitUrl: ctx.config.submitUrl }));
+    // a cursor of this workspace's list only: one from elsewhere is refused (400)
+    const list = `dashboard-forms:${workspace.id}`;
+    const cursor = typeof request.query.cursor === 'string' ? request.query.cursor : null;
+    const after = cursor === null ? null : ctx.cursors.decode(list, cursor);
+    const [forms, counts] = await Promise.all([ctx.forms.listForms(user.id, workspace.id, { limit: PAGE_SIZE, after }), ctx.workspaces.counts(workspace.id)]);
+    const stats = await ctx.stats.workspaceStats(
+      user.id,
+      workspace.id,
+      forms.rows.map((f) => f.id),
+    );
+    const last = forms.rows.at(-1);
+    const nextPage = forms.hasMore && last ? `/w/${workspace.id}?cursor=${ctx.cursors.encode(list, last)}` : null;
+    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, stats, ...counts, nextPage, paged: cursor !== null }));
   });
 }

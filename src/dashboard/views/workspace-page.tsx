@@ -1,6 +1,8 @@
 import type { FormRow } from '../../db/schema/form.js';
 import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { WorkspaceStats } from '../../services/stats.js';
 import { isUpgraded, planLimits, submissionsLeft } from '../../services/plans.js';
+import { DailyChart, Sparkline } from './chart.js';
 import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
@@ -57,47 +59,90 @@ export function PlanSummary({ workspace, formCount, memberCount }: { workspace: 
 interface WorkspacePageProps {
   frame: Frame;
   workspace: WorkspaceRow;
+  /** This page of the workspace's forms, newest first. */
   forms: FormRow[];
+  stats: WorkspaceStats;
   formCount: number;
   memberCount: number;
-  submitUrl: string;
+  /** The next page of forms, when there is one. */
+  nextPage: string | null;
+  /** Whether this is a later page (then a link leads back to the first). */
+  paged: boolean;
 }
 
-/** A workspace's home: its plan and its forms. */
-export function WorkspacePage({ frame, workspace, forms, formCount, memberCount, submitUrl }: WorkspacePageProps) {
+/** A workspace's home: its plan, its submissions per day, and its forms with their counts. */
+export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged }: WorkspacePageProps) {
+  const newForm = (
+    <a class="button" href={`/w/${workspace.id}/forms/new`}>
+      New form
+    </a>
+  );
   return (
     <Layout title={workspace.name} frame={frame}>
       <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} />
+      {formCount > 0 && (
+        <Panel title="Submissions, last 30 days">
+          <DailyChart days={stats.days} id="workspace-chart" subject={`all forms of ${workspace.name}`} />
+          <p class="muted">Counted per day in UTC, today included. Spam is what the filter caught; held submissions count as accepted.</p>
+        </Panel>
+      )}
       <Panel title="Forms">
+        {formCount > 0 && (
+          <div class="actions page-actions">
+            {newForm}
+            <a href={`/w/${workspace.id}/submissions`}>All submissions</a>
+          </div>
+        )}
         {forms.length === 0 ? (
           <EmptyState>
-            <p>No forms yet. A form gets an address your HTML form posts to; create one through the API or the CLI to start collecting submissions.</p>
+            <p>
+              No forms yet. A form is an address your website’s HTML form posts to: each submission is kept here, emailed to whoever you choose, and can be sent
+              on to a webhook or Slack. Create one, then copy its ready-made HTML into your page.
+            </p>
+            <p>{newForm}</p>
           </EmptyState>
         ) : (
           <div class="table-wrap">
-            <table class="stack">
+            <table class="stack forms-list">
               <thead>
                 <tr>
                   <th scope="col">Name</th>
-                  <th scope="col">Submit address</th>
-                  <th scope="col">Created</th>
+                  <th scope="col">This month</th>
+                  <th scope="col">Spam caught</th>
+                  <th scope="col">Last submission</th>
+                  <th scope="col">Last 30 days</th>
                 </tr>
               </thead>
               <tbody>
-                {forms.map((form) => (
-                  <tr key={form.id}>
-                    <td data-label="Name">{form.name}</td>
-                    <td data-label="Submit address">
-                      <code>{`${submitUrl}/${form.id}`}</code>
-                    </td>
-                    <td data-label="Created">
-                      <Time ms={form.createdAt} />
-                    </td>
-                  </tr>
-                ))}
+                {forms.map((form) => {
+                  const summary = stats.forms.get(form.id);
+                  return (
+                    <tr key={form.id}>
+                      <td data-label="Name">
+                        <a href={`/forms/${form.id}`}>{form.name}</a>
+                      </td>
+                      <td data-label="This month">{number(summary?.monthAccepted ?? 0)}</td>
+                      <td data-label="Spam caught">{number(summary?.monthSpam ?? 0)}</td>
+                      <td data-label="Last submission">
+                        <Time ms={summary?.lastSubmissionAt ?? null} empty="None yet" />
+                      </td>
+                      <td data-label="Last 30 days">{summary && <Sparkline days={summary.days} />}</td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>
+        )}
+        {(nextPage || paged) && (
+          <p class="pager">
+            {paged && <a href={`/w/${workspace.id}`}>First page</a>}
+            {paged && nextPage && ' · '}
+            {nextPage && <a href={nextPage}>Next page</a>}
+          </p>
+        )}
+        {forms.length > 0 && (
+          <p class="muted">“This month” counts the calendar month in UTC: accepted submissions, held ones included; spam caught is counted apart.</p>
         )}
       </Panel>
     </Layout>

@@ -1,0 +1,94 @@
+import type { SpamProtection } from '../db/schema/form.js';
+
+/** The honeypot every form has (docs/submit.md): the snippet's trap unless the form names its own. */
+export const DEFAULT_HONEYPOT = '_gotcha';
+
+/** The site key placeholder: the key is the owner's, from the provider's console; Formgate never sees it. */
+export const SITE_KEY_PLACEHOLDER = 'YOUR_SITE_KEY';
+
+/** Each provider's widget (it adds the answer field the submit surface verifies) and its script. */
+const CAPTCHA_WIDGETS: Record<SpamProtection, { label: string; widget: string; script: string }> = {
+  GOOGLE_RECAPTCHA_V2: {
+    label: 'Google reCAPTCHA v2',
+    widget: `<div class="g-recaptcha" data-sitekey="${SITE_KEY_PLACEHOLDER}"></div>`,
+    script: '<script src="https://www.google.com/recaptcha/api.js" async defer></script>',
+  },
+  HCAPTCHA: {
+    label: 'hCaptcha',
+    widget: `<div class="h-captcha" data-sitekey="${SITE_KEY_PLACEHOLDER}"></div>`,
+    script: '<script src="https://js.hcaptcha.com/1/api.js" async defer></script>',
+  },
+  TURNSTILE: {
+    label: 'Cloudflare Turnstile',
+    widget: `<div class="cf-turnstile" data-sitekey="${SITE_KEY_PLACEHOLDER}"></div>`,
+    script: '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js" async defer></script>',
+  },
+  BOTPOISON: {
+    label: 'Botpoison',
+    // Botpoison has no widget: its script solves a challenge for every form carrying the public key
+    widget: `<!-- on the <form> tag: data-botpoison-public-key="${SITE_KEY_PLACEHOLDER}" -->`,
+    script: '<script src="https://unpkg.com/@botpoison/browser" async></script>',
+  },
+};
+
+export interface CaptchaSnippet {
+  label: string;
+  code: string;
+}
+
+/** The captcha's tag and script for the form's provider, or null when the form asks for none. */
+export function captchaSnippet(provider: SpamProtection | null): CaptchaSnippet | null {
+  if (!provider) return null;
+  const { label, widget, script } = CAPTCHA_WIDGETS[provider];
+  return { label, code: `${widget}\n${script}` };
+}
+
+/** A plain HTML form posting to `address`: name, email and message, the trap field, and the captcha when there is one. */
+export function htmlSnippet(address: string, honeypot: string | null, provider: SpamProtection | null): string {
+  const trap = honeypot ?? DEFAULT_HONEYPOT;
+  const formTag =
+    provider === 'BOTPOISON'
+      ? `<form action="${address}" method="post" data-botpoison-public-key="${SITE_KEY_PLACEHOLDER}">`
+      : `<form action="${address}" method="post">`;
+  const captcha = provider && provider !== 'BOTPOISON' ? [`  ${CAPTCHA_WIDGETS[provider].widget}`] : [];
+  const script = provider ? [CAPTCHA_WIDGETS[provider].script] : [];
+  return [
+    formTag,
+    '  <label for="name">Name</label>',
+    '  <input id="name" name="name" type="text" autocomplete="name" required>',
+    '  <label for="email">Email</label>',
+    '  <input id="email" name="email" type="email" autocomplete="email" required>',
+    '  <label for="message">Message</label>',
+    '  <textarea id="message" name="message" rows="5" required></textarea>',
+    '  <!-- a trap for bots: people never see it; a filled one drops the submission -->',
+    `  <input type="text" name="${trap}" style="display:none" tabindex="-1" autocomplete="off">`,
+    ...captcha,
+    '  <button type="submit">Send</button>',
+    '</form>',
+    ...script,
+  ].join('\n');
+}
+
+/** The same form sent by `fetch`, asking for JSON, with the answer handled: thanks, or the problem's detail. */
+export function fetchSnippet(address: string): string {
+  return [
+    '<script>',
+    "  const form = document.querySelector('form');",
+    "  form.addEventListener('submit', async (event) => {",
+    '    event.preventDefault();',
+    `    const response = await fetch('${address}', {`,
+    "      method: 'POST',",
+    "      headers: { Accept: 'application/json' },",
+    '      body: new FormData(form),',
+    '    });',
+    '    if (response.ok) {',
+    "      form.replaceWith('Thank you: your message was sent.');",
+    '    } else {',
+    '      // a problem document: `detail` says what was wrong, in words a visitor can read',
+    '      const problem = await response.json();',
+    '      alert(problem.detail);',
+    '    }',
+    '  });',
+    '</script>',
+  ].join('\n');
+}

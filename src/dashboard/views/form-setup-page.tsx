@@ -1,0 +1,214 @@
+import type { DayCount } from '../../services/stats.js';
+import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-submissions.js';
+import type { FormWithPlan } from '../form-frame.js';
+import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER } from '../snippets.js';
+import { DailyChart } from './chart.js';
+import { CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { FormLayout, formPath } from './form-layout.js';
+import type { Frame } from './layout.js';
+
+/** A block of code to copy: scrolls inside itself (never the page) and can be reached from the keyboard to scroll it. */
+function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: string; code: string; copy: string; wrap?: boolean }) {
+  return (
+    <div class="snippet">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls sideways must take focus, or a keyboard cannot scroll it (WCAG 2.1.1) */}
+      <section class={wrap ? 'snippet-code wrap' : 'snippet-code'} tabIndex={0} aria-label={label}>
+        <pre>
+          <code id={id}>{code}</code>
+        </pre>
+      </section>
+      <div class="snippet-actions">
+        <button type="button" class="secondary" data-copy={id} hidden>
+          {copy}
+        </button>
+        <span id={`${id}-status`} class="muted" aria-live="polite" />
+      </div>
+    </div>
+  );
+}
+
+interface FormSetupProps {
+  frame: Frame;
+  form: FormWithPlan;
+  /** The form's submit address: `{submit_url}/<formId>`. */
+  address: string;
+  days: DayCount[];
+  /** The submit surface's refusal of a test submission just sent. */
+  refused?: Extract<TestSent, { stored: false }>;
+}
+
+/** How to put the form on a page: its address, snippets to copy, and a test submission to see it work. */
+export function FormSetupPage({ frame, form, address, days, refused }: FormSetupProps) {
+  const captcha = captchaSnippet(form.spamProtection);
+  const trap = form.customHoneypot ?? DEFAULT_HONEYPOT;
+  return (
+    <FormLayout frame={frame} form={form} tab="setup" title="Setup" scripts={['copy.js']}>
+      {refused && (
+        <div class="alert" role="alert">
+          <p>
+            <strong>The test submission was refused; nothing was stored.</strong> {refused.title}: {refused.detail}
+          </p>
+          {refused.errors.length > 0 && (
+            <ul>
+              {refused.errors.map((e) => (
+                <li key={e}>{e}</li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <Panel title="Submit address">
+        <p>Your page’s form posts to this address. No key or login is needed: the address is the form.</p>
+        <CodeBlock id="submit-address" label="Submit address" copy="Copy address" code={address} wrap />
+      </Panel>
+      <Panel title="HTML form">
+        <p>
+          Paste this into your page and change the fields as you like: every field with a <code>name</code> is kept. The hidden <code>{trap}</code> field is a
+          trap for bots; leave it in and leave it empty.
+          {captcha && ` It includes the ${captcha.label} widget this form asks for.`}
+        </p>
+        <CodeBlock id="snippet-html" label="HTML form" copy="Copy HTML form" code={htmlSnippet(address, form.customHoneypot, form.spamProtection)} />
+        <p class="muted">
+          After sending, visitors see a thank-you page; add <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> to send them to a page of
+          yours instead.
+        </p>
+      </Panel>
+      <Panel title="Sending with fetch">
+        <p>
+          To stay on the page, send the same form with <code>fetch</code> and <code>Accept: application/json</code>: the answer is the stored submission, or a
+          problem whose <code>detail</code> says what was wrong. Put this after the form.
+        </p>
+        <CodeBlock id="snippet-fetch" label="Fetch example" copy="Copy fetch example" code={fetchSnippet(address)} />
+      </Panel>
+      {captcha && (
+        <Panel title={`CAPTCHA: ${captcha.label}`}>
+          <p>
+            This form refuses submissions without a solved {captcha.label} challenge. Put the widget inside the form and the script on the page (the HTML above
+            has both). <strong>Replace {SITE_KEY_PLACEHOLDER} with your site key</strong> from the provider’s console: it is yours, and Formgate never sees it;
+            the secret key stays in the form’s settings.
+          </p>
+          <CodeBlock id="snippet-captcha" label="CAPTCHA tags" copy="Copy CAPTCHA tags" code={captcha.code} />
+        </Panel>
+      )}
+      <Panel title="Send a test submission">
+        <p>
+          Posts one submission to the address above, as a visitor’s page would, named “Formgate test”, from your address ({frame.account.email}). It is a real
+          submission: it counts against the workspace’s allowance, it is delivered (emails, webhook, Slack) like any other, and you can delete it.
+        </p>
+        {form.spamProtection && <p class="notice">This form asks for a CAPTCHA, which a test cannot solve: the submit surface will refuse it.</p>}
+        <form method="post" action={`/forms/${form.id}/test-submission`}>
+          <CsrfInput token={frame.csrf} />
+          <button type="submit">Send a test submission</button>
+        </form>
+      </Panel>
+      <Panel title="Submissions, last 30 days">
+        <DailyChart days={days} id="form-chart" subject={form.name} />
+      </Panel>
+    </FormLayout>
+  );
+}
+
+const KIND_NAMES: Record<string, string> = {
+  notification: 'Notification email',
+  autoresponder: 'Autoresponder email',
+  webhook: 'Webhook',
+  slack: 'Slack message',
+};
+
+const STATUS_NAMES: Record<string, string> = { pending: 'Waiting to be sent', done: 'Delivered', failed: 'Failed' };
+
+function DeliveryRow({ delivery }: { delivery: TestDelivery }) {
+  return (
+    <tr>
+      <td data-label="Delivery">{KIND_NAMES[delivery.kind] ?? delivery.kind}</td>
+      <td data-label="To">{delivery.target ?? (delivery.kind === 'autoresponder' ? 'the submitter' : '—')}</td>
+      <td data-label="Status">
+        <span class={delivery.status === 'failed' ? 'badge danger' : delivery.status === 'done' ? 'badge' : 'badge neutral'}>
+          {STATUS_NAMES[delivery.status] ?? delivery.status}
+        </span>
+      </td>
+      <td data-label="Tries">{delivery.attempts}</td>
+      <td data-label="Last error">{delivery.lastError ?? ''}</td>
+    </tr>
+  );
+}
+
+/** Where the test went: stored (or held, or caught as spam), and each delivery queued for it. */
+export function TestResultPage({ frame, form, outcome }: { frame: Frame; form: FormWithPlan; outcome: TestOutcome }) {
+  const { submission, deliveries } = outcome;
+  return (
+    <FormLayout frame={frame} form={form} tab="setup" title="Test submission">
+      <Panel title="Test submission">
+        {submission.status === 'accepted' && (
+          <p>
+            Stored <Time ms={submission.createdAt} />, as an accepted submission. <a href={`/submissions/${submission.id}`}>Open the submission</a>
+          </p>
+        )}
+        {submission.status === 'held' && (
+          <p>
+            Stored <Time ms={submission.createdAt} />, but <strong>held</strong>: the workspace has used its allowance of submissions, so it is neither listed
+            nor delivered until the allowance grows (an upgrade releases held submissions, oldest first).{' '}
+            <a href={`/forms/${form.id}/held`}>Held submissions</a>
+          </p>
+        )}
+        {submission.status === 'spam' && (
+          <>
+            <p>
+              Stored <Time ms={submission.createdAt} />, in the <strong>spam folder</strong>: the filter took it for spam, so nothing is delivered.{' '}
+              <a href={formPath(form.id, 'spam')}>Spam folder</a>
+            </p>
+            {submission.spamReasons.length > 0 && (
+              <ul>
+                {submission.spamReasons.map((reason) => (
+                  <li key={reason}>{reason}</li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+        <p class="muted">A test submission is a real one: it counts against the allowance and can be deleted like any other.</p>
+      </Panel>
+      <Panel title="Deliveries">
+        {deliveries.length === 0 ? (
+          <EmptyState>
+            {submission.status === 'accepted' ? (
+              <p>
+                Nothing is sent: no notification address, webhook or Slack channel is set. <a href={formPath(form.id, 'settings')}>Settings</a>
+              </p>
+            ) : (
+              <p>Nothing is sent for a {submission.status === 'held' ? 'held' : 'spam'} submission.</p>
+            )}
+          </EmptyState>
+        ) : (
+          <>
+            <div class="table-wrap">
+              <table class="stack">
+                <thead>
+                  <tr>
+                    <th scope="col">Delivery</th>
+                    <th scope="col">To</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Tries</th>
+                    <th scope="col">Last error</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {deliveries.map((d) => (
+                    <DeliveryRow key={d.id} delivery={d} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <p class="muted">
+              Deliveries are sent in the background, and tried again when they fail; reload this page to see them go, or follow them in the{' '}
+              <a href={formPath(form.id, 'deliveries')}>delivery log</a>.
+            </p>
+          </>
+        )}
+      </Panel>
+      <p>
+        <a href={formPath(form.id, 'setup')}>Back to Setup</a>
+      </p>
+    </FormLayout>
+  );
+}

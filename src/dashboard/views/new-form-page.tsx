@@ -1,0 +1,48 @@
+import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import { planLimits } from '../../services/plans.js';
+import type { FieldErrors } from '../field-errors.js';
+import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { type Frame, Layout } from './layout.js';
+import { planName } from './workspace-page.js';
+
+interface NewFormPageProps {
+  frame: Frame;
+  workspace: WorkspaceRow;
+  formCount: number;
+  name: string;
+  errors?: FieldErrors;
+}
+
+/** The one thing a new form needs: a name. Everything else is on its Settings page afterwards. */
+export function NewFormPage({ frame, workspace, formCount, name, errors }: NewFormPageProps) {
+  const limit = planLimits(workspace.plan).forms;
+  return (
+    <Layout title="New form" frame={frame}>
+      <p class="breadcrumb">
+        <a href={`/w/${workspace.id}`}>← All forms</a>
+      </p>
+      <Panel title="Form details">
+        <p class="muted">
+          A form gets its own address; your page’s HTML form posts to it. The next page gives you that address and snippets to copy. {workspace.name} has{' '}
+          {formCount} of the {limit} forms its plan ({planName(workspace.plan)}) allows.
+        </p>
+        <FormError errors={errors} />
+        <form method="post" action={`/w/${workspace.id}/forms/new`} noValidate>
+          <CsrfInput token={frame.csrf} />
+          <Field
+            label="Name"
+            name="name"
+            value={name}
+            errors={errors}
+            hint="1 to 128 characters, e.g. “Contact” or “Newsletter sign-up”; only you see it."
+            required
+          />
+          <div class="actions">
+            <button type="submit">Create form</button>
+            <a href={`/w/${workspace.id}`}>Cancel</a>
+          </div>
+        </form>
+      </Panel>
+    </Layout>
+  );
+}
