@@ -17,8 +17,7 @@ export function registerFormSetupRoutes(app: FastifyInstance, ctx: AppContext, s
   async function setupPage(request: FastifyRequest<FormParams>, reply: FastifyReply, refused?: Extract<TestSent, { stored: false }>) {
     const { user } = accountOf(request);
     const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
-    const days = await ctx.stats.formDays(user.id, form.id);
-    const page = FormSetupPage({ frame, form, address: `${ctx.config.submitUrl}/${form.id}`, days, refused });
+    const page = FormSetupPage({ frame, form, address: `${ctx.config.submitUrl}/${form.id}`, refused });
     return sendPage(reply, page, refused ? refused.status : 200);
   }
 

@@ -22,13 +22,14 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext): void
     const { frame, form } = await formFrame(request, reply, ctx, formId);
     const list = listOf(request, ctx.cursors, `submissions:form:${formId}`);
     const userId = accountOf(request).user.id;
-    const [page, held] = await Promise.all([
+    const [page, held, days] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
+      ctx.stats.formDays(userId, formId),
     ]);
     const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
-    return sendPage(reply, FormInboxPage({ frame, form, held, ...shown, exportPath: `${path}/export` }), list.status);
+    return sendPage(reply, FormInboxPage({ frame, form, held, days, ...shown, exportPath: `${path}/export` }), list.status);
   });
 
   app.get<{ Params: { workspaceId: string } } & Query>('/w/:workspaceId/submissions', { preHandler: requireAccount }, async (request, reply) => {

@@ -1,8 +1,6 @@
-import type { DayCount } from '../../services/stats.js';
 import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-submissions.js';
 import type { FormWithPlan } from '../form-frame.js';
 import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER } from '../snippets.js';
-import { DailyChart } from './chart.js';
 import { CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
@@ -32,13 +30,12 @@ interface FormSetupProps {
   form: FormWithPlan;
   /** The form's submit address: `{submit_url}/<formId>`. */
   address: string;
-  days: DayCount[];
   /** The submit surface's refusal of a test submission just sent. */
   refused?: Extract<TestSent, { stored: false }>;
 }
 
 /** How to put the form on a page: its address, snippets to copy, and a test submission to see it work. */
-export function FormSetupPage({ frame, form, address, days, refused }: FormSetupProps) {
+export function FormSetupPage({ frame, form, address, refused }: FormSetupProps) {
   const captcha = captchaSnippet(form.spamProtection);
   const trap = form.customHoneypot ?? DEFAULT_HONEYPOT;
   return (
@@ -100,9 +97,6 @@ export function FormSetupPage({ frame, form, address, days, refused }: FormSetup
           <CsrfInput token={frame.csrf} />
           <button type="submit">Send a test submission</button>
         </form>
-      </Panel>
-      <Panel title="Submissions, last 30 days">
-        <DailyChart days={days} id="form-chart" subject={form.name} />
       </Panel>
     </FormLayout>
   );

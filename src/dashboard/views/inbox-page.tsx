@@ -1,7 +1,9 @@
 import type { FilterValues } from '../date-range.js';
 import type { FieldErrors } from '../field-errors.js';
 import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, timeText } from '../submission-fields.js';
-import { EmptyState, Field, Time } from './components.js';
+import type { DayCount } from '../../services/stats.js';
+import { DailyChart } from './chart.js';
+import { EmptyState, Field, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Frame, Layout } from './layout.js';
 
@@ -36,6 +38,8 @@ export interface FormInboxProps extends InboxProps {
   form: { id: string; name: string; workspaceId: string };
   /** How many of the form's submissions are held past the allowance. */
   held: number;
+  /** The form's last 30 days, for its chart. */
+  days: DayCount[];
 }
 
 export interface WorkspaceInboxProps extends InboxProps {
@@ -47,7 +51,7 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en
 
 /** A form's submissions: the filter, the table, paging, export, and held ones when there are some. */
 export function FormInboxPage(props: FormInboxProps) {
-  const { frame, form, held } = props;
+  const { frame, form, held, days } = props;
   const path = formPath(form.id);
   return (
     <FormLayout frame={frame} form={form} tab="submissions" title="Submissions">
@@ -57,6 +61,9 @@ export function FormInboxPage(props: FormInboxProps) {
           listed and delivered once it grows.
         </p>
       )}
+      <Panel title="Last 30 days">
+        <DailyChart days={days} id="form-chart" subject={form.name} />
+      </Panel>
       <Inbox {...props} path={path} setup={formPath(form.id, 'setup')} />
     </FormLayout>
   );
