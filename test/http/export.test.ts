@@ -157,6 +157,21 @@ describe('submissions export API', () => {
     assertValidation(app, await problem('format=csv&limit=5'), 'limit');
   });
 
+  it('is in the OpenAPI document: its scope, its query, both file types and the problems', async () => {
+    const doc = (await app.fetch('GET', `${app.baseUrl}/openapi.json`)).body;
+    const operation = doc.paths['/forms/{formId}/submissions/export'].get;
+    assert.equal(operation.operationId, 'exportFormSubmissions');
+    assert.deepEqual(operation.security, [{ bearerAuth: ['submissions:read'] }]);
+    const query = Object.fromEntries(operation.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p]));
+    assert.deepEqual(Object.keys(query).sort(), ['format', 'from', 'search', 'to']);
+    assert.deepEqual(query.format.schema.enum, ['csv', 'json']);
+    assert.equal(query.format.required, true);
+    assert.equal(query.from.schema.format, 'date-time');
+    assert.deepEqual(Object.keys(operation.responses['200'].content).sort(), ['application/json', 'text/csv']);
+    for (const status of ['400', '401', '403', '404', '429', '500']) assert.ok(operation.responses[status].content['application/problem+json'], status);
+    assert.match(operation.responses['403'].description, /upgrade_required/);
+  });
+
   it('answers 401 and 403 insufficient_scope like every operation (submissions:read)', async () => {
     await assertAuthMatrix(app, owner, { method: 'GET', path: `/forms/${form.id}/submissions/export?format=csv`, scope: 'submissions:read' });
   });
