@@ -94,7 +94,7 @@ export class ExportService {
     let overflow = false;
     let newest: Keyset | null = null;
     for await (const rows of walk(null)) {
-      newest ??= rows[0]!;
+      newest ??= { createdAt: rows[0]!.createdAt, id: rows[0]!.id };
       for (const row of rows) {
         for (const name of flattenFields(dataOf(row)).keys()) {
           if (names.has(name)) continue;

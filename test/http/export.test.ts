@@ -223,6 +223,30 @@ describe('submissions export API', () => {
     }
   });
 
+  it('writes the CSV rows of the set its header came from: submissions arriving between its two walks are left out', async () => {
+    const live = await createForm(app, owner, { name: 'Live' });
+    const kept = await insertSubmission(app, live, { a: '1' }, t0);
+    const list = app.ctx.submissions.listSubmissions;
+    let calls = 0;
+    app.ctx.submissions.listSubmissions = async function (this: unknown, ...args: Parameters<typeof list>) {
+      const page = await list.apply(app.ctx.submissions, args);
+      if (++calls === 1) {
+        // one later, one in the same millisecond as the newest row (its id sorts after it)
+        await insertSubmission(app, live, { late: 'x' }, Date.now());
+        await insertSubmission(app, live, { late: 'y' }, t0);
+      }
+      return page;
+    };
+    try {
+      const [header, ...rows] = csvRecords((await exportOf('format=csv', owner.token, live.id)).text);
+      assert.deepEqual(header, ['id', 'createdAt', 'formId', 'a']);
+      assert.deepEqual(rows, [[kept, iso(t0), live.id, '1']]);
+    } finally {
+      app.ctx.submissions.listSubmissions = list;
+    }
+    assert.equal(JSON.parse((await exportOf('format=json', owner.token, live.id)).text).length, 3, 'the next export has them');
+  });
+
   it('fails before the first byte as a problem, and later by cutting the connection: never a file that looks complete', async () => {
     const busy = await createForm(app, owner, { name: 'Busy' });
     await insertMany(app, busy, 600, (i) => ({ n: String(i) }), t0);
