@@ -29,10 +29,12 @@ export function registerExportRoutes(app: FastifyInstance, ctx: AppContext): voi
     return sendExport(reply, exported, format as ExportFormat);
   }
 
-  app.get<ExportQuery & { Params: { formId: string } }>('/forms/:formId/export', { preHandler: requireAccount }, (request, reply) =>
+  // NOTE: Fastify's automatic HEAD would run the whole export and throw it away
+  const options = { preHandler: requireAccount, exposeHeadRoute: false };
+  app.get<ExportQuery & { Params: { formId: string } }>('/forms/:formId/export', options, (request, reply) =>
     exportOf(request, reply, { formId: request.params.formId }),
   );
-  app.get<ExportQuery & { Params: { workspaceId: string } }>('/w/:workspaceId/export', { preHandler: requireAccount }, (request, reply) =>
+  app.get<ExportQuery & { Params: { workspaceId: string } }>('/w/:workspaceId/export', options, (request, reply) =>
     exportOf(request, reply, { workspaceId: request.params.workspaceId }),
   );
 }

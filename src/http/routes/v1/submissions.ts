@@ -73,17 +73,21 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
 
   app.get(
     '/forms/:formId/submissions/export',
-    operation('submissions:read', {
-      operationId: 'exportFormSubmissions',
-      tags: ['Submissions'],
-      summary: 'Export a form’s submissions as CSV or JSON',
-      description:
-        'An addition to the spec: every accepted submission of the form (not a page), newest first, with the list’s `search` and an optional time range, ' +
-        'streamed as a CSV or JSON file.',
-      params: FormParams,
-      querystring: SubmissionExportQuery,
-      response: { 200: SubmissionExportResponse, ...problemResponses('upgrade_required') },
-    }),
+    {
+      // NOTE: Fastify's automatic HEAD would run the whole export and throw it away
+      exposeHeadRoute: false,
+      ...operation('submissions:read', {
+        operationId: 'exportFormSubmissions',
+        tags: ['Submissions'],
+        summary: 'Export a form’s submissions as CSV or JSON',
+        description:
+          'An addition to the spec: every accepted submission of the form (not a page), newest first, with the list’s `search` and an optional time range, ' +
+          'streamed as a CSV or JSON file.',
+        params: FormParams,
+        querystring: SubmissionExportQuery,
+        response: { 200: SubmissionExportResponse, ...problemResponses('upgrade_required') },
+      }),
+    },
     async (request, reply) => {
       const { format, search, from, to } = request.query;
       const filter = { search, from: from === undefined ? undefined : Date.parse(from), to: to === undefined ? undefined : Date.parse(to) };
