@@ -141,7 +141,7 @@ describe('submissions export API', () => {
     assert.equal((await exportOf(`format=json&${none}`)).text, '[]\n');
   });
 
-  it('refuses a missing or unknown format, a bad time, an empty range and unknown parameters: 400 validation_error', async () => {
+  it('refuses a missing or unknown format, a bad time, an empty range and unknown parameters: 400 validation_error; HEAD is 405', async () => {
     const problem = async (query: string) => {
       const answer = await exportOf(query);
       return { status: answer.status, headers: answer.headers, body: JSON.parse(answer.text) };
@@ -155,6 +155,10 @@ describe('submissions export API', () => {
     assertValidation(app, await problem(`format=csv&from=${iso(t0)}&to=${iso(t0)}`), 'to');
     assertValidation(app, await problem(`format=csv&search=${'x'.repeat(257)}`), 'search');
     assertValidation(app, await problem('format=csv&limit=5'), 'limit');
+    // HEAD would have to produce the whole file to say nothing of it
+    const head = await app.api('HEAD', `/forms/${form.id}/submissions/export?format=csv`, { token: owner.token });
+    assert.equal(head.status, 405);
+    assert.equal(head.headers.get('allow'), 'GET');
   });
 
   it('is in the OpenAPI document: its scope, its query, both file types and the problems', async () => {
