@@ -11,6 +11,7 @@ import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
 import { SessionService } from './services/sessions.js';
+import { ExportService } from './services/exports.js';
 import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
 import { TeamService } from './services/team.js';
@@ -43,6 +44,8 @@ export interface AppContext {
   invitations: InvitationService;
   forms: FormService;
   submissions: SubmissionService;
+  /** CSV and JSON exports of submissions, streamed. */
+  exports: ExportService;
   templates: TemplateService;
   /** The delivery log and its retries. */
   deliveries: DeliveryService;
@@ -71,6 +74,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users, config);
     const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
+    const submissions = new SubmissionService(database, workspaces, forms, config);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces);
     return {
@@ -87,7 +91,8 @@ export async function openContext(config: Config, options: { existing?: boolean 
       team,
       invitations: new InvitationService(database, users, team, config),
       forms,
-      submissions: new SubmissionService(database, workspaces, forms, config),
+      submissions,
+      exports: new ExportService(submissions, forms, workspaces),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
       deliveries: new DeliveryService(database),
       stats: new StatsService(database, workspaces, forms),

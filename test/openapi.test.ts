@@ -45,8 +45,20 @@ const SPEC: SpecOperation[] = [
   { method: 'delete', path: '/submissions/{submissionId}', scope: 'submissions:write', query: {}, success: 204, body: false },
 ];
 
-/** Every operation of the spec is built: the document must describe each of them. */
-const IMPLEMENTED = SPEC;
+/** Operations beyond the spec (docs/decisions.md, "Additions to the API"), held to the same conventions. */
+const ADDITIONS: SpecOperation[] = [
+  {
+    method: 'get',
+    path: '/forms/{formId}/submissions/export',
+    scope: 'submissions:read',
+    query: { format: true, search: false, from: false, to: false },
+    success: 200,
+    body: false,
+  },
+];
+
+/** Every operation of the spec is built, and the additions: the document must describe each of them. */
+const IMPLEMENTED = [...SPEC, ...ADDITIONS];
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const PROBLEM_STATUSES = ['400', '401', '403', '404', '429', '500'];
 
@@ -105,10 +117,10 @@ describe('OpenAPI document', () => {
     assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
   });
 
-  it('describes every operation built, and nothing that is not an API operation of the spec', () => {
+  it('describes every operation built, and nothing that is not an API operation of the spec or a documented addition', () => {
     const described = operationsOf(doc);
     for (const op of IMPLEMENTED) assert.ok(described.includes(`${op.method.toUpperCase()} ${op.path}`), `${op.method.toUpperCase()} ${op.path} is described`);
-    const known = SPEC.map((op) => `${op.method.toUpperCase()} ${op.path}`);
+    const known = IMPLEMENTED.map((op) => `${op.method.toUpperCase()} ${op.path}`);
     for (const op of described) assert.ok(known.includes(op), `${op} is an operation of the spec`);
     for (const path of Object.keys(doc.paths)) {
       assert.ok(!/healthz|docs|openapi|^\/public\//.test(path), `${path} is not an API operation`);
@@ -118,7 +130,7 @@ describe('OpenAPI document', () => {
 
   it('gives each operation a unique operationId and the bearer requirement naming its scope', () => {
     const ids = new Set<string>();
-    for (const op of SPEC) {
+    for (const op of IMPLEMENTED) {
       const operation = doc.paths[op.path]?.[op.method];
       if (!operation) continue;
       const label = `${op.method.toUpperCase()} ${op.path}`;
@@ -133,7 +145,7 @@ describe('OpenAPI document', () => {
   });
 
   it('describes each operation’s path and query parameters', () => {
-    for (const op of SPEC) {
+    for (const op of IMPLEMENTED) {
       const operation = doc.paths[op.path]?.[op.method];
       if (!operation) continue;
       const label = `${op.method.toUpperCase()} ${op.path}`;
@@ -171,7 +183,7 @@ describe('OpenAPI document', () => {
   });
 
   it('lists the success response and the problem responses 400, 401, 403, 404, 429, 500', () => {
-    for (const op of SPEC) {
+    for (const op of IMPLEMENTED) {
       const operation = doc.paths[op.path]?.[op.method];
       if (!operation) continue;
       const label = `${op.method.toUpperCase()} ${op.path}`;
@@ -202,6 +214,10 @@ describe('OpenAPI document', () => {
     for (const page of [ref('get', '/workspaces', '200'), ref('get', '/forms', '200')]) {
       assert.deepEqual([...page.required].sort(), ['data', 'hasMore', 'nextCursor']);
     }
+    const exported = doc.paths['/forms/{formId}/submissions/export'].get.responses['200'].content;
+    assert.deepEqual(Object.keys(exported).sort(), ['application/json', 'text/csv'], 'the export documents both of its types');
+    assert.deepEqual(exported['application/json'].schema.items, { $ref: '#/components/schemas/Submission' });
+    assert.equal(exported['text/csv'].schema.type, 'string');
   });
 
   it('matches the router: each described operation exists and asks for a token, other methods are 405', async () => {

@@ -14,6 +14,7 @@ import { registerAccountRoutes } from './routes/account.js';
 import { registerAdminRoutes } from './routes/admin.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerFormSetupRoutes } from './routes/form-setup.js';
+import { registerExportRoutes } from './routes/export.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerInboxRoutes } from './routes/inbox.js';
@@ -95,6 +96,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   registerSpamRoutes(app, ctx);
   registerDeliveryRoutes(app, ctx);
   registerTemplateRoutes(app, ctx, redis);
+  registerExportRoutes(app, ctx);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

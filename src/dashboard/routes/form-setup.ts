@@ -15,7 +15,6 @@ type ResultParams = { Params: { formId: string; submissionId: string } };
 /** A form's Setup tab: its address and snippets, and "Send a test submission" through the real submit surface. */
 export function registerFormSetupRoutes(app: FastifyInstance, ctx: AppContext, submit: SubmitSurface): void {
   async function setupPage(request: FastifyRequest<FormParams>, reply: FastifyReply, refused?: Extract<TestSent, { stored: false }>) {
-    const { user } = accountOf(request);
     const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
     const page = FormSetupPage({ frame, form, address: `${ctx.config.submitUrl}/${form.id}`, refused });
     return sendPage(reply, page, refused ? refused.status : 200);
