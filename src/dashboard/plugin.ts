@@ -12,6 +12,8 @@ import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerFormDeleteRoutes } from './routes/form-delete.js';
+import { registerFormSettingsRoutes } from './routes/form-settings.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerInvitationRoutes } from './routes/invitations.js';
@@ -78,6 +80,8 @@ export async function dashboard(app: FastifyInstance, { ctx, redis }: DashboardO
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);
   registerInvitationRoutes(app, ctx, session);
+  registerFormSettingsRoutes(app, ctx);
+  registerFormDeleteRoutes(app, ctx);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */
