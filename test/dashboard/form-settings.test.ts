@@ -347,7 +347,7 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
     assert.match(confirm.html, /3 submissions \(2 in the inbox, 1 spam, 0 held\)/);
     assert.match(confirm.html, /0 email templates/);
     assert.match(confirm.html, /1 stored secret key and its webhook signing secret/);
-    assert.match(confirm.html, /2 deliveries not sent yet/);
+    assert.match(confirm.html, /2 deliveries \(email, webhook, Slack\) waiting to go out: they are not sent/);
 
     const deleted = await owner.client.post(`/forms/${formId}/delete`, {});
     assert.equal(deleted.status, 303);

@@ -51,7 +51,10 @@ export function DeleteFormPage({ frame, form, counts }: { frame: Frame; form: Fo
           </li>
           <li>{count(counts.templates, 'email template')}</li>
           <li>{count(counts.secrets, 'stored secret key', 'stored secret keys')} and its webhook signing secret</li>
-          <li>{count(counts.pendingDeliveries, 'delivery', 'deliveries')} not sent yet: they are not sent</li>
+          <li>
+            {count(counts.pendingDeliveries, 'delivery', 'deliveries')} (email, webhook, Slack) waiting to go out:{' '}
+            {counts.pendingDeliveries === 1 ? 'it is' : 'they are'} not sent
+          </li>
         </ul>
         <p>Pages that still post to it get “not found”. Submissions already sent by email, webhook or Slack stay where they arrived.</p>
         <form method="post" action={`/forms/${form.id}/delete`} class="actions">

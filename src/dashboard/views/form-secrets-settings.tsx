@@ -94,7 +94,7 @@ export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame
           const error = errors?.[`secret-${provider}`];
           const blocked = inUse(form, provider);
           return (
-            <li key={provider} aria-labelledby={`secret-${provider}-name`}>
+            <li key={provider}>
               <h3 id={`secret-${provider}-name`}>{secretName(provider)}</h3>
               {updatedAt === undefined ? (
                 <SecretInput frame={frame} form={form} provider={provider} label={secretName(provider)} error={error} />

@@ -28,6 +28,8 @@ interface ListProps {
   /** "Address 2", "Origin 1". */
   itemLabel: string;
   addLabel: string;
+  /** The label of the input that holds the entry to add: "New address". */
+  newLabel: string;
   type: 'email' | 'url';
   hint: string;
   action: string;
@@ -41,7 +43,7 @@ interface ListProps {
  * saved until "Save settings"), so it works without script; the address's fragment brings the
  * keyboard back to the list.
  */
-function ListField({ list, legend, itemLabel, addLabel, type, hint, action, values, errors }: ListProps) {
+function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, action, values, errors }: ListProps) {
   const entries = values[list];
   const listError = errors?.[list];
   const hintId = `${list}-hint`;
@@ -86,7 +88,7 @@ function ListField({ list, legend, itemLabel, addLabel, type, hint, action, valu
         </ul>
       )}
       <label for={`field-add-${list}`} class="sub-label">
-        {addLabel}
+        {newLabel}
       </label>
       <div class="entry">
         <input
@@ -201,6 +203,7 @@ export function FormSettingsPage({ frame, form, values, secrets, errors, secretE
             legend="Notification addresses"
             itemLabel="Address"
             addLabel="Add address"
+            newLabel="New address"
             type="email"
             hint="Each accepted submission is emailed to every address here: up to 100, each at most 128 characters."
             action={action}
@@ -257,6 +260,7 @@ export function FormSettingsPage({ frame, form, values, secrets, errors, secretE
             legend="Allowed origins"
             itemLabel="Origin"
             addLabel="Add origin"
+            newLabel="New origin"
             type="url"
             hint={`The sites whose pages may post to this form, written like https://example.com (no path): up to ${ALLOWED_ORIGINS_MAX}. None: any page may post.`}
             action={action}
