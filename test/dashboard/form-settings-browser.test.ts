@@ -127,7 +127,7 @@ describe(`dashboard in Chromium: a form's settings (${TEST_DIALECT})`, { skip: n
     provider.expect('TURNSTILE', { secret: CAPTCHA_SECRET, token: CAPTCHA_TOKEN });
     await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
     await page.getByLabel('Cloudflare Turnstile secret key').fill(CAPTCHA_SECRET);
-    const turnstile = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Cloudflare Turnstile secret key' }) });
+    const turnstile = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Cloudflare Turnstile', exact: true }) });
     await Promise.all([page.waitForURL(/\/settings#secret-keys$/), turnstile.getByRole('button', { name: 'Save' }).click()]);
     assert.ok(await page.getByRole('status').filter({ hasText: 'Cloudflare Turnstile secret key saved' }).isVisible());
     assert.ok(await turnstile.getByText('Set', { exact: true }).isVisible());

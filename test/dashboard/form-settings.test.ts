@@ -7,6 +7,9 @@ import { TEST_DIALECT } from '../helpers/database.js';
 import { createToken } from '../helpers/fixtures.js';
 import { person, type Person } from '../helpers/members.js';
 import { JSON_ACCEPT, post as submit, postJson } from '../helpers/submit.js';
+import { eventually } from '../helpers/eventually.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { Webhook } from 'standardwebhooks';
 
 /** The text of the element with that id (a field's message), entities decoded. */
 function textOf(html: string, id: string): string | undefined {
@@ -424,5 +427,39 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
     assert.equal((await member.client.post(`/forms/${formId}/settings`, fieldsOf({ ...BLANK, name: 'Renamed by a member' }))).status, 303);
     assert.equal((await resource(formId)).name, 'Renamed by a member');
     assert.equal((await member.client.post(`/forms/${formId}/delete`, {})).status, 303);
+  });
+});
+
+describe(`dashboard: a rotated webhook secret signs the next webhook (${TEST_DIALECT})`, () => {
+  let app: TestApp;
+  let receiver: WebhookReceiver;
+  let owner: Person;
+
+  before(async () => {
+    receiver = await startWebhookReceiver();
+    // the receiver is on loopback; deliveries run in this process
+    app = await startApp({ allowPrivateWebhooks: 'true' }, { delivery: true });
+    owner = await person(app, 'owner');
+  });
+  after(async () => {
+    await app?.close();
+    await receiver?.close();
+  });
+
+  it('a webhook sent after the rotation verifies with the new secret and not with the old', async () => {
+    const formId = (await app.ctx.forms.createForm(owner.userId, owner.workspaceId, { name: 'Hooks', webhookUrl: receiver.url })).id;
+    await owner.client.get(`/forms/${formId}/settings`);
+    const old = textOf((await owner.client.post(`/forms/${formId}/settings/webhook-secret`, {})).html, 'webhook-secret-value')!;
+    const fresh = textOf((await owner.client.post(`/forms/${formId}/settings/webhook-secret/rotate`, {})).html, 'webhook-secret-value')!;
+    assert.notEqual(fresh, old);
+    assert.equal((await postJson(app, formId, { message: 'after the rotation' })).status, 200);
+    const request = await eventually(async () => receiver.requests[0], 'the webhook arrives');
+    const headers = {
+      'webhook-id': String(request.headers['webhook-id']),
+      'webhook-timestamp': String(request.headers['webhook-timestamp']),
+      'webhook-signature': String(request.headers['webhook-signature']),
+    };
+    assert.deepEqual(new Webhook(fresh).verify(request.rawBody, headers), { message: 'after the rotation' });
+    assert.throws(() => new Webhook(old).verify(request.rawBody, headers), /signature/i);
   });
 });

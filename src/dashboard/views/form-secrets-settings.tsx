@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { SpamProtection } from '../../db/schema/form.js';
 import { SECRET_MAX_LENGTH, type SecretState, type StoredSecretProvider } from '../../services/forms.js';
 import type { FieldErrors } from '../field-errors.js';
@@ -22,6 +23,18 @@ export function secretName(provider: StoredSecretProvider): string {
   return provider === 'SLACK' ? 'Slack token' : `${PROVIDER_NAMES[provider]} secret key`;
 }
 
+/** "Secret key" or "Bot token" as seen; the provider's name too for a screen reader, which reads the label alone. */
+function SecretLabel({ provider, replacing }: { provider: StoredSecretProvider; replacing?: boolean }) {
+  const kind = provider === 'SLACK' ? 'token' : 'secret key';
+  return (
+    <>
+      {replacing ? 'New ' : ''}
+      <span class="visually-hidden">{PROVIDER_NAMES[provider]} </span>
+      {replacing ? kind : provider === 'SLACK' ? 'Bot token' : 'Secret key'}
+    </>
+  );
+}
+
 /** Where a secret's forms post. */
 export function secretPath(formId: string, provider: StoredSecretProvider): string {
   return `/forms/${formId}/settings/secrets/${provider}`;
@@ -38,7 +51,7 @@ function SecretInput({
   frame: Frame;
   form: FormWithPlan;
   provider: StoredSecretProvider;
-  label: string;
+  label: ComponentChildren;
   error?: string;
 }) {
   const id = `secret-${provider}`;
@@ -95,21 +108,21 @@ export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame
           const blocked = inUse(form, provider);
           return (
             <li key={provider}>
-              <h3 id={`secret-${provider}-name`}>{secretName(provider)}</h3>
+              <h3>{PROVIDER_NAMES[provider]}</h3>
               {updatedAt === undefined ? (
-                <SecretInput frame={frame} form={form} provider={provider} label={secretName(provider)} error={error} />
+                <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} />} error={error} />
               ) : (
                 <>
                   <p class="secret-state">
                     <span class="badge">Set</span> <Time ms={updatedAt} />
-                    {blocked && <span class="muted"> · {blocked}</span>}
                   </p>
+                  {blocked && <p class="muted">{blocked}</p>}
                   <div class="actions">
                     <details class="replace" open={error !== undefined}>
                       <summary>
                         Replace<span class="visually-hidden"> the {secretName(provider)}</span>
                       </summary>
-                      <SecretInput frame={frame} form={form} provider={provider} label={`New ${secretName(provider)}`} error={error} />
+                      <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} replacing />} error={error} />
                     </details>
                     {!blocked && (
                       <form method="post" action={`${secretPath(form.id, provider)}/remove`} class="inline-form">
