@@ -175,6 +175,11 @@ export function FormSettingsPage({ frame, form, values, secrets, errors, secretE
           Save settings
         </button>
         <FormError errors={errors} />
+        {errors && !errors.form && (
+          <div class="alert" role="alert">
+            Nothing was saved: correct the settings marked below.
+          </div>
+        )}
         {unsaved && (
           <p class="notice" role="status">
             The list changed; press <strong>Save settings</strong> to keep it.
