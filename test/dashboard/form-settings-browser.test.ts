@@ -76,6 +76,8 @@ describe(`dashboard in Chromium: a form's settings (${TEST_DIALECT})`, { skip: n
     await page.getByLabel('Webhook URL').fill('http://localhost:8080/hook');
     await page.getByLabel('Spam protection (captcha)').selectOption('TURNSTILE');
     await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
+    await page.getByText('Must be an e-mail address.').waitFor();
+    assert.ok(await page.getByRole('alert').filter({ hasText: 'Nothing was saved: correct the settings marked below.' }).isVisible());
     const address = page.getByLabel('Address 1');
     assert.equal(await address.getAttribute('aria-invalid'), 'true');
     assert.equal(await address.inputValue(), 'not-an-address');
@@ -85,8 +87,8 @@ describe(`dashboard in Chromium: a form's settings (${TEST_DIALECT})`, { skip: n
     // the schema passes, the service's rules refuse: as the API, both messages at once
     await address.fill('grace@example.com');
     await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
+    await page.getByText(/^No TURNSTILE secret key is stored for this form; store it first on the form's Settings page/).waitFor();
     assert.equal(await page.getByLabel('Address 1').getAttribute('aria-invalid'), null);
-    assert.ok(await page.getByText(/^No TURNSTILE secret key is stored for this form; store it first on the form's Settings page/).isVisible());
     assert.equal(await page.getByLabel('Webhook URL').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Spam protection (captcha)').getAttribute('aria-invalid'), 'true');
     assert.deepEqual(await resource(formId), saved);
@@ -110,9 +112,10 @@ describe(`dashboard in Chromium: a form's settings (${TEST_DIALECT})`, { skip: n
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'field-notificationEmails-0');
     await page.keyboard.press('Tab');
-    await Promise.all([page.waitForURL(/\/settings#notificationEmails$/), page.keyboard.press('Space')]);
+    // already at that address: wait for the page that answers the post instead
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.keyboard.press('Space')]);
+    await page.getByLabel('Address 2').waitFor({ state: 'detached' });
     assert.equal(await page.getByLabel('Address 1').inputValue(), 'grace@example.com');
-    assert.equal(await page.getByLabel('Address 2').count(), 0);
     await checkPage(page, 'form-settings-list-edited');
     // Enter in a text field saves (never a Remove button's action)
     await page.getByLabel('Technology').focus();
