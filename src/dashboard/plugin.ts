@@ -15,6 +15,8 @@ import { registerAdminRoutes } from './routes/admin.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerFormSetupRoutes } from './routes/form-setup.js';
 import { registerExportRoutes } from './routes/export.js';
+import { registerFormDeleteRoutes } from './routes/form-delete.js';
+import { registerFormSettingsRoutes } from './routes/form-settings.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerInboxRoutes } from './routes/inbox.js';
@@ -97,6 +99,8 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   registerDeliveryRoutes(app, ctx);
   registerTemplateRoutes(app, ctx, redis);
   registerExportRoutes(app, ctx);
+  registerFormSettingsRoutes(app, ctx);
+  registerFormDeleteRoutes(app, ctx);
 }
 
 /** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */

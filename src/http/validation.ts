@@ -8,9 +8,8 @@ import { validationError } from '../errors.js';
  * while query strings and paths coerce their text into the declared types.
  */
 export function installValidators(app: FastifyInstance): void {
-  const common = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
-  const strict = addFormats.default(new Ajv.default({ ...common, coerceTypes: false }));
-  const coercing = addFormats.default(new Ajv.default({ ...common, coerceTypes: 'array' }));
+  const strict = bodyAjv();
+  const coercing = addFormats.default(new Ajv.default({ ...COMMON, coerceTypes: 'array' }));
   // Compiled at each route's first request rather than before listening, for a quicker start.
   app.setValidatorCompiler(({ schema, httpPart }) => validatorOnFirstUse(() => (httpPart === 'body' ? strict : coercing).compile(schema)));
   app.addHook('preValidation', async (request) => {
@@ -30,6 +29,13 @@ export function installValidators(app: FastifyInstance): void {
       );
     }
   });
+}
+
+const COMMON = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
+
+/** The API's validator of bodies: the dashboard checks its forms with it too, so both say the same. */
+export function bodyAjv(): Ajv.default {
+  return addFormats.default(new Ajv.default({ ...COMMON, coerceTypes: false }));
 }
 
 /** A validator that compiles its schema when first called; Fastify reads `errors` after each call. */

@@ -29,6 +29,27 @@ export interface FormSettings {
 }
 
 export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK'];
+/** The secrets people store (captcha secret keys, the Slack token); the webhook's is made by Formgate. */
+export type StoredSecretProvider = Exclude<SecretProvider, 'WEBHOOK'>;
+/** How long a stored secret may be, trimmed: real ones are 30 to 80 characters. */
+export const SECRET_MAX_LENGTH = 1024;
+
+/** That a secret is stored, and since when: never its value. */
+export interface SecretState {
+  provider: StoredSecretProvider;
+  updatedAt: number;
+}
+
+/** What deleting a form takes with it. */
+export interface FormDeletionCounts {
+  accepted: number;
+  spam: number;
+  held: number;
+  templates: number;
+  /** Stored captcha keys and Slack token (the webhook signing secret is not counted). */
+  secrets: number;
+  pendingDeliveries: number;
+}
 
 type FormWithPlan = FormRow & { plan: Plan };
 
@@ -226,6 +247,97 @@ export class FormService {
       .execute();
   }
 
+  /** Which of the form's secrets are stored and when each was last set, for a member: never the values. */
+  async listSecrets(userId: string, formId: string): Promise<SecretState[]> {
+    await this.formForMember(userId, formId);
+    const rows = await this.database.db
+      .selectFrom('formSecrets')
+      .select(['provider', 'updatedAt'])
+      .where('formId', '=', formId)
+      .where('provider', '!=', 'WEBHOOK')
+      .execute();
+    return rows.map((r) => ({ provider: r.provider as StoredSecretProvider, updatedAt: Number(r.updatedAt) }));
+  }
+
+  /** Stores (or replaces) a captcha secret key or the Slack token, for a member; trimmed, 1 to 1024 characters without spaces. */
+  async putSecret(userId: string, formId: string, provider: StoredSecretProvider, secret: string): Promise<void> {
+    await this.formForMember(userId, formId);
+    const problem = secretProblem(provider, secret);
+    if (problem) throw validationError([`secret: ${problem}`], 'The secret was rejected.');
+    await this.setSecret(formId, provider, secret.trim());
+  }
+
+  /** Removes a stored secret, for a member; not the one the form uses (its captcha provider, or the Slack token while a channel is set). */
+  async removeSecret(userId: string, formId: string, provider: StoredSecretProvider): Promise<void> {
+    const form = await this.formForMember(userId, formId);
+    if (!SECRET_PROVIDERS.includes(provider)) throw new ProblemError('not_found', `There is no ${provider} secret.`);
+    if (form.spamProtection === provider) {
+      throw new ProblemError(
+        'conflict',
+        `The form requires ${provider} on every submission; choose another spam protection (or None) before removing its secret key.`,
+      );
+    }
+    if (provider === 'SLACK' && form.slackChannel) {
+      throw new ProblemError('conflict', 'The form posts to a Slack channel with this token; clear the Slack channel before removing it.');
+    }
+    await this.database.db.deleteFrom('formSecrets').where('formId', '=', formId).where('provider', '=', provider).execute();
+  }
+
+  /** The webhook signing secret, for a member (made on first use). */
+  async webhookSecretForMember(userId: string, formId: string): Promise<string> {
+    await this.formForMember(userId, formId);
+    return this.webhookSecret(formId);
+  }
+
+  /** A new webhook signing secret replaces the old one, for a member; every webhook sent from now on is signed with it. */
+  async rotateWebhookSecret(userId: string, formId: string): Promise<string> {
+    await this.formForMember(userId, formId);
+    const secret = newWebhookSecret();
+    await this.setSecret(formId, 'WEBHOOK', secret);
+    return secret;
+  }
+
+  /** What deleting the form takes with it, for a member: its submissions by state, templates, secrets and deliveries not yet sent. */
+  async deletionCounts(userId: string, formId: string): Promise<FormDeletionCounts> {
+    await this.formForMember(userId, formId);
+    const db = this.database.db;
+    const [states, templates, secrets, pending] = await Promise.all([
+      db
+        .selectFrom('submissions')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
+        .where('formId', '=', formId)
+        .groupBy('status')
+        .execute(),
+      db
+        .selectFrom('templates')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('formId', '=', formId)
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom('formSecrets')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('formId', '=', formId)
+        .where('provider', '!=', 'WEBHOOK')
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom('jobs')
+        .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('submissions.formId', '=', formId)
+        .where('jobs.status', '=', 'pending')
+        .executeTakeFirstOrThrow(),
+    ]);
+    const byState = Object.fromEntries(states.map((s) => [s.status, Number(s.count)]));
+    return {
+      accepted: byState.accepted ?? 0,
+      spam: byState.spam ?? 0,
+      held: byState.held ?? 0,
+      templates: Number(templates.count),
+      secrets: Number(secrets.count),
+      pendingDeliveries: Number(pending.count),
+    };
+  }
+
   /** What the submit pipeline needs of a form, with its workspace's plan and the captcha secret in use; null when there is no such form. */
   async getIntakeForm(formId: string): Promise<IntakeForm | null> {
     return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
@@ -291,7 +403,7 @@ export class FormService {
     }
     if (settings.spamProtection && !providers.has(settings.spamProtection)) {
       problems.push(
-        `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it in the dashboard (formgate forms set-secret) first`,
+        `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it first on the form's Settings page in the dashboard (Secret keys), or with formgate forms set-secret`,
       );
     }
     if (problems.length) throw validationError(problems, 'A form setting was rejected.');
@@ -303,6 +415,15 @@ export function formNameProblem(name: string): string | null {
   const length = [...name].length;
   if (length < 1 || length > 128) return 'name: must be 1 to 128 characters';
   if (name.includes('\u0000')) return 'name: must not contain the character U+0000';
+  return null;
+}
+
+/** Why a secret cannot be stored, or null: the shape every provider's keys and Slack's tokens have. */
+export function secretProblem(provider: string, secret: string): string | null {
+  if (!SECRET_PROVIDERS.includes(provider as SecretProvider)) return `must be one of ${SECRET_PROVIDERS.join(', ')}`;
+  const trimmed = secret.trim();
+  if (trimmed.length === 0 || trimmed.length > SECRET_MAX_LENGTH) return `must be 1 to ${SECRET_MAX_LENGTH} characters`;
+  if (/[\s\p{Cc}]/u.test(trimmed)) return 'must not contain spaces, line breaks or control characters';
   return null;
 }
 

@@ -45,9 +45,14 @@ export class DashboardClient {
     return this.send('GET', path, undefined, headers);
   }
 
-  /** Posts a form as a page of this site would (its Origin and its CSRF token unless given). */
-  async post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<PageAnswer> {
-    const body = new URLSearchParams({ _csrf: this.csrf, ...fields }).toString();
+  /**
+   * Posts a form as a page of this site would (its Origin and its CSRF token unless given). Fields
+   * as `[name, value]` pairs can repeat a name, as a list of inputs does.
+   */
+  async post(path: string, fields: Record<string, string> | [string, string][], headers: Record<string, string> = {}): Promise<PageAnswer> {
+    const pairs = Array.isArray(fields) ? fields : Object.entries(fields);
+    const withToken: [string, string][] = pairs.some(([name]) => name === '_csrf') ? pairs : [['_csrf', this.csrf], ...pairs];
+    const body = new URLSearchParams(withToken).toString();
     return this.send('POST', path, body, { origin: this.app.publicUrl, 'content-type': 'application/x-www-form-urlencoded', ...headers });
   }
 

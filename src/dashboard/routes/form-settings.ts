@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ProblemError } from '../../errors.js';
+import { SECRET_PROVIDERS, type StoredSecretProvider } from '../../services/forms.js';
+import { type FieldErrors, fieldErrors } from '../field-errors.js';
+import { setFlash } from '../flash.js';
+import { formFrame } from '../form-frame.js';
+import { editList, readSettings, type SettingsValues, settingsPatch, valuesOf, withAdded } from '../form-settings-input.js';
+import { seeOther, sendPage } from '../render.js';
+import { accountOf, requireAccount } from '../session.js';
+import { RotateWebhookSecretPage } from '../views/form-confirm-pages.js';
+import { formPath } from '../views/form-layout.js';
+import { secretName } from '../views/form-secrets-settings.js';
+import { FormSettingsPage } from '../views/form-settings-page.js';
+
+type FormParams = { Params: { formId: string } };
+type SecretParams = { Params: { formId: string; provider: string } };
+type Body = Record<string, unknown> | undefined;
+
+interface PageState {
+  values?: SettingsValues;
+  errors?: FieldErrors;
+  secretErrors?: FieldErrors;
+  webhookSecret?: string;
+  unsaved?: boolean;
+}
+
+/** The provider named in the address, or `not_found` (the 404 page) for anything else, the webhook's included. */
+function storedProvider(provider: string): StoredSecretProvider {
+  if (!SECRET_PROVIDERS.includes(provider as StoredSecretProvider)) throw new ProblemError('not_found', `There is no ${provider} secret.`);
+  return provider as StoredSecretProvider;
+}
+
+/**
+ * A form's settings: every field of the API's Form resource (checked by the API's own schema and
+ * rules), the write-only secrets, the webhook signing secret (reveal, rotate). Any member may do all
+ * of it, on every plan: the API lets any member's token change a form too.
+ */
+export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
+  async function settingsPage(request: FastifyRequest<FormParams>, reply: FastifyReply, state: PageState = {}, status = 200) {
+    const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
+    const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
+    return sendPage(reply, FormSettingsPage({ frame, form, secrets, ...state, values: state.values ?? valuesOf(form) }), status);
+  }
+
+  app.get<FormParams>('/forms/:formId/settings', { preHandler: requireAccount }, (request, reply) => settingsPage(request, reply));
+
+  app.post<FormParams & { Body: Body }>('/forms/:formId/settings', { preHandler: requireAccount }, async (request, reply) => {
+    const { user } = accountOf(request);
+    // membership first: an outsider gets the 404 page whatever was sent
+    await ctx.forms.formForMember(user.id, request.params.formId);
+    const { values, action } = readSettings(request.body);
+    if (action.kind !== 'save') return settingsPage(request, reply, { values: editList(values, action), unsaved: true });
+    const saving = withAdded(values);
+    try {
+      await ctx.forms.updateForm(user.id, request.params.formId, settingsPatch(saving));
+    } catch (error) {
+      if (error instanceof ProblemError && error.code === 'not_found') throw error;
+      return settingsPage(request, reply, { values: saving, errors: fieldErrors(error) }, 400);
+    }
+    setFlash(reply, 'Settings saved');
+    return seeOther(reply, formPath(request.params.formId, 'settings'));
+  });
+
+  app.post<SecretParams & { Body: Body }>('/forms/:formId/settings/secrets/:provider', { preHandler: requireAccount }, async (request, reply) => {
+    const provider = storedProvider(request.params.provider);
+    const secret = typeof request.body?.secret === 'string' ? request.body.secret : '';
+    try {
+      await ctx.forms.putSecret(accountOf(request).user.id, request.params.formId, provider, secret);
+    } catch (error) {
+      if (error instanceof ProblemError && error.code === 'not_found') throw error;
+      const message = Object.values(fieldErrors(error))[0];
+      return settingsPage(request, reply, { secretErrors: { [`secret-${provider}`]: message ?? 'The secret was rejected.' } }, 400);
+    }
+    setFlash(reply, `${secretName(provider)} saved`);
+    return seeOther(reply, `${formPath(request.params.formId, 'settings')}#secret-keys`);
+  });
+
+  app.post<SecretParams>('/forms/:formId/settings/secrets/:provider/remove', { preHandler: requireAccount }, async (request, reply) => {
+    const provider = storedProvider(request.params.provider);
+    try {
+      await ctx.forms.removeSecret(accountOf(request).user.id, request.params.formId, provider);
+    } catch (error) {
+      if (!(error instanceof ProblemError) || error.code !== 'conflict') throw error;
+      return settingsPage(request, reply, { secretErrors: { [`secret-${provider}`]: error.detail } }, 409);
+    }
+    setFlash(reply, `${secretName(provider)} removed`);
+    return seeOther(reply, `${formPath(request.params.formId, 'settings')}#secret-keys`);
+  });
+
+  // NOTE: the secret is answered in this response (200, no-store), never through a GET or a redirect:
+  // an address or a redirect would leave it in the history, a log or a Referer.
+  app.post<FormParams>('/forms/:formId/settings/webhook-secret', { preHandler: requireAccount }, async (request, reply) => {
+    const webhookSecret = await ctx.forms.webhookSecretForMember(accountOf(request).user.id, request.params.formId);
+    return settingsPage(request, reply, { webhookSecret });
+  });
+
+  app.get<FormParams>('/forms/:formId/settings/webhook-secret/rotate', { preHandler: requireAccount }, async (request, reply) => {
+    const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
+    return sendPage(reply, RotateWebhookSecretPage({ frame, form }));
+  });
+
+  app.post<FormParams>('/forms/:formId/settings/webhook-secret/rotate', { preHandler: requireAccount }, async (request, reply) => {
+    const webhookSecret = await ctx.forms.rotateWebhookSecret(accountOf(request).user.id, request.params.formId);
+    const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
+    const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
+    const page = FormSettingsPage({
+      frame: { ...frame, flash: 'Webhook signing secret rotated: give the new one to your receiver' },
+      form,
+      secrets,
+      values: valuesOf(form),
+      webhookSecret,
+    });
+    return sendPage(reply, page);
+  });
+}

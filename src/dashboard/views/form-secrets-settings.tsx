@@ -1,0 +1,191 @@
+import type { ComponentChildren } from 'preact';
+import type { SpamProtection } from '../../db/schema/form.js';
+import { SECRET_MAX_LENGTH, type SecretState, type StoredSecretProvider } from '../../services/forms.js';
+import type { FieldErrors } from '../field-errors.js';
+import type { FormWithPlan } from '../form-frame.js';
+import { CsrfInput, Panel, Time } from './components.js';
+import type { Frame } from './layout.js';
+
+export const CAPTCHA_PROVIDERS: readonly SpamProtection[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'];
+/** Every secret a person stores, in the order the page lists them. */
+export const STORED_SECRETS: readonly StoredSecretProvider[] = [...CAPTCHA_PROVIDERS, 'SLACK'];
+
+export const PROVIDER_NAMES: Record<StoredSecretProvider, string> = {
+  BOTPOISON: 'Botpoison',
+  GOOGLE_RECAPTCHA_V2: 'Google reCAPTCHA v2',
+  HCAPTCHA: 'hCaptcha',
+  TURNSTILE: 'Cloudflare Turnstile',
+  SLACK: 'Slack',
+};
+
+/** "Turnstile secret key", "Slack token". */
+export function secretName(provider: StoredSecretProvider): string {
+  return provider === 'SLACK' ? 'Slack token' : `${PROVIDER_NAMES[provider]} secret key`;
+}
+
+/** "Secret key" or "Bot token" as seen; the provider's name too for a screen reader, which reads the label alone. */
+function SecretLabel({ provider, replacing }: { provider: StoredSecretProvider; replacing?: boolean }) {
+  const kind = provider === 'SLACK' ? 'token' : 'secret key';
+  return (
+    <>
+      {replacing ? 'New ' : ''}
+      <span class="visually-hidden">{PROVIDER_NAMES[provider]} </span>
+      {replacing ? kind : provider === 'SLACK' ? 'Bot token' : 'Secret key'}
+    </>
+  );
+}
+
+/** Where a secret's forms post. */
+export function secretPath(formId: string, provider: StoredSecretProvider): string {
+  return `/forms/${formId}/settings/secrets/${provider}`;
+}
+
+/** The password input and Save button that store (or replace) a secret. */
+function SecretInput({
+  frame,
+  form,
+  provider,
+  label,
+  error,
+}: {
+  frame: Frame;
+  form: FormWithPlan;
+  provider: StoredSecretProvider;
+  label: ComponentChildren;
+  error?: string;
+}) {
+  const id = `secret-${provider}`;
+  return (
+    <form method="post" action={secretPath(form.id, provider)} noValidate class="secret-form">
+      <CsrfInput token={frame.csrf} />
+      <label for={id} class="sub-label">
+        {label}
+      </label>
+      <div class="entry">
+        <input
+          id={id}
+          name="secret"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          maxLength={SECRET_MAX_LENGTH}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={error ? `${id}-error` : undefined}
+        />
+        <button type="submit">Save</button>
+      </div>
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** Why a stored secret cannot be removed now, or null. */
+function inUse(form: FormWithPlan, provider: StoredSecretProvider): string | null {
+  if (provider === 'SLACK') return form.slackChannel ? 'In use: the form posts to a Slack channel. Clear the channel to remove it.' : null;
+  return form.spamProtection === provider ? 'In use: the form’s spam protection. Choose another (or None) to remove it.' : null;
+}
+
+/**
+ * The secrets the API never shows, write-only: stored, then only said to be set (and since when),
+ * with Replace and, unless the form uses it, Remove. The value never comes back into a page.
+ */
+export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame; form: FormWithPlan; secrets: SecretState[]; errors?: FieldErrors }) {
+  const stored = new Map(secrets.map((s) => [s.provider, s.updatedAt]));
+  return (
+    <Panel title="Secret keys" id="secret-keys">
+      <p class="hint">
+        A captcha provider’s secret key (from its console; the site key goes in your page’s HTML) and the Slack bot token (<code>xoxb-…</code>). Stored for this
+        form only and never shown again, here or in the API.
+      </p>
+      <ul class="secret-list">
+        {STORED_SECRETS.map((provider) => {
+          const updatedAt = stored.get(provider);
+          const error = errors?.[`secret-${provider}`];
+          const blocked = inUse(form, provider);
+          return (
+            <li key={provider}>
+              <h3>{PROVIDER_NAMES[provider]}</h3>
+              {updatedAt === undefined ? (
+                <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} />} error={error} />
+              ) : (
+                <>
+                  <p class="secret-state">
+                    <span class="badge">Set</span> <Time ms={updatedAt} />
+                  </p>
+                  {blocked && <p class="muted">{blocked}</p>}
+                  <div class="actions">
+                    <details class="replace" open={error !== undefined}>
+                      <summary>
+                        Replace<span class="visually-hidden"> the {secretName(provider)}</span>
+                      </summary>
+                      <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} replacing />} error={error} />
+                    </details>
+                    {!blocked && (
+                      <form method="post" action={`${secretPath(form.id, provider)}/remove`} class="inline-form">
+                        <CsrfInput token={frame.csrf} />
+                        <button type="submit" class="secondary">
+                          Remove<span class="visually-hidden"> the {secretName(provider)}</span>
+                        </button>
+                      </form>
+                    )}
+                  </div>
+                </>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </Panel>
+  );
+}
+
+/** The webhook signing secret: revealed by a POST (never in an address or a redirect), rotated after a confirmation. */
+export function WebhookSecretPanel({ frame, form, secret }: { frame: Frame; form: FormWithPlan; secret?: string }) {
+  return (
+    <Panel title="Webhook signing secret" id="webhook-secret">
+      <p>
+        Every webhook carries a <code>webhook-signature</code> made with this secret (Standard Webhooks), so your receiver can check that it came from Formgate
+        and was not changed.
+        {!form.webhookUrl && ' This form has no webhook URL yet: the secret matters once it has one.'}
+      </p>
+      {secret ? (
+        <>
+          <p class="notice">Keep it on your server, like a password. Anyone who holds it can sign requests your receiver would accept.</p>
+          <div class="secret">
+            <code id="webhook-secret-value">{secret}</code>
+            <button type="button" class="secondary" data-copy="webhook-secret-value" hidden>
+              Copy
+            </button>
+          </div>
+          <p id="webhook-secret-value-status" class="muted" aria-live="polite" />
+        </>
+      ) : (
+        <form method="post" action={`/forms/${form.id}/settings/webhook-secret#webhook-secret`} class="inline-form">
+          <CsrfInput token={frame.csrf} />
+          <button type="submit" class="secondary">
+            Reveal signing secret
+          </button>
+        </form>
+      )}{' '}
+      <a class="button secondary" href={`/forms/${form.id}/settings/webhook-secret/rotate`}>
+        Rotate…
+      </a>
+    </Panel>
+  );
+}
+
+/** The way to delete the form: a confirmation page first. */
+export function DeletePanel({ form }: { form: FormWithPlan }) {
+  return (
+    <Panel title="Delete this form" id="delete">
+      <p>Deletes the form with all its submissions, templates and secrets. Pages that still post to it get “not found”.</p>
+      <a class="button danger" href={`/forms/${form.id}/delete`}>
+        Delete form…
+      </a>
+    </Panel>
+  );
+}

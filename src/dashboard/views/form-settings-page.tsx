@@ -1,0 +1,290 @@
+import { ALLOWED_ORIGINS_MAX } from '../../schemas/form.js';
+import type { SecretState } from '../../services/forms.js';
+import type { FieldErrors } from '../field-errors.js';
+import type { FormWithPlan } from '../form-frame.js';
+import type { SettingsList, SettingsValues } from '../form-settings-input.js';
+import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
+import { formPath, FormLayout } from './form-layout.js';
+import type { Frame } from './layout.js';
+
+export interface FormSettingsPageProps {
+  frame: Frame;
+  form: FormWithPlan;
+  values: SettingsValues;
+  secrets: SecretState[];
+  errors?: FieldErrors;
+  /** Messages of the secret keys' forms, keyed `secret-<PROVIDER>`. */
+  secretErrors?: FieldErrors;
+  /** Shown once, after "Reveal" or "Rotate". */
+  webhookSecret?: string;
+  /** The lists were edited but not saved yet. */
+  unsaved?: boolean;
+}
+
+interface ListProps {
+  list: SettingsList;
+  legend: string;
+  /** "Address 2", "Origin 1". */
+  itemLabel: string;
+  addLabel: string;
+  /** The label of the input that holds the entry to add: "New address". */
+  newLabel: string;
+  type: 'email' | 'url';
+  hint: string;
+  action: string;
+  values: SettingsValues;
+  errors?: FieldErrors;
+}
+
+/**
+ * A list as one input per entry, each with its Remove button, and an input to add one. The buttons
+ * post the whole form with an action name and the page comes back with the list changed (nothing is
+ * saved until "Save settings"), so it works without script; the address's fragment brings the
+ * keyboard back to the list.
+ */
+function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, action, values, errors }: ListProps) {
+  const entries = values[list];
+  const listError = errors?.[list];
+  const hintId = `${list}-hint`;
+  return (
+    <fieldset id={list} aria-describedby={listError ? `${hintId} ${list}-error` : hintId}>
+      <legend>{legend}</legend>
+      <p class="hint" id={hintId}>
+        {hint}
+      </p>
+      {entries.length > 0 && (
+        <ul class="entry-list">
+          {entries.map((entry, i) => {
+            const id = `field-${list}-${i}`;
+            const error = errors?.[`${list}[${i}]`];
+            return (
+              <li key={`${i}-${entry}`}>
+                <label for={id} class="sub-label">
+                  {`${itemLabel} ${i + 1}`}
+                </label>
+                <div class="entry">
+                  <input
+                    id={id}
+                    name={list}
+                    {...({ type } as unknown as { type: 'text' })}
+                    value={entry}
+                    autocomplete="off"
+                    aria-invalid={error ? 'true' : undefined}
+                    aria-describedby={error ? `${id}-error` : undefined}
+                  />
+                  <button type="submit" class="secondary" name="action" value={`remove:${list}:${i}`} formAction={`${action}#${list}`}>
+                    Remove<span class="visually-hidden">{` ${itemLabel.toLowerCase()} ${i + 1}: ${entry}`}</span>
+                  </button>
+                </div>
+                {error && (
+                  <p class="error" id={`${id}-error`}>
+                    {error}
+                  </p>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <label for={`field-add-${list}`} class="sub-label">
+        {newLabel}
+      </label>
+      <div class="entry">
+        <input
+          id={`field-add-${list}`}
+          name={list === 'notificationEmails' ? 'addNotificationEmails' : 'addAllowedOrigins'}
+          {...({ type } as unknown as { type: 'text' })}
+          value={values.adding[list]}
+          autocomplete="off"
+        />
+        <button type="submit" class="secondary" name="action" value={`add:${list}`} formAction={`${action}#${list}`}>
+          {addLabel}
+        </button>
+      </div>
+      {listError && (
+        <p class="error" id={`${list}-error`}>
+          {listError}
+        </p>
+      )}
+    </fieldset>
+  );
+}
+
+function TextArea({ label, name, value, hint, errors }: { label: string; name: string; value: string; hint: string; errors?: FieldErrors }) {
+  const id = `field-${name}`;
+  const error = errors?.[name];
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <p class="hint" id={`${id}-hint`}>
+        {hint}
+      </p>
+      <textarea id={id} name={name} rows={4} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}>
+        {value}
+      </textarea>
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** The captcha choice: each provider says whether its secret key is stored, since only then can it be chosen. */
+function SpamProtectionSelect({ value, secrets, errors }: { value: string; secrets: SecretState[]; errors?: FieldErrors }) {
+  const stored = new Set(secrets.map((s) => s.provider));
+  const error = errors?.spamProtection;
+  const id = 'field-spamProtection';
+  return (
+    <div class="field">
+      <label for={id}>Spam protection (captcha)</label>
+      <p class="hint" id={`${id}-hint`}>
+        Every submission must then carry the provider’s answer. A provider can be chosen once its secret key is stored under Secret keys below.
+      </p>
+      <select id={id} name="spamProtection" aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}>
+        <option value="" selected={value === ''}>
+          None
+        </option>
+        {CAPTCHA_PROVIDERS.map((p) => (
+          <option key={p} value={p} selected={value === p}>
+            {`${PROVIDER_NAMES[p]} (${stored.has(p) ? 'secret key stored' : 'no secret key yet'})`}
+          </option>
+        ))}
+      </select>
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** A form's settings: every field of the API's Form resource, then what only the dashboard holds (secrets), then deleting it. */
+export function FormSettingsPage({ frame, form, values, secrets, errors, secretErrors, webhookSecret, unsaved }: FormSettingsPageProps) {
+  const action = formPath(form.id, 'settings');
+  const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
+  return (
+    <FormLayout frame={frame} form={form} tab="settings" title="Settings" scripts={webhookSecret ? ['copy.js'] : undefined}>
+      <form method="post" action={action} noValidate class="settings-form">
+        <CsrfInput token={frame.csrf} />
+        {/* NOTE: the first submit button is the one Enter in a field presses: saving, never a list's Remove. */}
+        <button type="submit" name="action" value="save" hidden>
+          Save settings
+        </button>
+        <FormError errors={errors} />
+        {errors && !errors.form && (
+          <div class="alert" role="alert">
+            Nothing was saved: correct the settings marked below.
+          </div>
+        )}
+        {unsaved && (
+          <p class="notice" role="status">
+            The list changed; press <strong>Save settings</strong> to keep it.
+          </p>
+        )}
+        <Panel title="General" id="general">
+          <Field label="Name" name="name" value={values.name} errors={errors} hint="1 to 128 characters." required />
+          <TextArea
+            label="Description"
+            name="description"
+            value={values.description}
+            errors={errors}
+            hint="Optional; at most 512 characters. Only you see it."
+          />
+          <Field
+            label="Technology"
+            name="technology"
+            value={values.technology}
+            errors={errors}
+            hint="Optional; what the site is built with (for example Astro or WordPress); at most 128 characters."
+          />
+        </Panel>
+        <Panel title="Notifications" id="notifications">
+          <ListField
+            list="notificationEmails"
+            legend="Notification addresses"
+            itemLabel="Address"
+            addLabel="Add address"
+            newLabel="New address"
+            type="email"
+            hint="Each accepted submission is emailed to every address here: up to 100, each at most 128 characters."
+            action={action}
+            values={values}
+            errors={errors}
+          />
+          <div class="field check">
+            <input
+              id="field-emailThreading"
+              type="checkbox"
+              name="emailThreading"
+              checked={values.emailThreading}
+              aria-describedby="field-emailThreading-hint"
+            />
+            <label for="field-emailThreading">Thread notifications</label>
+            <p class="hint" id="field-emailThreading-hint">
+              All of this form’s notifications share one email thread in each recipient’s mail client.
+            </p>
+          </div>
+          <Field
+            label="Webhook URL"
+            name="webhookUrl"
+            type="url"
+            value={values.webhookUrl}
+            errors={errors}
+            hint="Optional; each accepted submission is posted here as JSON, signed (see Webhook signing secret below). http or https, at most 512 characters, a public address."
+          />
+          <Field
+            label="Slack channel"
+            name="slackChannel"
+            value={values.slackChannel}
+            errors={errors}
+            hint={`Optional; at most 128 characters, for example #leads. Posting needs the Slack token under Secret keys below${slackTokenSet ? ' (stored)' : ' (not stored yet)'}.`}
+          />
+        </Panel>
+        <Panel title="Spam protection" id="spam-protection">
+          <SpamProtectionSelect value={values.spamProtection} secrets={secrets} errors={errors} />
+          <Field
+            label="Custom honeypot field"
+            name="customHoneypot"
+            value={values.customHoneypot}
+            errors={errors}
+            hint="Optional; the name of an extra hidden field that people leave empty and bots fill in (as well as _gotcha); at most 128 characters."
+          />
+          <TextArea
+            label="Custom spam words"
+            name="customSpamWords"
+            value={values.customSpamWords}
+            errors={errors}
+            hint="Optional; words separated by commas or line breaks that mark a submission as spam; at most 2560 characters."
+          />
+          <ListField
+            list="allowedOrigins"
+            legend="Allowed origins"
+            itemLabel="Origin"
+            addLabel="Add origin"
+            newLabel="New origin"
+            type="url"
+            hint={`The sites whose pages may post to this form, written like https://example.com (no path): up to ${ALLOWED_ORIGINS_MAX}. None: any page may post.`}
+            action={action}
+            values={values}
+            errors={errors}
+          />
+        </Panel>
+        <div class="actions form-actions">
+          <button type="submit" name="action" value="save">
+            Save settings
+          </button>
+          <a class="button secondary" href={action}>
+            Discard changes
+          </a>
+        </div>
+      </form>
+      <SecretKeysPanel frame={frame} form={form} secrets={secrets} errors={secretErrors} />
+      <WebhookSecretPanel frame={frame} form={form} secret={webhookSecret} />
+      <DeletePanel form={form} />
+    </FormLayout>
+  );
+}
