@@ -10,6 +10,8 @@ export interface FilterValues {
 }
 
 const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+// as the API's `search` (src/schemas/submission.ts)
+const SEARCH_MAX = 256;
 
 /** The start (epoch ms, UTC) of a `YYYY-MM-DD` day, or null when it is not a real day. */
 function dayStart(value: string): number | null {
@@ -30,7 +32,8 @@ export function readFilter(query: Record<string, unknown>): { values: FilterValu
   const values = { search: text('search'), from: text('from'), to: text('to') };
   const filter: SubmissionFilter = {};
   const errors: FieldErrors = {};
-  if (values.search) filter.search = values.search;
+  if ([...values.search].length > SEARCH_MAX) errors.search = `Must be at most ${SEARCH_MAX} characters.`;
+  else if (values.search) filter.search = values.search;
   if (values.from) {
     const from = dayStart(values.from);
     if (from === null) errors.from = 'Must be a date written YYYY-MM-DD, such as 2026-11-24.';

@@ -41,4 +41,11 @@ describe('the inbox’s filter (search, from, to as UTC days)', () => {
     assert.equal(filterQuery({ search: 'a&b c', from: '', to: '2026-01-02' }), 'search=a%26b+c&to=2026-01-02');
     assert.equal(filterQuery({ search: '', from: '', to: '' }), '');
   });
+
+  it('refuses a search longer than the API’s 256 characters, beside its field, and searches nothing by it', () => {
+    const { filter, errors } = readFilter({ search: 'é'.repeat(257), from: '2026-01-01' });
+    assert.deepEqual(errors, { search: 'Must be at most 256 characters.' });
+    assert.deepEqual(filter, { from: Date.UTC(2026, 0, 1) });
+    assert.equal(readFilter({ search: 'é'.repeat(256) }).filter.search, 'é'.repeat(256));
+  });
 });
