@@ -224,33 +224,7 @@ export class DeliveryService {
    */
   async forSubmission(submissionId: string, now = Date.now()): Promise<DeliveryRecord[]> {
     const jobs = await this.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', submissionId).orderBy('createdAt').orderBy('id').execute();
-    if (jobs.length === 0) return [];
-    const attempts = await this.database.db
-      .selectFrom('jobAttempts')
-      .selectAll()
-      .where(
-        'jobId',
-        'in',
-        jobs.map((j) => j.id),
-      )
-      .orderBy('startedAt')
-      .execute();
-    return jobs.map((job) => ({
-      id: job.id,
-      kind: job.kind,
-      status: job.status,
-      submissionId: job.submissionId,
-      recipient: recipientOf(job.payload),
-      attempts: job.attempts,
-      lastError: job.lastError,
-      nextTryAt: job.status === 'pending' ? iso(Math.max(job.runAt, job.leaseUntil ?? 0)) : null,
-      createdAt: iso(job.createdAt),
-      updatedAt: iso(job.updatedAt),
-      tries: attempts
-        .filter((a) => a.jobId === job.id)
-        .map((a): DeliveryTry => ({ startedAt: iso(a.startedAt), finishedAt: iso(a.finishedAt), outcome: a.outcome, statusCode: a.statusCode, error: a.error }))
-        .concat(tryUnderWay(job, now)),
-    }));
+    return this.withTries(jobs, now);
   }
 }
 
