@@ -44,7 +44,11 @@ export class SlackChannel implements Channel {
     const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
     if (!row.slackChannel) throw new DeliveryError('the form has no Slack channel any more', { permanent: true });
-    if (!row.token) throw new DeliveryError('no Slack token is stored for the form: store it on the form’s Settings page (Secret keys) or with formgate forms set-secret --provider SLACK', { permanent: true });
+    if (!row.token)
+      throw new DeliveryError(
+        'no Slack token is stored for the form: store it on the form’s Settings page (Secret keys) or with formgate forms set-secret --provider SLACK',
+        { permanent: true },
+      );
 
     const response = await fetch(`${this.apiUrl}/chat.postMessage`, {
       method: 'POST',
