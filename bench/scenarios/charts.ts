@@ -71,9 +71,9 @@ async function seedSpread(ctx: AppContext, formId: string, workspaceId: string, 
   }
   // the same sums the writer keeps per batch (and migration 0014 made from existing rows)
   await sql`
-    INSERT INTO daily_counts (form_id, workspace_id, day, accepted, spam)
+    INSERT INTO daily_counts (form_id, workspace_id, day, accepted, spam, last_at)
     SELECT form_id, workspace_id, created_at / 86400000,
-           SUM(CASE WHEN status = 'spam' THEN 0 ELSE 1 END), SUM(CASE WHEN status = 'spam' THEN 1 ELSE 0 END)
+           SUM(CASE WHEN status = 'spam' THEN 0 ELSE 1 END), SUM(CASE WHEN status = 'spam' THEN 1 ELSE 0 END), MAX(created_at)
     FROM submissions WHERE form_id = ${formId} GROUP BY form_id, workspace_id, created_at / 86400000`.execute(ctx.database.db);
 }
 

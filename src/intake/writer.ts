@@ -84,7 +84,7 @@ export class SubmissionWriter {
       };
     });
     await insertRows(trx, 'submissions', SUBMISSION_COLUMNS, rows);
-    await countDays(trx, rows, dayOf(createdAt));
+    await countDays(trx, this.dialect, rows, createdAt);
     const jobs = batch.flatMap((submission, i) => {
       const { id, status } = rows[i]!;
       return status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [];
@@ -152,12 +152,18 @@ export class SubmissionWriter {
  * Adds the batch to its forms' counts of the day (the charts): one statement per batch. In form
  * order, so that two instances' batches take the rows' locks in one order (PostgreSQL).
  */
-async function countDays(trx: Transaction<DB>, rows: { formId: string; workspaceId: string; status: SubmissionStatus }[], day: number): Promise<void> {
-  const byForm = new Map<string, { formId: string; workspaceId: string; day: number; accepted: number; spam: number }>();
+async function countDays(
+  trx: Transaction<DB>,
+  dialect: Dialect,
+  rows: { formId: string; workspaceId: string; status: SubmissionStatus }[],
+  createdAt: number,
+): Promise<void> {
+  const day = dayOf(createdAt);
+  const byForm = new Map<string, { formId: string; workspaceId: string; day: number; accepted: number; spam: number; lastAt: number }>();
   for (const { formId, workspaceId, status } of rows) {
     let count = byForm.get(formId);
     if (!count) {
-      count = { formId, workspaceId, day, accepted: 0, spam: 0 };
+      count = { formId, workspaceId, day, accepted: 0, spam: 0, lastAt: createdAt };
       byForm.set(formId, count);
     }
     if (status === 'spam') count.spam++;
@@ -171,6 +177,8 @@ async function countDays(trx: Transaction<DB>, rows: { formId: string; workspace
       oc.columns(['formId', 'day']).doUpdateSet((eb) => ({
         accepted: eb('dailyCounts.accepted', '+', eb.ref('excluded.accepted')),
         spam: eb('dailyCounts.spam', '+', eb.ref('excluded.spam')),
+        // two instances' clocks may disagree: the newest time wins
+        lastAt: sql<number>`${sql.raw(dialect === 'postgres' ? 'GREATEST' : 'MAX')}(daily_counts.last_at, excluded.last_at)`,
       })),
     )
     .execute();

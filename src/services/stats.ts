@@ -1,6 +1,5 @@
 import type { Database } from '../db/database.js';
 import { DAY_MS, dayOf } from '../db/schema/daily-count.js';
-import type { SubmissionStatus } from '../db/schema/submission.js';
 import type { FormService } from './forms.js';
 import type { WorkspaceService } from './workspaces.js';
 
@@ -30,8 +29,6 @@ export interface WorkspaceStats {
   days: DayCount[];
   forms: Map<string, FormSummary>;
 }
-
-const STATUSES: readonly SubmissionStatus[] = ['accepted', 'held', 'spam'];
 
 /**
  * Submissions per day, per form and per workspace, for the dashboard's charts and forms list. Read
@@ -110,9 +107,9 @@ export class StatsService {
   }
 
   /**
-   * Each form's newest submission time. One statement: per form and status, the newest row of the
-   * index submissions_form_listing (form_id, status, created_at, id), read backwards, one row each;
-   * a plain MAX over the form's rows would count every one of them.
+   * Each form's newest submission time: its newest day's `last_at` (daily_counts), one row of the
+   * primary key (form_id, day) read backwards per form. (The submissions' own indexes answer it per
+   * status only, and PostgreSQL would rather walk the partial index of every form's spam.)
    */
   private async lastSubmissions(workspaceId: string, formIds: string[]): Promise<Map<string, number>> {
     if (formIds.length === 0) return new Map();
@@ -120,25 +117,19 @@ export class StatsService {
       .selectFrom('forms')
       .select('forms.id')
       .select((eb) =>
-        STATUSES.map((status) =>
-          eb
-            .selectFrom('submissions')
-            .select('submissions.createdAt')
-            .whereRef('submissions.formId', '=', 'forms.id')
-            .where('submissions.status', '=', status)
-            .orderBy('submissions.createdAt', 'desc')
-            .limit(1)
-            .as(status),
-        ),
+        eb
+          .selectFrom('dailyCounts')
+          .select('dailyCounts.lastAt')
+          .whereRef('dailyCounts.formId', '=', 'forms.id')
+          .orderBy('dailyCounts.day', 'desc')
+          .limit(1)
+          .as('lastAt'),
       )
       .where('forms.workspaceId', '=', workspaceId)
       .where('forms.id', 'in', formIds)
       .execute();
     const last = new Map<string, number>();
-    for (const row of rows) {
-      const times = STATUSES.map((status) => row[status]).filter((t): t is number => t !== null && t !== undefined);
-      if (times.length > 0) last.set(row.id, Math.max(...times.map(Number)));
-    }
+    for (const row of rows) if (row.lastAt !== null && row.lastAt !== undefined) last.set(row.id, Number(row.lastAt));
     return last;
   }
 }

@@ -114,6 +114,7 @@ describe(`dashboard in Chromium: forms, charts, Setup and test submissions (${TE
           day: today - back,
           accepted: 4 + i * 3,
           spam: i % 2 === 0 ? 2 + i : 0,
+          lastAt: (today - back) * 86_400_000 + 3_600_000,
         })),
       )
       .execute();

@@ -81,7 +81,7 @@ describe('dashboard: forms, charts, New form, Setup and test submissions', () =>
     const quiet = await newForm(app, owner, 'Boundary');
     await app.ctx.database.db
       .insertInto('dailyCounts')
-      .values(rows.map((r) => ({ ...r, formId: quiet.id, workspaceId: owner.workspaceId })))
+      .values(rows.map((r) => ({ ...r, formId: quiet.id, workspaceId: owner.workspaceId, lastAt: r.day * 86_400_000 + 1000 })))
       .execute();
     const then = await app.ctx.stats.workspaceStats(owner.userId, owner.workspaceId, [quiet.id], march);
     const boundary = then.forms.get(quiet.id)!;
@@ -96,7 +96,7 @@ describe('dashboard: forms, charts, New form, Setup and test submissions', () =>
       ],
       '30 days, today included; the 31st day back and tomorrow are outside',
     );
-    assert.equal(boundary.lastSubmissionAt, null, 'no submission rows: none yet');
+    assert.equal(boundary.lastSubmissionAt, (day + 1) * 86_400_000 + 1000, 'the newest day’s newest arrival');
     assert.equal(new Date((day - 29) * DAY_MS).toISOString().slice(0, 10), '2026-01-31');
   });
 

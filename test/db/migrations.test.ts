@@ -428,12 +428,16 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
 
     assert.deepEqual(await migrateToLatest(fresh.database), ['0014-form-pages', '0015-failed-deliveries']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
-    const counts = await fresh.database.db.selectFrom('dailyCounts').select(['formId', 'workspaceId', 'day', 'accepted', 'spam']).orderBy('day').execute();
+    const counts = await fresh.database.db
+      .selectFrom('dailyCounts')
+      .select(['formId', 'workspaceId', 'day', 'accepted', 'spam', 'lastAt'])
+      .orderBy('day')
+      .execute();
     assert.deepEqual(
-      counts.map((c) => ({ ...c, day: Number(c.day), accepted: Number(c.accepted), spam: Number(c.spam) })),
+      counts.map((c) => ({ ...c, day: Number(c.day), accepted: Number(c.accepted), spam: Number(c.spam), lastAt: Number(c.lastAt) })),
       [
-        { formId: 'f1', workspaceId: 'w1', day, accepted: 2, spam: 1 },
-        { formId: 'f1', workspaceId: 'w1', day: day + 1, accepted: 1, spam: 0 },
+        { formId: 'f1', workspaceId: 'w1', day, accepted: 2, spam: 1, lastAt: day * 86_400_000 + 86_399_999 },
+        { formId: 'f1', workspaceId: 'w1', day: day + 1, accepted: 1, spam: 0, lastAt: (day + 1) * 86_400_000 },
       ],
     );
   });

@@ -88,7 +88,13 @@ describe(`submission writer: one batch, several workspaces (${TEST_DIALECT})`, (
 
     // a second batch on the same day adds to the same row
     const next = await writer.store(submission(roomy, 9));
-    const again = await app.ctx.database.db.selectFrom('dailyCounts').select(['day', 'accepted']).where('formId', '=', roomy.formId).orderBy('day').execute();
+    const again = await app.ctx.database.db
+      .selectFrom('dailyCounts')
+      .select(['day', 'accepted', 'lastAt'])
+      .where('formId', '=', roomy.formId)
+      .orderBy('day')
+      .execute();
+    assert.equal(Number(again.at(-1)!.lastAt), next.createdAt, 'the day keeps its newest arrival');
     const sameDay = Math.floor(next.createdAt / 86_400_000) === day;
     assert.deepEqual(
       again.map((c) => Number(c.accepted)),

@@ -10,6 +10,8 @@ export interface DailyCountTable {
   day: number;
   accepted: number;
   spam: number;
+  /** When the day's newest submission arrived (epoch ms): the form's last submission is its newest day's. */
+  lastAt: number;
 }
 
 export const DAY_MS = 86_400_000;
