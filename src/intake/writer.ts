@@ -8,8 +8,8 @@ import type { SubmissionStatus } from '../db/schema/submission.js';
 import { newId } from '../ids.js';
 import { enqueueJobs } from '../jobs/outbox.js';
 import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
-import { searchTextOf } from '../services/submissions.js';
-import { ALLOWANCE, type AllowanceReached, countAgainstAllowance } from './allowance.js';
+import { searchTextOf } from '../services/search-text.js';
+import { ALLOWANCE, type AllowanceReached, countAgainstAllowance } from '../services/allowance.js';
 
 /** A submission that passed the checks, ready to be written. */
 export interface SubmissionToStore {
@@ -31,7 +31,7 @@ export interface StoredSubmission {
   status: SubmissionStatus;
 }
 
-export type { AllowanceReached } from './allowance.js';
+export type { AllowanceReached } from '../services/allowance.js';
 
 const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'spamReasons', 'createdAt'] as const;
 

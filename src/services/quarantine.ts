@@ -4,12 +4,12 @@ import { fromJson, type Database } from '../db/database.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
-import { countAgainstAllowance } from '../intake/allowance.js';
+import { countAgainstAllowance } from './allowance.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { quotaNoticeJobs } from '../mail/quota-notice.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { lockWorkspace } from './seats.js';
-import { searchTextOf } from './submissions.js';
+import { searchTextOf } from './search-text.js';
 import { hasSubmitter } from './workspaces.js';
 
 /** A submission kept out of the inbox: quarantined as spam (with why) or held past the allowance. */

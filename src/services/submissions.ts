@@ -316,23 +316,6 @@ function tooMany(): ProblemError {
   return validationError([`ids: at most ${DELETE_LIMIT} submissions can be deleted at once`], `At most ${DELETE_LIMIT} submissions can be deleted at once.`);
 }
 
-/** What `search` matches: every field name and value, lower-cased, one per line. */
-export function searchTextOf(data: unknown): string {
-  const parts: string[] = [];
-  const walk = (value: unknown) => {
-    if (value === null || value === undefined) return;
-    if (Array.isArray(value)) value.forEach(walk);
-    else if (typeof value === 'object') {
-      for (const [key, inner] of Object.entries(value)) {
-        parts.push(key);
-        walk(inner);
-      }
-    } else parts.push(String(value));
-  };
-  walk(data);
-  return parts.join('\n').toLowerCase();
-}
-
 /**
  * The Submission resource of 2.4 as JSON text. `data` goes out as stored: both databases keep the JSON
  * text they were given (JSON.stringify's own output; `json` on PostgreSQL). Parsing every row's

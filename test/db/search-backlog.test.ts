@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { newId } from '../../src/ids.js';
 import { SearchIndexer } from '../../src/jobs/search-indexer.js';
-import { searchTextOf } from '../../src/services/submissions.js';
+import { searchTextOf } from '../../src/services/search-text.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';

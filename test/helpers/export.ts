@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import type { SubmissionStatus } from '../../src/db/schema/submission.js';
 import { newId } from '../../src/ids.js';
-import { searchTextOf } from '../../src/services/submissions.js';
+import { searchTextOf } from '../../src/services/search-text.js';
 import type { TestApp } from './app.js';
 
 export const BOM = '\uFEFF';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { newId } from '../../src/ids.js';
 import { SearchIndexer } from '../../src/jobs/search-indexer.js';
-import { searchTextOf } from '../../src/services/submissions.js';
+import { searchTextOf } from '../../src/services/search-text.js';
 import type { SubmissionStatus } from '../../src/db/schema/submission.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';

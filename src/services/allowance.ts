@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../db/schema/index.js';
-import { PLANS, planLimits } from '../services/plans.js';
+import { PLANS, planLimits } from './plans.js';
 
 /** Called inside the transaction that holds the first submission past a workspace's allowance. */
 export type AllowanceReached = (trx: Transaction<DB>, workspaceId: string) => Promise<void>;
