@@ -5,6 +5,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
 import { signUp } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
+import { eventually } from '../helpers/eventually.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -13,12 +14,16 @@ const from = visitorAddresses(62);
 
 /** Reloads the page until `ready` holds (the worker runs on its own), within a deadline. */
 async function reloadUntil(page: Page, what: string, ready: () => Promise<boolean>, deadlineMs = 20_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await ready())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; the page shows: ${await page.locator('main').innerText()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    await page.reload();
-  }
+  await eventually(
+    async () => {
+      if (await ready()) return true;
+      await page.reload();
+      return false;
+    },
+    what,
+    deadlineMs,
+    250,
+  );
 }
 
 describe(`dashboard in Chromium: a form's delivery log (${TEST_DIALECT})`, { skip: needsChromium }, () => {
