@@ -291,15 +291,20 @@ describe(`dashboard: a form's delivery log over HTTP (${TEST_DIALECT})`, () => {
     for (const job of jobs) assert.equal((await jobOf(job.id)).status, 'failed', 'nothing changed');
   });
 
-  it('lets no one else see or retry a form’s deliveries: the 404 page, whether or not the form exists', async () => {
-    await outsider.enter('/login', 'outsider@example.com', PASSWORD);
-    const failed = await app.ctx.database.db
+  /** One failed delivery of a form's submissions. */
+  function failedJobOf(ofForm: string) {
+    return app.ctx.database.db
       .selectFrom('jobs')
       .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
       .select('jobs.id')
-      .where('submissions.formId', '=', otherFormId)
+      .where('submissions.formId', '=', ofForm)
       .where('jobs.status', '=', 'failed')
       .executeTakeFirstOrThrow();
+  }
+
+  it('lets no one else see or retry a form’s deliveries: the 404 page, whether or not the form exists', async () => {
+    await outsider.enter('/login', 'outsider@example.com', PASSWORD);
+    const failed = await failedJobOf(otherFormId);
     for (const path of [`/forms/${formId}/deliveries`, `/forms/${formId}/deliveries?status=failed`, '/forms/nope/deliveries']) {
       const page = await outsider.get(path);
       assert.equal(page.status, 404, path);
@@ -314,13 +319,7 @@ describe(`dashboard: a form's delivery log over HTTP (${TEST_DIALECT})`, () => {
   });
 
   it('refuses a retry without the CSRF token or from another site, changing nothing', async () => {
-    const failed = await app.ctx.database.db
-      .selectFrom('jobs')
-      .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
-      .select('jobs.id')
-      .where('submissions.formId', '=', otherFormId)
-      .where('jobs.status', '=', 'failed')
-      .executeTakeFirstOrThrow();
+    const failed = await failedJobOf(otherFormId);
     await owner.get(`/forms/${otherFormId}/deliveries`);
     const noToken = await owner.post(`/forms/${otherFormId}/deliveries/${failed.id}/retry`, { _csrf: '' });
     assert.equal(noToken.status, 403);

@@ -310,7 +310,7 @@ describe(`dashboard: the submissions inbox, a submission, delete, spam and held 
     }
     const viewAfter = await owner.client.get(`/submissions/${spam}`);
     assert.match(viewAfter.html, /<span class="badge">Accepted<\/span>/);
-    assert.match(viewAfter.html, /Email notification<span class="muted sub-line">to boss@example\.com<\/span>/);
+    assert.match(viewAfter.html, /Notification email<span class="muted sub-line">to boss@example\.com<\/span>/);
 
     // twice is refused: it is no longer spam
     const again = await owner.client.post(`/submissions/${spam}/not-spam`, {});

@@ -2,6 +2,7 @@ import type { DeliveryTry, FormDelivery } from '../../services/deliveries.js';
 import { CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
+import { deliveryKindName } from './delivery-words.js';
 
 /** The log's filters, as the address bar spells them (`?status=failed`). */
 export const DELIVERY_FILTERS = ['all', 'waiting', 'failed', 'delivered'] as const;
@@ -50,29 +51,11 @@ const ERROR_SHOWN = 120;
 
 const ms = (iso: string) => Date.parse(iso);
 
-/** What a delivery is, in words: "Notification email", "Webhook". */
-function kindLabel(kind: string): string {
-  switch (kind) {
-    case 'notification':
-      return 'Notification email';
-    case 'autoresponder':
-      return 'Autoresponder';
-    case 'webhook':
-      return 'Webhook';
-    case 'slack':
-      return 'Slack message';
-    case 'email':
-      return 'Email';
-    default:
-      return kind;
-  }
-}
-
 /** "Webhook to https://…": what and where, as one phrase (a Slack message names no destination). */
 function What({ delivery }: { delivery: FormDelivery }) {
   return (
     <span>
-      <strong>{kindLabel(delivery.kind)}</strong>
+      <strong>{deliveryKindName(delivery.kind)}</strong>
       {delivery.to !== null && (
         <>
           {' to '}
@@ -210,7 +193,7 @@ function DeliveryTable({ deliveries, csrf, formId, here }: { deliveries: FormDel
                       Retry
                       <span class="visually-hidden">
                         {' '}
-                        {kindLabel(d.kind).toLowerCase()}
+                        {deliveryKindName(d.kind).toLowerCase()}
                         {d.to !== null ? ` to ${d.to}` : ''}
                       </span>
                     </button>

@@ -4,6 +4,7 @@ import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_P
 import { CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
+import { deliveryKindName } from './delivery-words.js';
 
 /** A block of code to copy: scrolls inside itself (never the page) and can be reached from the keyboard to scroll it. */
 function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: string; code: string; copy: string; wrap?: boolean }) {
@@ -102,19 +103,12 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
   );
 }
 
-const KIND_NAMES: Record<string, string> = {
-  notification: 'Notification email',
-  autoresponder: 'Autoresponder email',
-  webhook: 'Webhook',
-  slack: 'Slack message',
-};
-
 const STATUS_NAMES: Record<string, string> = { pending: 'Waiting to be sent', done: 'Delivered', failed: 'Failed' };
 
 function DeliveryRow({ delivery }: { delivery: TestDelivery }) {
   return (
     <tr>
-      <td data-label="Delivery">{KIND_NAMES[delivery.kind] ?? delivery.kind}</td>
+      <td data-label="Delivery">{deliveryKindName(delivery.kind)}</td>
       <td data-label="To">{delivery.target ?? (delivery.kind === 'autoresponder' ? 'the submitter' : '—')}</td>
       <td data-label="Status">
         <span class={delivery.status === 'failed' ? 'badge danger' : delivery.status === 'done' ? 'badge' : 'badge neutral'}>

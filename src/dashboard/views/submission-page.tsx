@@ -6,6 +6,7 @@ import { timeText } from '../submission-fields.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
+import { deliveryKindName } from './delivery-words.js';
 
 interface SubmissionPageProps {
   frame: Frame;
@@ -168,13 +169,6 @@ function Value({ value }: { value: unknown }) {
   return <span class="value-text">{text}</span>;
 }
 
-const KIND_TEXT: Record<string, string> = {
-  notification: 'Email notification',
-  autoresponder: 'Autoresponder',
-  webhook: 'Webhook',
-  slack: 'Slack message',
-};
-
 function Deliveries({ submission, deliveries }: { submission: SubmissionDetail; deliveries: DeliveryRecord[] }) {
   if (deliveries.length === 0) {
     const why =
@@ -202,7 +196,7 @@ function Deliveries({ submission, deliveries }: { submission: SubmissionDetail; 
             <tr key={d.id}>
               <td data-label="Delivery">
                 <div>
-                  {KIND_TEXT[d.kind] ?? d.kind}
+                  {deliveryKindName(d.kind)}
                   {(d.recipient || d.kind === 'autoresponder') && <span class="muted sub-line">to {d.recipient ?? 'the submitter'}</span>}
                 </div>
               </td>
