@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Database, Dialect } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
-import { fromJson } from '../db/database.js';
+import { fromJson, toJson } from '../db/database.js';
 import type { AttemptOutcome } from '../db/schema/job.js';
 import { newId } from '../ids.js';
 import type { Job } from './channels/channel.js';
+import { holdsOneTimeLink, sentWithoutLink } from './channels/email.js';
 import { claimQuery, type ClaimedRow, type ClaimQuery, type LaneLimits } from './claim-query.js';
 import { LANES, type Lane } from './lanes.js';
 
@@ -131,7 +132,24 @@ async function record(database: Database, tries: FinishedTry[]): Promise<boolean
           }),
         );
   const kept = new Set(moved.rows.map((row) => row.id));
+  await removeSentLinks(database, tries, kept);
   return tries.map(({ job }) => kept.has(job.id));
+}
+
+/**
+ * Emails holding a one-time link (a password reset, an invitation) keep no link once sent. NOTE: after
+ * the record, not in it: a crash in between leaves a link in the row, which still expires on its own.
+ */
+async function removeSentLinks(database: Database, tries: FinishedTry[], kept: Set<string>): Promise<void> {
+  for (const { job, result } of tries) {
+    if (result.outcome !== 'ok' || !kept.has(job.id) || !holdsOneTimeLink(job.kind, job.payload)) continue;
+    await database.db
+      .updateTable('jobs')
+      .set({ payload: toJson(sentWithoutLink(job.payload)) })
+      .where('id', '=', job.id)
+      .where('status', '=', 'done')
+      .execute();
+  }
 }
 
 /** The destinations that just answered, and when; null when no try of the batch succeeded. */

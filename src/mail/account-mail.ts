@@ -10,6 +10,8 @@ export interface AccountMessage {
   action?: { label: string; url: string };
   /** The small print under it: why this email came. */
   footer: string;
+  /** The action's URL holds a secret that works once (a reset or an invitation link): removed from the job once sent. */
+  oneTimeLink?: boolean;
 }
 
 /** The message's subject, text and HTML, every value escaped. */
@@ -34,7 +36,12 @@ export function renderAccountMessage(message: AccountMessage): { subject: string
  * change it tells of is committed. Automatic mail: vacation responders must not answer it (RFC 3834).
  */
 export function enqueueAccountEmail(trx: Queryable, to: string, message: AccountMessage): Promise<string> {
-  const payload: EmailPayload = { to: [to], ...renderAccountMessage(message), headers: { 'Auto-Submitted': 'auto-generated' } };
+  const payload: EmailPayload = {
+    to: [to],
+    ...renderAccountMessage(message),
+    headers: { 'Auto-Submitted': 'auto-generated' },
+    ...(message.oneTimeLink ? { oneTimeLink: true } : {}),
+  };
   return enqueueJob(trx, { kind: EMAIL_KIND, payload });
 }
 

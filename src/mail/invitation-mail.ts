@@ -11,6 +11,7 @@ export function invitationEmail(workspace: { name: string }, inviter: string, in
       `The link works once, until ${until}.`,
     ],
     action: { label: 'Join workspace', url },
+    oneTimeLink: true,
     footer: `This invitation was sent to ${invitation.email}. If you did not expect it, ignore this email: nothing happens unless you open the link.`,
   };
 }

@@ -62,6 +62,7 @@ export class PasswordResetService {
         ],
         action: { label: 'Choose a new password', url: `${this.config.publicUrl}/reset-password/${secret}` },
         footer: 'If you did not ask for this, ignore this email: your password stays as it is.',
+        oneTimeLink: true,
       });
     });
   }

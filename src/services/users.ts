@@ -88,7 +88,11 @@ export class UserService {
     return user;
   }
 
-  /** Changes the password of a logged-in account, which must give its current one. */
+  /**
+   * Changes the password of a logged-in account, which must give its current one. The account's
+   * unused reset links stop working with it: one asked for by whoever knew the old password (or
+   * read the mailbox) must not undo the change.
+   */
   async changePassword(userId: string, current: string, next: string): Promise<void> {
     const user = await this.database.db.selectFrom('users').select('passwordHash').where('id', '=', userId).executeTakeFirstOrThrow();
     const problems: string[] = [];
@@ -96,7 +100,11 @@ export class UserService {
     const rule = passwordProblem(next, 'newPassword');
     if (rule) problems.push(rule);
     if (problems.length) throw validationError(problems);
-    await this.writePassword(userId, next);
+    const passwordHash = await hashPassword(next);
+    await this.database.transaction(async (trx) => {
+      await trx.updateTable('users').set({ passwordHash }).where('id', '=', userId).execute();
+      await trx.updateTable('passwordResets').set({ usedAt: Date.now() }).where('userId', '=', userId).where('usedAt', 'is', null).execute();
+    });
   }
 
   /**

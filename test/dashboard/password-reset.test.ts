@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { hashSecret } from '../../src/services/secrets.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../helpers/dashboard.js';
+import { until } from '../helpers/eventually.js';
 import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js';
 
 const PASSWORD = 'old password here';
@@ -138,6 +139,35 @@ describe('dashboard: password reset by emailed link', () => {
     const post = await visitor.post(`/reset-password/${secret}`, { password: 'expired link password' });
     assert.equal(post.status, 410);
     assert.ok(await app.ctx.users.authenticate('reset@example.com', PASSWORD), 'an expired link changes nothing');
+  });
+
+  it('keeps no link in the outbox once its email is sent', async () => {
+    const secret = await emailedLink();
+    const holding = () =>
+      app.ctx.database.db
+        .selectFrom('jobs')
+        .select(['status', 'payload'])
+        .where('kind', '=', 'email')
+        .execute()
+        .then((jobs) => jobs.filter((j) => JSON.stringify(j.payload).includes('reset@example.com')));
+    await until('the sent reset emails are recorded as done', async () => (await holding()).every((j) => j.status === 'done'));
+    for (const job of await holding()) assert.doesNotMatch(JSON.stringify(job.payload), /reset-password\/[A-Za-z0-9_-]{43}/, 'no link left in a sent email');
+    assert.ok(JSON.stringify((await holding())[0]!.payload).includes('Reset your Formgate password'), 'who it went to and its subject stay');
+    assert.equal((await new DashboardClient(app).get(`/reset-password/${secret}`)).status, 200, 'the link itself still works');
+  });
+
+  it('cancels the pending links when the password is changed on the account page', async () => {
+    const secret = await emailedLink();
+    const here = new DashboardClient(app);
+    await here.enter('/login', 'reset@example.com', PASSWORD);
+    await here.get('/account');
+    assert.equal((await here.post('/account/password', { currentPassword: PASSWORD, newPassword: 'changed on the page' })).status, 303);
+    const visitor = new DashboardClient(app);
+    assert.equal((await visitor.get(`/reset-password/${secret}`)).status, 410, 'the link asked for before the change no longer works');
+    await visitor.get('/forgot-password');
+    assert.equal((await visitor.post(`/reset-password/${secret}`, { password: 'set by an old link' })).status, 410);
+    assert.ok(await app.ctx.users.authenticate('reset@example.com', 'changed on the page'), 'the changed password stands');
+    await app.ctx.users.setPassword(userId, PASSWORD);
   });
 
   it('sends one account at most 5 links an hour, with the same answer past that', async () => {

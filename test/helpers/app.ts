@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Surfaces } from '../../src/app.js';
 import { listen } from '../../src/cli/serve.js';
@@ -27,6 +28,8 @@ export interface TestApp {
   baseUrl: string;
   submitUrl: string;
   publicUrl: string;
+  /** The Fastify instance of the API and the dashboard: its routes can be listed (`printRoutes`). */
+  server: FastifyInstance;
   /** Calls the management API: `path` is relative to `{base_url}`, e.g. `/forms`. */
   api(method: string, path: string, options?: RequestOptions): Promise<Answer>;
   /** Calls any URL of the running service. */
@@ -91,6 +94,7 @@ export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; 
     baseUrl: config.baseUrl,
     submitUrl: config.submitUrl,
     publicUrl: config.publicUrl,
+    server: surfaces.api,
     api: (method, path, options) => call(method, config.baseUrl + path, options),
     fetch: call,
     async close() {

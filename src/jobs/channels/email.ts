@@ -2,7 +2,26 @@ import type { Mailer, MailMessage } from '../../mail/transport.js';
 import { DeliveryError, type Channel, type Job } from './channel.js';
 
 /** What an 'email' job carries: a message ready to send (the sender is always FORMGATE_MAIL_FROM). */
-export type EmailPayload = MailMessage;
+export interface EmailPayload extends MailMessage {
+  /** The message holds a one-time link (a password reset, an invitation): its text is removed once sent. */
+  oneTimeLink?: boolean;
+}
+
+const REMOVED = 'Removed once sent: it held a one-time link.';
+
+/**
+ * What an email holding a one-time link keeps once it has been sent: who it went to and its subject,
+ * not the link, so the jobs table (and its backups) never hold a secret that still works.
+ */
+export function sentWithoutLink(payload: EmailPayload): EmailPayload {
+  const { oneTimeLink: _, html: __, ...kept } = payload;
+  return { ...kept, text: REMOVED };
+}
+
+/** Whether a job's payload is an email holding a one-time link. */
+export function holdsOneTimeLink(kind: string, payload: unknown): payload is EmailPayload {
+  return kind === EMAIL_KIND && (payload as EmailPayload | null)?.oneTimeLink === true;
+}
 
 export const EMAIL_KIND = 'email';
 

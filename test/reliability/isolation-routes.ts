@@ -1,0 +1,130 @@
+import { SHARED_WORD } from './two-accounts.js';
+
+/**
+ * What the isolation matrix sends to each route. `variants` name where ids go besides the path: a
+ * query or body value `:param` is replaced like a path parameter, so every kind of the other
+ * account's ids is tried there too. `own` says why no id of another account can be named at all
+ * (what such a route shows is checked by the listings test, or by sessions-tokens.test.ts).
+ * Every route must have an entry: a new route fails the suite until someone decides which it is.
+ */
+export type Entry = { variants: Variant[] } | { own: string };
+export interface Variant {
+  query?: Record<string, string>;
+  body?: Record<string, unknown>;
+}
+
+const PATH_ONLY: Entry = { variants: [{}] };
+const LOGGED_OUT = { own: 'a page before login: it names no account’s resource' };
+const SECRET_LINK = { own: 'addressed by an emailed secret, not an id (sessions-tokens.test.ts)' };
+const CALLERS_OWN = { own: 'acts on the caller’s own account or session only' };
+const LISTING = { own: 'lists the caller’s own things (the listings test)' };
+
+/** Management API operations, keyed "METHOD path" as the OpenAPI document names them. */
+export const API_ENTRIES: Record<string, Entry> = {
+  'GET /me': CALLERS_OWN,
+  'GET /workspaces': LISTING,
+  'POST /workspaces': { own: 'creates a workspace of the caller’s own (the listings test)' },
+  'PATCH /workspaces/:workspaceId': { variants: [{ body: { name: 'Taken over' } }, { body: { name: '' } }] },
+  'GET /workspaces/:workspaceId/submissions': { variants: [{}, { query: { search: SHARED_WORD } }, { query: { limit: '0' } }] },
+  'GET /forms': { variants: [{ query: { workspaceId: ':workspaceId' } }, { query: { workspaceId: ':workspaceId', limit: '0' } }] },
+  'POST /forms': { variants: [{ body: { workspaceId: ':workspaceId', name: 'Planted form' } }, { body: { workspaceId: ':workspaceId', name: '' } }] },
+  'GET /forms/:formId': PATH_ONLY,
+  'PATCH /forms/:formId': { variants: [{ body: { name: 'Taken over', notificationEmails: ['intruder@example.com'] } }, { body: { name: '' } }] },
+  'DELETE /forms/:formId': PATH_ONLY,
+  'GET /forms/:formId/submissions': { variants: [{}, { query: { search: SHARED_WORD } }, { query: { limit: '0' } }] },
+  'GET /forms/:formId/submissions/export': { variants: [{ query: { format: 'csv' } }, { query: { format: 'json' } }, { query: { format: 'xml' } }] },
+  'GET /forms/:formId/templates/:kind': PATH_ONLY,
+  'PUT /forms/:formId/templates/:kind': { variants: [{ body: { code: '<p>mine now</p>' } }, { body: { code: '{{#if' } }, { body: {} }] },
+  'DELETE /forms/:formId/templates/:kind': PATH_ONLY,
+  'POST /forms/:formId/templates/:kind/preview': { variants: [{ body: { data: { name: 'x' } } }, { body: { data: 'not an object' } }] },
+  'DELETE /submissions/:submissionId': PATH_ONLY,
+};
+
+/** Dashboard routes, keyed "METHOD path" as Fastify registered them. */
+export const DASHBOARD_ENTRIES: Record<string, Entry> = {
+  'GET /': LISTING,
+  'GET /account': CALLERS_OWN,
+  'POST /account/password': CALLERS_OWN,
+  'POST /account/logout-everywhere': CALLERS_OWN,
+  'GET /account/tokens': LISTING,
+  'POST /account/tokens': CALLERS_OWN,
+  'GET /account/tokens/:tokenId/revoke': PATH_ONLY,
+  'POST /account/tokens/:tokenId/revoke': PATH_ONLY,
+  'GET /admin': { own: 'the instance admin’s page; neither account is the admin (the listings test checks it is refused)' },
+  'POST /admin/workspaces/:workspaceId/plan': { variants: [{ body: { plan: 'DEALIFY' } }] },
+  'GET /signup': LOGGED_OUT,
+  'POST /signup': LOGGED_OUT,
+  'GET /login': LOGGED_OUT,
+  'POST /login': LOGGED_OUT,
+  'POST /logout': CALLERS_OWN,
+  'GET /forgot-password': LOGGED_OUT,
+  'POST /forgot-password': LOGGED_OUT,
+  'GET /forgot-password/sent': LOGGED_OUT,
+  'GET /reset-password/:token': SECRET_LINK,
+  'POST /reset-password/:token': SECRET_LINK,
+  'GET /invitations/:secret': SECRET_LINK,
+  'POST /invitations/:secret': SECRET_LINK,
+  'POST /invitations/:secret/logout': SECRET_LINK,
+  'GET /submissions/delete': { variants: [{ query: { id: ':submissionId' } }] },
+  'POST /submissions/delete': { variants: [{ body: { id: ':submissionId' } }] },
+  'GET /submissions/:submissionId': PATH_ONLY,
+  'POST /submissions/:submissionId/not-spam': PATH_ONLY,
+  'GET /forms/:formId': { variants: [{}, { query: { search: SHARED_WORD } }] },
+  'GET /forms/:formId/setup': PATH_ONLY,
+  'GET /forms/:formId/settings': PATH_ONLY,
+  'POST /forms/:formId/settings': { variants: [{ body: { action: 'save', name: 'Taken over', notificationEmails: 'intruder@example.com' } }] },
+  'POST /forms/:formId/settings/secrets/:provider': { variants: [{ body: { secret: 'intruder-secret' } }] },
+  'POST /forms/:formId/settings/secrets/:provider/remove': PATH_ONLY,
+  'POST /forms/:formId/settings/webhook-secret': PATH_ONLY,
+  'GET /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
+  'POST /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
+  'GET /forms/:formId/spam': PATH_ONLY,
+  'GET /forms/:formId/held': PATH_ONLY,
+  'POST /forms/:formId/test-submission': PATH_ONLY,
+  'GET /forms/:formId/test-submission/:submissionId': PATH_ONLY,
+  'GET /forms/:formId/templates': PATH_ONLY,
+  'GET /forms/:formId/templates/:kind': PATH_ONLY,
+  'POST /forms/:formId/templates/:kind': { variants: [{ body: { code: '<p>mine now</p>' } }] },
+  'GET /forms/:formId/templates/:kind/preview': PATH_ONLY,
+  'POST /forms/:formId/templates/:kind/preview': { variants: [{ body: { code: '<p>{{data.name}}</p>' } }] },
+  'POST /forms/:formId/templates/:kind/test': PATH_ONLY,
+  'GET /forms/:formId/templates/:kind/delete': PATH_ONLY,
+  'POST /forms/:formId/templates/:kind/delete': PATH_ONLY,
+  'GET /forms/:formId/deliveries': { variants: [{}, { query: { status: 'failed' } }] },
+  'POST /forms/:formId/deliveries/retry-failed': PATH_ONLY,
+  'POST /forms/:formId/deliveries/:jobId/retry': PATH_ONLY,
+  'GET /forms/:formId/delete': PATH_ONLY,
+  'POST /forms/:formId/delete': PATH_ONLY,
+  'GET /forms/:formId/export': { variants: [{ query: { format: 'csv' } }, { query: { format: 'json' } }] },
+  'GET /w/:workspaceId': PATH_ONLY,
+  'GET /w/:workspaceId/forms/new': PATH_ONLY,
+  'POST /w/:workspaceId/forms/new': { variants: [{ body: { name: 'Planted form' } }] },
+  'GET /w/:workspaceId/settings': PATH_ONLY,
+  'POST /w/:workspaceId/settings': { variants: [{ body: { name: 'Taken over' } }] },
+  'GET /w/:workspaceId/submissions': { variants: [{}, { query: { search: SHARED_WORD } }] },
+  'GET /w/:workspaceId/members': PATH_ONLY,
+  'GET /w/:workspaceId/members/:userId/remove': PATH_ONLY,
+  'POST /w/:workspaceId/members/:userId/remove': PATH_ONLY,
+  'POST /w/:workspaceId/invitations': { variants: [{ body: { email: 'planted@example.com' } }] },
+  'POST /w/:workspaceId/invitations/:invitationId/revoke': PATH_ONLY,
+  'GET /w/:workspaceId/leave': PATH_ONLY,
+  'POST /w/:workspaceId/leave': PATH_ONLY,
+  'GET /w/:workspaceId/export': { variants: [{ query: { format: 'csv' } }, { query: { format: 'json' } }] },
+  'GET /workspaces': LISTING,
+  'GET /workspaces/new': CALLERS_OWN,
+  'POST /workspaces/new': { own: 'creates a workspace of the caller’s own' },
+};
+
+/** The kind of id each parameter names: the first one tried in its slot. */
+export const NATURAL_KIND: Record<string, string> = {
+  workspaceId: 'workspace',
+  formId: 'form',
+  submissionId: 'submission',
+  jobId: 'job',
+  tokenId: 'token',
+  userId: 'member',
+  invitationId: 'invitation',
+};
+
+/** Parameters that are not ids but one of a few words: always given this value. */
+export const FIXED_PARAMS: Record<string, string> = { kind: 'notification', provider: 'TURNSTILE' };
