@@ -33,11 +33,8 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
   if (url.username || url.password) return 'must not carry credentials';
   if (allowPrivate) return null;
   // WHATWG URL parsing already normalised odd IPv4 spellings (0x7f.1, 2130706433) to dotted form.
-  const host = url.hostname
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/\.$/, '')
-    .toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at localhost';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isLocalhostName(host)) return 'must not point at localhost';
   if (ipaddr.isValid(host) && !isPublicAddress(host)) return 'must not point at a loopback, private, link-local or otherwise non-public address';
   return null;
 }
@@ -54,6 +51,15 @@ function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
   if (!URL.canParse(`http://[${bare}]/`)) return null;
   const hex = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
   return ipaddr.parse(zone === undefined ? hex : `${hex}%${zone}`);
+}
+
+/**
+ * Whether a host name is `localhost` or under it (`a.localhost`), in any case, with or without the
+ * final dot: names that always mean this machine (RFC 6761), whatever a resolver says of them.
+ */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.replace(/\.$/, '').toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost');
 }
 
 // ipaddr.js range names, as an operator reads them in a refusal.
