@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJob } from '../jobs/outbox.js';
+import { headerText } from './header-text.js';
 
 /** An email about an account or a workspace (a reset link, an invitation, a plan change). */
 export interface AccountMessage {
@@ -16,8 +17,8 @@ export interface AccountMessage {
 
 /** The message's subject, text and HTML, every value escaped. */
 export function renderAccountMessage(message: AccountMessage): { subject: string; text: string; html: string } {
-  // NOTE: a workspace name or an address could hold line breaks; a subject must be one line.
-  const subject = message.subject.replace(/[\r\n\t]+/g, ' ');
+  // NOTE: a workspace name or an address could hold line breaks and other controls; a subject must be one line.
+  const subject = headerText(message.subject, 400);
   const action = message.action;
   const text = `${[...message.paragraphs, ...(action ? [`${action.label}: ${action.url}`] : []), message.footer].join('\n\n')}\n`;
   const html =

@@ -1,4 +1,4 @@
-import { headerText } from './notification.js';
+import { headerText } from './header-text.js';
 import type { MailMessage } from './transport.js';
 
 /**

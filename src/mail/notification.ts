@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { submitterAddress } from '../intake/fields.js';
+import { headerText } from './header-text.js';
 import type { MailMessage } from './transport.js';
+
+export { headerText } from './header-text.js';
 
 /** What the notification of one submission to one recipient is built from. */
 export interface NotificationInput {
@@ -58,17 +61,6 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
 export function notificationMessageId(submissionId: string, recipient: string, domain: string): string {
   const tag = createHash('sha256').update(recipient.trim().toLowerCase()).digest('hex').slice(0, 16);
   return `<${submissionId}.${tag}@${domain}>`;
-}
-
-/** One line, printable, bounded: CR/LF and other controls become spaces, so no header can be injected. */
-export function headerText(value: string | undefined, max: number): string {
-  if (!value) return '';
-  const line = value
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: matching C0 controls and DEL is the point: they are stripped so no header can be injected
-    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return [...line].slice(0, max).join('');
 }
 
 /** The submitted fields as name/value rows: nested names dotted (`car.color`), arrays joined. */

@@ -3,6 +3,7 @@ import type { Queryable } from '../db/database.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJobs } from '../jobs/outbox.js';
 import { planLimits } from '../services/plans.js';
+import { headerText } from './header-text.js';
 
 /**
  * Enqueues the email telling a workspace's owners that its allowance ran out, in the transaction
@@ -57,8 +58,8 @@ interface NoticeFacts {
 /** The notice's subject, text and HTML. */
 export function quotaNoticeMessage(facts: NoticeFacts): { subject: string; text: string; html: string } {
   const allowance = facts.allowance.toLocaleString('en-US');
-  // NOTE: a workspace name could hold line breaks; a subject must be one line.
-  const subject = `Workspace "${facts.name.replace(/[\r\n\t]+/g, ' ')}" reached its allowance of ${allowance} submissions`;
+  // NOTE: a workspace name could hold line breaks and other controls; a subject must be one line.
+  const subject = headerText(`Workspace "${facts.name}" reached its allowance of ${allowance} submissions`, 400);
   const paragraphs = [
     `Your workspace "${facts.name}" has reached its allowance of ${allowance} accepted submissions on the ${facts.plan} plan.`,
     'New submissions are still being kept: they are stored as held, not lost. Held submissions are not listed or delivered yet.',

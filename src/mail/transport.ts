@@ -5,6 +5,7 @@ import { createTransport } from 'nodemailer';
 import { ConfigError, type Config } from '../config/config.js';
 import { newId } from '../ids.js';
 import { DeliveryError } from '../jobs/channels/channel.js';
+import { literalHeaderText } from './header-text.js';
 
 export interface MailMessage {
   to: string[];
@@ -84,9 +85,10 @@ function fileMailer(dir: string, from: string): Mailer {
 
 /** The message as nodemailer takes it: the configured sender, under the requested display name if any. */
 function withSender({ fromName, ...message }: MailMessage, from: string) {
-  if (!fromName) return { ...message, from };
+  const subject = literalHeaderText(message.subject);
+  if (!fromName) return { ...message, subject, from };
   const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
-  return { ...message, from: { name: fromName, address } };
+  return { ...message, subject, from: { name: literalHeaderText(fromName), address } };
 }
 
 /** 5xx replies are final; 4xx replies, network errors and failed logins (a fixable setting) are retried. */

@@ -6,8 +6,8 @@ import ipaddr from 'ipaddr.js';
  * that embed an IPv4 address (mapped, 6to4, Teredo, NAT64), which could smuggle a private one.
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
+  let parsed = parseAddress(address);
+  if (!parsed) return false;
   if (parsed.kind() === 'ipv6') {
     const v6 = parsed as ipaddr.IPv6;
     if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
@@ -33,13 +33,33 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
   if (url.username || url.password) return 'must not carry credentials';
   if (allowPrivate) return null;
   // WHATWG URL parsing already normalised odd IPv4 spellings (0x7f.1, 2130706433) to dotted form.
-  const host = url.hostname
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/\.$/, '')
-    .toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'must not point at localhost';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isLocalhostName(host)) return 'must not point at localhost';
   if (ipaddr.isValid(host) && !isPublicAddress(host)) return 'must not point at a loopback, private, link-local or otherwise non-public address';
   return null;
+}
+
+/**
+ * Parses a valid address as the operating system reads it. ipaddr.js reads an IPv6 address ending in
+ * dotted IPv4 after `::` as IPv4-mapped (`::1.2.3.4` as `::ffff:1.2.3.4`), so an IPv4-compatible
+ * address passed as public when its IPv4 part was; WHATWG URL parsing gets it right (`::102:304`).
+ */
+function parseAddress(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (!ipaddr.isValid(address)) return null;
+  if (!address.includes(':') || !address.includes('.')) return ipaddr.parse(address);
+  const [bare = address, zone] = address.split('%', 2);
+  if (!URL.canParse(`http://[${bare}]/`)) return null;
+  const hex = new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+  return ipaddr.parse(zone === undefined ? hex : `${hex}%${zone}`);
+}
+
+/**
+ * Whether a host name is `localhost` or under it (`a.localhost`), in any case, with or without the
+ * final dot: names that always mean this machine (RFC 6761), whatever a resolver says of them.
+ */
+export function isLocalhostName(hostname: string): boolean {
+  const name = hostname.replace(/\.$/, '').toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost');
 }
 
 // ipaddr.js range names, as an operator reads them in a refusal.
@@ -68,8 +88,8 @@ const RANGE_LABELS: Record<string, string> = {
  */
 export function nonPublicAddressClass(address: string): string | null {
   if (isPublicAddress(address)) return null;
-  if (!ipaddr.isValid(address)) return 'invalid';
-  const parsed = ipaddr.parse(address);
+  const parsed = parseAddress(address);
+  if (!parsed) return 'invalid';
   if (parsed.kind() === 'ipv6') {
     const v6 = parsed as ipaddr.IPv6;
     if (v6.isIPv4MappedAddress()) return `IPv4-mapped ${labelOf(v6.toIPv4Address().range())}`;

@@ -4,7 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { DeliveryError } from '../jobs/channels/channel.js';
-import { nonPublicAddressClass } from './public-address.js';
+import { isLocalhostName, nonPublicAddressClass } from './public-address.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -80,6 +80,10 @@ async function resolveChecked(host: string, options: SafePostOptions): Promise<R
   // NOTE: WHATWG URL keeps IPv6 literals in brackets and has already normalised odd IPv4 spellings.
   const hostname = host.replace(/^\[(.*)\]$/, '$1');
   const family = isIP(hostname);
+  // NOTE: not left to the resolver: `localhost.` or `a.localhost` may not be in the hosts file, and
+  // a DNS server may answer anything for them, but they always mean this machine.
+  if (!options.allowPrivate && isLocalhostName(hostname))
+    throw new DeliveryError(`refused: ${hostname} is a localhost name, which always means a loopback address`, { permanent: true });
   let addresses: ResolvedAddress[];
   if (family !== 0) {
     addresses = [{ address: hostname, family }];

@@ -39,6 +39,8 @@ describe('notification email', () => {
     assert.equal(message.subject, 'Hello Bcc: victim@example.com');
     assert.equal(message.fromName!.length, 64);
     assert.equal(headerText('a\u2028b\u0000c', 10), 'a b c');
+    // C1 controls too: U+0085 (NEL) is a line break to some readers
+    assert.equal(headerText('a\u0085b\u009fc\u0080d', 10), 'a b c d');
     assert.equal(headerText('x'.repeat(300), 200).length, 200);
   });
 
@@ -82,6 +84,29 @@ describe('notification email', () => {
       ['list[0].x', 'y'],
       ['empty', ''],
     ]);
+  });
+
+  it('sends a subject and a sender name that look like encoded words as the text they are, not decoded', async () => {
+    const sink = await startSmtpSink();
+    const mailer = createMailer({ smtpUrl: sink.url, mailFrom: 'Formgate <forms@mail.example.org>', dataDir: '/nonexistent' });
+    const lookalikes = [
+      '=?UTF-8?Q?Hi=0D=0ABcc:_victim@example.com?=',
+      `=?UTF-8?B?${Buffer.from('Hi\r\nBcc: victim@example.com').toString('base64')}?= and more`,
+    ];
+    try {
+      for (const text of lookalikes) {
+        const message = notificationMessage(input({ controls: { '_email.subject': text, '_email.from': text } }));
+        await mailer.send(message);
+      }
+      const mails = await sink.waitFor(lookalikes.length);
+      for (const [n, text] of lookalikes.entries()) {
+        assert.equal(mails[n]!.parsed.subject, text);
+        assert.equal(mails[n]!.parsed.from?.value[0]?.name, text.slice(0, 64));
+      }
+    } finally {
+      mailer.close();
+      await sink.close();
+    }
   });
 
   it('arrives over SMTP with its headers intact and no injected header', async () => {

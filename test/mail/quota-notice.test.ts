@@ -5,7 +5,7 @@ import { fromJson } from '../../src/db/database.js';
 import { EmailChannel, type EmailPayload } from '../../src/jobs/channels/email.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import { createMailer } from '../../src/mail/transport.js';
-import { quotaNoticeJobs } from '../../src/mail/quota-notice.js';
+import { quotaNoticeJobs, quotaNoticeMessage } from '../../src/mail/quota-notice.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
@@ -72,6 +72,13 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
     assert.equal(mail!.parsed.subject, payload.subject);
     assert.equal(mail!.parsed.headers.get('auto-submitted'), 'auto-generated');
     assert.match(mail!.parsed.text ?? '', /not lost/);
+  });
+
+  it('keeps the subject one line whatever the workspace name holds, and escapes it in HTML', () => {
+    const name = '<b>Acme</b>\r\nBcc: x@example.com\u2028\u0085\u000b end';
+    const message = quotaNoticeMessage({ name, id: 'w1', plan: 'FREE', allowance: 250, url: 'http://localhost:8080' });
+    assert.equal(message.subject, 'Workspace "<b>Acme</b> Bcc: x@example.com end" reached its allowance of 250 submissions');
+    assert.ok(!message.html.includes('<b>Acme'));
   });
 
   it('enqueues nothing for a workspace that does not exist', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isPublicAddress, webhookUrlProblem } from '../../src/net/public-address.js';
+import { isPublicAddress, nonPublicAddressClass, webhookUrlProblem } from '../../src/net/public-address.js';
 
 /** The address as the host of a URL: IPv6 in brackets. */
 const urlOf = (address: string, scheme = 'http') => `${scheme}://${address.includes(':') ? `[${address}]` : address}/hook`;
@@ -20,7 +20,7 @@ const NON_PUBLIC: Record<string, string[]> = {
   unspecified: ['0.0.0.0', '::', '0.1.2.3'],
   broadcast: ['255.255.255.255'],
   'IPv4-mapped IPv6 of a non-public address': ['::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:169.254.169.254', '::ffff:7f00:1'],
-  'IPv4-compatible IPv6 (deprecated ::a.b.c.d)': ['::10.0.0.1', '::127.0.0.1', '::808:808'],
+  'IPv4-compatible IPv6 (deprecated ::a.b.c.d)': ['::10.0.0.1', '::127.0.0.1', '::808:808', '::8.8.8.8', '::1.2.3.4'],
   'unique local fc00::/7': ['fc00::1', 'fd12:3456:789a::1'],
   'documentation ranges': ['192.0.2.1', '198.51.100.7', '203.0.113.200', '2001:db8::1'],
   'benchmarking 198.18/15': ['198.18.0.1', '198.19.255.254'],
@@ -49,6 +49,14 @@ describe('isPublicAddress', () => {
       for (const address of addresses) assert.equal(isPublicAddress(address), false, address);
     });
   }
+
+  it('reads ::a.b.c.d as IPv4-compatible, not IPv4-mapped, whatever its IPv4 part', () => {
+    // ipaddr.js alone reads ::1.2.3.4 as ::ffff:1.2.3.4, which passed as the public 1.2.3.4
+    for (const address of ['::1.2.3.4', '::8.8.8.8', '::10.0.0.1', '::127.0.0.1'])
+      assert.match(nonPublicAddressClass(address) ?? 'public', /IPv4-compatible/, address);
+    assert.match(nonPublicAddressClass('::ffff:127.0.0.1') ?? 'public', /IPv4-mapped loopback/);
+    assert.equal(nonPublicAddressClass('::ffff:8.8.8.8'), null);
+  });
 
   it('accepts public unicast addresses, v4 and v6', () => {
     for (const address of PUBLIC) assert.equal(isPublicAddress(address), true, address);

@@ -87,6 +87,18 @@ describe('postJsonSafely', () => {
     assert.equal(receiver.requests.length, 0);
   });
 
+  it('refuses localhost names without asking the resolver, whatever it would answer', async () => {
+    for (const host of ['localhost', 'LOCALHOST.', 'api.localhost', 'a.b.Localhost.']) {
+      const calls: string[] = [];
+      // a resolver that knows no such name (a hosts file without it) or gives a public address
+      const lookup = lookupOf({ [host.replace(/\.$/, '')]: ['93.184.215.14'] }, calls);
+      const err = await deliveryErrorOf(post(`http://${host}:${receiver.port}/hook`, { allowPrivate: false, lookup }));
+      assert.equal(err.permanent, true, host);
+      assert.match(err.message, /refused: .* is a localhost name/, host);
+      assert.deepEqual(calls, [], host);
+    }
+  });
+
   it('refuses a host name when any one of its addresses is not public, in either order', async () => {
     for (const addresses of [
       ['93.184.215.14', '10.0.0.7'],
