@@ -5,8 +5,11 @@ import { setFlash } from '../flash.js';
 import { csrfToken } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { type SessionCookie, startSession } from '../session.js';
+import type { SignupEmailLimits } from '../signup-limits.js';
 import { SignupClosedPage, SignupPage } from '../views/auth-pages.js';
+import { OpenSignupPage } from '../views/signup-pages.js';
 import { pendingInvitation } from './invitations.js';
+import { askForSignupLink, registerOpenSignupRoutes } from './open-signup.js';
 
 interface SignupBody {
   email?: string;
@@ -19,13 +22,20 @@ export async function anyoneMaySignUp(ctx: AppContext): Promise<boolean> {
   return ctx.config.signup === 'open' || !(await ctx.users.hasAnyAccount());
 }
 
-export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie): void {
+/**
+ * The first account signs up at once (it becomes the instance admin); after it, open sign-up goes
+ * by an emailed link (open-signup.ts), and invited people by their invitation's link.
+ */
+export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: SignupEmailLimits): void {
+  registerOpenSignupRoutes(app, ctx, cookie);
+
   app.get<{ Querystring: { invitation?: string } }>('/signup', async (request, reply) => {
     const secret = request.query.invitation;
     if (secret !== undefined) return invitedSignup(request, reply, String(secret));
     if (request.account) return seeOther(reply, '/');
     const first = !(await ctx.users.hasAnyAccount());
     if (!first && ctx.config.signup !== 'open') return closed(reply);
+    if (!first) return sendPage(reply, OpenSignupPage({ csrf: csrfToken(request, reply) }));
     return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first }));
   });
 
@@ -35,6 +45,7 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     if (request.body?.invitation !== undefined) return invitedSignup(request, reply, String(request.body.invitation), { email, password });
     const first = !(await ctx.users.hasAnyAccount());
     if (!first && ctx.config.signup !== 'open') return closed(reply);
+    if (!first) return askForSignupLink(ctx, limits, request, reply, email);
     try {
       const { user } = await ctx.users.createUser(email, password);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
