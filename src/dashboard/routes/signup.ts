@@ -36,7 +36,7 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     const first = !(await ctx.users.hasAnyAccount());
     if (!first && ctx.config.signup !== 'open') return closed(reply);
     if (!first) return sendPage(reply, OpenSignupPage({ csrf: csrfToken(request, reply) }));
-    return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first }));
+    return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply) }));
   });
 
   app.post<{ Body: SignupBody }>('/signup', async (request, reply) => {
@@ -51,7 +51,7 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
       await startSession(request, reply, ctx.sessions, cookie, user.id);
       return seeOther(reply, '/');
     } catch (error) {
-      return refused(request, reply, { email, first, errors: fieldErrors(error) });
+      return refused(request, reply, { email, errors: fieldErrors(error) });
     }
   });
 
@@ -66,18 +66,18 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     const invitation = { token: secret, email: view.invitation.email, workspaceName: view.workspaceName };
     // someone with an account logs in instead (the invitation's page says so)
     if (await ctx.users.findByEmail(view.invitation.email)) return seeOther(reply, `/invitations/${encodeURIComponent(secret)}`);
-    if (!posted) return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first: false, invitation }));
+    if (!posted) return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), invitation }));
     try {
       const { user, workspace } = await ctx.invitations.signUp(secret, posted.email, posted.password);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
       setFlash(reply, `You joined ${workspace.name}`);
       return seeOther(reply, `/w/${workspace.id}`);
     } catch (error) {
-      return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first: false, invitation, errors: fieldErrors(error) }), 400);
+      return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), invitation, errors: fieldErrors(error) }), 400);
     }
   }
 
-  function refused(request: FastifyRequest, reply: FastifyReply, page: { email: string; first: boolean; errors: Record<string, string> }) {
+  function refused(request: FastifyRequest, reply: FastifyReply, page: { email: string; errors: Record<string, string> }) {
     return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), ...page }), 400);
   }
 
