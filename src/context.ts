@@ -11,6 +11,8 @@ import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
 import { SessionService } from './services/sessions.js';
+import { SignupLinks } from './services/signup-links.js';
+import { SignupService } from './services/signups.js';
 import { ExportService } from './services/exports.js';
 import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
@@ -26,7 +28,7 @@ import { VisitorLoad } from './submit/visitor-load.js';
 export interface AppContext {
   config: Config;
   database: Database;
-  /** The installation's signing secret (cursors, thank-you links). */
+  /** The installation's signing secret (cursors, thank-you links, sign-up links). */
   secret: string;
   cursors: CursorCodec;
   users: UserService;
@@ -35,6 +37,8 @@ export interface AppContext {
   sessions: SessionService;
   /** Emailed links that set a forgotten password. */
   passwordResets: PasswordResetService;
+  /** Open sign-up by emailed link (FORMGATE_SIGNUP=open). */
+  signups: SignupService;
   workspaces: WorkspaceService;
   /** The instance admin's page. */
   admin: AdminService;
@@ -86,6 +90,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       tokens: new TokenService(database),
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),
+      signups: new SignupService(database, users, new SignupLinks(secret), config),
       workspaces,
       admin: new AdminService(database, workspaces),
       team,

@@ -23,7 +23,8 @@ export function refusalMessage(refusal: Refusal): string {
   return `Too many attempts; try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
 }
 
-function limiter(limit: RateLimit, keyPrefix: string, redis: Redis | null): Flexible.RateLimiterAbstract | null {
+/** A limiter for `limit` (null when off), shared by every instance through Redis when configured. */
+export function limiter(limit: RateLimit, keyPrefix: string, redis: Redis | null): Flexible.RateLimiterAbstract | null {
   if (!limit) return null;
   const options = { points: limit.max, duration: Math.max(1, Math.ceil(limit.windowMs / 1000)), keyPrefix };
   const memory = new RateLimiterMemory(options);
@@ -63,7 +64,8 @@ export class LoginLimits {
   }
 }
 
-async function consume(limiter: Flexible.RateLimiterAbstract | null, key: string): Promise<Refusal | null> {
+/** Counts one against `key`; a refusal says how long to wait. */
+export async function consume(limiter: Flexible.RateLimiterAbstract | null, key: string): Promise<Refusal | null> {
   if (!limiter) return null;
   try {
     await limiter.consume(key);
@@ -75,6 +77,6 @@ async function consume(limiter: Flexible.RateLimiterAbstract | null, key: string
 }
 
 // Redis holds a hash of the address, not the address.
-function accountKey(email: string): string {
+export function accountKey(email: string): string {
   return createHash('sha256').update(normaliseEmail(email)).digest('hex').slice(0, 32);
 }

@@ -33,6 +33,7 @@ import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js';
 import { registerWorkspacesRoutes } from './routes/workspaces.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
+import { SignupEmailLimits } from './signup-limits.js';
 import { csrfUserInfo, installSessions, sessionCookie } from './session.js';
 import type { SubmitSurface } from '../submit/server.js';
 import { ErrorPage } from './views/error-page.js';
@@ -78,8 +79,8 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply));
   installAssets(app);
 
-  registerSignupRoutes(app, ctx, session);
   const limits = new LoginLimits(ctx.config, redis);
+  registerSignupRoutes(app, ctx, session, new SignupEmailLimits(limits, redis));
   registerLoginRoutes(app, ctx, session, limits);
   registerPasswordResetRoutes(app, ctx, session, limits);
   registerAccountRoutes(app, ctx, session, limits);

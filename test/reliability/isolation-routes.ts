@@ -16,6 +16,7 @@ export interface Variant {
 const PATH_ONLY: Entry = { variants: [{}] };
 const LOGGED_OUT = { own: 'a page before login: it names no account’s resource' };
 const SECRET_LINK = { own: 'addressed by an emailed secret, not an id (sessions-tokens.test.ts)' };
+const SIGNUP_LINK = { own: 'addressed by an emailed link signed for one address, not an id (test/dashboard/open-signup.test.ts)' };
 const CALLERS_OWN = { own: 'acts on the caller’s own account or session only' };
 const LISTING = { own: 'lists the caller’s own things (the listings test)' };
 
@@ -54,6 +55,9 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /admin/workspaces/:workspaceId/plan': { variants: [{ body: { plan: 'DEALIFY' } }] },
   'GET /signup': LOGGED_OUT,
   'POST /signup': LOGGED_OUT,
+  'GET /signup/sent': LOGGED_OUT,
+  'GET /signup/confirm': SIGNUP_LINK,
+  'POST /signup/confirm': SIGNUP_LINK,
   'GET /login': LOGGED_OUT,
   'POST /login': LOGGED_OUT,
   'POST /logout': CALLERS_OWN,

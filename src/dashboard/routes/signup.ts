@@ -5,8 +5,11 @@ import { setFlash } from '../flash.js';
 import { csrfToken } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { type SessionCookie, startSession } from '../session.js';
+import type { SignupEmailLimits } from '../signup-limits.js';
 import { SignupClosedPage, SignupPage } from '../views/auth-pages.js';
+import { OpenSignupPage } from '../views/signup-pages.js';
 import { pendingInvitation } from './invitations.js';
+import { askForSignupLink, registerOpenSignupRoutes } from './open-signup.js';
 
 interface SignupBody {
   email?: string;
@@ -19,14 +22,21 @@ export async function anyoneMaySignUp(ctx: AppContext): Promise<boolean> {
   return ctx.config.signup === 'open' || !(await ctx.users.hasAnyAccount());
 }
 
-export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie): void {
+/**
+ * The first account signs up at once (it becomes the instance admin); after it, open sign-up goes
+ * by an emailed link (open-signup.ts), and invited people by their invitation's link.
+ */
+export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: SignupEmailLimits): void {
+  registerOpenSignupRoutes(app, ctx, cookie);
+
   app.get<{ Querystring: { invitation?: string } }>('/signup', async (request, reply) => {
     const secret = request.query.invitation;
     if (secret !== undefined) return invitedSignup(request, reply, String(secret));
     if (request.account) return seeOther(reply, '/');
     const first = !(await ctx.users.hasAnyAccount());
     if (!first && ctx.config.signup !== 'open') return closed(reply);
-    return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first }));
+    if (!first) return sendPage(reply, OpenSignupPage({ csrf: csrfToken(request, reply) }));
+    return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply) }));
   });
 
   app.post<{ Body: SignupBody }>('/signup', async (request, reply) => {
@@ -35,12 +45,13 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     if (request.body?.invitation !== undefined) return invitedSignup(request, reply, String(request.body.invitation), { email, password });
     const first = !(await ctx.users.hasAnyAccount());
     if (!first && ctx.config.signup !== 'open') return closed(reply);
+    if (!first) return askForSignupLink(ctx, limits, request, reply, email);
     try {
       const { user } = await ctx.users.createUser(email, password);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
       return seeOther(reply, '/');
     } catch (error) {
-      return refused(request, reply, { email, first, errors: fieldErrors(error) });
+      return refused(request, reply, { email, errors: fieldErrors(error) });
     }
   });
 
@@ -55,18 +66,18 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     const invitation = { token: secret, email: view.invitation.email, workspaceName: view.workspaceName };
     // someone with an account logs in instead (the invitation's page says so)
     if (await ctx.users.findByEmail(view.invitation.email)) return seeOther(reply, `/invitations/${encodeURIComponent(secret)}`);
-    if (!posted) return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first: false, invitation }));
+    if (!posted) return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), invitation }));
     try {
       const { user, workspace } = await ctx.invitations.signUp(secret, posted.email, posted.password);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
       setFlash(reply, `You joined ${workspace.name}`);
       return seeOther(reply, `/w/${workspace.id}`);
     } catch (error) {
-      return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), first: false, invitation, errors: fieldErrors(error) }), 400);
+      return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), invitation, errors: fieldErrors(error) }), 400);
     }
   }
 
-  function refused(request: FastifyRequest, reply: FastifyReply, page: { email: string; first: boolean; errors: Record<string, string> }) {
+  function refused(request: FastifyRequest, reply: FastifyReply, page: { email: string; errors: Record<string, string> }) {
     return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply), ...page }), 400);
   }
 

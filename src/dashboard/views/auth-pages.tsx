@@ -34,18 +34,15 @@ interface SignupProps {
   csrf: string;
   email?: string;
   errors?: FieldErrors;
-  /** The first account of the installation: it becomes the instance admin. */
-  first: boolean;
   /** An invitation's secret, carried through the form; its address is the only one allowed. */
   invitation?: { token: string; email: string; workspaceName: string };
 }
 
-export function SignupPage({ csrf, email, errors, first, invitation }: SignupProps) {
-  const lead = first
-    ? 'This is the first account of this Formgate installation: it becomes the instance admin.'
-    : invitation
-      ? `Create your account to join the workspace “${invitation.workspaceName}”.`
-      : 'Collect your forms’ submissions in one place.';
+/** Sign-up with a password at once: the installation's first account, or by an invitation's link (open sign-up: signup-pages.tsx). */
+export function SignupPage({ csrf, email, errors, invitation }: SignupProps) {
+  const lead = invitation
+    ? `Create your account to join the workspace “${invitation.workspaceName}”.`
+    : 'This is the first account of this Formgate installation: it becomes the instance admin.';
   return (
     <PublicLayout title="Create your account" lead={lead}>
       <FormError errors={errors} />
