@@ -24,6 +24,8 @@ export interface RequestOptions {
 
 export interface TestApp {
   ctx: AppContext;
+  /** The Fastify instances: a test can list the routes they registered. */
+  surfaces: Surfaces;
   baseUrl: string;
   submitUrl: string;
   publicUrl: string;
@@ -88,6 +90,7 @@ export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; 
   let closed = false;
   return {
     ctx,
+    surfaces,
     baseUrl: config.baseUrl,
     submitUrl: config.submitUrl,
     publicUrl: config.publicUrl,
