@@ -59,7 +59,7 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
   ignoreUnknownExpectations(app.server);
   installJsonParser(app);
   installValidators(app);
-  installProblemHandler(app, ctx.errorsDocUrl);
+  installProblemHandler(app, ctx.errorsDocUrl, notFound);
   installClosingAnswer(app, ctx.errorsDocUrl);
   installRequestLog(app);
   installNotFound(app, ctx.errorsDocUrl, notFound);

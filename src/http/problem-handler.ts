@@ -17,11 +17,15 @@ export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem:
     .send(problemBody(docsUrl(), problem.code, problem.detail, problem.extra));
 }
 
-/** One place that turns every failure into `application/problem+json`; 5xx details stay in the log. */
-export function installProblemHandler(app: FastifyInstance, docsUrl: () => string): void {
+/**
+ * One place that turns every failure into `application/problem+json`; 5xx details stay in the log.
+ * A browser asking for a page outside the API (an unknown address whose path holds a NUL) gets a page.
+ */
+export function installProblemHandler(app: FastifyInstance, docsUrl: () => string, pages?: NotFoundPage): void {
   app.setErrorHandler((error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(error);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
     return sendProblem(reply, docsUrl, problem);
   });
 }

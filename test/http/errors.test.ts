@@ -296,6 +296,13 @@ describe('errors (section 7)', () => {
       });
       assert.equal(unknown.status, 404);
       assert.match(unknown.body, /<h1[^>]*>Page not found<\/h1>/);
+      // an unknown address holding a NUL, refused before the not-found page, is a page too
+      const nul = await request('POST', `${app.publicUrl}/w/%00/invitations/../revoke`, 'a=b', {
+        ...browser,
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      assert.equal(nul.status, 400);
+      assert.match(nul.body, /<h1[^>]*>Something is not right<\/h1>/);
       // and a method a page does not take gets a page naming the methods it does
       const wrongMethod = await request('DELETE', `${app.publicUrl}/login`, null, browser);
       assert.equal(wrongMethod.status, 405);

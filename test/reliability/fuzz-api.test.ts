@@ -31,8 +31,8 @@ import { postJson } from '../helpers/submit.js';
  * names (OPERATIONS) and how to pick its path parameters (PATH_PARAMETERS).
  */
 
-const RUNS_PER_OPERATION = 100;
-const RUNS_OF_ODD_REQUESTS = 400;
+const RUNS_PER_OPERATION = 70;
+const RUNS_OF_ODD_REQUESTS = 250;
 
 /** What an operation does to the resource its path names: a delete consumes it, so each run gets one of its own. */
 interface OperationFuzz {

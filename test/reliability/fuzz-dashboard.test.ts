@@ -15,7 +15,7 @@ import { postJson } from '../helpers/submit.js';
  * instance, so a new form is fuzzed too, once FIELDS says which fields it reads.
  */
 
-const RUNS = 500;
+const RUNS = 250;
 const PASSWORD = 'correct horse battery staple';
 
 /** The fields each POST route reads; a route not listed here fails the first test. */
