@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { API_PREFIX, type RateLimit } from './config/config.js';
 import type { AppContext } from './context.js';
-import { dashboard, notFoundPage } from './dashboard/plugin.js';
+import { dashboard, notFoundPage, refusedRequestPage } from './dashboard/plugin.js';
 import { ProblemError } from './errors.js';
 import { installAuth } from './http/auth.js';
 import { installNotFound, type NotFoundPage } from './http/not-found.js';
@@ -53,13 +53,13 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     return503OnClosing: false,
     schemaController: serializersOnFirstUse(),
     // Errors Fastify and Node answer before any route runs are problem documents too.
-    frameworkErrors: answerFrameworkError(ctx.errorsDocUrl),
+    frameworkErrors: answerFrameworkError(ctx.errorsDocUrl, notFound),
     clientErrorHandler: answerClientError(ctx.errorsDocUrl),
   });
   ignoreUnknownExpectations(app.server);
   installJsonParser(app);
   installValidators(app);
-  installProblemHandler(app, ctx.errorsDocUrl);
+  installProblemHandler(app, ctx.errorsDocUrl, notFound);
   installClosingAnswer(app, ctx.errorsDocUrl);
   installRequestLog(app);
   installNotFound(app, ctx.errorsDocUrl, notFound);
@@ -111,7 +111,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix) : null;
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
-  const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage });
+  const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });
   addSharedSchemas(api);
   await registerOpenApi(api, ctx.config);
   await registerRateLimit(api, 'api', ctx.config.rateLimitApi, redis);

@@ -127,7 +127,18 @@ function errorPage(error: FastifyError | PageError | ProblemError, request: Fast
 
 /** The page for an address that is neither a page nor part of the API. */
 export function notFoundPage(reply: FastifyReply): FastifyReply {
-  // outside the dashboard's context, so without its helmet: the same protections, stricter still (a static page)
+  staticPageHeaders(reply);
+  return sendPage(reply, ErrorPage({ title: 'Page not found', detail: 'There is no page at this address.' }), 404);
+}
+
+/** The page for a browser's request refused before any route ran: a malformed or over-long address. */
+export function refusedRequestPage(reply: FastifyReply, problem: ProblemError): FastifyReply {
+  staticPageHeaders(reply);
+  return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: problem.detail }), problem.status);
+}
+
+// outside the dashboard's context, so without its helmet: the same protections, stricter still (a static page)
+function staticPageHeaders(reply: FastifyReply): void {
   reply.headers({
     'content-security-policy':
       "default-src 'none'; script-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
@@ -135,5 +146,4 @@ export function notFoundPage(reply: FastifyReply): FastifyReply {
     'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
   });
-  return sendPage(reply, ErrorPage({ title: 'Page not found', detail: 'There is no page at this address.' }), 404);
 }

@@ -1,12 +1,19 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clip, ProblemError } from '../errors.js';
 import { sendProblem } from './problem-handler.js';
 
-/** A page for browsers that asked for a path outside `outside` (the API's prefix): the dashboard's. */
+/** Pages for browsers that asked for a path outside `outside` (the API's prefix): the dashboard's. */
 export interface NotFoundPage {
   outside: string;
   page(reply: FastifyReply): FastifyReply;
+  /** A refusal answered before any route ran (a malformed or over-long path), as a page. */
+  problemPage(reply: FastifyReply, problem: ProblemError): FastifyReply;
+}
+
+/** Whether a request is a browser's asking for a page, not for the API: it gets a page rather than a problem document. */
+export function wantsPage(request: FastifyRequest, pages: NotFoundPage | undefined): pages is NotFoundPage {
+  return pages !== undefined && !request.url.startsWith(pages.outside) && request.headers.accept?.includes('text/html') === true;
 }
 
 /**
@@ -33,10 +40,11 @@ export function installNotFound(app: FastifyInstance, docsUrl: () => string, not
     const allowed = [...methods].filter((m) => m !== request.method && shadow.find(m as HTTPMethod, path));
     if (allowed.length > 0) {
       reply.header('allow', allowed.join(', '));
-      return sendProblem(reply, docsUrl, new ProblemError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`));
+      const problem = new ProblemError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(' or ')}.`);
+      return wantsPage(request, notFound) ? notFound.problemPage(reply, problem) : sendProblem(reply, docsUrl, problem);
     }
-    if (notFound && request.method === 'GET' && !path.startsWith(notFound.outside) && request.headers.accept?.includes('text/html'))
-      return notFound.page(reply);
+    // a browser's post to an unknown page (a stale form, an edited address) gets the page too
+    if (wantsPage(request, notFound)) return notFound.page(reply);
     return sendProblem(reply, docsUrl, new ProblemError('not_found', `There is nothing at ${request.method} ${clip(path)}.`));
   });
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
+import { wantsPage, type NotFoundPage } from './not-found.js';
 import { clip, PROBLEMS, ProblemError, problemAnchor, RETRY_AFTER_UNAVAILABLE_SECONDS, type ProblemCode } from '../errors.js';
 
 /** Builds the problem document of 2.6 for a code. */
@@ -16,11 +17,15 @@ export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem:
     .send(problemBody(docsUrl(), problem.code, problem.detail, problem.extra));
 }
 
-/** One place that turns every failure into `application/problem+json`; 5xx details stay in the log. */
-export function installProblemHandler(app: FastifyInstance, docsUrl: () => string): void {
+/**
+ * One place that turns every failure into `application/problem+json`; 5xx details stay in the log.
+ * A browser asking for a page outside the API (an unknown address whose path holds a NUL) gets a page.
+ */
+export function installProblemHandler(app: FastifyInstance, docsUrl: () => string, pages?: NotFoundPage): void {
   app.setErrorHandler((error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(error);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
     return sendProblem(reply, docsUrl, problem);
   });
 }
@@ -28,12 +33,14 @@ export function installProblemHandler(app: FastifyInstance, docsUrl: () => strin
 /**
  * Fastify's `frameworkErrors` option: a URL its router cannot take (a malformed percent escape, a
  * path segment over `maxParamLength`) would otherwise get Fastify's own JSON, quoting the whole URL.
+ * A browser asking for a page (outside the API) gets the dashboard's error page instead.
  */
-export function answerFrameworkError(docsUrl: () => string) {
+export function answerFrameworkError(docsUrl: () => string, pages?: NotFoundPage) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     reply.header('x-request-id', request.id);
     const problem = toProblem(error);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
     return sendProblem(reply, docsUrl, problem);
   };
 }

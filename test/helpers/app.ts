@@ -25,6 +25,8 @@ export interface RequestOptions {
 
 export interface TestApp {
   ctx: AppContext;
+  /** The Fastify instances: a test can list the routes they registered. */
+  surfaces: Surfaces;
   baseUrl: string;
   submitUrl: string;
   publicUrl: string;
@@ -91,6 +93,7 @@ export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; 
   let closed = false;
   return {
     ctx,
+    surfaces,
     baseUrl: config.baseUrl,
     submitUrl: config.submitUrl,
     publicUrl: config.publicUrl,

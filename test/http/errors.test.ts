@@ -275,6 +275,44 @@ describe('errors (section 7)', () => {
       }
     });
 
+    it('answers a browser with an error page, not a problem, for a malformed or over-long page address, an unknown page and a method a page does not take', async () => {
+      const browser = { accept: 'text/html' };
+      for (const path of ['/forms/%ED%A0%80/settings', '/w/%zz/settings', `/forms/${'x'.repeat(101)}/settings`]) {
+        for (const method of ['GET', 'POST']) {
+          const answer = await request(method, `${app.publicUrl}${path}`, method === 'POST' ? 'name=x' : null, {
+            ...browser,
+            'content-type': 'application/x-www-form-urlencoded',
+          });
+          assert.equal(answer.status, path.includes('xxxx') ? 414 : 400, `${method} ${path}`);
+          assert.match(answer.headers.get('content-type') ?? '', /^text\/html/, `${method} ${path}`);
+          assert.match(answer.body, /<h1[^>]*>Something is not right<\/h1>/);
+          assert.ok(answer.headers.get('content-security-policy'), 'a strict page');
+        }
+      }
+      // a browser's post to an address that is no page gets the page-not-found page, as a GET does
+      const unknown = await request('POST', `${app.publicUrl}/forms/x/settings/secrets/..`, 'secret=1', {
+        ...browser,
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      assert.equal(unknown.status, 404);
+      assert.match(unknown.body, /<h1[^>]*>Page not found<\/h1>/);
+      // an unknown address holding a NUL, refused before the not-found page, is a page too
+      const nul = await request('POST', `${app.publicUrl}/w/%00/invitations/../revoke`, 'a=b', {
+        ...browser,
+        'content-type': 'application/x-www-form-urlencoded',
+      });
+      assert.equal(nul.status, 400);
+      assert.match(nul.body, /<h1[^>]*>Something is not right<\/h1>/);
+      // and a method a page does not take gets a page naming the methods it does
+      const wrongMethod = await request('DELETE', `${app.publicUrl}/login`, null, browser);
+      assert.equal(wrongMethod.status, 405);
+      assert.match(wrongMethod.headers.get('allow') ?? '', /GET/);
+      assert.match(wrongMethod.body, /<h1[^>]*>Something is not right<\/h1>/);
+      // the API keeps answering problems, to browsers too
+      const api = await request('GET', `${app.baseUrl}/forms/%zz`, null, browser);
+      assertValidation(app, api, 'path');
+    });
+
     it('answers a URL over 16 KB with 431 headers_too_large on both surfaces, without quoting it', async () => {
       const long = 'q'.repeat(17 * 1024);
       for (const url of [`${app.baseUrl}/forms?x=${long}`, `${app.submitUrl}/${long}`, `${app.publicUrl}/${long}`]) {

@@ -1,0 +1,343 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import fc from 'fast-check';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { DashboardClient } from '../helpers/dashboard.js';
+import { diffDumps, dumpTables } from '../helpers/dump.js';
+import { printFigures } from '../helpers/figures.js';
+import { assertProperty, FuzzCounts, fuzzSeed, nastyString, PROTOTYPE_KEYS } from '../helpers/fuzz.js';
+import { postJson } from '../helpers/submit.js';
+
+/**
+ * Every form of the dashboard (each POST route the Fastify instance registered) posted with random
+ * and boundary fields by a logged-in person: no 5xx; each answer is a page with a message or a
+ * redirect; a refusal (4xx) changes nothing stored. The routes are listed from the running
+ * instance, so a new form is fuzzed too, once FIELDS says which fields it reads.
+ */
+
+const RUNS = 250;
+const PASSWORD = 'correct horse battery staple';
+
+/** The fields each POST route reads; a route not listed here fails the first test. */
+const FIELDS: Record<string, string[]> = {
+  '/signup': ['email', 'password', 'invitation'],
+  '/login': ['email', 'password', 'next'],
+  '/logout': [],
+  '/forgot-password': ['email'],
+  '/reset-password/:token': ['password'],
+  '/account/password': ['currentPassword', 'newPassword'],
+  '/account/logout-everywhere': [],
+  '/account/tokens': ['name', 'scopes', 'expiresAt'],
+  '/account/tokens/:tokenId/revoke': [],
+  '/workspaces/new': ['name'],
+  '/w/:workspaceId/settings': ['name'],
+  '/w/:workspaceId/forms/new': ['name'],
+  '/w/:workspaceId/invitations': ['email'],
+  '/w/:workspaceId/invitations/:invitationId/revoke': [],
+  '/w/:workspaceId/members/:userId/remove': [],
+  '/w/:workspaceId/leave': [],
+  '/invitations/:secret': [],
+  '/invitations/:secret/logout': [],
+  '/admin/workspaces/:workspaceId/plan': ['plan', 'back'],
+  '/forms/:formId/test-submission': ['message', 'email', 'name'],
+  '/forms/:formId/templates/:kind': ['code', 'mode'],
+  '/forms/:formId/templates/:kind/preview': ['code'],
+  '/forms/:formId/templates/:kind/test': [],
+  '/forms/:formId/templates/:kind/delete': [],
+  '/forms/:formId/settings': [
+    'name',
+    'description',
+    'technology',
+    'notificationEmails',
+    'allowedOrigins',
+    'emailThreading',
+    'webhookUrl',
+    'slackChannel',
+    'customHoneypot',
+    'customSpamWords',
+    'spamProtection',
+    'action',
+    'adding.notificationEmails',
+    'adding.allowedOrigins',
+  ],
+  '/forms/:formId/settings/secrets/:provider': ['secret'],
+  '/forms/:formId/settings/secrets/:provider/remove': [],
+  '/forms/:formId/settings/webhook-secret': [],
+  '/forms/:formId/settings/webhook-secret/rotate': [],
+  '/forms/:formId/delete': ['confirm', 'name'],
+  '/forms/:formId/deliveries/:jobId/retry': ['back'],
+  '/forms/:formId/deliveries/retry-failed': ['back'],
+  '/submissions/delete': ['id', 'back'],
+  '/submissions/:submissionId/not-spam': ['back'],
+};
+
+/** Routes after which the session may be gone (by design): the client logs in again. */
+const SESSION_ENDING = /^\/(logout|login|signup|account\/(password|logout-everywhere)|invitations\/|reset-password|w\/:workspaceId\/leave)/;
+
+const ODD_SEGMENT = fc.constantFrom('x'.repeat(101), '%00', '%2F', '..', '%zz', '%ED%A0%80', '__proto__', 'constructor', '0', '-1', '%20', '~');
+/** A path parameter: `own` (a real id of the logged-in account), `foreign` (someone else's) or odd text. */
+const PARAMETER = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('own') },
+  { weight: 1, arbitrary: fc.constant('foreign') },
+  { weight: 2, arbitrary: ODD_SEGMENT },
+);
+
+const fieldValue = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('VALID') },
+  { weight: 3, arbitrary: fc.string({ maxLength: 20 }) },
+  { weight: 4, arbitrary: nastyString },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'x'.repeat(70_000),
+      'save',
+      'add',
+      'remove:0',
+      'remove:999',
+      'remove:-1',
+      'on',
+      'BUNDLE_50000',
+      'FREE',
+      'https://example.com/hook',
+      'a@example.com',
+    ),
+  },
+);
+
+/** How the fields of a post are spoiled. */
+interface Post {
+  params: Record<string, string>;
+  fields: [string, string][];
+  csrf: 'kept' | 'missing' | 'wrong' | 'repeated';
+}
+
+function postArbitrary(route: string): fc.Arbitrary<Post> {
+  const names = FIELDS[route]!;
+  const paramNames = [...route.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  const known = names.length > 0 ? fc.constantFrom(...names) : fc.constant('unknown');
+  const name = fc.oneof(
+    { weight: 8, arbitrary: known },
+    { weight: 2, arbitrary: fc.constantFrom(...PROTOTYPE_KEYS, '', 'a[]', 'x'.repeat(300), '\u0000', '\ud800', `${names[0] ?? 'x'}[]`) },
+  );
+  return fc.record({
+    params: fc.record(Object.fromEntries(paramNames.map((p) => [p, PARAMETER]))),
+    fields: fc.oneof(
+      { weight: 8, arbitrary: fc.array(fc.tuple(name, fieldValue), { maxLength: 8 }) },
+      // every field present and valid-shaped, then one spoiled
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(fc.nat(), fieldValue)
+          .map(([i, v]): [string, string][] => names.map((n, j) => [n, j === i % Math.max(1, names.length) ? v : 'VALID'])),
+      },
+      { weight: 1, arbitrary: fc.constant<[string, string][]>(Array.from({ length: 3000 }, (_, i) => [names[0] ?? 'f', String(i)])) },
+    ),
+    csrf: fc.oneof(
+      { weight: 12, arbitrary: fc.constant('kept' as const) },
+      { weight: 1, arbitrary: fc.constantFrom('missing' as const, 'wrong' as const, 'repeated' as const) },
+    ),
+  });
+}
+
+/**
+ * The paths of Fastify's printed route tree (`printRoutes`): each line is a segment indented four
+ * characters a level below its parent; a route's line names its methods in parentheses.
+ */
+function postRoutes(printed: string): string[] {
+  const stack: string[] = [];
+  const routes: string[] = [];
+  for (const line of printed.split('\n')) {
+    const match = /^(.*?)[└├]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (!match) continue;
+    const level = [...match[1]!].length / 4;
+    stack.length = level;
+    stack.push(match[2]!);
+    if (match[3]?.split(', ').includes('POST')) routes.push(stack.join(''));
+  }
+  return routes;
+}
+
+describe('fuzz: every form of the dashboard', () => {
+  const seed = fuzzSeed('fuzz-dashboard');
+  const counts = new FuzzCounts();
+  let app: TestApp;
+  let client: DashboardClient;
+  const email = 'fuzz-owner@example.com';
+  let userId = '';
+  let routes: string[] = [];
+  let refusalsUnchanged = 0;
+  const own: Record<string, string> = {};
+  const foreign: Record<string, string> = {};
+
+  before(async () => {
+    app = await startApp({ rateLimitLoginAccount: 'off', rateLimitLoginAddress: 'off' });
+    // every POST route of the instance outside the API: the dashboard's forms
+    routes = postRoutes(app.surfaces.api.printRoutes({ commonPrefix: false, method: 'POST' })).filter((r) => !r.startsWith('/public/'));
+    client = new DashboardClient(app);
+    await client.enter('/signup', email, PASSWORD);
+    const user = await app.ctx.users.requireByEmail(email);
+    userId = user.id;
+    const other = await app.ctx.users.createUser('fuzz-other@example.com');
+    foreign.workspaceId = other.workspace.id;
+    foreign.formId = (await app.ctx.forms.createForm(other.user.id, other.workspace.id, { name: 'Not yours' })).id;
+    foreign.submissionId = (await postJson(app, foreign.formId, { message: 'not yours' })).body.id;
+    foreign.userId = other.user.id;
+    await ensureFixtures();
+  });
+
+  after(async () => {
+    printFigures('fuzz-dashboard', {
+      requestsSent: counts.requests,
+      badInputsTried: counts.badInputs,
+      more: {
+        'POST routes': routes.length,
+        '5xx answers': counts.serverErrors,
+        'refusals checked unchanged': refusalsUnchanged,
+        'answers by status': counts.statusSummary(),
+        seed,
+      },
+    });
+    await app?.close();
+  });
+
+  /** The logged-in account's own resources, made again when a legitimate post removed one. */
+  async function ensureFixtures(): Promise<void> {
+    const db = app.ctx.database.db;
+    const exists = async (table: 'workspaces' | 'forms' | 'submissions' | 'tokens' | 'invitations' | 'jobs', id: string | undefined) =>
+      id !== undefined && (await db.selectFrom(table).select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+    if (!(await exists('workspaces', own.workspaceId))) {
+      const membership = await db.selectFrom('workspaceMembers').select('workspaceId').where('userId', '=', userId).executeTakeFirst();
+      own.workspaceId = membership?.workspaceId ?? (await app.ctx.workspaces.createWorkspace(userId, 'Again')).id;
+      await app.ctx.workspaces.setPlan(own.workspaceId, 'BUNDLE_50000', { tellOwners: false });
+    }
+    if (!(await exists('forms', own.formId)))
+      own.formId = (await app.ctx.forms.createForm(userId, own.workspaceId!, { name: 'Contact', notificationEmails: ['owner@example.com'] })).id;
+    if (!(await exists('submissions', own.submissionId))) own.submissionId = (await postJson(app, own.formId!, { message: 'hello' })).body.id;
+    if (!(await exists('jobs', own.jobId))) {
+      const job = await db.selectFrom('jobs').select('id').where('submissionId', '=', own.submissionId!).executeTakeFirst();
+      own.jobId = job?.id ?? 'no-job';
+    }
+    if (
+      !(await exists('tokens', own.tokenId)) ||
+      (await db.selectFrom('tokens').select('revokedAt').where('id', '=', own.tokenId!).executeTakeFirst())?.revokedAt
+    ) {
+      own.tokenId = (await app.ctx.tokens.createToken(userId, { name: `fuzz-${Date.now()}-${Math.random()}`, scopes: ['forms:read'] })).token.id;
+    }
+    if (!(await exists('invitations', own.invitationId))) {
+      const invited = await app.ctx.invitations.invite(userId, own.workspaceId!, `invited-${Date.now()}@example.com`).catch(() => null);
+      own.invitationId = invited?.invitation.id ?? 'no-invitation';
+    }
+    const member = await db
+      .selectFrom('workspaceMembers')
+      .select('userId')
+      .where('workspaceId', '=', own.workspaceId!)
+      .where('userId', '!=', userId)
+      .executeTakeFirst();
+    if (member) own.userId = member.userId;
+    else {
+      const added = await app.ctx.users.createUser(`member-${Date.now()}-${Math.random()}@example.com`);
+      await app.ctx.workspaces.addMember(own.workspaceId!, added.user.email);
+      own.userId = added.user.id;
+    }
+  }
+
+  function parameter(name: string, choice: string): string {
+    if (choice === 'foreign') return foreign[name] ?? 'foreign';
+    if (choice !== 'own') return choice;
+    if (name === 'kind') return 'notification';
+    if (name === 'provider') return 'HCAPTCHA';
+    return own[name] ?? 'own';
+  }
+
+  function validValue(name: string): string {
+    const values: Record<string, string> = {
+      email: 'someone@example.com',
+      password: 'a long enough password',
+      newPassword: 'another long password',
+      currentPassword: 'not the password',
+      name: 'Fuzzed',
+      scopes: 'forms:read',
+      expiresAt: '2099-01-01',
+      plan: 'BUNDLE_50000',
+      code: '<p>{{data.message}}</p>',
+      mode: 'code',
+      id: own.submissionId ?? '',
+      back: '/',
+      next: '/',
+      action: 'save',
+      secret: 's3cret',
+      confirm: 'Contact',
+    };
+    return Object.hasOwn(values, name) ? values[name]! : 'x';
+  }
+
+  async function check(route: string, post: Post): Promise<void> {
+    await ensureFixtures();
+    let path = route;
+    for (const [name, choice] of Object.entries(post.params)) path = path.replace(`:${name}`, parameter(name, choice));
+    const fields = post.fields.map(([n, v]): [string, string] => [n, v === 'VALID' ? validValue(n) : v]);
+    if (post.csrf === 'missing') fields.unshift(['_csrf', '']);
+    if (post.csrf === 'wrong') fields.unshift(['_csrf', 'not-the-token']);
+    if (post.csrf === 'repeated') fields.unshift(['_csrf', client.csrf], ['_csrf', 'not-the-token']);
+    const bad = post.csrf !== 'kept' || Object.values(post.params).some((c) => c !== 'own') || post.fields.some(([, v]) => v !== 'VALID');
+    if (bad) counts.badInputs++;
+
+    const before = await dumpTables(app.ctx.database);
+    const answer = await client.post(path, fields);
+    counts.record(answer.status);
+    const label = `POST ${path.slice(0, 150)} [${fields.length} fields: ${fields
+      .slice(0, 4)
+      .map(([n, v]) => `${n.slice(0, 20)}=${JSON.stringify(v.slice(0, 20))}`)
+      .join(' ')}; csrf ${post.csrf}]`;
+    assert.ok(answer.status < 500, `${label}: ${answer.status} ${answer.html.slice(0, 300)}`);
+    if (answer.status === 303 || answer.status === 302) {
+      assert.ok(answer.location, `${label}: a redirect without a Location`);
+    } else {
+      assert.match(answer.headers.get('content-type') ?? '', /^text\/html/, `${label}: ${answer.status} is not a page`);
+      // a refusal is a page that says what went wrong (a preview's 200 is a fragment, not a page)
+      if (answer.status >= 400) assert.match(answer.html, /<h1[^>]*>[^<]+|role="alert"|class="[^"]*error/, `${label}: ${answer.status} page without a message`);
+    }
+    if (answer.status >= 400) {
+      const changed = diffDumps(before, await dumpTables(app.ctx.database));
+      assert.deepEqual(changed, [], `${label}: the refusal ${answer.status} changed stored data:\n${changed.slice(0, 5).join('\n')}`);
+      refusalsUnchanged++;
+    }
+    // a legitimate post may end the session (log out, a new password): log in again for the next
+    if (SESSION_ENDING.test(route) || answer.location?.includes('/login')) {
+      if ((await client.get('/account')).status !== 200) {
+        client.cookies.clear();
+        await app.ctx.users.setPassword(userId, PASSWORD);
+        await client.enter('/login', email, PASSWORD);
+      }
+    }
+  }
+
+  test('every POST route of the dashboard has a generator, and every generator a route', () => {
+    assert.ok(routes.length >= 30, `found ${routes.length} POST routes: ${routes.join(' ')}`);
+    assert.deepEqual(
+      routes.filter((r) => !(r in FIELDS)),
+      [],
+      'POST routes without an entry in FIELDS',
+    );
+    assert.deepEqual(
+      Object.keys(FIELDS).filter((r) => !routes.includes(r)),
+      [],
+      'entries of FIELDS with no route',
+    );
+  });
+
+  test('random and boundary fields on every form: no 5xx, a page or a redirect, refusals change nothing', { timeout: 120_000 }, async () => {
+    const post = fc.constantFrom(...routes).chain((route) => postArbitrary(route).map((p) => ({ route, post: p })));
+    await assertProperty(
+      fc.asyncProperty(post, ({ route, post: p }) => check(route, p)),
+      { seed, numRuns: RUNS },
+    );
+    assert.equal(counts.serverErrors, 0, '5xx answers');
+  });
+
+  test('the process survives: the dashboard still answers', async () => {
+    const health = await client.get('/healthz');
+    assert.equal(health.status, 200);
+    assert.equal(counts.serverErrors, 0);
+  });
+});
