@@ -1,4 +1,3 @@
-import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import type { Surfaces } from '../../src/app.js';
 import { listen } from '../../src/cli/serve.js';
@@ -30,8 +29,6 @@ export interface TestApp {
   baseUrl: string;
   submitUrl: string;
   publicUrl: string;
-  /** The Fastify instance of the API and the dashboard: its routes can be listed (`printRoutes`). */
-  server: FastifyInstance;
   /** Calls the management API: `path` is relative to `{base_url}`, e.g. `/forms`. */
   api(method: string, path: string, options?: RequestOptions): Promise<Answer>;
   /** Calls any URL of the running service. */
@@ -97,7 +94,6 @@ export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; 
     baseUrl: config.baseUrl,
     submitUrl: config.submitUrl,
     publicUrl: config.publicUrl,
-    server: surfaces.api,
     api: (method, path, options) => call(method, config.baseUrl + path, options),
     fetch: call,
     async close() {

@@ -13,7 +13,7 @@ export interface Route {
  */
 export function registeredRoutes(app: TestApp): Route[] {
   // e.g. "│   │   └── /:kind (GET, HEAD, POST)": four characters of tree per level, a segment, its methods
-  const tree = app.server.printRoutes({ commonPrefix: false });
+  const tree = app.surfaces.api.printRoutes({ commonPrefix: false });
   const prefixes: string[] = [];
   const routes: Route[] = [];
   for (const line of tree.split('\n')) {

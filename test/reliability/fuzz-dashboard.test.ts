@@ -6,6 +6,7 @@ import { DashboardClient } from '../helpers/dashboard.js';
 import { diffDumps, dumpTables } from '../helpers/dump.js';
 import { printFigures } from '../helpers/figures.js';
 import { assertProperty, FuzzCounts, fuzzSeed, nastyString, PROTOTYPE_KEYS } from '../helpers/fuzz.js';
+import { dashboardRoutes } from '../helpers/routes.js';
 import { postJson } from '../helpers/submit.js';
 
 /**
@@ -21,6 +22,7 @@ const PASSWORD = 'correct horse battery staple';
 /** The fields each POST route reads; a route not listed here fails the first test. */
 const FIELDS: Record<string, string[]> = {
   '/signup': ['email', 'password', 'invitation'],
+  '/signup/confirm': ['token', 'password'],
   '/login': ['email', 'password', 'next'],
   '/logout': [],
   '/forgot-password': ['email'],
@@ -139,24 +141,6 @@ function postArbitrary(route: string): fc.Arbitrary<Post> {
   });
 }
 
-/**
- * The paths of Fastify's printed route tree (`printRoutes`): each line is a segment indented four
- * characters a level below its parent; a route's line names its methods in parentheses.
- */
-function postRoutes(printed: string): string[] {
-  const stack: string[] = [];
-  const routes: string[] = [];
-  for (const line of printed.split('\n')) {
-    const match = /^(.*?)[└├]── (.*?)(?: \(([A-Z, ]+)\))?$/.exec(line);
-    if (!match) continue;
-    const level = [...match[1]!].length / 4;
-    stack.length = level;
-    stack.push(match[2]!);
-    if (match[3]?.split(', ').includes('POST')) routes.push(stack.join(''));
-  }
-  return routes;
-}
-
 describe('fuzz: every form of the dashboard', () => {
   const seed = fuzzSeed('fuzz-dashboard');
   const counts = new FuzzCounts();
@@ -172,7 +156,9 @@ describe('fuzz: every form of the dashboard', () => {
   before(async () => {
     app = await startApp({ rateLimitLoginAccount: 'off', rateLimitLoginAddress: 'off' });
     // every POST route of the instance outside the API: the dashboard's forms
-    routes = postRoutes(app.surfaces.api.printRoutes({ commonPrefix: false, method: 'POST' })).filter((r) => !r.startsWith('/public/'));
+    routes = dashboardRoutes(app)
+      .filter((route) => route.method === 'POST')
+      .map((route) => route.path);
     client = new DashboardClient(app);
     await client.enter('/signup', email, PASSWORD);
     const user = await app.ctx.users.requireByEmail(email);

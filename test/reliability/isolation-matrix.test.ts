@@ -4,7 +4,7 @@ import { newId } from '../../src/ids.js';
 import { type Answer, startApp, type TestApp } from '../helpers/app.js';
 import type { PageAnswer } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
-import { diffRows, dumpRows } from '../helpers/db-dump.js';
+import { diffDumps, dumpTables } from '../helpers/dump.js';
 import { printFigures } from '../helpers/figures.js';
 import { apiOperations, dashboardRoutes, fillPath, paramsOf, type Route } from '../helpers/routes.js';
 import { API_ENTRIES, DASHBOARD_ENTRIES, type Entry, FIXED_PARAMS, NATURAL_KIND, type Variant } from './isolation-routes.js';
@@ -158,7 +158,7 @@ describe(`isolation matrix: one account reaches nothing of another (${TEST_DIALE
     call: (route: Route, variant: Variant, ids: Record<string, string>) => Promise<A>,
     seen: (answer: A, ids: string[]) => Seen,
   ): Promise<number> {
-    const rowsBefore = await dumpRows(app);
+    const rowsBefore = await dumpTables(app.ctx.database);
     let tried = 0;
     for (const [route, entry] of pairs) {
       if ('own' in entry) continue;
@@ -176,7 +176,7 @@ describe(`isolation matrix: one account reaches nothing of another (${TEST_DIALE
         }
       }
     }
-    const changed = diffRows(rowsBefore, await dumpRows(app));
+    const changed = diffDumps(rowsBefore, await dumpTables(app.ctx.database));
     crossAccountChanges += changed.length;
     assert.deepEqual(changed, [], `${surface}: nothing changed`);
     return tried;
@@ -197,7 +197,7 @@ describe(`isolation matrix: one account reaches nothing of another (${TEST_DIALE
   });
 
   it('lists, searches and exports the caller’s own rows only, on the API and the dashboard', async () => {
-    const rowsBefore = await dumpRows(app);
+    const rowsBefore = await dumpTables(app.ctx.database);
     const apiGet = async (path: string) => {
       requestsSent++;
       const answer = await app.api('GET', path, { token: intruder.token });
@@ -258,7 +258,7 @@ describe(`isolation matrix: one account reaches nothing of another (${TEST_DIALE
     );
     requestsSent++;
     assert.equal((await intruder.client.get('/admin')).status >= 400, true, 'the admin page is not the intruder’s');
-    assert.deepEqual(diffRows(rowsBefore, await dumpRows(app)), []);
+    assert.deepEqual(diffDumps(rowsBefore, await dumpTables(app.ctx.database)), []);
 
     // the one change an account makes without naming an id: a workspace of its own, nobody else's
     // (its free one upgraded first: an account has one free workspace)

@@ -8,7 +8,7 @@ import { openContext } from '../../src/context.js';
 import { type Answer, startApp, type TestApp, testConfig } from '../helpers/app.js';
 import { DashboardClient, type PageAnswer } from '../helpers/dashboard.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
-import { diffRows, dumpRows } from '../helpers/db-dump.js';
+import { diffDumps, dumpTables } from '../helpers/dump.js';
 import { until } from '../helpers/eventually.js';
 import { printFigures } from '../helpers/figures.js';
 import { invitationPath } from '../helpers/members.js';
@@ -72,9 +72,9 @@ describe(`sessions and tokens: what a credential may still do after it should no
   }
 
   async function unchanged<T>(what: string, app: TestApp, act: () => Promise<T>): Promise<T> {
-    const before = await dumpRows(app);
+    const before = await dumpTables(app.ctx.database);
     const result = await act();
-    const changed = diffRows(before, await dumpRows(app));
+    const changed = diffDumps(before, await dumpTables(app.ctx.database));
     changesByRefusals += changed.length;
     assert.deepEqual(changed, [], `${what}: nothing changed`);
     return result;
