@@ -150,3 +150,28 @@ function keysByMarker(
 function extras(arrived: Map<string, { copies: number }>): Map<string, number> {
   return new Map([...arrived].filter(([, { copies }]) => copies > 1).map(([id, { copies }]) => [id, copies - 1]));
 }
+
+/**
+ * The duplicated deliveries whose job has fewer tries cut off (recorded as interrupted) than extra
+ * copies: sent twice although nothing interrupted a try. Each entry says which and how many.
+ */
+export async function unexplainedCopies(db: Kysely<DB>, extra: Audit['extraCopies']): Promise<string[]> {
+  const unexplained: string[] = [];
+  for (const [kind, copies] of [
+    ['notification', extra.email],
+    ['webhook', extra.webhook],
+  ] as const) {
+    for (const [submissionId, count] of copies) {
+      const interrupted = await db
+        .selectFrom('jobAttempts')
+        .innerJoin('jobs', 'jobs.id', 'jobAttempts.jobId')
+        .select('jobAttempts.id')
+        .where('jobs.submissionId', '=', submissionId)
+        .where('jobs.kind', '=', kind)
+        .where('jobAttempts.outcome', '=', 'interrupted')
+        .execute();
+      if (interrupted.length < count) unexplained.push(`${kind} of ${submissionId}: ${count} extra, ${interrupted.length} interrupted`);
+    }
+  }
+  return unexplained;
+}

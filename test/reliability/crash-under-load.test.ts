@@ -9,7 +9,7 @@ import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';
 import { printFigures } from '../helpers/figures.js';
-import { auditLoad, storedSubmissions } from '../helpers/load-audit.js';
+import { auditLoad, storedSubmissions, unexplainedCopies } from '../helpers/load-audit.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startSubmitLoad, type SubmitLoad } from '../helpers/submit-load.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
@@ -91,31 +91,6 @@ describe(`crash under load: formgate serve killed ${KILLS} times while visitors 
       .where('leaseUntil', '>', now)
       .execute();
 
-  /**
-   * The duplicated deliveries whose job has fewer tries cut off (interrupted) than extra copies:
-   * sent twice although no kill interrupted it.
-   */
-  async function unexplainedCopies(extra: { email: Map<string, number>; webhook: Map<string, number> }): Promise<string[]> {
-    const unexplained: string[] = [];
-    for (const [kind, copies] of [
-      ['notification', extra.email],
-      ['webhook', extra.webhook],
-    ] as const) {
-      for (const [submissionId, count] of copies) {
-        const interrupted = await ctx.database.db
-          .selectFrom('jobAttempts')
-          .innerJoin('jobs', 'jobs.id', 'jobAttempts.jobId')
-          .select('jobAttempts.id')
-          .where('jobs.submissionId', '=', submissionId)
-          .where('jobs.kind', '=', kind)
-          .where('jobAttempts.outcome', '=', 'interrupted')
-          .execute();
-        if (interrupted.length < count) unexplained.push(`${kind} of ${submissionId}: ${count} extra, ${interrupted.length} interrupted`);
-      }
-    }
-    return unexplained;
-  }
-
   it('stores every acknowledged submission once and delivers all of it, at least once under one key', { timeout: 240_000 }, async () => {
     const runId = `crash-${TEST_DIALECT}-${randomBytes(3).toString('hex')}`;
     load = startSubmitLoad({ runId, formIds: [formId], concurrency: 4, pauseMs: 25, maxRequests: 20_000, subnet: 61 });
@@ -169,7 +144,7 @@ describe(`crash under load: formgate serve killed ${KILLS} times while visitors 
       markerPattern: new RegExp(`${runId}-\\d+`),
     });
     // each extra copy is explained: its job has a try that a kill cut off (recorded as interrupted)
-    const unexplained = await unexplainedCopies(audit.extraCopies);
+    const unexplained = await unexplainedCopies(ctx.database.db, audit.extraCopies);
     const failed = await ctx.database.db.selectFrom('jobs').select('id').where('status', '=', 'failed').execute();
     const duplicated = audit.emailDuplicates + audit.webhookDuplicates;
     printFigures('crash under load (SIGKILL of formgate serve)', {
