@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema/index.js';
 import type { LoadAnswer } from './submit-load.js';
@@ -174,4 +175,28 @@ export async function unexplainedCopies(db: Kysely<DB>, extra: Audit['extraCopie
     }
   }
   return unexplained;
+}
+
+/** Waits, with a deadline, until no job is pending (each done or failed); on timeout names the jobs left. */
+export async function waitForDrain(db: Kysely<DB>, deadlineMs: number): Promise<void> {
+  const pending = () =>
+    db.selectFrom('jobs').select(['id', 'kind', 'attempts', 'runAt', 'leaseUntil', 'lastError']).where('status', '=', 'pending').limit(5).execute();
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const left = await pending();
+    if (left.length === 0) return;
+    if (Date.now() > deadline) assert.fail(`deliveries still pending after ${deadlineMs} ms (at ${Date.now()}): ${JSON.stringify(left)}`);
+    await sleep(100);
+  }
+}
+
+/** The jobs of `formIds`' submissions that failed for good. */
+export function failedJobs(db: Kysely<DB>, formIds: string[]): Promise<{ id: string; lastError: string | null }[]> {
+  return db
+    .selectFrom('jobs')
+    .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
+    .select(['jobs.id', 'jobs.lastError'])
+    .where('submissions.formId', 'in', formIds)
+    .where('jobs.status', '=', 'failed')
+    .execute();
 }
