@@ -19,6 +19,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-r
 const KILLS = 20;
 /** How long each instance serves before it is killed: a random time in this range (ms). */
 const UPTIME_MS: [number, number] = [300, 1_800];
+/** When an instance killed while starting is killed, after it was spawned (ms): its ready line comes at about 1 s. */
+const STARTING_KILL_MS: [number, number] = [100, 1_000];
 /** Short, so a killed instance's jobs are taken over within the run (the 30 s default: test/jobs/crash.test.ts). */
 const LEASE = '5s';
 const LEASE_MS = 5_000;
@@ -95,11 +97,20 @@ describe(`crash under load: formgate serve killed ${KILLS} times while visitors 
     const runId = `crash-${TEST_DIALECT}-${randomBytes(3).toString('hex')}`;
     load = startSubmitLoad({ runId, formIds: [formId], concurrency: 4, pauseMs: 25, maxRequests: 20_000, subnet: 61 });
     const started = Date.now();
+    let startingKills = 0;
     let server = await startInstance();
     for (let kills = 1; kills < KILLS; kills++) {
       // the fault schedule, not a wait for a state: the instance serves a random while
       await sleep(randomInt(UPTIME_MS[0], UPTIME_MS[1]));
       await kill(server);
+      if (kills % 5 === 0) {
+        // now and then killed while starting (opening the database, migrating, listening), too
+        const starting = spawnServe(env, built.program);
+        servers.push(starting);
+        await sleep(randomInt(STARTING_KILL_MS[0], STARTING_KILL_MS[1]));
+        await kill(starting);
+        startingKills += 1;
+      }
       server = await startInstance();
     }
     // The last kill is made with deliveries under way, so their takeover can be timed.
@@ -144,20 +155,21 @@ describe(`crash under load: formgate serve killed ${KILLS} times while visitors 
     const duplicated = audit.emailDuplicates + audit.webhookDuplicates;
     printFigures('crash under load (SIGKILL of formgate serve)', {
       requestsSent: report.sent,
-      faultsInjected: KILLS,
+      faultsInjected: KILLS + startingKills,
       submissionsAcknowledged: audit.acknowledged,
       submissionsFound: audit.found,
       deliveriesExpected: audit.deliveriesExpected,
       delivered: audit.delivered,
       duplicated,
       more: {
+        'kills while serving, while starting': `${KILLS}, ${startingKills}`,
         refused: audit.refused,
         'connection failed (no answer)': audit.connectionFailed,
         'stored without an answer': audit.storedUnanswered,
         'duplicate emails (same Message-ID)': audit.emailDuplicates,
         'duplicate webhooks (same webhook-id)': audit.webhookDuplicates,
         'failed deliveries': failed.length,
-        'deliveries cut off by the last kill': cutOff.length,
+        'deliveries under dead leases at the last kill': cutOff.length,
         'takeover after the last kill': `${(takeoverMs / 1000).toFixed(1)} s (lease ${LEASE})`,
         'load, drain': `${loadSeconds.toFixed(1)} s, ${drainSeconds.toFixed(1)} s`,
       },
@@ -171,7 +183,8 @@ describe(`crash under load: formgate serve killed ${KILLS} times while visitors 
     assert.deepEqual(unexplained, [], 'every duplicate came from a try cut off by a kill');
     // A copy is sent twice only when a kill cuts off its try after the receiver had it and before
     // it was recorded: at most the jobs in flight at each kill, 16 a lane.
-    assert.ok(audit.emailDuplicates <= KILLS * SLOTS_PER_LANE, `duplicate emails ${audit.emailDuplicates} ≤ ${KILLS * SLOTS_PER_LANE}`);
-    assert.ok(audit.webhookDuplicates <= KILLS * SLOTS_PER_LANE, `duplicate webhooks ${audit.webhookDuplicates} ≤ ${KILLS * SLOTS_PER_LANE}`);
+    const bound = (KILLS + startingKills) * SLOTS_PER_LANE;
+    assert.ok(audit.emailDuplicates <= bound, `duplicate emails ${audit.emailDuplicates} ≤ ${bound}`);
+    assert.ok(audit.webhookDuplicates <= bound, `duplicate webhooks ${audit.webhookDuplicates} ≤ ${bound}`);
   });
 });
