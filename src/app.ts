@@ -106,9 +106,33 @@ function connectRedis(url: string, keyPrefix: string): Redis {
   return new RedisClient(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, keyPrefix });
 }
 
+/** How long a starting instance waits for Redis before it serves on its own counters. */
+const REDIS_READY_DEADLINE_MS = 5_000;
+
+/**
+ * Waits until Redis answers, up to `deadlineMs`. Until then every limiter counts in this process
+ * alone, so an instance that answered at once after a restart let each visitor past the shared
+ * limits once more. Past the deadline it serves anyway (as when Redis goes away later) and says so.
+ */
+async function whenRedisReady(redis: Redis, deadlineMs: number, logger: FastifyBaseLogger): Promise<void> {
+  if (redis.status === 'ready') return;
+  const ready = await new Promise<boolean>((resolve) => {
+    const done = (answered: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(answered);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), deadlineMs);
+    redis.once('ready', onReady);
+  });
+  if (!ready) logger.warn(`Redis did not answer within ${deadlineMs / 1000} s; rate limits count in this instance alone until it does`);
+}
+
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix) : null;
+  if (redis) await whenRedisReady(redis, REDIS_READY_DEADLINE_MS, logger);
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
   const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });

@@ -53,6 +53,8 @@ export interface Config {
   sessionIdleMs: number;
   /** A dashboard session ends this long after login. */
   sessionMaxAgeMs: number;
+  /** How long a delivery worker's claim holds a job unless renewed: a crashed instance's jobs are taken over after it. */
+  deliveryLeaseMs: number;
 }
 
 export type SignupMode = 'invite' | 'open' | 'closed';
@@ -113,6 +115,20 @@ function parseDuration(value: string | undefined, fallback: string, key: keyof R
   const match = /^(\d{1,6})\s*([mhd])$/.exec(text);
   if (!match || Number(match[1]) < 1) throw new ConfigError(`${envName(key)} must be a duration such as 30m, 12h or 14d, got "${value}"`);
   return Number(match[1]) * UNITS[match[2]!]!;
+}
+
+/**
+ * The delivery lease: `30s`, `2m`, between 5 seconds and 10 minutes. Its heartbeat renews it every
+ * third of it, so a shorter one would lose jobs under way to a brief stall of a busy process.
+ */
+export function parseDeliveryLease(value: string | undefined): number {
+  if (value === undefined) return 30_000;
+  const match = /^(\d{1,4})\s*([sm])$/.exec(value.trim().toLowerCase());
+  const ms = match ? Number(match[1]) * UNITS[match[2]!]! : NaN;
+  if (!(ms >= 5_000 && ms <= 600_000)) {
+    throw new ConfigError(`${envName('deliveryLease')} must be a duration from 5s to 10m, such as 30s or 2m, got "${value}"`);
+  }
+  return ms;
 }
 
 function parseChoice<T extends string>(value: string | undefined, choices: readonly T[], fallback: T, key: keyof RawEnv, upper = false): T {
@@ -220,6 +236,7 @@ export function buildConfig(raw: RawEnv): Config {
     signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),
     defaultPlan: parseChoice(raw.defaultPlan, PLANS, 'FREE', 'defaultPlan', true),
     ...sessionLimits(raw),
+    deliveryLeaseMs: parseDeliveryLease(raw.deliveryLease),
     captchaVerifyUrls: {
       BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,
       GOOGLE_RECAPTCHA_V2: raw.recaptchaVerifyUrl ? parseUrl(raw.recaptchaVerifyUrl, 'recaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.GOOGLE_RECAPTCHA_V2,

@@ -32,6 +32,7 @@ export interface RawEnv {
   defaultPlan?: string;
   sessionIdleTimeout?: string;
   sessionMaxAge?: string;
+  deliveryLease?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -65,6 +66,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   defaultPlan: 'FORMGATE_DEFAULT_PLAN',
   sessionIdleTimeout: 'FORMGATE_SESSION_IDLE_TIMEOUT',
   sessionMaxAge: 'FORMGATE_SESSION_MAX_AGE',
+  deliveryLease: 'FORMGATE_DELIVERY_LEASE',
 };
 
 export function envName(key: keyof RawEnv): string {

@@ -40,7 +40,7 @@ export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'for
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),
   };
-  const worker = new JobWorker(ctx.database, channels, { logger: log, foreground: ctx.visitors, ...options });
+  const worker = new JobWorker(ctx.database, channels, { logger: log, foreground: ctx.visitors, leaseMs: ctx.config.deliveryLeaseMs, ...options });
   worker.start();
   return {
     worker,

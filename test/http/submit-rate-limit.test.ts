@@ -75,6 +75,24 @@ describe('submit surface: rate limit (step 1)', () => {
     }
   });
 
+  it('counts in Redis from the first request an instance answers, not in its own memory while it connects', async (t) => {
+    const redis = await connectTestRedis(t);
+    if (!redis) return;
+    const visitor = freshVisitor();
+    const prefix = `fg-first-${process.pid}-${randomInt(1_000_000)}:`;
+    // a restarted instance is asked at once: its first answers counted apart let a visitor past the shared limit
+    const app = await startApp({ rateLimitSubmit: '2/1m', redisUrl: TEST_REDIS_URL, redisPrefix: prefix });
+    try {
+      assert.equal((await post(app, 'echo', CONTACT, { accept: JSON_ACCEPT, localAddress: visitor })).status, 200);
+      assert.equal(await redis.get(`${prefix}rl-submit:${visitor}`), '1', 'the first request is counted in Redis');
+    } finally {
+      await app.close();
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      redis.disconnect();
+    }
+  });
+
   it('keeps the counts of two installations on one Redis apart by FORMGATE_REDIS_PREFIX', async (t) => {
     const redis = await connectTestRedis(t);
     if (!redis) return;

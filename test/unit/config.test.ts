@@ -42,6 +42,19 @@ describe('buildConfig: the dashboard’s settings', () => {
   });
 });
 
+describe('buildConfig: the delivery lease', () => {
+  it('holds a claimed job 30 s by default, or as long as FORMGATE_DELIVERY_LEASE says, in seconds or minutes', () => {
+    assert.equal(buildConfig({}).deliveryLeaseMs, 30_000);
+    assert.equal(buildConfig({ deliveryLease: '5s' }).deliveryLeaseMs, 5_000);
+    assert.equal(buildConfig({ deliveryLease: ' 2M ' }).deliveryLeaseMs, 120_000);
+    assert.equal(buildConfig({ deliveryLease: '10m' }).deliveryLeaseMs, 600_000);
+  });
+
+  it('refuses a lease its heartbeat could not keep (under 5 s), one past 10 minutes, and anything not a duration', () => {
+    for (const value of ['4s', '0s', '11m', '30', '1h', 'soon', '-5s']) assertConfigError({ deliveryLease: value }, 'FORMGATE_DELIVERY_LEASE');
+  });
+});
+
 describe('buildConfig', () => {
   it('defaults to the design’s table: SQLite in ./data, loopback, ports 8080 and 8081', () => {
     const config = buildConfig({});
