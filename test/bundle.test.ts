@@ -1,26 +1,24 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
-import { cliEnv, killRunningCli, PROJECT_ROOT, runCli, spawnServe, type ServerProcess } from './helpers/cli.js';
+import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
+import { cliEnv, killRunningCli, runCli, spawnServe, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 import { startSmtpSink, type SmtpSink } from './helpers/smtp-sink.js';
 
 // The rest of the suite runs src/ through tsx; `formgate` as installed runs the bundle that
 // scripts/build.mjs makes. This builds one (inside node_modules, so that its packages resolve)
 // and takes it through a submission's whole path.
-const BUNDLE_DIR = path.join(PROJECT_ROOT, 'node_modules', '.cache', `formgate-bundle-test-${process.pid}`);
-const BUNDLE = [path.join(BUNDLE_DIR, 'main.js')];
 
 describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
   let database: TestDatabase;
   let sink: SmtpSink;
   let server: ServerProcess | undefined;
+  let bundle: BuiltProgram | undefined;
+  let BUNDLE: string[] = [];
 
   before(async () => {
-    await promisify(execFile)(process.execPath, ['scripts/build.mjs', BUNDLE[0]!], { cwd: PROJECT_ROOT, timeout: 60_000 });
+    bundle = await buildProgram();
+    BUNDLE = bundle.program;
     database = await createTestDatabase();
     sink = await startSmtpSink();
   });
@@ -30,7 +28,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     await server?.waitForExit(5_000).catch(() => undefined);
     await sink?.close();
     await database?.drop();
-    fs.rmSync(BUNDLE_DIR, { recursive: true, force: true });
+    bundle?.remove();
   });
 
   it('runs admin commands, serves, stores and lists a submission, emails it from a template, and stops', async () => {
