@@ -14,11 +14,11 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
   let sink: SmtpSink;
   let server: ServerProcess | undefined;
   let bundle: BuiltProgram | undefined;
-  let BUNDLE: string[] = [];
+  let program: string[] = [];
 
   before(async () => {
     bundle = await buildProgram();
-    BUNDLE = bundle.program;
+    program = bundle.program;
     database = await createTestDatabase();
     sink = await startSmtpSink();
   });
@@ -40,7 +40,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
       FORMGATE_MAIL_FROM: 'forms@example.test',
     });
     const json = async (args: string[]) => {
-      const result = await runCli(env, [...args, '--json'], BUNDLE);
+      const result = await runCli(env, [...args, '--json'], program);
       assert.equal(result.code, 0, `formgate ${args.join(' ')}: ${result.stderr}`);
       return JSON.parse(result.stdout);
     };
@@ -49,7 +49,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     await json(['workspaces', 'set-plan', '--workspace', workspace.id, '--plan', 'BUNDLE_50000']);
     const { token } = await json(['tokens', 'create', '--email', 'bundle@example.com', '--name', 'bundle', '--scopes', 'forms:write,submissions:read']);
 
-    server = spawnServe(env, BUNDLE);
+    server = spawnServe(env, program);
     const ready = await server.waitForLine((line) => String(line.json?.msg ?? '').startsWith('Formgate is ready'), 'the ready line', 20_000);
     const { baseUrl, submitUrl } = ready.json!;
     const api = async (method: string, url: string, body?: unknown) => {
