@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
+import { isStorageUnavailable, storageUnavailable } from '../db/storage-errors.js';
 import { clip, PROBLEMS, ProblemError, problemAnchor, RETRY_AFTER_UNAVAILABLE_SECONDS, type ProblemCode } from '../errors.js';
 
 /** Builds the problem document of 2.6 for a code. */
@@ -57,6 +58,7 @@ export function installClosingAnswer(app: FastifyInstance, docsUrl: () => string
 
 function toProblem(error: FastifyError | ProblemError): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (isStorageUnavailable(error)) return storageUnavailable();
   const e = error as FastifyError & { validationContext?: string };
   if (e.validation) {
     const where = e.validationContext === 'body' ? 'body' : 'query';

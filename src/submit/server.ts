@@ -6,6 +6,7 @@ import { answerClientError, ignoreUnknownExpectations } from '../http/client-err
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
+import { asStorageProblem } from '../db/storage-errors.js';
 import { submitterAddress } from '../intake/fields.js';
 import { isUpgraded } from '../services/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
@@ -175,7 +176,8 @@ function answerFailure(
   policy: OriginPolicy | null,
   reqId: string,
 ): void {
-  const problem = error instanceof ProblemError ? error : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
+  const known = asStorageProblem(error);
+  const problem = known instanceof ProblemError ? known : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
   if (!(error instanceof ProblemError)) deps.log.error({ err: error, reqId }, 'submission failed');
   if (response.headersSent) return void response.destroy();
   if (problem.code === 'payload_too_large') response.setHeader('connection', 'close');
