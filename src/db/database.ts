@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CamelCasePlugin, type DatabaseConnection, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql, type Transaction } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
@@ -47,6 +47,26 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Dat
   }) as SqliteDatabase.Database;
 }
 
+/**
+ * Kysely's SQLite dialect, except that a failed transaction is rolled back only if SQLite has not
+ * done so itself. After SQLITE_FULL or an I/O error SQLite ends the transaction on its own, and the
+ * ROLLBACK Kysely sent then failed with "cannot rollback - no transaction is active", in place of
+ * the error that said what happened (so a full disk was answered 500 instead of 503).
+ */
+function sqliteDialect(sqlite: SqliteDatabase.Database): SqliteDialect {
+  const database = withStatementCache(sqlite);
+  class Driver extends SqliteDriver {
+    override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+      if (sqlite.inTransaction) await super.rollbackTransaction(connection);
+    }
+  }
+  return new (class extends SqliteDialect {
+    override createDriver() {
+      return new Driver({ database });
+    }
+  })({ database });
+}
+
 /** Kysely over SQLite or PostgreSQL, with the few helpers that must differ between them. */
 export class Database {
   private readonly changeCountRow = new PreparedQuery<{ name: ChangeCounted }, { n: number }>((db, { name }) =>
@@ -88,7 +108,7 @@ export class Database {
       // 10 ms fsyncs (an emulated slow disk), submit went from 1,812 to 2,157 req/s; with this
       // machine's 0.2 ms, no worse.
       sqlite.pragma('wal_autocheckpoint = 4000');
-      const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
+      const kysely = new Kysely<DB>({ dialect: sqliteDialect(sqlite), plugins });
       const inWal = sqlite.pragma('journal_mode', { simple: true }) === 'wal';
       // the WAL sits beside the real file when the path given is a symbolic link
       const walSync = inWal ? new WalSync(`${fs.realpathSync(config.file)}-wal`, options.dataSync) : null;
@@ -100,6 +120,11 @@ export class Database {
     pool.on('error', () => undefined);
     const ends = new Set<Promise<void>>();
     pool.on('connect', (client) => {
+      // NOTE: a connection that fails while checked out (the server killed it, a failover) emits
+      // 'error' on its client, where the pool does not listen: unheard, it was an uncaught exception.
+      // The query under way fails with the same error, and the pool discards the broken client when
+      // it is released; nothing more is to be done here.
+      client.on('error', () => undefined);
       prepareKnownStatements(client);
       const end: Promise<void> = new Promise((resolve) => client.once('end', () => resolve(void ends.delete(end))));
       ends.add(end);
