@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { isStorageUnavailable, storageUnavailable } from '../db/storage-errors.js';
+import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
 import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { installAssets } from './assets.js';
 import { LoginLimits } from './login-limits.js';
@@ -76,7 +76,8 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
     if (request.method === 'GET' || request.method === 'HEAD') return done();
     app.csrfProtection(request, reply, done);
   });
-  app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply));
+  const storageFailures = new StorageFailureLog();
+  app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply, storageFailures));
   installAssets(app);
 
   registerSignupRoutes(app, ctx, session);
@@ -108,7 +109,12 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
  * Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log
  * only. A database that cannot write (its disk full, the connection lost) is a 503 asking to try again.
  */
-function errorPage(error: FastifyError | PageError | ProblemError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function errorPage(
+  error: FastifyError | PageError | ProblemError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  storageFailures: StorageFailureLog,
+): FastifyReply {
   if (error instanceof PageError) return sendPage(reply, ErrorPage({ title: error.title, detail: error.detail }), error.status);
   if ('code' in error && (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')) {
     return sendPage(reply, ErrorPage({ title: 'Change refused', detail: CROSS_SITE_DETAIL }), 403);
@@ -121,7 +127,7 @@ function errorPage(error: FastifyError | PageError | ProblemError, request: Fast
     return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: error.detail }), error.status);
   }
   if (isStorageUnavailable(error)) {
-    request.log.error({ err: error }, 'dashboard page failed: the database could not write');
+    storageFailures.note(request.log, error);
     reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
     return sendPage(reply, ErrorPage({ title: 'Try again in a moment', detail: storageUnavailable().detail }), 503);
   }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { isStorageUnavailable, storageUnavailable } from '../db/storage-errors.js';
+import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
 import { clip, PROBLEMS, ProblemError, problemAnchor, RETRY_AFTER_UNAVAILABLE_SECONDS, type ProblemCode } from '../errors.js';
 
 /** Builds the problem document of 2.6 for a code. */
@@ -19,9 +19,11 @@ export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem:
 
 /** One place that turns every failure into `application/problem+json`; 5xx details stay in the log. */
 export function installProblemHandler(app: FastifyInstance, docsUrl: () => string): void {
+  const storageFailures = new StorageFailureLog();
   app.setErrorHandler((error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(error);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) storageFailures.note(request.log, error);
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, docsUrl, problem);
   });
 }

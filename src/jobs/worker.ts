@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { isStorageUnavailable } from '../db/storage-errors.js';
+import { isStorageUnavailable, StorageFailureLog } from '../db/storage-errors.js';
 import { DeliveryError, type Channel } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
@@ -63,6 +63,7 @@ export class JobWorker {
   private readonly underWay = new Map<string, ClaimedJob>();
   /** When the lease of each job under way ends, as this worker last claimed or renewed it. */
   private readonly leaseEnds = new Map<string, number>();
+  private readonly claimFailures = new StorageFailureLog('claiming jobs failed: the database cannot write; trying again at each poll');
   private readonly inLane: Record<Lane, number> = Object.fromEntries(LANES.map((lane) => [lane, 0])) as Record<Lane, number>;
   private heartbeat: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
@@ -175,7 +176,10 @@ export class JobWorker {
       (started) => {
         claimed = started.map(([job]) => job);
       },
-      (err: unknown) => this.log.error({ err }, 'claiming jobs failed; trying again at the next poll'),
+      (err: unknown) => {
+        if (isStorageUnavailable(err)) this.claimFailures.note(this.log, err);
+        else this.log.error({ err }, 'claiming jobs failed; trying again at the next poll');
+      },
     );
     await this.polling;
     this.polling = null;

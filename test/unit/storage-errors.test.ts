@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { asStorageProblem, isStorageUnavailable, unlessStorageUnavailable } from '../../src/db/storage-errors.js';
+import { asStorageProblem, isStorageUnavailable, StorageFailureLog, unlessStorageUnavailable } from '../../src/db/storage-errors.js';
 import { ProblemError } from '../../src/errors.js';
 
 const withCode = (code: string, message = 'driver error') => Object.assign(new Error(message), { code });
@@ -81,5 +81,21 @@ describe('isStorageUnavailable: the drivers’ errors that mean "the database ca
     assert.equal(await unlessStorageUnavailable(Promise.resolve()), true);
     assert.equal(await unlessStorageUnavailable(Promise.reject(withCode('SQLITE_FULL'))), false);
     await assert.rejects(unlessStorageUnavailable(Promise.reject(withCode('SQLITE_CONSTRAINT_UNIQUE'))), /driver error/);
+  });
+
+  it('logs the first failure of an outage in full, then one line a period counting the others', () => {
+    let clock = 0;
+    const lines: Record<string, unknown>[] = [];
+    const failures = new StorageFailureLog('cannot write', 10_000, () => clock);
+    const log = { error: (details: object) => void lines.push(details as Record<string, unknown>) };
+    for (; clock < 25_000; clock += 100) failures.note(log, withCode('SQLITE_FULL'), { reqId: String(clock) });
+    assert.deepEqual(
+      lines.map(({ reqId, alsoFailedSinceLastLine }) => [reqId, alsoFailedSinceLastLine]),
+      [
+        ['0', 0],
+        ['10000', 99],
+        ['20000', 99],
+      ],
+    );
   });
 });
