@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import { PreparedQuery, statementNameOf } from './prepared-query.js';
+import { isStorageUnavailable } from './storage-errors.js';
 import type { ChangeCounted, DB } from './schema/index.js';
 import { WalSync, type DataSync } from './wal-sync.js';
 
@@ -132,9 +133,31 @@ export class Database {
     return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres', () => Promise.all([...ends]));
   }
 
+  /** When a write last failed because the database could not take it (disk full, connection lost); null once one succeeds. */
+  private writeFailedAt: number | null = null;
+
+  /** Whether the last write through transaction(), withoutFsync() or a flush failed for want of storage (GET /healthz says so). */
+  get writesFailing(): boolean {
+    return this.writeFailedAt !== null;
+  }
+
+  /** Notes how a write ended, for `writesFailing`. */
+  private noteWrite<T>(write: Promise<T>): Promise<T> {
+    return write.then(
+      (value) => {
+        this.writeFailedAt = null;
+        return value;
+      },
+      (error: unknown) => {
+        if (isStorageUnavailable(error)) this.writeFailedAt = Date.now();
+        throw error;
+      },
+    );
+  }
+
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+    return this.noteWrite(this.db.transaction().execute(fn));
   }
 
   /**
@@ -147,7 +170,11 @@ export class Database {
    * nothing.
    */
   async withoutFsync<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-    if (this.dialect !== 'sqlite') return fn(this.db);
+    if (this.dialect !== 'sqlite') return this.noteWrite(fn(this.db));
+    return this.noteWrite(this.withoutFsyncOnSqlite(fn));
+  }
+
+  private withoutFsyncOnSqlite<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
     return this.db.connection().execute(async (db) => {
       await sql`PRAGMA synchronous = NORMAL`.execute(db);
       try {
@@ -183,7 +210,7 @@ export class Database {
    * the one connection sees those rows before they are durable.
    */
   whenDurable(): Promise<void> {
-    return this.walSync ? this.walSync.whenDurable() : Promise.resolve();
+    return this.walSync ? this.noteWrite(this.walSync.whenDurable()) : Promise.resolve();
   }
 
   /** Whether `changeCount` is kept (SQLite: triggers of migration 0010); rows read on every request may then be kept (db/kept-rows.ts). */

@@ -104,10 +104,16 @@ describe('SQLite that cannot take a write: honest errors, and everything works a
       const created = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'During' } });
       assertProblem(app, created, 'storage_unavailable');
       assert.equal(created.headers.get('retry-after'), '30');
+
+      // health: reads are served, writes fail; not a 503, which would take reads away too
+      const health = await request('GET', `${app.submitUrl}/healthz`, null, {});
+      assert.deepEqual([health.status, health.body], [200, { status: 'degraded', database: 'reachable', writes: 'failing' }]);
     } finally {
       await sql`PRAGMA query_only = 0`.execute(app.ctx.database.db);
     }
     assert.equal((await post(JSON_ACCEPT)).status, 200);
+    const health = await request('GET', `${app.submitUrl}/healthz`, null, {});
+    assert.deepEqual([health.status, health.body], [200, { status: 'ok', database: 'reachable' }]);
     assert.equal((await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId, name: 'After' } })).status, 201);
     const token = await app.ctx.database.db.selectFrom('tokens').select('lastUsedAt').where('userId', '=', account.userId).executeTakeFirstOrThrow();
     assert.notEqual(token.lastUsedAt, null, 'the last use is written once the database can write');

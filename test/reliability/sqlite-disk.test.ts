@@ -176,16 +176,20 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     assert.ok(Number(made.headers.get('retry-after')) > 0);
     assert.match(made.html, /Try again in a moment/);
 
-    // health: the database still answers (reads work); it does not claim more than that
-    extraRequests++;
-    const health = await request('GET', `${baseUrl.replace(/\/public\/v1$/, '')}/healthz`, null, {});
-    assert.deepEqual({ status: health.status, body: health.body }, { status: 200, body: { status: 'ok', database: 'reachable' } });
+    // health: the database answers (reads are served), and its writes fail
+    assert.deepEqual(await health(), { status: 200, body: { status: 'degraded', database: 'reachable', writes: 'failing' } });
   }
 
   /** Keeps the fault for a few seconds, through the delivery workers' polls and the search indexer's tries. */
   async function holdFault(faultStarted: number): Promise<void> {
     await stream.waitFor('refused', 15);
     await until('the fault to have lasted 3 s', () => Date.now() - faultStarted >= 3_000, 10_000, 50);
+  }
+
+  async function health(): Promise<{ status: number; body: unknown }> {
+    extraRequests++;
+    const answer = await request('GET', `${baseUrl.replace(/\/public\/v1$/, '')}/healthz`, null, {});
+    return { status: answer.status, body: answer.body };
   }
 
   /** The server is the same process, still running, and takes submissions again by itself. */
@@ -195,6 +199,7 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     assert.equal(server.child.signalCode, null);
     const made = await api('POST', '/forms', { workspaceId, name: `made after ${what}` });
     assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.deepEqual(await health(), { status: 200, body: { status: 'ok', database: 'reachable' } });
   }
 
   /**
