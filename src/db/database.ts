@@ -68,6 +68,9 @@ function sqliteDialect(sqlite: SqliteDatabase.Database): SqliteDialect {
   })({ database });
 }
 
+/** How long after a write failed for want of storage the database counts as failing writes (the delivery workers write every half second). */
+const WRITES_FAILING_FOR_MS = 5_000;
+
 /** Kysely over SQLite or PostgreSQL, with the few helpers that must differ between them. */
 export class Database {
   private readonly changeCountRow = new PreparedQuery<{ name: ChangeCounted }, { n: number }>((db, { name }) =>
@@ -133,26 +136,24 @@ export class Database {
     return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres', () => Promise.all([...ends]));
   }
 
-  /** When a write last failed because the database could not take it (disk full, connection lost); null once one succeeds. */
-  private writeFailedAt: number | null = null;
+  /** When a write last failed because the database could not take it (disk full, connection lost). */
+  private writeFailedAt = Number.NEGATIVE_INFINITY;
 
-  /** Whether the last write through transaction(), withoutFsync() or a flush failed for want of storage (GET /healthz says so). */
+  /**
+   * Whether a write through transaction(), withoutFsync() or a flush failed for want of storage in
+   * the last few seconds (GET /healthz says so). NOTE: not "since the last success": a claim that
+   * finds no job, or a flush of nothing, succeeds on a full disk too.
+   */
   get writesFailing(): boolean {
-    return this.writeFailedAt !== null;
+    return Date.now() - this.writeFailedAt < WRITES_FAILING_FOR_MS;
   }
 
-  /** Notes how a write ended, for `writesFailing`. */
+  /** Notes a write's failure for want of storage, for `writesFailing`. */
   private noteWrite<T>(write: Promise<T>): Promise<T> {
-    return write.then(
-      (value) => {
-        this.writeFailedAt = null;
-        return value;
-      },
-      (error: unknown) => {
-        if (isStorageUnavailable(error)) this.writeFailedAt = Date.now();
-        throw error;
-      },
-    );
+    return write.catch((error: unknown) => {
+      if (isStorageUnavailable(error)) this.writeFailedAt = Date.now();
+      throw error;
+    });
   }
 
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */

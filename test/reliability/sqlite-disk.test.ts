@@ -31,6 +31,7 @@ import { SubmissionStream } from '../helpers/submission-stream.js';
 
 const READY = (line: LogLine) => typeof line.json?.msg === 'string' && line.json.msg.startsWith('Formgate is ready');
 const PASSWORD = 'disk-full-password-1';
+const HEALTHY = { status: 200, body: { status: 'ok', database: 'reachable' } };
 
 function canMount(): boolean {
   if (process.getuid?.() !== 0) return false;
@@ -126,7 +127,7 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
   after(async () => {
     if (process.env.FORMGATE_TEST_KEEP_LOG) fs.writeFileSync(process.env.FORMGATE_TEST_KEEP_LOG, server?.lines.map((l) => l.raw).join('\n') ?? '');
     await stream?.stop();
-    strace?.kill('SIGKILL');
+    await stopStrace();
     if (server) {
       server.child.kill('SIGTERM');
       await server.waitForExit(15_000).catch(() => server.kill());
@@ -180,6 +181,16 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     assert.deepEqual(await health(), { status: 200, body: { status: 'degraded', database: 'reachable', writes: 'failing' } });
   }
 
+  /** Detaches strace from the server (its writes work again), if it is still attached. */
+  async function stopStrace(): Promise<void> {
+    const tracer = strace;
+    strace = null;
+    if (!tracer || tracer.exitCode !== null || tracer.signalCode !== null) return;
+    const detached = new Promise((resolve) => tracer.once('exit', resolve));
+    tracer.kill('SIGTERM');
+    await detached;
+  }
+
   /** Keeps the fault for a few seconds, through the delivery workers' polls and the search indexer's tries. */
   async function holdFault(faultStarted: number): Promise<void> {
     await stream.waitFor('refused', 15);
@@ -199,7 +210,7 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     assert.equal(server.child.signalCode, null);
     const made = await api('POST', '/forms', { workspaceId, name: `made after ${what}` });
     assert.equal(made.status, 201, JSON.stringify(made.body));
-    assert.deepEqual(await health(), { status: 200, body: { status: 'ok', database: 'reachable' } });
+    await until('health to say ok again', async () => JSON.stringify(await health()) === JSON.stringify(HEALTHY), 15_000, 250);
   }
 
   /**
@@ -225,10 +236,14 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     const faultStarted = Date.now();
     fillDisk(filler);
     faults++;
-    await stream.waitFor('refused', 15);
-    await checkSurfacesRefuse();
-    await holdFault(faultStarted);
-    fs.rmSync(filler);
+    try {
+      await stream.waitFor('refused', 15);
+      await checkSurfacesRefuse();
+      await holdFault(faultStarted);
+    } finally {
+      // also when a check failed: the tests after this one need the room
+      fs.rmSync(filler, { force: true });
+    }
     const faultSeconds = (Date.now() - faultStarted) / 1000;
     await checkRecovers('the disk full');
     assertLogsBounded(mark, stream.sent - sentBefore, faultSeconds);
@@ -242,16 +257,28 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     const sentBefore = stream.sent;
     const faultStarted = Date.now();
     strace = spawn('strace', ['-qq', '-p', String(server.child.pid), '-e', 'trace=pwrite64', '-e', 'inject=pwrite64:error=EROFS', '-o', '/dev/null'], {
-      stdio: 'ignore',
+      stdio: ['ignore', 'ignore', 'pipe'],
     });
+    let straceSaid = '';
+    strace.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      straceSaid += chunk;
+    });
+    const exited = new Promise((resolve) => strace!.once('exit', () => resolve('strace exited')));
     faults++;
-    await stream.waitFor('refused', 15);
-    await checkSurfacesRefuse();
-    await holdFault(faultStarted);
-    const detached = new Promise((resolve) => strace!.once('exit', resolve));
-    strace.kill('SIGTERM');
-    await detached;
-    strace = null;
+    try {
+      const first = await Promise.race([
+        stream.waitFor('refused', 15).then(
+          () => 'refused',
+          (error: Error) => error.message,
+        ),
+        exited,
+      ]);
+      assert.equal(first, 'refused', `strace did not make the server's writes fail: ${straceSaid}`);
+      await checkSurfacesRefuse();
+      await holdFault(faultStarted);
+    } finally {
+      await stopStrace();
+    }
     const faultSeconds = (Date.now() - faultStarted) / 1000;
     await checkRecovers('the read-only files');
     assertLogsBounded(mark, stream.sent - sentBefore, faultSeconds);

@@ -3,7 +3,8 @@ import type { Database } from '../../db/database.js';
 
 /**
  * 200 when the database answers, 503 when it does not (for load balancers). While it answers but
- * cannot write (its disk full), still 200, saying `degraded` and `writes: failing`: reads are served
+ * cannot write (a write failed for want of storage in the last 5 s: its disk full), still 200,
+ * saying `degraded` and `writes: failing`: reads are served
  * and each write is refused with an honest 503 of its own, while a 503 here would have a load
  * balancer drop every request, reads too, for a fault no other instance escapes (they share the
  * database).
