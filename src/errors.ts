@@ -87,6 +87,12 @@ export const PROBLEMS = {
     summary:
       'The instance is shutting down and took no new request on a connection it is closing; nothing changed; retry after the seconds in `Retry-After` (another instance, or this one restarted, answers).',
   },
+  storage_unavailable: {
+    status: 503,
+    title: 'Storage unavailable',
+    summary:
+      'The database could not take the write right now (its disk is full or read-only, or the connection to it was lost); nothing was stored; retry after the seconds in `Retry-After`. The server recovers by itself, with no restart, once the database can write again. A browser posting to the submit surface gets an error page saying so; the dashboard shows a page asking to try again.',
+  },
   upstream_unavailable: {
     status: 503,
     title: 'Upstream unavailable',

@@ -5,7 +5,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { ProblemError } from '../errors.js';
+import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
+import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { installAssets } from './assets.js';
 import { LoginLimits } from './login-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
@@ -76,7 +77,8 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
     if (request.method === 'GET' || request.method === 'HEAD') return done();
     app.csrfProtection(request, reply, done);
   });
-  app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply));
+  const storageFailures = new StorageFailureLog();
+  app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply, storageFailures));
   installAssets(app);
 
   const limits = new LoginLimits(ctx.config, redis);
@@ -104,8 +106,16 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   registerFormDeleteRoutes(app, ctx);
 }
 
-/** Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log only. */
-function errorPage(error: FastifyError | PageError | ProblemError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/**
+ * Any error on a page becomes a page: its status, a title and what to do; 5xx details go to the log
+ * only. A database that cannot write (its disk full, the connection lost) is a 503 asking to try again.
+ */
+function errorPage(
+  error: FastifyError | PageError | ProblemError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  storageFailures: StorageFailureLog,
+): FastifyReply {
   if (error instanceof PageError) return sendPage(reply, ErrorPage({ title: error.title, detail: error.detail }), error.status);
   if ('code' in error && (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')) {
     return sendPage(reply, ErrorPage({ title: 'Change refused', detail: CROSS_SITE_DETAIL }), 403);
@@ -116,6 +126,11 @@ function errorPage(error: FastifyError | PageError | ProblemError, request: Fast
   if (error instanceof ProblemError && error.status < 500) {
     if (error.code === 'rate_limited' && error.extra.retryAfter) reply.header('retry-after', String(error.extra.retryAfter));
     return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: error.detail }), error.status);
+  }
+  if (isStorageUnavailable(error)) {
+    storageFailures.note(request.log, error);
+    reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+    return sendPage(reply, ErrorPage({ title: 'Try again in a moment', detail: storageUnavailable().detail }), 503);
   }
   const status = (error as FastifyError).statusCode;
   if (status && status >= 400 && status < 500) {

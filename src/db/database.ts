@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { CamelCasePlugin, type DatabaseConnection, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql, type Transaction } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import { PreparedQuery, statementNameOf } from './prepared-query.js';
+import { isStorageUnavailable } from './storage-errors.js';
 import type { ChangeCounted, DB } from './schema/index.js';
 import { WalSync, type DataSync } from './wal-sync.js';
 
@@ -46,6 +47,29 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Dat
     },
   }) as SqliteDatabase.Database;
 }
+
+/**
+ * Kysely's SQLite dialect, except that a failed transaction is rolled back only if SQLite has not
+ * done so itself. After SQLITE_FULL or an I/O error SQLite ends the transaction on its own, and the
+ * ROLLBACK Kysely sent then failed with "cannot rollback - no transaction is active", in place of
+ * the error that said what happened (so a full disk was answered 500 instead of 503).
+ */
+function sqliteDialect(sqlite: SqliteDatabase.Database): SqliteDialect {
+  const database = withStatementCache(sqlite);
+  class Driver extends SqliteDriver {
+    override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+      if (sqlite.inTransaction) await super.rollbackTransaction(connection);
+    }
+  }
+  return new (class extends SqliteDialect {
+    override createDriver() {
+      return new Driver({ database });
+    }
+  })({ database });
+}
+
+/** How long after a write failed for want of storage the database counts as failing writes (the delivery workers write every half second). */
+const WRITES_FAILING_FOR_MS = 5_000;
 
 /** Kysely over SQLite or PostgreSQL, with the few helpers that must differ between them. */
 export class Database {
@@ -88,7 +112,7 @@ export class Database {
       // 10 ms fsyncs (an emulated slow disk), submit went from 1,812 to 2,157 req/s; with this
       // machine's 0.2 ms, no worse.
       sqlite.pragma('wal_autocheckpoint = 4000');
-      const kysely = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins });
+      const kysely = new Kysely<DB>({ dialect: sqliteDialect(sqlite), plugins });
       const inWal = sqlite.pragma('journal_mode', { simple: true }) === 'wal';
       // the WAL sits beside the real file when the path given is a symbolic link
       const walSync = inWal ? new WalSync(`${fs.realpathSync(config.file)}-wal`, options.dataSync) : null;
@@ -100,6 +124,11 @@ export class Database {
     pool.on('error', () => undefined);
     const ends = new Set<Promise<void>>();
     pool.on('connect', (client) => {
+      // NOTE: a connection that fails while checked out (the server killed it, a failover) emits
+      // 'error' on its client, where the pool does not listen: unheard, it was an uncaught exception.
+      // The query under way fails with the same error, and the pool discards the broken client when
+      // it is released; nothing more is to be done here.
+      client.on('error', () => undefined);
       prepareKnownStatements(client);
       const end: Promise<void> = new Promise((resolve) => client.once('end', () => resolve(void ends.delete(end))));
       ends.add(end);
@@ -107,9 +136,29 @@ export class Database {
     return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres', () => Promise.all([...ends]));
   }
 
+  /** When a write last failed because the database could not take it (disk full, connection lost). */
+  private writeFailedAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Whether a write through transaction(), withoutFsync() or a flush failed for want of storage in
+   * the last few seconds (GET /healthz says so). NOTE: not "since the last success": a claim that
+   * finds no job, or a flush of nothing, succeeds on a full disk too.
+   */
+  get writesFailing(): boolean {
+    return Date.now() - this.writeFailedAt < WRITES_FAILING_FOR_MS;
+  }
+
+  /** Notes a write's failure for want of storage, for `writesFailing`. */
+  private noteWrite<T>(write: Promise<T>): Promise<T> {
+    return write.catch((error: unknown) => {
+      if (isStorageUnavailable(error)) this.writeFailedAt = Date.now();
+      throw error;
+    });
+  }
+
   /** Runs `fn` in one transaction; it commits when `fn` resolves and rolls back when it throws. */
   transaction<T>(fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
+    return this.noteWrite(this.db.transaction().execute(fn));
   }
 
   /**
@@ -122,7 +171,11 @@ export class Database {
    * nothing.
    */
   async withoutFsync<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-    if (this.dialect !== 'sqlite') return fn(this.db);
+    if (this.dialect !== 'sqlite') return this.noteWrite(fn(this.db));
+    return this.noteWrite(this.withoutFsyncOnSqlite(fn));
+  }
+
+  private withoutFsyncOnSqlite<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
     return this.db.connection().execute(async (db) => {
       await sql`PRAGMA synchronous = NORMAL`.execute(db);
       try {
@@ -158,7 +211,7 @@ export class Database {
    * the one connection sees those rows before they are durable.
    */
   whenDurable(): Promise<void> {
-    return this.walSync ? this.walSync.whenDurable() : Promise.resolve();
+    return this.walSync ? this.noteWrite(this.walSync.whenDurable()) : Promise.resolve();
   }
 
   /** Whether `changeCount` is kept (SQLite: triggers of migration 0010); rows read on every request may then be kept (db/kept-rows.ts). */

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { wantsPage, type NotFoundPage } from './not-found.js';
+import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
 import { clip, PROBLEMS, ProblemError, problemAnchor, RETRY_AFTER_UNAVAILABLE_SECONDS, type ProblemCode } from '../errors.js';
+import { wantsPage, type NotFoundPage } from './not-found.js';
 
 /** Builds the problem document of 2.6 for a code. */
 export function problemBody(docsUrl: string, code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
@@ -22,9 +23,11 @@ export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem:
  * A browser asking for a page outside the API (an unknown address whose path holds a NUL) gets a page.
  */
 export function installProblemHandler(app: FastifyInstance, docsUrl: () => string, pages?: NotFoundPage): void {
+  const storageFailures = new StorageFailureLog();
   app.setErrorHandler((error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply) => {
     const problem = toProblem(error);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) storageFailures.note(request.log, error);
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
     return sendProblem(reply, docsUrl, problem);
   });
@@ -64,6 +67,7 @@ export function installClosingAnswer(app: FastifyInstance, docsUrl: () => string
 
 function toProblem(error: FastifyError | ProblemError): ProblemError {
   if (error instanceof ProblemError) return error;
+  if (isStorageUnavailable(error)) return storageUnavailable();
   const e = error as FastifyError & { validationContext?: string };
   if (e.validation) {
     const where = e.validationContext === 'body' ? 'body' : 'query';

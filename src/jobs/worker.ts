@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
+import { isStorageUnavailable, StorageFailureLog } from '../db/storage-errors.js';
 import { DeliveryError, type Channel } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
@@ -30,6 +31,8 @@ export interface WorkerOptions {
 }
 
 const silent = { info() {}, warn() {}, error() {} };
+/** How often a try's outcome is written again while the database cannot write. */
+const RECORD_RETRY_MS = 1_000;
 
 /** Whether people are waiting on a process that has no time to spare. */
 export interface ForegroundLoad {
@@ -58,6 +61,9 @@ export class JobWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** The jobs under way whose leases the heartbeat renews, by id. */
   private readonly underWay = new Map<string, ClaimedJob>();
+  /** When the lease of each job under way ends, as this worker last claimed or renewed it. */
+  private readonly leaseEnds = new Map<string, number>();
+  private readonly claimFailures = new StorageFailureLog('claiming jobs failed: the database cannot write; trying again at each poll');
   private readonly inLane: Record<Lane, number> = Object.fromEntries(LANES.map((lane) => [lane, 0])) as Record<Lane, number>;
   private heartbeat: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
@@ -140,11 +146,16 @@ export class JobWorker {
     const jobs = [...this.underWay.values()];
     if (jobs.length === 0) return;
     try {
-      const held = await this.queue.renew(jobs, this.now(), this.leaseMs);
+      const now = this.now();
+      const held = await this.queue.renew(jobs, now, this.leaseMs);
+      for (const id of held) if (this.leaseEnds.has(id)) this.leaseEnds.set(id, now + this.leaseMs);
       const lost = jobs.filter((job) => !held.has(job.id) && this.underWay.has(job.id));
       if (lost.length === 0) return;
       // renewed no more: the lease is someone else's now (the slot stays taken until the send ends)
-      for (const job of lost) this.underWay.delete(job.id);
+      for (const job of lost) {
+        this.underWay.delete(job.id);
+        this.leaseEnds.delete(job.id);
+      }
       this.log.warn({ jobIds: lost.map((job) => job.id) }, 'lost the lease of deliveries under way; another worker took them over');
     } catch (err) {
       this.log.error({ err }, 'renewing leases failed; trying again at the next heartbeat');
@@ -165,7 +176,10 @@ export class JobWorker {
       (started) => {
         claimed = started.map(([job]) => job);
       },
-      (err: unknown) => this.log.error({ err }, 'claiming jobs failed; trying again at the next poll'),
+      (err: unknown) => {
+        if (isStorageUnavailable(err)) this.claimFailures.note(this.log, err);
+        else this.log.error({ err }, 'claiming jobs failed; trying again at the next poll');
+      },
     );
     await this.polling;
     this.polling = null;
@@ -178,18 +192,21 @@ export class JobWorker {
   /** Claims up to `limits` jobs of each lane and starts each; the promises settle when each has been recorded. */
   private async claimAndStart(limits: LaneLimits): Promise<[ClaimedJob, Promise<void>][]> {
     if (this.stopping || !LANES.some((lane) => (limits[lane] ?? 0) > 0)) return [];
-    const jobs = await this.queue.claim(limits, this.now(), this.leaseMs);
+    const claimedAt = this.now();
+    const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs);
     if (this.stopping) {
       await this.queue.release(jobs, this.now());
       return [];
     }
     return jobs.map((job) => {
       this.underWay.set(job.id, job);
+      this.leaseEnds.set(job.id, claimedAt + this.leaseMs);
       this.inLane[job.lane] += 1;
       this.startHeartbeat();
       const run = this.run(job).finally(() => {
         this.inFlight.delete(run);
         this.underWay.delete(job.id);
+        this.leaseEnds.delete(job.id);
         this.inLane[job.lane] -= 1;
         if (this.underWay.size === 0) this.stopHeartbeat();
         if (this.running && this.inLane[job.lane] === this.slots().refillAt) this.wake();
@@ -235,11 +252,30 @@ export class JobWorker {
       result = this.failure(job, err, startedAt);
       this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempt, outcome: result.outcome, error: result.error }, 'delivery failed');
     }
-    try {
-      const kept = await this.queue.finish(job, result);
-      if (!kept) this.log.warn({ jobId: job.id }, 'lease expired before the job finished; another worker took it over');
-    } catch (err) {
-      this.log.error({ err, jobId: job.id }, 'recording a delivery failed; the job runs again when its lease expires');
+    await this.record(job, result);
+  }
+
+  /**
+   * Records how a try ended. While the database cannot write (its disk full, its connection lost),
+   * it tries again every second as long as the job's lease holds: given up, the job would run
+   * again once its lease expired, and its email or webhook go out twice for a passing fault.
+   */
+  private async record(job: ClaimedJob, result: AttemptResult): Promise<void> {
+    for (let tries = 1; ; tries++) {
+      try {
+        const kept = await this.queue.finish(job, result);
+        if (!kept) this.log.warn({ jobId: job.id }, 'lease expired before the job finished; another worker took it over');
+        if (tries > 1) this.log.info({ jobId: job.id, tries }, 'recorded a delivery once the database could write again');
+        return;
+      } catch (err) {
+        const leaseHolds = this.now() + 2 * RECORD_RETRY_MS < (this.leaseEnds.get(job.id) ?? 0);
+        if (!isStorageUnavailable(err) || !leaseHolds) {
+          this.log.error({ err, jobId: job.id }, 'recording a delivery failed; the job runs again when its lease expires');
+          return;
+        }
+        if (tries === 1) this.log.warn({ err, jobId: job.id }, 'recording a delivery failed; trying again while its lease holds');
+        await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
+      }
     }
   }
 

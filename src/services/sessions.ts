@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
+import { unlessStorageUnavailable } from '../db/storage-errors.js';
 import type { SessionRow } from '../db/schema/session.js';
 import type { UserRow } from '../db/schema/user.js';
 import { hashSecret, newSecret } from './secrets.js';
@@ -59,13 +60,16 @@ export class SessionService {
       .executeTakeFirst();
     if (!row) return null;
     const now = Date.now();
+    // NOTE: both writes are bookkeeping: while the database cannot write (its disk full), a page
+    // that only reads is still served, and an expired session is still refused.
     if (row.expiresAt <= now || row.lastSeenAt <= now - this.limits.idleMs) {
-      await this.database.db.deleteFrom('sessions').where('idHash', '=', idHash).execute();
+      await unlessStorageUnavailable(this.database.db.deleteFrom('sessions').where('idHash', '=', idHash).execute());
       return null;
     }
     if (now - row.lastSeenAt >= TOUCH_RESOLUTION_MS) {
-      await this.database.db.updateTable('sessions').set({ lastSeenAt: now }).where('idHash', '=', idHash).execute();
-      row.lastSeenAt = now;
+      if (await unlessStorageUnavailable(this.database.db.updateTable('sessions').set({ lastSeenAt: now }).where('idHash', '=', idHash).execute())) {
+        row.lastSeenAt = now;
+      }
     }
     return {
       session: { idHash, userId: row.userId, createdAt: row.createdAt, lastSeenAt: row.lastSeenAt, expiresAt: row.expiresAt },

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../db/database.js';
+import { unlessStorageUnavailable } from '../db/storage-errors.js';
 import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
@@ -139,11 +140,18 @@ export class TokenService {
     if (!token) throw invalidToken('The token is unknown.');
     if (token.revokedAt !== null) throw invalidToken('The token has been revoked.');
     if (token.expiresAt !== null && token.expiresAt <= now) throw invalidToken('The token has expired.');
-    if (token.lastUsedAt === null || now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-      await this.database.db.updateTable('tokens').set({ lastUsedAt: now }).where('id', '=', token.id).execute();
+    if (token.lastUsedAt === null || now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) await this.noteUse(token, now);
+    return { userId: token.userId, token, scopes: new Set(JSON.parse(token.scopes) as string[]) };
+  }
+
+  /**
+   * Writes when the token was last used. It is bookkeeping: while the database cannot write (its disk
+   * full), a request that only reads is still served, and the time is written at a later use.
+   */
+  private async noteUse(token: TokenRow, now: number): Promise<void> {
+    if (await unlessStorageUnavailable(this.database.db.updateTable('tokens').set({ lastUsedAt: now }).where('id', '=', token.id).execute())) {
       token.lastUsedAt = now;
     }
-    return { userId: token.userId, token, scopes: new Set(JSON.parse(token.scopes) as string[]) };
   }
 
   private findActive(userId: string, name: string): Promise<TokenRow | undefined> {

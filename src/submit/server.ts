@@ -6,6 +6,7 @@ import { answerClientError, ignoreUnknownExpectations } from '../http/client-err
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
+import { asStorageProblem, StorageFailureLog } from '../db/storage-errors.js';
 import { submitterAddress } from '../intake/fields.js';
 import { isUpgraded } from '../services/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
@@ -33,6 +34,11 @@ export interface SubmitDependencies {
   links: ThankYouLinks;
 }
 
+/** What each request's handling uses: the surface's dependencies, and its log of storage failures. */
+interface HandlerDependencies extends SubmitDependencies {
+  storageFailures: StorageFailureLog;
+}
+
 const FORM_ID = /^[a-z2-7]{20}$/;
 const FALSE_WORDS = new Set(['', '0', 'false', 'no', 'off']);
 
@@ -41,7 +47,8 @@ const FALSE_WORDS = new Set(['', '0', 'false', 'no', 'off']);
  * system, so it is a plain `node:http` handler with a few fixed routes rather than a framework
  * (design.md measured the framework as the main per-request cost).
  */
-export function createSubmitSurface(deps: SubmitDependencies): SubmitSurface {
+export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSurface {
+  const deps: HandlerDependencies = { ...dependencies, storageFailures: new StorageFailureLog() };
   const { ctx, log } = deps;
   const server = http.createServer((request, response) => void handle(deps, request, response));
   server.keepAliveTimeout = 5000;
@@ -69,7 +76,7 @@ export function createSubmitSurface(deps: SubmitDependencies): SubmitSurface {
   };
 }
 
-async function handle(deps: SubmitDependencies, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(deps: HandlerDependencies, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const started = performance.now();
   const reqId = requestId(request);
   const url = request.url ?? '/';
@@ -167,7 +174,7 @@ function answerSuccess(
  * → a page; else a problem. Until the form is known (`policy`), nothing from the post is used.
  */
 function answerFailure(
-  deps: SubmitDependencies,
+  deps: HandlerDependencies,
   request: IncomingMessage,
   response: ServerResponse,
   error: unknown,
@@ -175,8 +182,10 @@ function answerFailure(
   policy: OriginPolicy | null,
   reqId: string,
 ): void {
-  const problem = error instanceof ProblemError ? error : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
-  if (!(error instanceof ProblemError)) deps.log.error({ err: error, reqId }, 'submission failed');
+  const known = asStorageProblem(error);
+  const problem = known instanceof ProblemError ? known : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
+  if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) deps.storageFailures.note(deps.log, error, { reqId });
+  else if (!(error instanceof ProblemError)) deps.log.error({ err: error, reqId }, 'submission failed');
   if (response.headersSent) return void response.destroy();
   if (problem.code === 'payload_too_large') response.setHeader('connection', 'close');
   if (problem.status === 503) response.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
