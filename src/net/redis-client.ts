@@ -8,6 +8,8 @@ import type { Logger } from 'pino';
  * nothing: without a bound every submission would wait on it for ever.
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 1_000;
+/** How often a connection that looks ready is checked for a Redis that stopped answering. */
+const HEARTBEAT_MS = 1_000;
 
 /**
  * The shared rate-limit counters' connection. Loaded only when Redis is configured: a single
@@ -30,5 +32,35 @@ export function connectRedis(url: string, keyPrefix: string, logger: Logger): Re
     down = false;
     logger.info('Redis answers again: rate limits are shared again');
   });
+  dropWhenHung(redis, () => {
+    if (down) return;
+    down = true;
+    logger.warn('Redis does not answer: rate limits count in this process until it is back');
+  });
   return redis;
+}
+
+/**
+ * A hung Redis leaves its connection open and 'ready': every caller would wait out the command
+ * timeout, and the commands it never answers stay queued in the client for their replies, for as
+ * long as the hang lasts. A heartbeat that goes unanswered drops the connection instead: the queue
+ * is emptied, callers count locally at once (the client is no longer ready), and ioredis
+ * reconnects, ready again when Redis answers its ready check.
+ */
+function dropWhenHung(redis: Redis, onHung: () => void): void {
+  let beating = false;
+  const heartbeat = setInterval(() => {
+    if (beating || redis.status !== 'ready') return;
+    beating = true;
+    redis
+      .ping()
+      .catch(() => {
+        if (redis.status !== 'ready') return;
+        onHung();
+        redis.disconnect(true);
+      })
+      .finally(() => (beating = false));
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  redis.once('end', () => clearInterval(heartbeat));
 }

@@ -177,6 +177,7 @@ describe('reliability: Redis down', { timeout: 90_000 }, () => {
         'count checks and probes by status': JSON.stringify(checkStatuses),
         'API answers by status': JSON.stringify(apiStatuses),
         'slowest stream answer (ms)': stream.slowestMs(),
+        'stream answers slower than 1 s': stream.results.filter((r) => r.ms > 1_000).length,
       },
     });
     assert.ok(acknowledged.length > 0);
