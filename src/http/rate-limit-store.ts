@@ -19,20 +19,32 @@ const RedisStore: new (continueExceeding: boolean, exponentialBackoff: boolean, 
 /** Counts in Redis while it answers, in this process while it does not. */
 class FallbackStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly useRedis: () => boolean,
     private readonly shared: PackageStore,
     private readonly local: PackageStore,
   ) {}
 
   incr(key: string, done: Done, timeWindow: number, max: number): void {
     const countHere = () => this.local.incr(key, done, timeWindow, max);
-    if (this.redis.status !== 'ready') countHere();
+    if (!this.useRedis()) countHere();
     else this.shared.incr(key, (error, result) => (error ? countHere() : done(null, result)), timeWindow, max);
   }
 
   child(routeOptions: unknown): FallbackStore {
-    return new FallbackStore(this.redis, this.shared.child(routeOptions), this.local.child(routeOptions));
+    return new FallbackStore(this.useRedis, this.shared.child(routeOptions), this.local.child(routeOptions));
   }
+}
+
+/**
+ * Whether a count goes to Redis: while it is ready, and while its first connection is being made
+ * (the command waits for it), so that the first requests after a start are shared too. Once that
+ * first attempt is over, a Redis that is not ready is skipped at once.
+ */
+function redisInUse(redis: Redis): () => boolean {
+  let firstAttemptOver = redis.status === 'ready';
+  const over = () => (firstAttemptOver = true);
+  if (!firstAttemptOver) for (const event of ['ready', 'error', 'close']) redis.once(event, over);
+  return () => redis.status === 'ready' || !firstAttemptOver;
 }
 
 /**
@@ -41,10 +53,11 @@ class FallbackStore {
  * failing every request with a 500 as @fastify/rate-limit's own Redis store does.
  */
 export function redisStoreWithFallback(redis: Redis, nameSpace: string): FastifyRateLimitStoreCtor {
+  const useRedis = redisInUse(redis);
   // NOTE: @fastify/rate-limit builds the store itself, from its options only: Redis comes in by closure.
   const Store = class extends FallbackStore {
     constructor({ continueExceeding = false, exponentialBackoff = false }: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
-      super(redis, new RedisStore(continueExceeding, exponentialBackoff, redis, nameSpace), new LocalStore(continueExceeding, exponentialBackoff));
+      super(useRedis, new RedisStore(continueExceeding, exponentialBackoff, redis, nameSpace), new LocalStore(continueExceeding, exponentialBackoff));
     }
   };
   return Store as unknown as FastifyRateLimitStoreCtor;

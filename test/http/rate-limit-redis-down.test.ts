@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/eventually.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
+import { freePort, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 import { assertProblem } from '../helpers/problems.js';
 import { postJson } from '../helpers/submit.js';
 
@@ -75,6 +75,18 @@ describe('rate limits while Redis is down or hung', () => {
       );
     } finally {
       redis.resume();
+    }
+  });
+
+  it('serves an instance started while Redis is down, counting in the process', async () => {
+    const alone = await startApp({ redisUrl: `redis://127.0.0.1:${await freePort()}`, rateLimitApi: '2/1m', rateLimitSubmit: '100/1m' });
+    try {
+      const owner = await createAccount(alone);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await alone.api('GET', '/me', { token: owner.token })).status);
+      assert.deepEqual(statuses, [200, 200, 429]);
+    } finally {
+      await alone.close();
     }
   });
 });
