@@ -41,8 +41,7 @@ export class SteadyStream {
     this.timer = setInterval(() => this.sendOne(), this.options.everyMs);
   }
 
-  /** Sends one request now, outside the beat (also bounded by `max`). */
-  sendOne(): void {
+  private sendOne(): void {
     if (this.sent >= this.options.max) return;
     const n = this.sent++;
     const phase = this.phase;
