@@ -48,6 +48,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = proc;
+    // a test process that dies without its after() hooks leaves no redis-server behind
+    const killOnExit = () => proc.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    proc.once('exit', () => process.off('exit', killOnExit));
     let output = '';
     proc.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     proc.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
