@@ -1,7 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
-import { createRequire } from 'node:module';
 import type { Logger } from 'pino';
 import { API_PREFIX, type RateLimit } from './config/config.js';
 import type { AppContext } from './context.js';
@@ -13,6 +12,7 @@ import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
 import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
 import { installJsonParser } from './http/json-body.js';
+import { redisStoreWithFallback } from './http/rate-limit-store.js';
 import { installRequestLog, requestId } from './http/request-log.js';
 import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
@@ -25,6 +25,7 @@ import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
 import { IntakePipeline } from './intake/pipeline.js';
 import { SubmitRateLimiter } from './intake/rate-limit.js';
+import { connectRedis, REDIS_READY_DEADLINE_MS, whenRedisReady } from './net/redis-client.js';
 import { SubmissionWriter } from './intake/writer.js';
 import { quotaNoticeJobs } from './mail/quota-notice.js';
 import { SpamScorer } from './spam/score.js';
@@ -72,7 +73,7 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
   await app.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
-    ...(redis ? { redis, nameSpace: `rl-${surface}:` } : {}),
+    ...(redis ? { store: redisStoreWithFallback(redis, `rl-${surface}:`) } : {}),
     errorResponseBuilder: (_request, context) =>
       new ProblemError('rate_limited', `Too many requests from this address; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
   });
@@ -96,43 +97,10 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
   });
 }
 
-/**
- * Loaded only when Redis is configured: a single instance never pays ioredis's memory (about 20 MB).
- * ioredis puts `keyPrefix` before the key of every command (Lua scripts' keys included), so no
- * caller can forget the installation's prefix.
- */
-function connectRedis(url: string, keyPrefix: string): Redis {
-  const { Redis: RedisClient } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-  return new RedisClient(url, { maxRetriesPerRequest: 1, enableOfflineQueue: true, keyPrefix });
-}
-
-/** How long a starting instance waits for Redis before it serves on its own counters. */
-const REDIS_READY_DEADLINE_MS = 5_000;
-
-/**
- * Waits until Redis answers, up to `deadlineMs`. Until then every limiter counts in this process
- * alone, so an instance that answered at once after a restart let each visitor past the shared
- * limits once more. Past the deadline it serves anyway (as when Redis goes away later) and says so.
- */
-async function whenRedisReady(redis: Redis, deadlineMs: number, logger: FastifyBaseLogger): Promise<void> {
-  if (redis.status === 'ready') return;
-  const ready = await new Promise<boolean>((resolve) => {
-    const done = (answered: boolean) => {
-      clearTimeout(timer);
-      redis.off('ready', onReady);
-      resolve(answered);
-    };
-    const onReady = () => done(true);
-    const timer = setTimeout(() => done(false), deadlineMs);
-    redis.once('ready', onReady);
-  });
-  if (!ready) logger.warn(`Redis did not answer within ${deadlineMs / 1000} s; rate limits count in this instance alone until it does`);
-}
-
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
-  const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix) : null;
-  if (redis) await whenRedisReady(redis, REDIS_READY_DEADLINE_MS, logger);
+  const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix, logger as Logger) : null;
+  if (redis) await whenRedisReady(redis, REDIS_READY_DEADLINE_MS, logger as Logger);
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
   const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });

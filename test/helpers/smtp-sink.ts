@@ -74,8 +74,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  // A sender killed mid-session resets its connection: that connection's end, not the sink's (with
-  // no listener, smtp-server's 'error' event would end the test process).
+  // NOTE: smtp-server emits a connection reset in the middle of a message as an 'error' of the
+  // server: a sender killed or cut off mid-message (as the reliability suites do on purpose) must
+  // not end the test process.
   server.on('error', () => undefined);
   sink.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
 

@@ -7,13 +7,22 @@ export interface ReceivedRequest {
   headers: IncomingHttpHeaders;
   /** The body exactly as it arrived: what a signature is computed over. */
   rawBody: string;
+  /** The status it was answered with; null when it got no (whole) answer. */
+  answered: number | null;
 }
 
 /**
  * How the receiver answers: a fixed status (200, 410, 302 with a Location, 429…), 500 for the
- * first `failures` requests and 200 after, no answer at all, or a body that never ends.
+ * first `failures` requests and 200 after, no answer at all, a body that never ends, the
+ * connection destroyed as soon as a request arrives, or reset in the middle of a 200's body.
  */
-export type ReceiverMode = { status: number; body?: string } | { failures: number } | { hang: true } | { endless: true };
+export type ReceiverMode =
+  | { status: number; body?: string }
+  | { failures: number }
+  | { hang: true }
+  | { endless: true }
+  | { destroy: true }
+  | { resetMidBody: true };
 
 export interface WebhookReceiver {
   /** `http://127.0.0.1:PORT/hook` */
@@ -26,30 +35,45 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** A real webhook receiver on loopback that records every request and answers as `mode` says. */
-export async function startWebhookReceiver(mode: ReceiverMode = { status: 200 }): Promise<WebhookReceiver> {
+/**
+ * A real webhook receiver on loopback that records every request and answers as `mode` says; on
+ * `port` when given (a receiver coming back where a closed one was), else on a free one.
+ */
+export async function startWebhookReceiver(mode: ReceiverMode = { status: 200 }, port = 0): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = { url: '', port: 0, requests: [], mode, endlessBytesWritten: 0, close };
   let failuresSoFar = 0;
   const server = createServer((request, response) => {
+    const record = (rawBody: string): ReceivedRequest => {
+      const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, rawBody, answered: null };
+      receiver.requests.push(received);
+      return received;
+    };
+    if ('destroy' in receiver.mode) {
+      record('');
+      return void request.socket.destroy();
+    }
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      receiver.requests.push({
-        method: request.method ?? '',
-        path: request.url ?? '',
-        headers: request.headers,
-        rawBody: Buffer.concat(chunks).toString('utf8'),
-      });
+      const received = record(Buffer.concat(chunks).toString('utf8'));
       const current = receiver.mode;
       if ('hang' in current) return; // the caller's timeout must end it
       if ('endless' in current) return void writeEndlessly(response);
+      if ('destroy' in current) return void request.socket.destroy();
+      if ('resetMidBody' in current) {
+        response.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100' });
+        response.write('ok, recei');
+        return void setImmediate(() => request.socket.resetAndDestroy());
+      }
       if ('failures' in current) {
         const fail = failuresSoFar < current.failures;
         if (fail) failuresSoFar += 1;
+        received.answered = fail ? 500 : 200;
         return void response.writeHead(fail ? 500 : 200, { 'content-type': 'text/plain' }).end(fail ? 'failing' : 'ok');
       }
       const headers: Record<string, string> = { 'content-type': 'text/plain' };
       if (current.status >= 300 && current.status < 400) headers.location = 'http://127.0.0.1:1/elsewhere';
+      received.answered = current.status;
       response.writeHead(current.status, headers).end(current.body ?? '');
     });
   });
@@ -69,7 +93,10 @@ export async function startWebhookReceiver(mode: ReceiverMode = { status: 200 })
     pump();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   receiver.port = (server.address() as AddressInfo).port;
   receiver.url = `http://127.0.0.1:${receiver.port}/hook`;
 
