@@ -156,6 +156,25 @@ function extras(arrived: Map<string, { copies: number }>): Map<string, number> {
  * The duplicated deliveries whose job has fewer tries cut off (recorded as interrupted) than extra
  * copies: sent twice although nothing interrupted a try. Each entry says which and how many.
  */
+/**
+ * The load's end-of-run promises: the load was steady, every acknowledged submission stored, every
+ * delivery arrived, nothing refused or failed, every duplicate explained by a try a kill cut off,
+ * and duplicates within `duplicateBound` (the jobs in flight at the kills).
+ */
+export function assertNothingLost(
+  audit: Audit,
+  { minAcknowledged, failed, unexplained, duplicateBound }: { minAcknowledged: number; failed: unknown[]; unexplained: string[]; duplicateBound: number },
+): void {
+  assert.ok(audit.acknowledged > minAcknowledged, `the load was steady: ${audit.acknowledged} acknowledged`);
+  assert.equal(audit.found, audit.acknowledged, 'every acknowledged submission stored');
+  assert.equal(audit.delivered, audit.deliveriesExpected, 'every delivery arrived');
+  assert.equal(audit.refused, 0, 'no request was refused (a kill cuts connections; it never answers no)');
+  assert.deepEqual(failed, [], 'no delivery of the load failed');
+  assert.deepEqual(unexplained, [], 'every duplicate came from a try cut off by a kill');
+  assert.ok(audit.emailDuplicates <= duplicateBound, `duplicate emails ${audit.emailDuplicates} ≤ ${duplicateBound}`);
+  assert.ok(audit.webhookDuplicates <= duplicateBound, `duplicate webhooks ${audit.webhookDuplicates} ≤ ${duplicateBound}`);
+}
+
 export async function unexplainedCopies(db: Kysely<DB>, extra: Audit['extraCopies']): Promise<string[]> {
   const unexplained: string[] = [];
   for (const [kind, copies] of [
