@@ -1,20 +1,8 @@
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { clip, ProblemError } from '../errors.js';
+import { type NotFoundPage, wantsPage } from './browser-pages.js';
 import { sendProblem } from './problem-handler.js';
-
-/** Pages for browsers that asked for a path outside `outside` (the API's prefix): the dashboard's. */
-export interface NotFoundPage {
-  outside: string;
-  page(reply: FastifyReply): FastifyReply;
-  /** A refusal answered before any route ran (a malformed or over-long path), as a page. */
-  problemPage(reply: FastifyReply, problem: ProblemError): FastifyReply;
-}
-
-/** Whether a request is a browser's asking for a page, not for the API: it gets a page rather than a problem document. */
-export function wantsPage(request: FastifyRequest, pages: NotFoundPage | undefined): pages is NotFoundPage {
-  return pages !== undefined && !request.url.startsWith(pages.outside) && request.headers.accept?.includes('text/html') === true;
-}
 
 /**
  * Unknown routes answer `404 not_found`; a known path with the wrong method answers
