@@ -13,6 +13,16 @@ export interface CompiledTemplate {
 
 export const MAX_TEMPLATE_CHARS = 262_144;
 
+/**
+ * The most placeholders, blocks and helper calls one template may hold. Compiling takes memory in
+ * proportion (about 13 KB each: 10,000 fill a template thread's 128 MB), and a thread that runs out
+ * of its heap can abort the whole process rather than end alone (Node's worker resource limits are
+ * best-effort: nodejs/node#47224), so a bigger template is refused before it is compiled.
+ */
+export const MAX_TEMPLATE_STATEMENTS = 2_000;
+
+const STATEMENT_TYPES = new Set(['MustacheStatement', 'BlockStatement', 'SubExpression']);
+
 /** The limits of every render, and of compiling a template when it is written (documented in docs/templates.md). */
 export const TEMPLATE_LIMITS = {
   /** A render may take this long; `{{#each}}` nested over large arrays could otherwise run for minutes. */
@@ -58,7 +68,9 @@ export function compileTemplate(
     return { ok: false, errors: [oneLine(err)] };
   }
   const errors: string[] = [];
-  walk(ast, errors);
+  const statements = walk(ast, errors);
+  if (statements > MAX_TEMPLATE_STATEMENTS)
+    errors.push(`code: ${statements} placeholders, blocks and helper calls, more than the ${MAX_TEMPLATE_STATEMENTS} a template may hold`);
   if (errors.length > 0) return { ok: false, errors };
   printThroughHelper(ast);
   const template = { render: handlebars().compile(ast, { strict: false, knownHelpersOnly: true, knownHelpers: KNOWN_HELPERS }) };
@@ -112,9 +124,10 @@ interface AstNode {
   [key: string]: unknown;
 }
 
-function walk(node: unknown, errors: string[]): void {
-  if (!node || typeof node !== 'object') return;
+function walk(node: unknown, errors: string[]): number {
+  if (!node || typeof node !== 'object') return 0;
   const n = node as AstNode;
+  let statements = typeof n.type === 'string' && STATEMENT_TYPES.has(n.type) ? 1 : 0;
   switch (n.type) {
     case 'PartialStatement':
     case 'PartialBlockStatement':
@@ -136,12 +149,10 @@ function walk(node: unknown, errors: string[]): void {
     if (typeof name === 'string' && !ALLOWED_HELPERS.has(name)) errors.push(`${at(n)}: unknown helper "${name}"`);
   }
   for (const value of Object.values(n)) {
-    if (Array.isArray(value))
-      value.forEach((child) => {
-        walk(child, errors);
-      });
-    else if (value && typeof value === 'object' && 'type' in value) walk(value, errors);
+    if (Array.isArray(value)) for (const child of value) statements += walk(child, errors);
+    else if (value && typeof value === 'object' && 'type' in value) statements += walk(value, errors);
   }
+  return statements;
 }
 
 /**
