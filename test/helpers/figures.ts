@@ -2,7 +2,8 @@ import { TEST_DIALECT } from './database.js';
 
 /**
  * What a reliability suite did and found, printed when it ends (issue 18): the figures show that
- * nothing acknowledged was lost and nobody got in. A count a suite has no use for is left out.
+ * nothing acknowledged was lost and nobody got in. Every suite prints the same eight lines, a dash
+ * for a count the suite does not take (an isolation suite injects no faults), then its own.
  */
 export interface Figures {
   requestsSent?: number;
@@ -31,7 +32,7 @@ const LABELS: [keyof Omit<Figures, 'more'>, string][] = [
 /** The figures as the lines printed: a heading naming the suite and the database, then one line a count. */
 export function formatFigures(suite: string, figures: Figures): string {
   const rows: [string, number | string][] = [];
-  for (const [key, label] of LABELS) if (figures[key] !== undefined) rows.push([label, figures[key]!]);
+  for (const [key, label] of LABELS) rows.push([label, figures[key] ?? '–']);
   for (const [label, value] of Object.entries(figures.more ?? {})) rows.push([label, value]);
   const width = Math.max(...rows.map(([label]) => label.length));
   const lines = rows.map(([label, value]) => `  ${`${label}:`.padEnd(width + 1)} ${value}`);

@@ -54,6 +54,8 @@ describe(`isolation matrix: one account reaches nothing of another (${TEST_DIALE
     await app?.close();
     printFigures('isolation matrix', {
       requestsSent,
+      // each pair: a request carrying another account's id, beside one carrying an id of nobody's
+      badInputsTried: pairsCompared,
       more: {
         'cross-account reads': crossAccountReads,
         'cross-account changes': crossAccountChanges,

@@ -51,6 +51,7 @@ describe(`sessions and tokens: what a credential may still do after it should no
     await database?.drop();
     printFigures('sessions and tokens', {
       requestsSent,
+      badInputsTried: csrfRefusals + endedSessionRefusals + refusedTokens,
       more: {
         'CSRF refusals': csrfRefusals,
         'ended-session refusals': endedSessionRefusals,
