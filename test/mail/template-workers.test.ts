@@ -61,13 +61,12 @@ describe('template workers', () => {
   it('refuses a template of more placeholders than a template may hold before compiling it', async () => {
     const workers = pool({ size: 1 });
     // 26,000 placeholders would take seconds and more than the thread's 128 MB to compile: a thread
-    // past its heap limit can abort the whole process (nodejs/node#47224), so they are never compiled
-    const started = performance.now();
+    // past its heap limit can abort the whole process (nodejs/node#47224), so they are never compiled:
+    // the answer is the count, not the watchdog's too_slow or the heap limit's too_large
     const outcome = await workers.check('{{data.a}}'.repeat(26_000));
     assert.deepEqual(!outcome.ok && outcome.problem === 'invalid' && outcome.errors, [
       'code: 26000 placeholders, blocks and helper calls, more than the 2000 a template may hold',
     ]);
-    assert.ok(performance.now() - started < 1_000, 'refused before the watchdog');
   });
 
   it('keeps the event loop free while a big template compiles', async () => {
