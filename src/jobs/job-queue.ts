@@ -6,7 +6,7 @@ import type { AttemptOutcome } from '../db/schema/job.js';
 import { newId } from '../ids.js';
 import type { Job } from './channels/channel.js';
 import { holdsOneTimeLink, sentWithoutLink } from './channels/email.js';
-import { claimQuery, type ClaimedRow, type ClaimQuery, type LaneLimits } from './claim-query.js';
+import { claimQuery, type ClaimedRow, type ClaimQuery, type DestinationAllowance, type LaneLimits } from './claim-query.js';
 import { LANES, type Lane } from './lanes.js';
 
 /** How a try ended, as the worker decided it. */
@@ -47,14 +47,15 @@ export class JobQueue {
   }
 
   /**
-   * Claims due jobs for `leaseMs`, up to `limits` of each lane (a number: that many of every lane);
+   * Claims due jobs for `leaseMs`, up to `limits` of each lane (a number: that many of every lane),
+   * and webhooks of each destination up to its `allowance` (DESTINATION_LIMIT where it names none);
    * a job no other worker holds is due once run_at has come. A try cut off by a crash (its lease
    * ran out while it was under way) is recorded as interrupted.
    */
-  async claim(limits: LaneLimits | number, now: number, leaseMs: number): Promise<ClaimedJob[]> {
+  async claim(limits: LaneLimits | number, now: number, leaseMs: number, allowance: DestinationAllowance = {}): Promise<ClaimedJob[]> {
     const perLane = typeof limits === 'number' ? Object.fromEntries(LANES.map((lane) => [lane, limits])) : limits;
     if (!LANES.some((lane) => (perLane[lane] ?? 0) > 0)) return [];
-    const rows = await this.claimDue.run(perLane, now, now + leaseMs);
+    const rows = await this.claimDue.run(perLane, allowance, now, now + leaseMs);
     // Intake answers a batch once it is flushed, but its rows are visible before: never deliver a
     // submission that a power cut could still take back.
     if (rows.length > 0) await this.database.whenDurable();

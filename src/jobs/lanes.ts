@@ -21,6 +21,20 @@ const LANE_OF_KIND: Record<string, Lane> = {
   [SLACK_KIND]: 'slack',
 };
 
+/**
+ * How many webhooks of one destination (a receiver's origin) a worker has in flight at most, in the
+ * webhook lane's 16 slots, when the receiver has not answered within a second lately: one that
+ * never answers holds these for its 10 s timeout, and the other receivers' webhooks go on in the
+ * rest. A receiver not heard from yet counts as such (jobs/destination-slots.ts).
+ */
+export const DESTINATION_LIMIT = 4;
+/**
+ * The same for a receiver that answers within a second: enough that its backlog goes out in
+ * batches as large as the lane's (a cap of 4 cut a drain to one receiver to a quarter on
+ * PostgreSQL), and still 2 slots short of the lane, which the other receivers always have.
+ */
+export const FAST_DESTINATION_LIMIT = 14;
+
 /** The lane whose capacity a job of `kind` takes; a kind no channel knows (it fails at once) rides the email lane. */
 export function laneOf(kind: string): Lane {
   return LANE_OF_KIND[kind] ?? 'email';

@@ -4,6 +4,7 @@ import { isStorageUnavailable, StorageFailureLog } from '../db/storage-errors.js
 import { DeliveryError, type Channel } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
+import { DestinationSlots } from './destination-slots.js';
 import { LANES, type Lane } from './lanes.js';
 import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './retry-policy.js';
 
@@ -65,6 +66,8 @@ export class JobWorker {
   private readonly leaseEnds = new Map<string, number>();
   private readonly claimFailures = new StorageFailureLog('claiming jobs failed: the database cannot write; trying again at each poll');
   private readonly inLane: Record<Lane, number> = Object.fromEntries(LANES.map((lane) => [lane, 0])) as Record<Lane, number>;
+  /** The webhooks under way by destination, and how fast each answers: how many more of one a claim may take. */
+  private readonly destinations = new DestinationSlots();
   private heartbeat: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
@@ -193,7 +196,7 @@ export class JobWorker {
   private async claimAndStart(limits: LaneLimits): Promise<[ClaimedJob, Promise<void>][]> {
     if (this.stopping || !LANES.some((lane) => (limits[lane] ?? 0) > 0)) return [];
     const claimedAt = this.now();
-    const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs);
+    const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs, this.destinations.allowance(claimedAt));
     if (this.stopping) {
       await this.queue.release(jobs, this.now());
       return [];
@@ -202,14 +205,17 @@ export class JobWorker {
       this.underWay.set(job.id, job);
       this.leaseEnds.set(job.id, claimedAt + this.leaseMs);
       this.inLane[job.lane] += 1;
+      if (job.lane === 'webhook') this.destinations.started(job.id, job.destination ?? 'webhook', claimedAt);
       this.startHeartbeat();
       const run = this.run(job).finally(() => {
         this.inFlight.delete(run);
         this.underWay.delete(job.id);
         this.leaseEnds.delete(job.id);
         this.inLane[job.lane] -= 1;
+        // a destination held to its limit may have more due: claimed again once half of its slots are free
+        const destinationRefill = this.destinations.ended(job.id);
         if (this.underWay.size === 0) this.stopHeartbeat();
-        if (this.running && this.inLane[job.lane] === this.slots().refillAt) this.wake();
+        if (this.running && (this.inLane[job.lane] === this.slots().refillAt || destinationRefill)) this.wake();
       });
       this.inFlight.add(run);
       return [job, run];
@@ -251,6 +257,9 @@ export class JobWorker {
     } catch (err) {
       result = this.failure(job, err, startedAt);
       this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempt, outcome: result.outcome, error: result.error }, 'delivery failed');
+    }
+    if (job.lane === 'webhook' && this.destinations.answered(job.destination ?? 'webhook', result.finishedAt - result.startedAt, result.finishedAt)) {
+      this.wake(); // it may have more slots now: claimed again at once, not at the next poll
     }
     await this.record(job, result);
   }

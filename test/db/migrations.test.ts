@@ -128,8 +128,15 @@ async function insertForm(raw: Kysely<any>): Promise<void> {
 }
 
 /** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
-/** Back to before 0014-form-pages (and 0015-failed-deliveries): the daily counts, the kept reasons, the index of failed jobs. */
+/**
+ * Back to before 0014-form-pages (and 0015-failed-deliveries, 0016-webhook-destinations): the daily
+ * counts, the kept reasons, the indexes of failed jobs and of pending webhooks by destination
+ * (jobs_due holding them again).
+ */
 async function undoFormPages(raw: Kysely<any>): Promise<void> {
+  await sql`DROP INDEX jobs_due_webhooks`.execute(raw);
+  await sql`DROP INDEX jobs_due`.execute(raw);
+  await sql`CREATE INDEX jobs_due ON jobs (lane, run_at) WHERE status = 'pending'`.execute(raw);
   await sql`DROP INDEX jobs_failed`.execute(raw);
   await sql`DROP TABLE daily_counts`.execute(raw);
   await sql`ALTER TABLE submissions DROP COLUMN spam_reasons`.execute(raw);
@@ -323,6 +330,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0013-dashboard',
       '0014-form-pages',
       '0015-failed-deliveries',
+      '0016-webhook-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -370,6 +378,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0013-dashboard',
       '0014-form-pages',
       '0015-failed-deliveries',
+      '0016-webhook-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -395,7 +404,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
     await sql`DELETE FROM kysely_migration WHERE name >= '0013'`.execute(raw);
     await sql`INSERT INTO users (id, email, created_at) VALUES ('later', 'later@example.com', 20), ('first', 'first@example.com', 10)`.execute(raw);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard', '0014-form-pages', '0015-failed-deliveries']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard', '0014-form-pages', '0015-failed-deliveries', '0016-webhook-destinations']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
     assert.deepEqual(users, [
@@ -426,7 +435,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
     await insert('c', 'spam', day * 86_400_000 + 5);
     await insert('d', 'accepted', (day + 1) * 86_400_000);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0014-form-pages', '0015-failed-deliveries']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0014-form-pages', '0015-failed-deliveries', '0016-webhook-destinations']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
       .selectFrom('dailyCounts')

@@ -4,7 +4,8 @@
 // 500, destroys the connection as the request arrives, resets it in the middle of a 200's body,
 // or is gone (its port closed). Every submission is still acknowledged at once; once the
 // receivers are back every acknowledged submission is delivered (answered 200) to its form's
-// receiver, once or as a counted duplicate with the same webhook-id.
+// receiver, once or as a counted duplicate with the same webhook-id. A sixth form's receiver never
+// fails: its webhooks are delivered within a few seconds throughout, not held up by the others.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
@@ -22,6 +23,9 @@ const OUTAGE_MS = 11_000;
 const nextVisitor = visitorAddresses(182);
 // a sixth form whose receiver never fails: how long its webhooks wait behind the failing ones
 const HEALTHY = 'healthy';
+// how long the healthy receiver's webhooks may wait: far under the 10 s that a hung try holds a
+// slot (each receiver has a share of the webhook lane, docs/deliveries.md), with room for a loaded machine
+const HEALTHY_WAIT_MS = 3_000;
 
 interface Target {
   name: string;
@@ -126,6 +130,7 @@ describe('reliability: webhook receivers down', { timeout: 120_000 }, () => {
     const duplicated = targets.map((t) => deliveredTo(t).length - new Set(deliveredTo(t)).size).reduce((a, b) => a + b, 0);
     const refused = await triesFailedWith(app, { pattern: /ECONNREFUSED/ });
     const failing = targets.filter((t) => t.name !== HEALTHY);
+    const healthyWait = await slowestDelivery(targets.find((t) => t.name === HEALTHY)!);
     const hitDuringOutage = Object.fromEntries(
       failing.map((t) => [
         `requests failed by "${t.name}"`,
@@ -143,7 +148,7 @@ describe('reliability: webhook receivers down', { timeout: 120_000 }, () => {
       duplicated,
       more: {
         ...hitDuringOutage,
-        'slowest delivery to the healthy receiver (ms)': await slowestDelivery(targets.find((t) => t.name === HEALTHY)!),
+        'slowest delivery to the healthy receiver (ms)': healthyWait,
         'tries by outcome': JSON.stringify(await triesByOutcome(app)),
         'answers by status': JSON.stringify(stream.statusCounts()),
         'slowest answer (ms)': stream.slowestMs(),
@@ -153,6 +158,7 @@ describe('reliability: webhook receivers down', { timeout: 120_000 }, () => {
     assert.ok(complete, 'every webhook was delivered');
     assert.equal(delivered, found);
     assert.ok(refused > 0, 'tries were refused while a port was closed');
+    assert.ok(healthyWait < HEALTHY_WAIT_MS, `the healthy receiver's webhooks waited up to ${healthyWait} ms behind the failing receivers`);
     for (const target of failing.filter((t) => t.fault)) {
       const index = targets.indexOf(target);
       assert.ok(requestsOf(target).length > faultedBefore[index]!, `the receiver that ${target.name} was called while it failed`);

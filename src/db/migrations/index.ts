@@ -16,6 +16,7 @@ import { allowedOrigins } from './0012-allowed-origins.js';
 import { dashboard } from './0013-dashboard.js';
 import { formPages } from './0014-form-pages.js';
 import { failedDeliveries } from './0015-failed-deliveries.js';
+import { webhookDestinations } from './0016-webhook-destinations.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-dashboard': dashboard,
   '0014-form-pages': formPages,
   '0015-failed-deliveries': failedDeliveries,
+  '0016-webhook-destinations': webhookDestinations,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */
