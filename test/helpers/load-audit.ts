@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from './eventually.js';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/db/schema/index.js';
 import type { LoadAnswer } from './submit-load.js';
@@ -200,12 +200,10 @@ export async function unexplainedCopies(db: Kysely<DB>, extra: Audit['extraCopie
 export async function waitForDrain(db: Kysely<DB>, deadlineMs: number): Promise<void> {
   const pending = () =>
     db.selectFrom('jobs').select(['id', 'kind', 'attempts', 'runAt', 'leaseUntil', 'lastError']).where('status', '=', 'pending').limit(5).execute();
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const left = await pending();
-    if (left.length === 0) return;
-    if (Date.now() > deadline) assert.fail(`deliveries still pending after ${deadlineMs} ms (at ${Date.now()}): ${JSON.stringify(left)}`);
-    await sleep(100);
+  try {
+    await until('no delivery pending', async () => (await pending()).length === 0, deadlineMs, 100);
+  } catch {
+    assert.fail(`deliveries still pending after ${deadlineMs} ms (at ${Date.now()}): ${JSON.stringify(await pending())}`);
   }
 }
 

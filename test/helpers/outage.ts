@@ -1,4 +1,5 @@
 import type { TestApp } from './app.js';
+import { until } from './eventually.js';
 
 /**
  * "Time passes" for the jobs waiting out a retry delay (up to an hour: src/jobs/retry-policy.ts):
@@ -15,15 +16,24 @@ export async function letRetryDelaysPass(app: TestApp): Promise<void> {
     .execute();
 }
 
-/** Waits until `delivered` holds, letting the retry delays pass every half second; false at the deadline. */
+/** Waits until `delivered` holds, letting the retry delays pass at each look (every half second); false at the deadline. */
 export async function deliverTheBacklog(app: TestApp, delivered: () => boolean | Promise<boolean>, deadlineMs = 45_000): Promise<boolean> {
-  const deadline = Date.now() + deadlineMs;
-  while (Date.now() < deadline) {
-    if (await delivered()) return true;
-    await letRetryDelaysPass(app);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+  try {
+    await until(
+      'the backlog to be delivered',
+      async () => {
+        if (await delivered()) return true;
+        await letRetryDelaysPass(app);
+        return false;
+      },
+      deadlineMs,
+      500,
+    );
+    return true;
+  } catch {
+    // the caller prints its figures first, then asserts what is missing
+    return delivered();
   }
-  return delivered();
 }
 
 /** The tries recorded so far, counted by outcome (ok, retry, failed, interrupted). */

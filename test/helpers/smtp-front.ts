@@ -1,4 +1,5 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { until } from './eventually.js';
 
 /**
  * What the front does to the SMTP conversations passing through it:
@@ -122,22 +123,27 @@ export async function startSmtpFront(upstream: { host: string; port: number }): 
   }
 
   async function open(): Promise<void> {
-    // the same port again: the service's URL does not change when its SMTP server comes back
-    for (let tries = 0; ; tries++) {
-      const next = createServer(onConnection);
-      try {
-        await new Promise<void>((resolve, reject) => {
-          next.once('error', reject);
-          next.listen(port, '127.0.0.1', () => resolve());
-        });
+    // the same port again: the service's URL does not change when its SMTP server comes back (the
+    // port may take a moment to be free once the old server closed)
+    await until(
+      `the SMTP front's port ${port} to be free again`,
+      async () => {
+        const next = createServer(onConnection);
+        try {
+          await new Promise<void>((resolve, reject) => {
+            next.once('error', reject);
+            next.listen(port, '127.0.0.1', () => resolve());
+          });
+        } catch {
+          return false;
+        }
         server = next;
         port = (next.address() as AddressInfo).port;
-        return;
-      } catch (error) {
-        if (tries >= 50) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+        return true;
+      },
+      5_000,
+      100,
+    );
   }
 
   async function shut(): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Answer } from './app.js';
+import { until } from './eventually.js';
 import { JSON_ACCEPT, request } from './submit.js';
 
 /** A submission the server acknowledged (200 with its id): it must be stored, once, and delivered. */
@@ -59,12 +60,14 @@ export class SubmissionStream {
   /** Resolves once `count` more answers of the kind have come, or rejects at the deadline. */
   async waitFor(kind: 'acknowledged' | 'refused', count: number, deadlineMs = 20_000): Promise<void> {
     const target = this[kind].length + count;
-    const deadline = Date.now() + deadlineMs;
-    while (this[kind].length < target) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} ${kind} submissions (sent ${this.sent}, ${JSON.stringify(this.counts())})`);
-      if (this.stopped) throw new Error(`the stream stopped before ${count} ${kind} submissions came`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await until(
+      `${count} ${kind} submissions (sent ${this.sent}, ${JSON.stringify(this.counts())})`,
+      () => {
+        if (this[kind].length < target && this.stopped) throw new Error(`the stream stopped before ${count} ${kind} submissions came`);
+        return this[kind].length >= target;
+      },
+      deadlineMs,
+    );
   }
 
   counts(): { sent: number; acknowledged: number; refused: number; bad: number } {

@@ -2,6 +2,7 @@
 // to the submit surfaces it is told of, as `fetch` clients asking for JSON, each submission with a
 // unique marker in its data and from a loopback address of its own, and records every answer.
 // Runs in its own process so that killing and restarting servers never stalls the visitors' side.
+import { EventEmitter, once } from 'node:events';
 import http from 'node:http';
 import type { LoadAnswer, LoadCommand, LoadOptions, LoadReport } from './submit-load.js';
 
@@ -10,10 +11,14 @@ let targets: string[] = [];
 let stopping = false;
 let sent = 0;
 const answers: LoadAnswer[] = [];
+// emits 'command' at each message of the parent (the submit addresses, or stop)
+const commands = new EventEmitter();
+commands.setMaxListeners(0); // one waiting listener per visitor loop
 
 process.on('message', (message: LoadCommand) => {
   if (message.type === 'targets') targets = message.urls;
   if (message.type === 'stop') stopping = true;
+  commands.emit('command');
 });
 
 /** The fields of submission `n`: its marker, and fields a notification and a webhook carry. */
@@ -63,7 +68,8 @@ async function visitorLoop(): Promise<void> {
   while (!stopping && sent < options.maxRequests) {
     const target = targets[sent % Math.max(1, targets.length)];
     if (target === undefined) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // no server to send to yet: wait until the parent names one (or says to stop)
+      await once(commands, 'command');
       continue;
     }
     const answer = await submitOne(sent++, target);
@@ -76,6 +82,6 @@ async function visitorLoop(): Promise<void> {
 
 await Promise.all(Array.from({ length: options.concurrency }, () => visitorLoop()));
 // the report goes once told to stop (or out of requests, which the parent sees as a failure to stop)
-while (!stopping) await new Promise((resolve) => setTimeout(resolve, 20));
+while (!stopping) await once(commands, 'command');
 const report: LoadReport = { sent, answers };
 process.send!(report, () => process.disconnect());
