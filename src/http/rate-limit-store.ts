@@ -36,24 +36,14 @@ class FallbackStore {
 }
 
 /**
- * Whether a count goes to Redis: while it is ready, and while its first connection is being made
- * (the command waits for it), so that the first requests after a start are shared too. Once that
- * first attempt is over, a Redis that is not ready is skipped at once.
- */
-function redisInUse(redis: Redis): () => boolean {
-  let firstAttemptOver = redis.status === 'ready';
-  const over = () => (firstAttemptOver = true);
-  if (!firstAttemptOver) for (const event of ['ready', 'error', 'close']) redis.once(event, over);
-  return () => redis.status === 'ready' || !firstAttemptOver;
-}
-
-/**
  * The API's rate-limit counters in Redis, shared by every instance; while Redis is down or not
  * answering, each instance counts on its own (as the submit surface's limiter does), instead of
  * failing every request with a 500 as @fastify/rate-limit's own Redis store does.
  */
 export function redisStoreWithFallback(redis: Redis, nameSpace: string): FastifyRateLimitStoreCtor {
-  const useRedis = redisInUse(redis);
+  // a starting instance serves only once Redis is ready or its wait is over (net/redis-client.ts
+  // whenRedisReady): from then on a Redis that is not ready is skipped at once
+  const useRedis = () => redis.status === 'ready';
   // NOTE: @fastify/rate-limit builds the store itself, from its options only: Redis comes in by closure.
   const Store = class extends FallbackStore {
     constructor({ continueExceeding = false, exponentialBackoff = false }: { continueExceeding?: boolean; exponentialBackoff?: boolean }) {
