@@ -296,11 +296,8 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     printFigures('sqlite-disk', {
       requestsSent: stream.sent + extraRequests,
       faultsInjected: faults,
-      submissionsAcknowledged: figures.submissionsAcknowledged,
-      submissionsFound: figures.submissionsFound,
-      deliveriesExpected: figures.deliveriesExpected,
-      delivered: figures.delivered,
-      duplicated: figures.duplicated,
+      // acknowledged, found, expected, delivered, duplicated: as checkAcknowledged counted them
+      ...figures,
       more: {
         'refused with 503': stream.refused.length,
         'refused yet stored': figures.refusedYetStored,
