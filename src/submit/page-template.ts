@@ -29,7 +29,7 @@ body.theme-dark{background:#101317;color:#e8eaed}
 
 /** The one layout of both pages; every value is escaped by `{{…}}` (no triple-stash anywhere). */
 export const PAGE_TEMPLATE = `<!doctype html>
-<html lang="en">
+<html lang="{{lang}}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -53,7 +53,7 @@ export const PAGE_TEMPLATE = `<!doctype html>
 {{/if}}
 </main>
 {{#if branding}}
-<footer>Powered by Formgate</footer>
+<footer>{{poweredBy}}</footer>
 {{/if}}
 </body>
 </html>
