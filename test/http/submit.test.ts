@@ -386,6 +386,16 @@ describe('submit surface (4.7)', () => {
       assert.deepEqual(row!.emailControls, { '_email.subject': 'Nested', '_email.replyto': 'n@example.com' });
     });
 
+    it('keeps the hosted service’s _email.template controls for the notification ({"_email": {"template": {"title": false}}})', async () => {
+      const target = await freshForm();
+      const answer = await postJson(app, target.id, { ...CONTACT, _email: { subject: 'Hi', template: { title: false, footer: false } } });
+      assert.equal(answer.status, 200);
+      const [row] = await storedRows(app, target.id);
+      assert.deepEqual(row!.emailControls, { '_email.subject': 'Hi', '_email.template.title': 'false', '_email.template.footer': 'false' });
+      await post(app, target.id, { ...CONTACT, '_email.template.title': 'A new lead' });
+      assert.deepEqual((await storedRows(app, target.id))[1]!.emailControls, { '_email.template.title': 'A new lead' });
+    });
+
     it('redirects to _redirect with 303, and _append adds submissionId to its query', async () => {
       const target = await freshForm();
       const plain = await post(app, target.id, { ...CONTACT, _redirect: 'https://example.com/thanks?lang=en' }, FROM_EXAMPLE);
