@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startApp, type TestApp } from '../helpers/app.js';
-import { TEST_DIALECT } from '../helpers/database.js';
+import { pino } from 'pino';
+import { listen } from '../../src/cli/serve.js';
+import { openContext } from '../../src/context.js';
+import { startApp, testConfig, type TestApp } from '../helpers/app.js';
+import { createTestDatabase, TEST_DIALECT } from '../helpers/database.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { assertProblem } from '../helpers/problems.js';
 import { BROWSER_ACCEPT, JSON_ACCEPT, post, request, storedRows, visitorAddresses } from '../helpers/submit.js';
@@ -145,5 +148,46 @@ describe(`submit surface: GET submissions and /echo (${TEST_DIALECT})`, () => {
     const preflight = await request('OPTIONS', `${app.submitUrl}/${form.id}`, null, { origin: SITE, 'access-control-request-method': 'GET' });
     assert.equal(preflight.status, 204);
     assert.match(preflight.headers.get('access-control-allow-methods')!, /\bGET\b/);
+  });
+});
+
+describe(`submit surface: an unusable control is logged, the submission kept (${TEST_DIALECT})`, () => {
+  it('logs "control field ignored" with the form, the control, its value (clipped) and why', async () => {
+    const database = await createTestDatabase();
+    const app = await startApp({}, { database });
+    // a second instance of the installation, whose log this test reads
+    const ctx = await openContext(testConfig(database));
+    const lines: Record<string, unknown>[] = [];
+    const surfaces = await listen(ctx, pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }), {
+      publicUrl: false,
+      submitUrl: false,
+    });
+    try {
+      const form = await createForm(app, await createAccount(app));
+      const body = new URLSearchParams({ ...CONTACT, _redirect: 'javascript:alert(1)' }).toString();
+      const answer = await request('POST', `${ctx.config.submitUrl}/${form.id}`, body, { 'content-type': 'application/x-www-form-urlencoded' });
+      assert.equal(answer.status, 303);
+      const linkBack = await request('GET', `${ctx.config.submitUrl}/${form.id}?${new URLSearchParams({ ...CONTACT, _redirect: `${EVIL}/` })}`, null, {});
+      assert.equal(linkBack.status, 303);
+      const ignored = lines.filter((line) => line.msg === 'control field ignored');
+      assert.deepEqual(
+        ignored.map(({ formId, control, value, reason }) => ({ formId, control, value, reason })),
+        [
+          { formId: form.id, control: '_redirect', value: 'javascript:alert(1)', reason: 'not an absolute http or https URL' },
+          {
+            formId: form.id,
+            control: '_redirect',
+            value: `${EVIL}/`,
+            reason: 'a GET submission redirects only back to the site it came from (Referer) or to one of the form’s allowed origins',
+          },
+        ],
+      );
+      assert.equal((await storedRows(app, form.id)).length, 2);
+    } finally {
+      await surfaces.close();
+      await ctx.close();
+      await app.close();
+      await database.drop();
+    }
   });
 });
