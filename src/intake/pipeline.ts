@@ -22,7 +22,8 @@ export interface ReceivedSubmission {
   outcome: SubmissionStatus | 'dropped';
 }
 
-const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_replyto'];
+// What the notification email is made of, kept with the submission for its delivery.
+const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_replyto', '_email.template.title', '_email.template.footer'];
 
 /**
  * Decides what happens to one submission, in the documented order: honeypot (dropped, success

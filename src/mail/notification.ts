@@ -41,7 +41,7 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     headers['In-Reply-To'] = root;
     headers.References = root;
   }
-  const body = input.rendered ?? defaultLayout(form.name, submission);
+  const body = input.rendered ?? defaultLayout(form.name, submission, layoutOptionsOf(controls));
   return {
     to: [input.to],
     subject,
@@ -79,12 +79,37 @@ export function fieldRows(data: Record<string, unknown>): [string, string][] {
   return rows;
 }
 
-function defaultLayout(formName: string, submission: NotificationInput['submission']): { html: string; text: string } {
+const TITLE_MAX = 200;
+const OFF_WORDS = new Set(['false', '0', 'no', 'off']);
+
+/** The default layout's title and footer, as `_email.template.title` / `_email.template.footer` ask (the hosted service's controls). */
+interface LayoutOptions {
+  /** null: no title at all (`_email.template.title=false`). */
+  title: string | null | undefined;
+  footer: boolean;
+}
+
+function layoutOptionsOf(controls: Record<string, string>): LayoutOptions {
+  const title = (controls['_email.template.title'] ?? '').trim();
+  const footer = (controls['_email.template.footer'] ?? '').trim().toLowerCase();
+  return {
+    // one line of at most TITLE_MAX characters: a title is a heading, not a message
+    title: title === '' ? undefined : title.toLowerCase() === 'false' ? null : Array.from(title.replace(/\s+/g, ' ')).slice(0, TITLE_MAX).join(''),
+    footer: !OFF_WORDS.has(footer),
+  };
+}
+
+function defaultLayout(formName: string, submission: NotificationInput['submission'], options: LayoutOptions): { html: string; text: string } {
   const rows = fieldRows(submission.data);
   const when = `${new Date(submission.createdAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
-  const text = [`New submission to ${formName} (${when})`, '', ...rows.map(([name, value]) => `${name}: ${value}`), '', `Submission ${submission.id}`].join(
-    '\n',
-  );
+  const title = options.title === undefined ? `New submission to ${formName}` : options.title;
+  const footer = `Submission ${submission.id}`;
+  const text = [
+    title === null ? when : `${title} (${when})`,
+    '',
+    ...rows.map(([name, value]) => `${name}: ${value}`),
+    ...(options.footer ? ['', footer] : []),
+  ].join('\n');
   const cell = 'padding:8px 12px;border-bottom:1px solid #e5e7eb;vertical-align:top;text-align:left;';
   const htmlRows = rows
     .map(
@@ -92,12 +117,12 @@ function defaultLayout(formName: string, submission: NotificationInput['submissi
         `<tr><th style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${escapeHtml(value).replace(/\r?\n/g, '<br>')}</td></tr>`,
     )
     .join('');
+  const heading = title === null ? '' : `<h1 style="margin:0 0 4px;font-size:18px;color:#111827;">${escapeHtml(title)}</h1>\n`;
+  const footerHtml = options.footer ? `\n<p style="margin:16px 0 0;font-size:12px;color:#9ca3af;">${escapeHtml(footer)}</p>` : '';
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;">
 <div style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">
-<h1 style="margin:0 0 4px;font-size:18px;color:#111827;">New submission to ${escapeHtml(formName)}</h1>
-<p style="margin:0 0 16px;font-size:13px;color:#6b7280;">${escapeHtml(when)}</p>
-<table style="width:100%;border-collapse:collapse;font-size:14px;">${htmlRows}</table>
-<p style="margin:16px 0 0;font-size:12px;color:#9ca3af;">Submission ${escapeHtml(submission.id)}</p>
+${heading}<p style="margin:0 0 16px;font-size:13px;color:#6b7280;">${escapeHtml(when)}</p>
+<table style="width:100%;border-collapse:collapse;font-size:14px;">${htmlRows}</table>${footerHtml}
 </div></body></html>`;
   return { html, text };
 }

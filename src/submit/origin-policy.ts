@@ -3,7 +3,11 @@ import { ProblemError } from '../errors.js';
 import { httpOriginOf, httpUrl } from '../net/origin.js';
 import { allowedOriginsOf, type IntakeForm } from '../services/forms.js';
 
-const REDIRECT_CONTROLS = ['_redirect', '_error'] as const;
+/** The controls that send the visitor somewhere: after a success, and after a failure. */
+export type RedirectControl = '_redirect' | '_error';
+
+/** A redirect control's target, or why it is ignored (logged; the submission is kept either way). */
+export type RedirectChoice = { target: URL } | { ignored: string } | null;
 
 /**
  * The site a browser says the post came from: `Origin`, else the origin of `Referer`; null when
@@ -15,9 +19,10 @@ export function postOriginOf(request: IncomingMessage): string | null {
 }
 
 /**
- * What a post may ask of the form's owner's submit domain, decided from the form's allowed origins
- * and the site the post came from: who may post, where its redirects may lead, and whether the
- * built-in pages may show its `_feedback.*` wording and a link back to it (docs/decisions.md).
+ * What a submission may ask of the form's owner's submit domain, decided from the form's allowed
+ * origins, the site the submission came from and how it came (POST or GET): who may submit, where
+ * its redirects may lead, and whether the built-in pages may show its `_feedback.*` wording and a
+ * link back to it (docs/decisions.md, "Allowed origins" and "Hosted-service compatibility").
  */
 export class OriginPolicy {
   private readonly allowed: string[];
@@ -25,6 +30,7 @@ export class OriginPolicy {
   constructor(
     form: IntakeForm,
     private readonly postOrigin: string | null,
+    private readonly method: 'POST' | 'GET' = 'POST',
   ) {
     this.allowed = allowedOriginsOf(form);
   }
@@ -34,39 +40,35 @@ export class OriginPolicy {
     return this.postOrigin !== null && this.allowed.includes(this.postOrigin);
   }
 
-  /** Refuses a post from a site the form does not list (when it lists any), and redirect targets it may not use. */
-  admit(controls: Record<string, string>): void {
-    if (this.allowed.length > 0 && !this.vouched) {
-      // NOTE: the detail names no origin of the post: a browser shows it on the error page, and a host name can say anything
-      const seen = this.postOrigin ? 'this one came from another site' : 'this one named no site (no Origin or Referer header)';
-      throw new ProblemError('origin_not_allowed', `This form takes submissions only from the sites it lists; ${seen}. Nothing was stored.`);
-    }
-    const errors: string[] = [];
-    for (const name of REDIRECT_CONTROLS) {
-      const value = controls[name];
-      if (value === undefined || value === '') continue;
-      const target = httpUrl(value);
-      if (!target) errors.push(`${name}: must be an absolute http or https URL`);
-      else if (!this.mayRedirectTo(target)) errors.push(`${name}: ${this.redirectRule()}`);
-    }
-    if (errors.length > 0) throw new ProblemError('validation_error', 'A redirect address of the form is not allowed.', { errors });
+  /** Refuses a submission from a site the form does not list, when it lists any. */
+  admit(): void {
+    if (this.allowed.length === 0 || this.vouched) return;
+    // NOTE: the detail names no origin of the post: a browser shows it on the error page, and a host name can say anything
+    const seen = this.postOrigin ? 'this one came from another site' : 'this one named no site (no Origin or Referer header)';
+    throw new ProblemError('origin_not_allowed', `This form takes submissions only from the sites it lists; ${seen}. Nothing was stored.`);
   }
 
-  /** Where a redirect may lead: into the list when there is one, else back to the site the post came from. */
-  mayRedirectTo(target: URL): boolean {
-    return this.allowed.length > 0 ? this.allowed.includes(target.origin) : target.origin === this.postOrigin;
+  /**
+   * Where `_redirect` or `_error` may send the visitor. A POST's redirect reaches only the client that
+   * posted, so any absolute http(s) URL will do (into the list when the form has one). A GET can be a
+   * link in an email, so there it goes only back to the site it came from or into the list: the
+   * owner's submit domain is no open redirector.
+   */
+  redirectOf(controls: Record<string, string>, name: RedirectControl): RedirectChoice {
+    const value = controls[name]?.trim();
+    if (!value) return null;
+    const target = httpUrl(value);
+    if (!target) return { ignored: 'not an absolute http or https URL' };
+    if (this.allowed.length > 0) {
+      return this.allowed.includes(target.origin) ? { target } : { ignored: "not on one of the form's allowed origins" };
+    }
+    if (this.method === 'POST' || target.origin === this.postOrigin) return { target };
+    return { ignored: 'a GET submission redirects only back to the site it came from (Referer) or to one of the form’s allowed origins' };
   }
 
   /** The back link of a built-in page: the page the form was on, when the owner vouches for it. */
   backUrl(referer: string | undefined): string | null {
     const url = httpUrl(referer);
     return this.vouched && url && this.allowed.includes(url.origin) ? url.href : null;
-  }
-
-  private redirectRule(): string {
-    if (this.allowed.length > 0) return `must be on one of the form's allowed origins (${this.allowed.join(', ')})`;
-    if (this.postOrigin === null)
-      return "the post did not say which site it came from (no Origin or Referer header), so it may redirect only to one of the form's allowedOrigins";
-    return `must be on the site the form was posted from (${this.postOrigin}); list other sites in the form's allowedOrigins`;
   }
 }

@@ -10,6 +10,7 @@ html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
 body{margin:0;min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:center;padding:1.5rem 1rem;font:1.0625rem/1.6 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;background:#f3f4f6;color:#1a1c1f}
 main{width:100%;max-width:36rem;padding:2rem 1.5rem;background:#fff;border-radius:.75rem;border-top:.375rem solid #1e7a44;box-shadow:0 1px 3px rgba(0,0,0,.12)}
 main.page-error{border-top-color:#b3261e}
+main.page-info{border-top-color:#0b57d0}
 h1{margin:0 0 .75rem;font-size:1.625rem;line-height:1.25;overflow-wrap:anywhere}
 .message{margin:0;white-space:pre-line;overflow-wrap:anywhere;color:#3d4249}
 .errors{margin:1rem 0 0;padding-left:1.25rem;overflow-wrap:anywhere}
@@ -21,6 +22,7 @@ footer{margin-top:1.25rem;font-size:.875rem;color:#4b5059}
 body.theme-dark{background:#101317;color:#e8eaed}
 .theme-dark main{background:#1c2026;border-top-color:#46b874;box-shadow:none}
 .theme-dark main.page-error{border-top-color:#f28b82}
+.theme-dark main.page-info{border-top-color:#8ab4f8}
 .theme-dark .message{color:#c4c8ce}
 .theme-dark a{color:#8ab4f8}
 .theme-dark footer{color:#a9aeb6}
@@ -29,7 +31,7 @@ body.theme-dark{background:#101317;color:#e8eaed}
 
 /** The one layout of both pages; every value is escaped by `{{…}}` (no triple-stash anywhere). */
 export const PAGE_TEMPLATE = `<!doctype html>
-<html lang="en">
+<html lang="{{lang}}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -53,7 +55,7 @@ export const PAGE_TEMPLATE = `<!doctype html>
 {{/if}}
 </main>
 {{#if branding}}
-<footer>Powered by Formgate</footer>
+<footer>{{poweredBy}}</footer>
 {{/if}}
 </body>
 </html>

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isolatedHandlebars, onFirstUse } from '../mail/handlebars.js';
+import { DEFAULT_LANGUAGE, errorWording, pageText, supportedLanguage, type PageText, type Wording } from './languages/index.js';
 import { PAGE_STYLE, PAGE_TEMPLATE } from './page-template.js';
 
 export interface PageOptions {
@@ -8,6 +9,8 @@ export interface PageOptions {
   dark?: boolean;
   branding: boolean;
   backUrl?: string | null;
+  /** A supported language (`languages/`); English when absent. */
+  language?: string;
 }
 
 const TITLE_MAX = 200;
@@ -16,22 +19,12 @@ const MESSAGE_MAX = 2000;
 const ERRORS_MAX = 50;
 const ERROR_MAX = 500;
 
-const THANK_YOU = { title: 'Thank you!', message: 'Your submission has been received.' };
-
-const ERROR_DEFAULT = { title: 'Something went wrong', message: 'Your submission could not be processed. Please try again later.' };
-const ERROR_BY_STATUS: Record<number, { title: string; message: string }> = {
-  400: { title: 'Your submission could not be accepted', message: 'Please check the form and try again.' },
-  404: { title: 'Form not found', message: 'This form does not exist or no longer accepts submissions.' },
-  413: { title: 'Submission too large', message: 'The submission is larger than this form accepts.' },
-  429: { title: 'Too many submissions', message: 'Please wait a little and try again.' },
-  503: { title: 'Try again in a moment', message: 'The service is busy right now. Please try again shortly.' },
-};
-
 const TRUE_WORDS = new Set(['true', '1', 'on', 'yes']);
 
 /** What the template sees; every field is always present because the template compiles in strict mode. */
 interface PageView {
-  kind: 'success' | 'error';
+  lang: string;
+  kind: 'success' | 'error' | 'info';
   theme: 'theme-light' | 'theme-dark';
   title: string;
   message: string;
@@ -39,6 +32,7 @@ interface PageView {
   backUrl: string | null;
   backLabel: string;
   branding: boolean;
+  poweredBy: string;
 }
 
 // An isolated environment: helpers or partials registered elsewhere cannot leak into these pages.
@@ -58,16 +52,24 @@ export const PAGE_CONTENT_SECURITY_POLICY = [
 
 /** The page a browser lands on after posting a plain HTML form, unless the form gives `_redirect`. */
 export function renderThankYouPage(options: PageOptions): string {
-  return render(options, 'success', THANK_YOU, [], 'Go back');
+  const text = textOf(options);
+  return render(options, 'success', text.thanks, [], text.goBack);
+}
+
+/** What a form's address shows to a GET that carries no fields (a person who opened the link). */
+export function renderFormAddressPage(options: PageOptions): string {
+  const text = textOf(options);
+  return render({ ...options, title: undefined, message: undefined }, 'info', text.formAddress, [], text.goBack);
 }
 
 /**
  * The readable page for a failed browser submission (when the form gives no `_error`).
  * NOTE: the caller passes the problem's detail as `message`; keep 5xx details out of it.
  */
-export function renderErrorPage(status: number, options: PageOptions & { errors?: string[] }): string {
+export function renderErrorPage(status: number, options: PageOptions & { errors?: string[]; code?: string }): string {
   const errors = (options.errors ?? []).slice(0, ERRORS_MAX).map((error) => cap(error, ERROR_MAX));
-  return render(options, 'error', ERROR_BY_STATUS[status] ?? ERROR_DEFAULT, errors, 'Back to the form');
+  const text = textOf(options);
+  return render(options, 'error', errorWording(text, options.code ?? '', status), errors, text.backToForm);
 }
 
 /**
@@ -87,8 +89,13 @@ export function feedbackOf(controls: Record<string, string>, kind: 'success' | '
   return feedback;
 }
 
-function render(options: PageOptions, kind: PageView['kind'], defaults: { title: string; message: string }, errors: string[], backLabel: string): string {
+function textOf(options: PageOptions): PageText {
+  return pageText(options.language ?? DEFAULT_LANGUAGE);
+}
+
+function render(options: PageOptions, kind: PageView['kind'], defaults: Wording, errors: string[], backLabel: string): string {
   return template()({
+    lang: supportedLanguage(options.language) ?? DEFAULT_LANGUAGE,
     kind,
     theme: options.dark ? 'theme-dark' : 'theme-light',
     title: cap(present(options.title) ?? defaults.title, TITLE_MAX),
@@ -97,6 +104,7 @@ function render(options: PageOptions, kind: PageView['kind'], defaults: { title:
     backUrl: safeBackUrl(options.backUrl),
     backLabel,
     branding: options.branding,
+    poweredBy: textOf(options).poweredBy,
   });
 }
 

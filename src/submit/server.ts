@@ -1,23 +1,24 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
+import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
 import { asStorageProblem, StorageFailureLog } from '../db/storage-errors.js';
-import { submitterAddress } from '../intake/fields.js';
+import { fieldsFromPairs } from '../intake/fields.js';
 import { isUpgraded } from '../services/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
 import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
 import { allowedOriginsOf } from '../services/forms.js';
-import { httpUrl } from '../net/origin.js';
 import { redirect, sendJson, sendPage, wantsHtml, wantsJson } from './answer.js';
 import { readSubmission } from './body.js';
 import { clientIp } from './client-ip.js';
-import { OriginPolicy, postOriginOf } from './origin-policy.js';
-import { feedbackOf, renderErrorPage, renderThankYouPage } from './pages.js';
+import { answerEcho } from './echo.js';
+import { DEFAULT_LANGUAGE, pageLanguage, pageText, supportedLanguage } from './languages/index.js';
+import { OriginPolicy, postOriginOf, type RedirectControl } from './origin-policy.js';
+import { feedbackOf, renderErrorPage, renderFormAddressPage, renderThankYouPage } from './pages.js';
 import type { ThankYouLinks } from './thank-you-link.js';
 
 export interface SubmitSurface {
@@ -101,10 +102,11 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     if (method === 'OPTIONS') return preflight(request, response);
     const [, first = '', second, ...rest] = path.split('/');
     if (rest.length > 0 || (second !== undefined && (second !== 'thanks' || !FORM_ID.test(first)))) throw notFound();
+    const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
 
     if (second === 'thanks') {
       requireMethod(response, method, ['GET', 'HEAD']);
-      return await thankYouPage(deps, first, new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)), request, response);
+      return await thankYouPage(deps, first, query, request, response);
     }
     if (first === 'healthz') {
       requireMethod(response, method, ['GET', 'HEAD']);
@@ -112,7 +114,11 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
       return sendJson(response, health.status, health.body);
     }
     if (first !== 'echo' && !FORM_ID.test(first)) throw notFound();
-    requireMethod(response, method, ['POST']);
+    requireMethod(response, method, ['GET', 'HEAD', 'POST']);
+    // A form without `method` is sent as GET with its fields in the query; HEAD never submits.
+    const viaQuery = method !== 'POST';
+    if (viaQuery && (method === 'HEAD' || !hasFields(query))) return await formAddress(deps, first, request, response);
+    if (viaQuery) response.setHeader('cache-control', 'no-store');
 
     const ip = clientIp(request, deps.ctx.config.trustProxy);
     const decision = await deps.limiter.consume(visitorKey(ip));
@@ -120,25 +126,23 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
       response.setHeader('retry-after', String(decision.retryAfterSeconds));
       throw new ProblemError('rate_limited', `Too many submissions from this address; retry in ${decision.retryAfterSeconds} seconds.`);
     }
-    const parsed = await readSubmission(request);
+    const parsed = viaQuery ? fieldsFromPairs(query) : await readSubmission(request);
     controls = parsed.controls;
-    if (first === 'echo') {
-      return sendJson(response, 200, {
-        data: parsed.data,
-        controls: parsed.controls,
-        captchaFields: Object.keys(parsed.captcha),
-        submitter: submitterAddress(parsed),
-      });
-    }
-    const posted = controls;
+    if (first === 'echo') return answerEcho(request, response, parsed, viaQuery ? null : query);
     const received = await deps.pipeline.receive(first, parsed, ip, (form) => {
-      policy = new OriginPolicy(form, postOriginOf(request));
-      policy.admit(posted);
+      policy = new OriginPolicy(form, postOriginOf(request), viaQuery ? 'GET' : 'POST');
+      policy.admit();
     });
     answerSuccess(deps, request, response, received, controls, policy!, visitorKey(ip));
   } catch (error) {
     answerFailure(deps, request, response, error, controls, policy, reqId);
   }
+}
+
+/** A query carries fields when it has a named pair (`?message=hi`); `?` alone or `?=x` has none. */
+function hasFields(query: URLSearchParams): boolean {
+  for (const name of query.keys()) if (name !== '') return true;
+  return false;
 }
 
 function answerSuccess(
@@ -150,13 +154,13 @@ function answerSuccess(
   policy: OriginPolicy,
   visitor: string,
 ): void {
+  // NOTE: `_redirect` and `_error` mean nothing to a JSON client: a script cannot follow a redirect to a page.
   if (wantsJson(request)) {
     const { id, formId, createdAt, data } = received;
     sendJson(response, 200, { id, formId, createdAt: new Date(createdAt).toISOString(), data });
     return;
   }
-  // admitted: an http(s) URL the policy allows
-  const target = httpUrl(controls._redirect);
+  const target = usableRedirect(deps.log, policy, controls, '_redirect', { formId: received.formId });
   if (target) {
     if (Object.hasOwn(controls, '_append') && !FALSE_WORDS.has(controls._append!.trim().toLowerCase())) {
       target.searchParams.set('submissionId', received.id);
@@ -165,12 +169,21 @@ function answerSuccess(
     return;
   }
   const feedback = feedbackOf(controls, 'success', policy.vouched);
-  const content = { ...feedback, backUrl: policy.backUrl(request.headers.referer) };
+  const content = { ...feedback, backUrl: policy.backUrl(request.headers.referer), language: supportedLanguage(controls['_feedback.language']) };
   redirect(response, deps.links.build(deps.ctx.config.submitUrl, received.formId, content, visitor));
 }
 
+/** The target of `_redirect` or `_error` when the policy lets it be used; an unusable one is logged and ignored, the submission kept. */
+function usableRedirect(log: Logger, policy: OriginPolicy, controls: Record<string, string>, name: RedirectControl, about: Record<string, string>): URL | null {
+  const choice = policy.redirectOf(controls, name);
+  if (choice === null) return null;
+  if ('target' in choice) return choice.target;
+  log.info({ ...about, control: name, value: clip(controls[name] ?? ''), reason: choice.ignored }, 'control field ignored');
+  return null;
+}
+
 /**
- * By the request: JSON asked for → a problem; `_error` given and allowed → redirect there; a browser
+ * By the request: JSON asked for → a problem; `_error` given and usable → redirect there; a browser
  * → a page; else a problem. Until the form is known (`policy`), nothing from the post is used.
  */
 function answerFailure(
@@ -191,23 +204,27 @@ function answerFailure(
   if (problem.status === 503) response.setHeader('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
   const extra = problem.extra;
 
-  const errorTarget = httpUrl(controls?._error);
-  if (!wantsJson(request) && errorTarget && policy?.mayRedirectTo(errorTarget)) {
+  const errorTarget = !wantsJson(request) && policy && controls ? usableRedirect(deps.log, policy, controls, '_error', { reqId }) : null;
+  if (errorTarget) {
     redirect(response, errorTarget.toString());
     return;
   }
   if (!wantsJson(request) && wantsHtml(request)) {
     const vouched = policy?.vouched ?? false;
     const feedback = controls ? feedbackOf(controls, 'error', vouched) : { dark: false };
+    const language = pageLanguage(controls?.['_feedback.language'], request.headers['accept-language']);
     // NOTE: `errors` may name the post's own fields: words of the post, shown only where the owner vouches for it
     const errors = vouched && Array.isArray(extra.errors) ? (extra.errors as string[]) : undefined;
     const page = renderErrorPage(problem.status, {
       title: feedback.title,
-      message: feedback.message ?? problem.detail,
+      // a problem's detail is English: another language shows the page's own wording for the problem
+      message: feedback.message ?? (language === DEFAULT_LANGUAGE ? problem.detail : undefined),
       dark: feedback.dark,
       branding: false,
       backUrl: policy?.backUrl(request.headers.referer) ?? null,
       errors,
+      code: problem.code,
+      language,
     });
     sendPage(response, problem.status, page);
     return;
@@ -226,13 +243,30 @@ async function thankYouPage(
   if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
   const visitor = visitorKey(clientIp(request, deps.ctx.config.trustProxy));
   const content = deps.links.read(formId, query, visitor, allowedOriginsOf(form));
-  sendPage(response, 200, renderThankYouPage({ ...content, branding: !isUpgraded(form.plan) }));
+  const language = pageLanguage(content.language, request.headers['accept-language']);
+  sendPage(response, 200, renderThankYouPage({ ...content, language, branding: !isUpgraded(form.plan) }));
+}
+
+/** A form's address opened without fields (a link, a HEAD): says what the address is; stores nothing. */
+async function formAddress(deps: SubmitDependencies, formId: string, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  response.setHeader('cache-control', 'no-store');
+  if (formId === 'echo') return sendJson(response, 200, {});
+  const form = await deps.ctx.forms.getIntakeForm(formId);
+  if (!form) throw notFound();
+  const language = pageLanguage(null, request.headers['accept-language']);
+  if (wantsJson(request) || !wantsHtml(request)) {
+    return sendJson(response, 200, {
+      formId,
+      detail: `${pageText(DEFAULT_LANGUAGE).formAddress.message} Send its fields with POST (or GET with the fields in the query).`,
+    });
+  }
+  sendPage(response, 200, renderFormAddressPage({ language, branding: !isUpgraded(form.plan) }));
 }
 
 function preflight(request: IncomingMessage, response: ServerResponse): void {
   const requested = request.headers['access-control-request-headers'];
   response.writeHead(204, {
-    'access-control-allow-methods': 'POST, OPTIONS',
+    'access-control-allow-methods': 'GET, HEAD, POST, OPTIONS',
     'access-control-allow-headers': typeof requested === 'string' && requested.length <= 1024 ? requested : 'Content-Type, Accept',
     'access-control-max-age': '86400',
     'content-length': 0,

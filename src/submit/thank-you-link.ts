@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { httpOriginOf } from '../net/origin.js';
+import { supportedLanguage } from './languages/index.js';
 
 /** What a thank-you page shows beyond the defaults: the owner's `_feedback.success.*` and the page the form was on. */
 export interface ThankYouContent {
@@ -7,9 +8,11 @@ export interface ThankYouContent {
   message?: string;
   dark?: boolean;
   backUrl?: string | null;
+  /** The post's `_feedback.language`, when it named a supported one. */
+  language?: string | null;
 }
 
-const PARAMS = { title: 't', message: 'm', dark: 'd', backUrl: 'b', expires: 'e' } as const;
+const PARAMS = { title: 't', message: 'm', dark: 'd', backUrl: 'b', expires: 'e', language: 'l' } as const;
 /** How long a link shows its content: it is followed at once, by the browser that posted. */
 export const THANK_YOU_LINK_TTL_MS = 10 * 60_000;
 // NOTE: part of what is signed; links signed before the content was bound to its visitor show defaults.
@@ -36,7 +39,10 @@ export class ThankYouLinks {
     if (content.dark) query.set(PARAMS.dark, '1');
     if (content.backUrl) query.set(PARAMS.backUrl, content.backUrl);
     const base = `${submitUrl}/${encodeURIComponent(formId)}/thanks`;
-    if ([...query.keys()].length === 0) return base;
+    const language = supportedLanguage(content.language);
+    // the language alone says nothing of anyone's: it needs no signature
+    if ([...query.keys()].length === 0) return language ? `${base}?${PARAMS.language}=${language}` : base;
+    if (language) query.set(PARAMS.language, language);
     query.set(PARAMS.expires, String(Math.ceil((this.now() + this.ttlMs) / 1000)));
     query.set('s', this.sign(formId, visitor, query));
     return `${base}?${query}`;
@@ -47,18 +53,21 @@ export class ThankYouLinks {
    * the form's allowed origins (as they are now) still vouch for it; defaults for anything else.
    */
   read(formId: string, query: URLSearchParams, visitor: string, allowedOrigins: string[]): ThankYouContent {
+    const language = supportedLanguage(query.get(PARAMS.language));
+    const base: ThankYouContent = language ? { language } : {};
     const signature = query.get('s');
-    if (!signature) return {};
+    if (!signature) return base;
     const unsigned = new URLSearchParams([...query].filter(([key]) => key !== 's'));
     const expected = Buffer.from(this.sign(formId, visitor, unsigned));
     const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return {};
-    if (!(Number(unsigned.get(PARAMS.expires)) * 1000 > this.now())) return {};
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return base;
+    if (!(Number(unsigned.get(PARAMS.expires)) * 1000 > this.now())) return base;
     const dark = unsigned.get(PARAMS.dark) === '1';
     // wording and the way back are the owner's only while the form lists the sites it comes from
-    if (allowedOrigins.length === 0) return { dark };
+    if (allowedOrigins.length === 0) return { ...base, dark };
     const backUrl = unsigned.get(PARAMS.backUrl);
     return {
+      ...base,
       title: unsigned.get(PARAMS.title) ?? undefined,
       message: unsigned.get(PARAMS.message) ?? undefined,
       dark,

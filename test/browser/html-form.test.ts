@@ -6,15 +6,16 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
-import { listed } from '../helpers/submit.js';
+import { checkPage } from '../helpers/browser.js';
+import { listed, storedRows } from '../helpers/submit.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 
 /** A site's contact page: a plain HTML form, no script, posting to Formgate. */
-function contactPage(action: string, extra = ''): string {
+function contactPage(action: string, extra = '', method = ' method="post"'): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contact us</title></head><body>
-<form action="${action}" method="post">
+<form action="${action}"${method}>
   <label>Name <input name="name" id="name"></label>
   <label>Email <input name="email" id="email" type="email"></label>
   <label>Message <textarea name="message" id="message"></textarea></label>
@@ -125,6 +126,35 @@ describe('a real HTML form in headless Chromium', { skip: !fs.existsSync(CHROMIU
       assert.equal(await page.getAttribute('body', 'class'), 'theme-dark');
     } finally {
       await page.close();
+    }
+  });
+
+  it('sends a form without method as GET: stored as typed, thank-you page in _feedback.language; the bare address says what it is', async () => {
+    // the hosted service's Hugo, Jekyll and WordPress examples: <form action="…"> and nothing else
+    const form = await createForm(app, account, { allowedOrigins: [siteUrl] });
+    pages.set('/get', contactPage(`${app.submitUrl}/${form.id}`, '<input type="hidden" name="_feedback.language" value="de">', ''));
+    const context = await browser.newContext({ locale: 'fr-FR' });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${siteUrl}/get`);
+      await page.getByLabel('Name').fill('Grace Hopper');
+      await page.getByLabel('Message').fill('Zeile eins & zwei + drei');
+      await page.getByLabel('Support').check();
+      await Promise.all([page.waitForURL(new RegExp(`/${form.id}/thanks`)), page.getByRole('button', { name: 'Send' }).click()]);
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Vielen Dank!');
+      assert.equal(await page.getAttribute('html', 'lang'), 'de');
+      assert.ok(await page.getByRole('link', { name: 'Zurück' }).isVisible(), 'the way back, in German');
+      await checkPage(page, 'submit-thanks-get-de');
+      const [stored] = await storedRows(app, form.id);
+      assert.deepEqual(stored!.data, { name: 'Grace Hopper', email: '', message: 'Zeile eins & zwei + drei', topics: 'support', size: 'S', company: '' });
+
+      // a person who opens the action address itself, in the browser's language (French here)
+      await page.goto(`${app.submitUrl}/${form.id}`);
+      assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Ceci est l’adresse d’un formulaire');
+      await checkPage(page, 'submit-form-address-fr');
+      assert.equal((await storedRows(app, form.id)).length, 1, 'opening the address stores nothing');
+    } finally {
+      await context.close();
     }
   });
 

@@ -343,7 +343,7 @@ describe('errors (section 7)', () => {
       assert.equal(me.status, 200, JSON.stringify(me.body));
       const echo = await request('POST', `${app.submitUrl}/echo`, 'a=1', { 'content-type': 'application/x-www-form-urlencoded', expect: 'x-unknown=1' });
       assert.equal(echo.status, 200, JSON.stringify(echo.body));
-      assert.deepEqual(echo.body.data, { a: '1' });
+      assert.deepEqual(echo.body, { a: '1' });
       const anonymous = await request('GET', `${app.baseUrl}/me`, null, { expect: 'something-else' });
       assertProblem(app, anonymous, 'invalid_token');
     });

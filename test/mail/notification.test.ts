@@ -32,6 +32,26 @@ describe('notification email', () => {
     assert.match(message.text, /^car\.color: red$/m);
   });
 
+  it('takes the default layout’s title from _email.template.title, drops it for "false", and drops the footer for _email.template.footer=false', () => {
+    const standard = notificationMessage(input());
+    assert.ok(standard.html!.includes('>New submission to Contact</h1>'));
+    assert.match(standard.text, /^New submission to Contact \(2026-11-22 09:30 UTC\)$/m);
+    assert.match(standard.text, /^Submission sub1$/m);
+
+    const custom = notificationMessage(input({ controls: { '_email.template.title': 'A <new> lead\r\nfrom the site' } }));
+    assert.ok(custom.html!.includes('>A &lt;new&gt; lead from the site</h1>'), 'escaped, on one line');
+    assert.ok(!custom.html!.includes('New submission to'));
+    assert.match(custom.text, /^A <new> lead from the site \(2026-11-22 09:30 UTC\)$/m);
+    const long = notificationMessage(input({ controls: { '_email.template.title': 'é'.repeat(500) } }));
+    assert.ok(long.html!.includes(`>${'é'.repeat(200)}</h1>`), 'capped at 200 characters');
+
+    const bare = notificationMessage(input({ controls: { '_email.template.title': 'false', '_email.template.footer': 'false' } }));
+    assert.ok(!bare.html!.includes('<h1'), 'no title');
+    assert.ok(!bare.html!.includes('Submission sub1') && !bare.text.includes('Submission sub1'), 'no footer');
+    assert.match(bare.text, /^2026-11-22 09:30 UTC$/m);
+    assert.match(bare.text, /^name: Ada$/m, 'the fields still');
+  });
+
   it('applies _email.subject and _email.from, neutralising line breaks and over-long values', () => {
     const message = notificationMessage(
       input({ controls: { '_email.subject': 'Hello\r\nBcc: victim@example.com', '_email.from': `Website${'x'.repeat(100)}` } }),

@@ -424,16 +424,17 @@ describe('fuzz: the submit surface', () => {
     return row && { ...row, data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data };
   }
 
-  /** What `/echo` parses from the same bytes: the data a submission of them must be stored with. */
+  /** What `/echo` parses from the same bytes (a GET's query, else the body): the data a submission of them must be stored with. */
   async function echoed(request: RawRequest): Promise<unknown> {
+    const queryAt = request.target.indexOf('?');
     const answer = await sendRaw(app.submitUrl, {
       ...request,
-      method: 'POST',
-      target: '/echo',
+      method: request.method === 'GET' ? 'GET' : 'POST',
+      target: request.method === 'GET' && queryAt !== -1 ? `/echo${request.target.slice(queryAt)}` : '/echo',
       headers: [...request.headers.filter(([n]) => n !== 'Accept'), ['Accept', JSON_ACCEPT]],
     });
     assert.equal(answer?.status, 200, `echo of a stored submission: ${answer?.status} ${answer?.body.slice(0, 200)}`);
-    return JSON.parse(answer!.body).data;
+    return JSON.parse(answer!.body);
   }
 
   function checkRefusalShape(label: string, submission: Submission, answer: RawAnswer): void {
@@ -460,6 +461,8 @@ describe('fuzz: the submit surface', () => {
     const request: RawRequest = { method: submission.method, target, headers, body };
     // a query string on the form's address is the form's address still
     const plainPost = submission.method === 'POST' && (submission.path === 'FORM' || submission.path.startsWith('FORM?'));
+    // a GET with fields in the query is a submission too (a form without `method`)
+    const queryGet = submission.method === 'GET' && submission.path.startsWith('FORM?');
     const expected = plainPost ? expectedData(submission) : null;
     if (!(plainPost && expected)) counts.badInputs++;
 
@@ -489,7 +492,7 @@ describe('fuzz: the submit surface', () => {
       }
       return;
     }
-    assert.ok(plainPost && answer.status !== 204 && answer.status < 400, `${label}: answered ${answer.status} and stored a submission`);
+    assert.ok((plainPost || queryGet) && answer.status !== 204 && answer.status < 400, `${label}: answered ${answer.status} and stored a submission`);
     acknowledged++;
     const data = stored.data;
     if (expected) assert.deepEqual(data, expected, `${label}: stored data differs from what was sent`);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { PAGE_LANGUAGES, pageLanguage, pageText } from '../../src/submit/languages/index.js';
 import { feedbackOf, PAGE_CONTENT_SECURITY_POLICY, renderErrorPage, renderThankYouPage } from '../../src/submit/pages.js';
 
 /** The text of the first element with this tag, as written in the page (still escaped). */
@@ -232,5 +233,52 @@ describe('feedbackOf', () => {
     const html = renderThankYouPage({ ...feedbackOf({ ...controls, '_feedback.dark': 'on' }, 'success', true), branding: false });
     assert.equal(textOf(html, 'h1'), 'Merci !');
     assert.equal(bodyClass(html), 'theme-dark');
+  });
+});
+
+describe('the built-in pages in every language', () => {
+  const walk = (text: unknown, path = ''): [string, string][] =>
+    typeof text === 'string' ? [[path, text]] : Object.entries(text as object).flatMap(([key, value]) => walk(value, path ? `${path}.${key}` : key));
+
+  it('has every text in every language, each its own (no English left behind), and writes lang on <html>', () => {
+    const english = new Map(walk(pageText('en')));
+    assert.deepEqual(PAGE_LANGUAGES, ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'ru', 'uk']);
+    for (const language of PAGE_LANGUAGES) {
+      const entries = walk(pageText(language));
+      assert.deepEqual(
+        entries.map(([path]) => path),
+        [...english.keys()],
+        language,
+      );
+      for (const [path, text] of entries) {
+        assert.ok(text.trim().length > 0, `${language} ${path}`);
+        if (language !== 'en') assert.notEqual(text, english.get(path), `${language} ${path} is still English`);
+      }
+      const thanks = renderThankYouPage({ branding: true, language });
+      assert.match(thanks, new RegExp(`^<!doctype html>\\n<html lang="${language}">`));
+      assert.equal(textOf(thanks, 'h1'), pageText(language).thanks.title.replaceAll("'", '&#x27;'));
+      assert.equal(textOf(thanks, 'footer'), pageText(language).poweredBy);
+      const error = renderErrorPage(429, { branding: false, language, code: 'rate_limited' });
+      assert.equal(textOf(error, 'h1'), pageText(language).errors.rate_limited.title.replaceAll("'", '&#x27;'));
+    }
+  });
+
+  it('picks the error wording by problem code before status', () => {
+    const de = pageText('de');
+    assert.equal(textOf(renderErrorPage(400, { branding: false, language: 'de', code: 'captcha_failed' }), 'h1'), de.errors.captcha_failed.title);
+    assert.equal(textOf(renderErrorPage(403, { branding: false, language: 'de', code: 'origin_not_allowed' }), 'h1'), de.errors.origin_not_allowed.title);
+    assert.equal(textOf(renderErrorPage(503, { branding: false, language: 'de', code: 'storage_unavailable' }), 'h1'), de.errors.unavailable.title);
+    assert.equal(textOf(renderErrorPage(500, { branding: false, language: 'de', code: 'internal_error' }), 'h1'), de.error.title);
+  });
+
+  it('chooses _feedback.language, then Accept-Language by q, then English; reads a bounded number of entries', () => {
+    assert.equal(pageLanguage('de', 'fr'), 'de');
+    assert.equal(pageLanguage(' PT-BR ', undefined), 'pt');
+    assert.equal(pageLanguage('constructor', 'xx, it;q=0.2, nl;q=0.9'), 'nl');
+    assert.equal(pageLanguage(undefined, 'es;q=0.5, fr;q=0.5'), 'es', 'the first of equals');
+    assert.equal(pageLanguage(undefined, 'de;q=0, *;q=0.1'), 'en');
+    assert.equal(pageLanguage(undefined, 'de;q=2'), 'en', 'an invalid q is ignored');
+    assert.equal(pageLanguage(undefined, `${'xx, '.repeat(40)}fr`), 'en', 'entries past the 32nd are not read');
+    assert.equal(pageLanguage(null, undefined), 'en');
   });
 });

@@ -24,6 +24,18 @@ describe('ThankYouLinks', () => {
     assert.deepEqual(links.read(FORM, queryOf(link), VISITOR, [SITE]), CONTENT);
   });
 
+  it('carries _feedback.language in the link, signed or not: a language puts no one’s words on the page', () => {
+    const links = new ThankYouLinks('secret', clock().now);
+    const bare = links.build(SUBMIT_URL, FORM, { language: 'de' }, VISITOR);
+    assert.equal(bare, `${SUBMIT_URL}/${FORM}/thanks?l=de`);
+    assert.deepEqual(links.read(FORM, queryOf(bare), 'another visitor', []), { language: 'de' });
+    const signed = links.build(SUBMIT_URL, FORM, { ...CONTENT, language: 'fr' }, VISITOR);
+    assert.deepEqual(links.read(FORM, queryOf(signed), VISITOR, [SITE]), { ...CONTENT, language: 'fr' });
+    assert.deepEqual(links.read(FORM, queryOf(signed), 'another visitor', [SITE]), { language: 'fr' }, 'the language without the wording');
+    assert.equal(links.build(SUBMIT_URL, FORM, { language: 'xx' }, VISITOR), `${SUBMIT_URL}/${FORM}/thanks`, 'an unsupported one is dropped');
+    assert.deepEqual(links.read(FORM, new URLSearchParams('l=constructor'), VISITOR, []), {});
+  });
+
   it('builds the bare page when there is nothing to show', () => {
     assert.equal(new ThankYouLinks('secret').build(SUBMIT_URL, FORM, {}, VISITOR), `${SUBMIT_URL}/${FORM}/thanks`);
   });

@@ -1,0 +1,22 @@
+import type { PageText } from './page-text.js';
+
+export const fr: PageText = {
+  thanks: { title: 'Merci !', message: 'Votre message a bien été reçu.' },
+  formAddress: {
+    title: 'Ceci est l’adresse d’un formulaire',
+    message: 'Cette adresse reçoit les envois d’un formulaire sur un site web. Remplissez ce formulaire pour envoyer un message.',
+  },
+  goBack: 'Retour',
+  backToForm: 'Retour au formulaire',
+  poweredBy: 'Propulsé par Formgate',
+  error: { title: 'Une erreur est survenue', message: 'Votre envoi n’a pas pu être traité. Veuillez réessayer plus tard.' },
+  errors: {
+    validation_error: { title: 'Votre envoi n’a pas pu être accepté', message: 'Veuillez vérifier le formulaire et réessayer.' },
+    captcha_failed: { title: 'Le CAPTCHA n’a pas été résolu', message: 'Veuillez résoudre le CAPTCHA et envoyer le formulaire à nouveau.' },
+    origin_not_allowed: { title: 'Ce formulaire ne peut pas être envoyé d’ici', message: 'Ce formulaire n’accepte que les envois de son propre site.' },
+    not_found: { title: 'Formulaire introuvable', message: 'Ce formulaire n’existe pas ou n’accepte plus d’envois.' },
+    payload_too_large: { title: 'Envoi trop volumineux', message: 'L’envoi dépasse la taille acceptée par ce formulaire.' },
+    rate_limited: { title: 'Trop d’envois', message: 'Veuillez patienter un peu et réessayer.' },
+    unavailable: { title: 'Réessayez dans un instant', message: 'Votre envoi n’a pas été enregistré. Veuillez réessayer sous peu.' },
+  },
+};
