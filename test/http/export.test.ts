@@ -106,6 +106,28 @@ describe('submissions export API', () => {
     assert.equal(byName[0]!.message, 'tab\tinside');
   });
 
+  it('quotes formulas behind invisible characters too: space, no-break space, line feed, BOM, zero-width space', async () => {
+    const hidden = await createForm(app, owner, { name: 'Hidden formulas' });
+    const data = {
+      space: ' =1+1',
+      nbsp: '\u00a0+1',
+      lineFeed: '\n-1',
+      bom: '\ufeff@SUM(A1)',
+      zeroWidth: '\u200b=HYPERLINK("http://evil")',
+      ideographic: '\u3000\u2060=1',
+      plain: ' just text',
+      ' =name': 'x',
+    };
+    await insertSubmission(app, hidden, data, t0);
+    const [header, row] = csvRecords((await exportOf('format=csv', owner.token, hidden.id)).text);
+    const cells = Object.fromEntries(header!.map((name, i) => [name, row![i]]));
+    for (const name of ['space', 'nbsp', 'lineFeed', 'bom', 'zeroWidth', 'ideographic']) {
+      assert.equal(cells[name], `'${data[name as keyof typeof data]}`, name);
+    }
+    assert.equal(cells.plain, ' just text');
+    assert.equal(cells["' =name"], 'x', 'a header cell is quoted the same way');
+  });
+
   it('exports JSON: an array of the API’s Submission resources, data as stored, the same as the list', async () => {
     const answer = await exportOf('format=json');
     assert.equal(answer.status, 200);
