@@ -18,9 +18,11 @@ export function StringEnum<T extends string>(values: readonly T[], description: 
 
 export const DateTime = Type.String({ format: 'date-time' });
 
-/** A read-only field of a resource in a request body: the client may send back what it read, and the value is not used. */
-export function IgnoredOnWrite(description = 'Read-only: accepted, so that a resource read from the API can be sent back, and ignored.') {
-  return Type.Optional(Type.String({ format: 'date-time', description }));
+/** A read-only time of a resource (`createdAt`, `updatedAt`) in a request body: a client may send back what it read; the value is not used. */
+export function IgnoredDateTime() {
+  return Type.Optional(
+    Type.String({ format: 'date-time', description: 'Read-only: accepted, so that a resource read from the API can be sent back, and ignored.' }),
+  );
 }
 
 export const ProblemSchema = Type.Object(

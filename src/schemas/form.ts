@@ -1,5 +1,5 @@
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
-import { DateTime, IgnoredOnWrite, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
+import { DateTime, IgnoredDateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
 const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
 /** How many origins a form may list, and how long one may be. */
@@ -75,8 +75,8 @@ const sentBack = {
   workspaceId: Type.Optional(
     Type.String({ description: 'Read-only: may be sent back; must be the form’s workspace (a form cannot move to another workspace).' }),
   ),
-  createdAt: IgnoredOnWrite(),
-  updatedAt: IgnoredOnWrite(),
+  createdAt: IgnoredDateTime(),
+  updatedAt: IgnoredDateTime(),
 };
 
 export const FormPatchBody = Type.Object(

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, IgnoredOnWrite, StringEnum } from './common.js';
+import { DateTime, IgnoredDateTime, StringEnum } from './common.js';
 
 const KINDS = ['notification', 'autoresponder'] as const;
 
@@ -27,7 +27,7 @@ export const TemplatePutBody = Type.Object(
     code: Type.String({ maxLength: 262_144, description: 'HTML with Handlebars placeholders; at most 262,144 characters. Compiled before it is stored.' }),
     mode: Type.Optional(StringEnum(['code', 'visual'] as const, 'Accepted for compatibility and ignored: a template written through the API is `code`.')),
     kind: Type.Optional(StringEnum(KINDS, 'Read-only: may be sent back; must be the kind in the path.')),
-    updatedAt: IgnoredOnWrite(),
+    updatedAt: IgnoredDateTime(),
     paused: Type.Optional(
       Type.Unsafe<boolean | null>({
         type: ['boolean', 'null'],
