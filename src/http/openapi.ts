@@ -22,7 +22,8 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         title: 'Formgate management API',
         version: '1.0.0',
         description:
-          'Manage workspaces, forms, email templates and submissions. Every request carries `Authorization: Bearer <token>`; each operation names the scope it needs. Errors are RFC 9457 problems.',
+          'Manage workspaces, forms, email templates and submissions. Every request carries `Authorization: Bearer <token>`; each operation names the scope it needs. Errors are RFC 9457 problems. ' +
+          'Query parameters an operation does not declare are ignored; body fields it does not declare are refused, except a resource’s read-only fields sent back (see each operation).',
       },
       servers: [{ url: config.baseUrl }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token made with `formgate tokens create`.' } } },

@@ -4,12 +4,15 @@ import type { FastifyInstance } from 'fastify';
 import { validationError } from '../errors.js';
 
 /**
- * Two Ajv instances: bodies are validated strictly (no type coercion, nothing silently removed),
- * while query strings and paths coerce their text into the declared types.
+ * Two Ajv instances: bodies are validated strictly (no type coercion, an unknown field refused, so
+ * a misspelt setting is never silently ignored), while query strings and paths coerce their text
+ * into the declared types and drop the parameters they do not declare: a cache-busting `_=` (jQuery's
+ * `cache: false`) or a tracking parameter changes nothing a list answers, and a declared parameter
+ * with a bad value is still refused.
  */
 export function installValidators(app: FastifyInstance): void {
   const strict = bodyAjv();
-  const coercing = addFormats.default(new Ajv.default({ ...COMMON, coerceTypes: 'array' }));
+  const coercing = addFormats.default(new Ajv.default({ ...COMMON, coerceTypes: 'array', removeAdditional: true }));
   // Compiled at each route's first request rather than before listening, for a quicker start.
   app.setValidatorCompiler(({ schema, httpPart }) => validatorOnFirstUse(() => (httpPart === 'body' ? strict : coercing).compile(schema)));
   app.addHook('preValidation', async (request) => {

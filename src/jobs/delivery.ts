@@ -34,10 +34,10 @@ export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'for
   const mailer = createMailer(ctx.config);
   const log = logger.child({ component: 'delivery' });
   const channels = {
-    [EMAIL_KIND]: new EmailChannel(mailer),
+    [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
     [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom),
     [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl),
-    [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer),
+    [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),
   };
   const worker = new JobWorker(ctx.database, channels, { logger: log, foreground: ctx.visitors, leaseMs: ctx.config.deliveryLeaseMs, ...options });

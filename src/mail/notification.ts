@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
 import { submitterAddress } from '../intake/fields.js';
 import { headerText } from './header-text.js';
+import { mailDomain, notificationMessageId } from './message-id.js';
 import type { MailMessage } from './transport.js';
 
 export { headerText } from './header-text.js';
+export { notificationMessageId } from './message-id.js';
 
 /** What the notification of one submission to one recipient is built from. */
 export interface NotificationInput {
@@ -33,7 +34,7 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
   const controls = submission.emailControls ?? {};
   const subject = headerText(controls['_email.subject'], SUBJECT_MAX) || headerText(`New submission: ${form.name}`, SUBJECT_MAX);
   const replyTo = submitterAddress({ data: submission.data, controls });
-  const domain = domainOf(input.mailFrom);
+  const domain = mailDomain(input.mailFrom);
   const headers: Record<string, string> = { 'Message-ID': notificationMessageId(submission.id, input.to, domain) };
   if (form.emailThreading) {
     // Every notification refers to one root id per form, so mail clients keep them in one thread.
@@ -51,16 +52,6 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     headers,
     fromName: headerText(controls['_email.from'], NAME_MAX) || null,
   };
-}
-
-/**
- * `<submissionId.tag@domain>`, the tag derived from the recipient: every copy of a notification is
- * a message of its own (one Message-ID each, as RFC 5322 asks), and the same on every retry, so a
- * copy sent twice is recognised as one.
- */
-export function notificationMessageId(submissionId: string, recipient: string, domain: string): string {
-  const tag = createHash('sha256').update(recipient.trim().toLowerCase()).digest('hex').slice(0, 16);
-  return `<${submissionId}.${tag}@${domain}>`;
 }
 
 /** The submitted fields as name/value rows: nested names dotted (`car.color`), arrays joined. */
@@ -129,9 +120,4 @@ ${heading}<p style="margin:0 0 16px;font-size:13px;color:#6b7280;">${escapeHtml(
 
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-function domainOf(mailFrom: string): string {
-  const match = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom);
-  return match ? match[1]! : 'formgate.invalid';
 }

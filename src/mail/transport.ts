@@ -16,6 +16,11 @@ export interface MailMessage {
   headers?: Record<string, string>;
   /** A display name for the sender (`_email.from`); the address is always FORMGATE_MAIL_FROM's. */
   fromName?: string | null;
+  /**
+   * `<id@domain>`, made from the job that sends the message (src/mail/message-id.ts), so every try
+   * sends the same one. Without it nodemailer makes a random one.
+   */
+  messageId?: string;
 }
 
 /** Sends mail from `config.mailFrom`; throws DeliveryError (permanent for a 5xx SMTP reply). */

@@ -18,6 +18,13 @@ export function StringEnum<T extends string>(values: readonly T[], description: 
 
 export const DateTime = Type.String({ format: 'date-time' });
 
+/** A read-only time of a resource (`createdAt`, `updatedAt`) in a request body: a client may send back what it read; the value is not used. */
+export function IgnoredDateTime() {
+  return Type.Optional(
+    Type.String({ format: 'date-time', description: 'Read-only: accepted, so that a resource read from the API can be sent back, and ignored.' }),
+  );
+}
+
 export const ProblemSchema = Type.Object(
   {
     type: Type.String({ description: 'Documentation URL of the code: the code with underscores replaced by hyphens, as an anchor.' }),

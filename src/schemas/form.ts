@@ -1,5 +1,5 @@
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
-import { DateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
+import { DateTime, IgnoredDateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
 const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
 /** How many origins a form may list, and how long one may be. */
@@ -69,7 +69,24 @@ const optionalSettings = Object.fromEntries(Object.entries(settings).map(([k, v]
 export const FormCreateBody = Type.Object({ workspaceId: Type.String({ minLength: 1 }), name: FormName, ...optionalSettings }, { additionalProperties: false });
 export type FormCreateBody = Static<typeof FormCreateBody>;
 
-export const FormPatchBody = Type.Object({ name: Type.Optional(FormName), ...optionalSettings }, { additionalProperties: false });
+/** The Form's read-only fields, accepted on PATCH so that a client can send back the Form it read. */
+const sentBack = {
+  id: Type.Optional(Type.String({ description: 'Read-only: may be sent back; must be the form’s id, as in the path.' })),
+  workspaceId: Type.Optional(
+    Type.String({ description: 'Read-only: may be sent back; must be the form’s workspace (a form cannot move to another workspace).' }),
+  ),
+  createdAt: IgnoredDateTime(),
+  updatedAt: IgnoredDateTime(),
+};
+
+export const FormPatchBody = Type.Object(
+  { name: Type.Optional(FormName), ...optionalSettings, ...sentBack },
+  {
+    additionalProperties: false,
+    description:
+      'Any subset of the settings and `name`. A Form read from the API may be sent back whole: its read-only fields are accepted (see each). Any other field is refused.',
+  },
+);
 export type FormPatchBody = Static<typeof FormPatchBody>;
 
 export const FormParams = Type.Object({ formId: Type.String({ minLength: 1 }) });

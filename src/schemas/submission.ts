@@ -53,8 +53,8 @@ export const SubmissionExportResponse = {
       schema: Type.String({
         description:
           'RFC 4180 with CRLF line ends, after a UTF-8 byte order mark. Columns: `id`, `createdAt`, `formId`, then one per field: nested objects by dotted path ' +
-          '(`address.city`), lists of plain values joined by `, ` in one cell, lists of objects by index (`items[0].sku`). A value or name starting with `=`, `+`, `-`, `@`, ' +
-          "a tab or CR is prefixed with `'`. Past 1,000 field columns, the remaining fields of a row share a last column `_other_fields` as a JSON object.",
+          '(`address.city`), lists of plain values joined by `, ` in one cell, lists of objects by index (`items[0].sku`). A value or name whose first visible character is `=`, `+`, `-`, `@` ' +
+          "(also behind spaces, line breaks, a BOM or zero-width characters), or that starts with a tab or CR, is prefixed with `'`. Past 1,000 field columns, the remaining fields of a row share a last column `_other_fields` as a JSON object.",
       }),
     },
     'application/json': { schema: Type.Array(Type.Ref('Submission')) },

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, StringEnum } from './common.js';
+import { DateTime, IgnoredDateTime, StringEnum } from './common.js';
 
 const KINDS = ['notification', 'autoresponder'] as const;
 
@@ -26,8 +26,16 @@ export const TemplatePutBody = Type.Object(
   {
     code: Type.String({ maxLength: 262_144, description: 'HTML with Handlebars placeholders; at most 262,144 characters. Compiled before it is stored.' }),
     mode: Type.Optional(StringEnum(['code', 'visual'] as const, 'Accepted for compatibility and ignored: a template written through the API is `code`.')),
+    kind: Type.Optional(StringEnum(KINDS, 'Read-only: may be sent back; must be the kind in the path.')),
+    updatedAt: IgnoredDateTime(),
+    paused: Type.Optional(
+      Type.Unsafe<boolean | null>({
+        type: ['boolean', 'null'],
+        description: 'Read-only: accepted and ignored; the content check decides it when the code is written.',
+      }),
+    ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'The `code` to store. A Template read from the API may be sent back whole; any other field is refused.' },
 );
 
 export const TemplatePreviewBody = Type.Object(

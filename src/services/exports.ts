@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { validationError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
+import { neutraliseFormula } from './csv-formulas.js';
 import { type Cell, flattenFields } from './export-fields.js';
 import type { Keyset } from './pagination.js';
 import { type SubmissionFilter, type SubmissionListRow, type SubmissionScope, type SubmissionService, submissionJson } from './submissions.js';
@@ -27,8 +28,9 @@ export interface SubmissionExport {
 }
 
 // RFC 4180: quote fields holding `,` `"` CR or LF (also with CRLF record ends, so set explicitly),
-// CRLF between records; formulas (`=` `+` `-` `@` tab CR first) get a leading `'` (OWASP).
-const CSV_OPTIONS = { record_delimiter: 'windows', quote_record_delimiter: true, escape_formulas: true } as const;
+// CRLF between records. Formulas are neutralised by csv-formulas.ts before (csv-stringify's own
+// escape_formulas looks at the first character only, and misses `=` behind a space or a BOM).
+const CSV_OPTIONS = { record_delimiter: 'windows', quote_record_delimiter: true } as const;
 const BOM = '\uFEFF';
 
 /**
@@ -120,7 +122,7 @@ async function* csvBody(
   newest: Keyset | null,
 ): AsyncGenerator<string> {
   // field names are escaped like values: a header cell can be a formula too
-  yield BOM + stringify([header], CSV_OPTIONS);
+  yield BOM + stringify([header.map(neutraliseFormula)], CSV_OPTIONS);
   if (!pages || !newest) return;
   for await (const rows of pages) {
     const records: Cell[][] = [];
@@ -136,7 +138,7 @@ function csvRecord(row: SubmissionListRow, columns: string[], overflow: boolean)
   const cells = flattenFields(dataOf(row));
   const record: Cell[] = [row.id, new Date(row.createdAt).toISOString(), row.formId];
   for (const name of columns) {
-    record.push(cells.get(name) ?? '');
+    record.push(neutraliseFormula(cells.get(name) ?? ''));
     cells.delete(name);
   }
   // NOTE: the rows are those the first walk saw, so whatever is left of their fields is past the cap

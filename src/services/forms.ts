@@ -11,6 +11,7 @@ import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { planLimits } from './plans.js';
+import { requireUnchanged } from './read-only-fields.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 /** The settable fields of a form, as the API names them (2.3). */
@@ -26,6 +27,15 @@ export interface FormSettings {
   customSpamWords?: string | null;
   spamProtection?: SpamProtection | null;
   allowedOrigins?: string[];
+}
+
+/**
+ * Read-only fields of a Form that a client sent back with its change: accepted when they hold the
+ * form's values (the rest, `createdAt` and `updatedAt`, are dropped by the route whatever they hold).
+ */
+export interface FormSentBack {
+  id?: string;
+  workspaceId?: string;
 }
 
 export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK'];
@@ -211,8 +221,17 @@ export class FormService {
   }
 
   /** Applies only the fields present; null clears a nullable field; the list of addresses is replaced whole. */
-  async updateForm(userId: string, formId: string, settings: FormSettings, access: Access = {}): Promise<FormRow> {
+  async updateForm(userId: string, formId: string, settings: FormSettings, access: Access = {}, sentBack: FormSentBack = {}): Promise<FormRow> {
     const form = await this.formForMember(userId, formId, access);
+    requireUnchanged([
+      { name: 'id', sent: sentBack.id, stored: form.id, why: `must be the form’s id (${form.id}), as in the path` },
+      {
+        name: 'workspaceId',
+        sent: sentBack.workspaceId,
+        stored: form.workspaceId,
+        why: `must be the form’s workspace (${form.workspaceId}): a form cannot move to another workspace`,
+      },
+    ]);
     this.checkSettings(settings, await this.storedProviders(formId));
     const update: FormUpdate = {};
     for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {

@@ -14,6 +14,7 @@ import type { AutoresponderChecker } from '../mail/template-check.js';
 import { fieldPaths } from '../mail/template-placeholders.js';
 import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
 import type { Access, FormService } from './forms.js';
+import { requireUnchanged } from './read-only-fields.js';
 
 /** What a preview renders when the form has no submission yet (documented in docs/templates.md). */
 export const SAMPLE_DATA = { name: 'Jane Doe', email: 'jane@example.com', message: 'Hello! I would like to know more about your services.' };
@@ -73,8 +74,11 @@ export class TemplateService {
     kind: TemplateKind,
     code: string,
     access: Access = {},
+    /** The read-only `kind` of a Template sent back with its code: it must be the one written. */
+    sentBack: { kind?: string } = {},
   ): Promise<{ template: TemplateRow; pausedFor: string[] }> {
     const form = await this.forms.formForMember(userId, formId, access);
+    requireUnchanged([{ name: 'kind', sent: sentBack.kind, stored: kind, why: `must be the kind in the path (${kind})` }]);
     const compiled = await this.renderer.check(code);
     if (!compiled.ok) throw new ProblemError('template_invalid', 'The template could not be compiled; nothing was stored.', { errors: problemsOf(compiled) });
     let paused: number | null = null;

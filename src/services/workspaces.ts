@@ -11,6 +11,7 @@ import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { enqueuePlanChangeEmails } from '../mail/plan-change.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS, planLimits, submissionsLeft } from './plans.js';
+import { requireUnchanged } from './read-only-fields.js';
 import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { UserService } from './users.js';
 
@@ -25,6 +26,15 @@ const WORKSPACE_COLUMNS = [
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof WorkspaceRow)[];
+
+/**
+ * Read-only fields of a Workspace that a client sent back with a rename: accepted when they hold the
+ * workspace's values (`submissionsQuota`, `createdAt` and `updatedAt` are dropped by the route whatever they hold).
+ */
+export interface WorkspaceSentBack {
+  id?: string;
+  plan?: string;
+}
 
 export class WorkspaceService {
   // Every workspace route, and every search of a workspace, checks membership first.
@@ -125,9 +135,24 @@ export class WorkspaceService {
   }
 
   /** Renames a workspace the account belongs to; through the API (`api`), only an upgraded one. */
-  async renameWorkspace(userId: string, workspaceId: string, name: string, options: { api?: boolean } = {}): Promise<WorkspaceRow> {
+  async renameWorkspace(
+    userId: string,
+    workspaceId: string,
+    name: string,
+    options: { api?: boolean; sentBack?: WorkspaceSentBack } = {},
+  ): Promise<WorkspaceRow> {
     const workspace = await this.getForMember(userId, workspaceId);
     if (options.api) requireUpgraded(workspace);
+    const sentBack = options.sentBack ?? {};
+    requireUnchanged([
+      { name: 'id', sent: sentBack.id, stored: workspace.id, why: `must be the workspace’s id (${workspace.id}), as in the path` },
+      {
+        name: 'plan',
+        sent: sentBack.plan,
+        stored: workspace.plan,
+        why: `must be the workspace’s plan (${workspace.plan}): a plan changes with a payment, not through the API`,
+      },
+    ]);
     const nameProblem = workspaceNameProblem(name);
     if (nameProblem) throw validationError([nameProblem]);
     const updatedAt = Date.now();

@@ -2,8 +2,11 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
-/** How the sink answers MAIL FROM: accept, 451 (try later) or 550 (refused for good). */
-export type SinkMode = 'accept' | 'transient' | 'permanent';
+/**
+ * How the sink answers: accept, 451 (try later) or 550 (refused for good) to MAIL FROM, or 451 to a
+ * whole message it has read (`transientAfterData`: kept in `refused`, so a test sees what the first try sent).
+ */
+export type SinkMode = 'accept' | 'transient' | 'permanent' | 'transientAfterData';
 
 export interface ReceivedMail {
   /** The envelope: who the message was really sent to, and by. */
@@ -16,6 +19,8 @@ export interface SmtpSink {
   /** `smtp://127.0.0.1:<port>`: what FORMGATE_SMTP_URL points at in tests. */
   url: string;
   messages: ReceivedMail[];
+  /** The messages read in full and then answered 451, in `transientAfterData` mode. */
+  refused: ReceivedMail[];
   mode: SinkMode;
   /** Recipients whose RCPT TO is answered 450 (mailbox busy, try later); the others are accepted. */
   busyRecipients: Set<string>;
@@ -29,8 +34,9 @@ export interface SmtpSink {
 /** A real SMTP server on loopback (no TLS, no auth required) that keeps every message it accepts, parsed. */
 export async function startSmtpSink(): Promise<SmtpSink> {
   const messages: ReceivedMail[] = [];
+  const refused: ReceivedMail[] = [];
   const waiters = new Set<() => void>();
-  const sink: SmtpSink = { url: '', messages, mode: 'accept', busyRecipients: new Set(), peakConnections: 0, waitFor, close };
+  const sink: SmtpSink = { url: '', messages, refused, mode: 'accept', busyRecipients: new Set(), peakConnections: 0, waitFor, close };
   let open = 0;
 
   const server = new SMTPServer({
@@ -45,7 +51,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       open--;
     },
     onMailFrom(_address, _session, callback) {
-      if (sink.mode === 'accept') return callback();
+      if (sink.mode === 'accept' || sink.mode === 'transientAfterData') return callback();
       const error = Object.assign(new Error(sink.mode === 'transient' ? 'Try again later' : 'Mailbox unavailable'), {
         responseCode: sink.mode === 'transient' ? 451 : 550,
       });
@@ -58,11 +64,16 @@ export async function startSmtpSink(): Promise<SmtpSink> {
     onData(stream, session, callback) {
       simpleParser(stream).then(
         (parsed) => {
-          messages.push({
+          const mail = {
             envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
             envelopeTo: session.envelope.rcptTo.map((r) => r.address),
             parsed,
-          });
+          };
+          if (sink.mode === 'transientAfterData') {
+            refused.push(mail);
+            return callback(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+          }
+          messages.push(mail);
           for (const wake of waiters) wake();
           callback();
         },

@@ -106,6 +106,28 @@ describe('submissions export API', () => {
     assert.equal(byName[0]!.message, 'tab\tinside');
   });
 
+  it('quotes formulas behind invisible characters too: space, no-break space, line feed, BOM, zero-width space', async () => {
+    const hidden = await createForm(app, owner, { name: 'Hidden formulas' });
+    const data = {
+      space: ' =1+1',
+      nbsp: '\u00a0+1',
+      lineFeed: '\n-1',
+      bom: '\ufeff@SUM(A1)',
+      zeroWidth: '\u200b=HYPERLINK("http://evil")',
+      ideographic: '\u3000\u2060=1',
+      plain: ' just text',
+      ' =name': 'x',
+    };
+    await insertSubmission(app, hidden, data, t0);
+    const [header, row] = csvRecords((await exportOf('format=csv', owner.token, hidden.id)).text);
+    const cells = Object.fromEntries(header!.map((name, i) => [name, row![i]]));
+    for (const name of ['space', 'nbsp', 'lineFeed', 'bom', 'zeroWidth', 'ideographic']) {
+      assert.equal(cells[name], `'${data[name as keyof typeof data]}`, name);
+    }
+    assert.equal(cells.plain, ' just text');
+    assert.equal(cells["' =name"], 'x', 'a header cell is quoted the same way');
+  });
+
   it('exports JSON: an array of the API’s Submission resources, data as stored, the same as the list', async () => {
     const answer = await exportOf('format=json');
     assert.equal(answer.status, 200);
@@ -141,7 +163,7 @@ describe('submissions export API', () => {
     assert.equal((await exportOf(`format=json&${none}`)).text, '[]\n');
   });
 
-  it('refuses a missing or unknown format, a bad time, an empty range and unknown parameters: 400 validation_error; HEAD is 405', async () => {
+  it('refuses a missing or unknown format, a bad time and an empty range: 400 validation_error; ignores unknown parameters; HEAD is 405', async () => {
     const problem = async (query: string) => {
       const answer = await exportOf(query);
       return { status: answer.status, headers: answer.headers, body: JSON.parse(answer.text) };
@@ -154,7 +176,10 @@ describe('submissions export API', () => {
     assertValidation(app, await problem('format=csv&to=2026-03-01'), 'to');
     assertValidation(app, await problem(`format=csv&from=${iso(t0)}&to=${iso(t0)}`), 'to');
     assertValidation(app, await problem(`format=csv&search=${'x'.repeat(257)}`), 'search');
-    assertValidation(app, await problem('format=csv&limit=5'), 'limit');
+    assertValidation(app, await problem('format=xml&_=1732612345678'), 'format');
+    // a parameter it does not know (a cache buster, a list's limit) changes nothing
+    const plain = await exportOf('format=json');
+    for (const extra of ['_=1732612345678', 'limit=1', 'startingAfter=x']) assert.equal((await exportOf(`format=json&${extra}`)).text, plain.text, extra);
     // HEAD would have to produce the whole file to say nothing of it
     const head = await app.api('HEAD', `/forms/${form.id}/submissions/export?format=csv`, { token: owner.token });
     assert.equal(head.status, 405);

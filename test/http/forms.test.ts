@@ -568,6 +568,28 @@ describe('forms API', () => {
       }
     });
 
+    it('ignores query parameters it does not know (a cache-busting _=), and still refuses a known one with a bad value', async () => {
+      const account = await createAccount(app);
+      for (const name of ['A', 'B', 'C']) await createForm(app, account, { name });
+      const plain = await app.api('GET', `/forms?workspaceId=${account.workspaceId}&limit=2`, { token: account.token });
+      assertJson(plain, 200);
+      const busted = await app.api('GET', `/forms?workspaceId=${account.workspaceId}&limit=2&_=1732612345678&utm_source=x&_=2`, { token: account.token });
+      assertJson(busted, 200);
+      assert.deepEqual(
+        busted.body.data.map((form: any) => form.id),
+        plain.body.data.map((form: any) => form.id),
+      );
+      const next = await app.api('GET', `/forms?_=1&workspaceId=${account.workspaceId}&limit=2&startingAfter=${encodeURIComponent(busted.body.nextCursor)}`, {
+        token: account.token,
+      });
+      assertJson(next, 200);
+      assert.equal(next.body.data.length, 1);
+      assertValidation(app, await app.api('GET', `/forms?workspaceId=${account.workspaceId}&limit=0&_=1`, { token: account.token }), 'limit');
+      assertValidation(app, await app.api('GET', '/forms?_=1', { token: account.token }), 'workspaceId');
+      const read = await app.api('GET', `/forms/${plain.body.data[0].id}?_=1732612345678`, { token: account.token });
+      assert.deepEqual(read.body, plain.body.data[0]);
+    });
+
     it('refuses a cursor it did not issue or that was modified', async () => {
       const account = await createAccount(app);
       await insertForms(account.workspaceId, [Date.now() - 2000, Date.now() - 1000]);
@@ -792,27 +814,61 @@ describe('forms API', () => {
       await assertForm(answer.body, { name: 'Renamed', workspaceId: account.workspaceId });
     });
 
-    it('refuses workspaceId in the body, even the form’s own, and moves nothing', async () => {
+    it('accepts a Form read from the API sent back whole: its own id and workspace, and any createdAt and updatedAt', async () => {
+      const account = await createAccount(app);
+      const form = await fullForm(account);
+      const t = Date.now() - 60_000;
+      await setTimes(form.id, t);
+      const read = (await get(account, form.id)).body;
+
+      const same = await patch(account, form.id, read);
+      assertJson(same, 200);
+      assert.deepEqual({ ...same.body, updatedAt: read.updatedAt }, read, 'nothing but updatedAt changes');
+
+      const changed = await patch(account, form.id, { ...read, name: 'Renamed', createdAt: '2001-01-01T00:00:00.000Z', updatedAt: '2001-01-01T00:00:00Z' });
+      assertJson(changed, 200);
+      await assertForm(changed.body, { ...FULL, name: 'Renamed', workspaceId: account.workspaceId, spamProtection: 'TURNSTILE' });
+      assert.equal(changed.body.createdAt, iso(t), 'createdAt sent back is ignored');
+      assert.ok(Date.parse(changed.body.updatedAt) > t, 'updatedAt sent back is ignored');
+      for (const field of ['id', 'workspaceId', 'createdAt', 'updatedAt']) {
+        assertJson(await patch(account, form.id, { [field]: read[field] }), 200);
+      }
+    });
+
+    it('refuses an id or workspaceId other than the form’s own, naming each, and moves nothing', async () => {
       const account = await createAccount(app);
       const form = await createForm(app, account);
       const other = await app.api('POST', '/workspaces', { token: account.token, body: { name: 'Other' } });
       await app.ctx.workspaces.setPlan(other.body.id, 'BUNDLE_50000');
-      for (const workspaceId of [other.body.id, account.workspaceId]) {
-        assertValidation(app, await patch(account, form.id, { workspaceId }), 'workspaceId');
-        assertValidation(app, await patch(account, form.id, { workspaceId, name: 'Moved' }), 'workspaceId');
+      const stranger = await createAccount(app);
+      const otherForm = await createForm(app, account);
+      for (const workspaceId of [other.body.id, stranger.workspaceId, 'nope']) {
+        const answer = await patch(account, form.id, { workspaceId, name: 'Moved' });
+        assertValidation(app, answer, 'workspaceId');
+        assert.deepEqual(answer.body.errors, [`workspaceId: must be the form’s workspace (${account.workspaceId}): a form cannot move to another workspace`]);
       }
+      assert.deepEqual((await patch(account, form.id, { id: otherForm.id, name: 'Other' })).body.errors, [
+        `id: must be the form’s id (${form.id}), as in the path`,
+      ]);
+      assertValidation(app, await patch(account, form.id, { id: otherForm.id, workspaceId: other.body.id }), 'id', 'workspaceId');
       assert.deepEqual((await get(account, form.id)).body, form);
+      // another account's form stays not found, whatever the body says
+      assertProblem(app, await patch(stranger, form.id, { workspaceId: account.workspaceId }), 'not_found');
     });
 
-    it('refuses unknown body fields and read-only ones', async () => {
+    it('refuses unknown body fields, fields of other resources, and read-only fields of the wrong type', async () => {
       const account = await createAccount(app);
       const form = await createForm(app, account);
       for (const [field, value] of [
-        ['id', 'abc'],
-        ['createdAt', new Date().toISOString()],
-        ['updatedAt', new Date().toISOString()],
         ['secret', 's'],
         ['color', 'red'],
+        ['plan', 'DEALIFY'],
+        ['ownerId', 'x'],
+        ['formId', form.id],
+        ['id', 5],
+        ['workspaceId', null],
+        ['createdAt', 'yesterday'],
+        ['updatedAt', 1_700_000_000_000],
       ] as const) {
         assertValidation(app, await patch(account, form.id, { [field]: value }), field);
       }

@@ -174,6 +174,21 @@ describe('submissions API', () => {
     assert.equal((await app.api('GET', `/forms/${form.id}/submissions?search=${'a'.repeat(256)}`, { token: owner.token })).status, 200);
   });
 
+  it('ignores query parameters it does not know (a cache-busting _=) on both lists, and still refuses a bad search or limit', async () => {
+    for (const list of [`/forms/${form.id}/submissions`, `/workspaces/${owner.workspaceId}/submissions`]) {
+      const plain = await app.api('GET', `${list}?limit=2`, { token: owner.token });
+      assert.equal(plain.status, 200);
+      const busted = await app.api('GET', `${list}?limit=2&_=1732612345678&utm_campaign=x`, { token: owner.token });
+      assert.equal(busted.status, 200, JSON.stringify(busted.body));
+      assert.deepEqual(
+        busted.body.data.map((s: any) => s.id),
+        plain.body.data.map((s: any) => s.id),
+      );
+      assertValidation(app, await app.api('GET', `${list}?_=1&search=`, { token: owner.token }), 'search');
+      assertValidation(app, await app.api('GET', `${list}?_=1&limit=101`, { token: owner.token }), 'limit');
+    }
+  });
+
   it('hides another account’s forms, workspaces and submissions', async () => {
     assertProblem(app, await app.api('GET', `/forms/${form.id}/submissions`, { token: stranger.token }), 'not_found');
     assertProblem(app, await app.api('GET', `/workspaces/${owner.workspaceId}/submissions`, { token: stranger.token }), 'not_found');

@@ -79,6 +79,40 @@ describe('templates API (4.4)', () => {
     assert.equal(again.body.paused, false);
   });
 
+  it('takes back a Template read from the API: its own kind, and any mode, updatedAt and paused; a different kind is refused', async () => {
+    const target = await createForm(app, owner);
+    const pushy = await app.api('PUT', path('autoresponder', target.id), { token: owner.token, body: { code: PUSHY } });
+    assert.equal(pushy.body.paused, true);
+    const read = (await app.api('GET', path('autoresponder', target.id), { token: owner.token })).body;
+
+    // paused: false sent back does not release it: the content check decides, on the code sent
+    const sentBack = await app.api('PUT', path('autoresponder', target.id), {
+      token: owner.token,
+      body: { ...read, paused: false, updatedAt: '2001-01-01T00:00:00Z' },
+    });
+    assert.equal(sentBack.status, 200, JSON.stringify(sentBack.body));
+    assert.equal(sentBack.body.paused, true);
+    assert.ok(Date.parse(sentBack.body.updatedAt) >= Date.parse(read.updatedAt), 'updatedAt sent back is ignored');
+    const polite = await app.api('PUT', path('autoresponder', target.id), { token: owner.token, body: { ...read, code: POLITE, paused: true } });
+    assert.equal(polite.body.paused, false);
+    assert.equal(polite.body.code, POLITE);
+
+    const wrongKind = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { ...read, code: NOTIFICATION } });
+    assertValidation(app, wrongKind, 'kind');
+    assert.deepEqual(wrongKind.body.errors, ['kind: must be the kind in the path (notification)']);
+    assertProblem(app, await app.api('GET', path('notification', target.id), { token: owner.token }), 'not_found');
+    for (const [field, value] of [
+      ['kind', 'welcome'],
+      ['paused', 'no'],
+      ['updatedAt', 'yesterday'],
+      ['formId', target.id],
+    ] as const) {
+      assertValidation(app, await app.api('PUT', path('autoresponder', target.id), { token: owner.token, body: { code: POLITE, [field]: value } }), field);
+    }
+    assert.equal(await app.api('GET', path('autoresponder', target.id), { token: owner.token }).then((got) => got.body.code), POLITE);
+    assert.deepEqual((await app.api('GET', `${path('autoresponder', target.id)}?_=1732612345678`, { token: owner.token })).body, polite.body);
+  });
+
   it('previews without sending: against data, else the latest submission, else a sample; the default layout without a template', async () => {
     const target = await createForm(app, owner, { notificationEmails: ['x@example.com'] });
     await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: NOTIFICATION } });

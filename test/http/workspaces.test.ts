@@ -198,6 +198,17 @@ describe('workspaces API', () => {
       }
     });
 
+    it('ignores query parameters it does not know (a cache-busting _=), and still refuses a bad limit', async () => {
+      const account = await createAccount(app);
+      const answer = await app.api('GET', '/workspaces?_=1732612345678&limit=1&callback=x', { token: account.token });
+      assertJson(answer, 200);
+      assert.deepEqual(
+        answer.body.data.map((workspace: any) => workspace.id),
+        [account.workspaceId],
+      );
+      assertValidation(app, await app.api('GET', '/workspaces?_=1&limit=0', { token: account.token }), 'limit');
+    });
+
     it('refuses a cursor it did not issue, a modified one, and one built from an id', async () => {
       const account = await createAccount(app);
       await app.ctx.workspaces.addMember((await createAccount(app)).workspaceId, account.email);
@@ -402,20 +413,61 @@ describe('workspaces API', () => {
       assert.equal((await row(account.workspaceId)).name, 'My workspace');
     });
 
-    it('refuses unknown body fields, such as a plan', async () => {
+    it('accepts a Workspace read from the API sent back whole: its own id and plan, and any submissionsQuota, createdAt and updatedAt', async () => {
       const account = await createAccount(app, { plan: 'DEALIFY' });
+      const t = Date.now() - 60_000;
+      await setTimes(account.workspaceId, t);
+      const read = (await app.api('GET', '/workspaces', { token: account.token })).body.data[0];
+      assert.equal(read.id, account.workspaceId);
+      const patch = (body: unknown) => app.api('PATCH', `/workspaces/${account.workspaceId}`, { token: account.token, body });
+
+      const renamed = await patch({ ...read, name: 'Renamed' });
+      assertJson(renamed, 200);
+      assert.deepEqual({ ...renamed.body, updatedAt: read.updatedAt }, { ...read, name: 'Renamed' });
+      const ignored = await patch({
+        ...read,
+        name: 'Again',
+        submissionsQuota: 1_000_000,
+        createdAt: '2001-01-01T00:00:00Z',
+        updatedAt: '2001-01-01T00:00:00Z',
+      });
+      assertJson(ignored, 200);
+      await assertWorkspace(ignored.body, account.workspaceId, 50_000);
+      assert.equal(ignored.body.createdAt, new Date(t).toISOString(), 'createdAt sent back is ignored');
+      assert.ok(Date.parse(ignored.body.updatedAt) > t, 'updatedAt sent back is ignored');
+      assert.equal((await row(account.workspaceId)).name, 'Again');
+    });
+
+    it('refuses an id or a plan other than the workspace’s own, naming each, and unknown body fields; changes nothing', async () => {
+      const account = await createAccount(app, { plan: 'DEALIFY' });
+      const stranger = await createAccount(app);
+      const patch = (body: unknown) => app.api('PATCH', `/workspaces/${account.workspaceId}`, { token: account.token, body });
+      assert.deepEqual((await patch({ name: 'Ok', plan: 'BUNDLE_50000' })).body.errors, [
+        'plan: must be the workspace’s plan (DEALIFY): a plan changes with a payment, not through the API',
+      ]);
+      assert.deepEqual((await patch({ name: 'Ok', id: stranger.workspaceId })).body.errors, [
+        `id: must be the workspace’s id (${account.workspaceId}), as in the path`,
+      ]);
+      assertValidation(app, await patch({ name: 'Ok', id: 'x', plan: 'FREE' }), 'id', 'plan');
       for (const [field, value] of [
-        ['plan', 'BUNDLE_50000'],
-        ['submissionsQuota', 1_000_000],
-        ['id', 'x'],
+        ['plan', 'PLATINUM'],
+        ['submissionsQuota', 'many'],
+        ['createdAt', 'yesterday'],
+        ['id', 5],
         ['ownerId', 'x'],
+        ['members', []],
       ] as const) {
-        const answer = await app.api('PATCH', `/workspaces/${account.workspaceId}`, { token: account.token, body: { name: 'Ok', [field]: value } });
-        assertValidation(app, answer, field);
+        assertValidation(app, await patch({ name: 'Ok', [field]: value }), field);
       }
       const stored = await row(account.workspaceId);
       assert.equal(stored.name, 'My workspace');
       assert.equal(stored.plan, 'DEALIFY');
+      // another account's workspace stays not found, whatever the body says
+      assertProblem(
+        app,
+        await app.api('PATCH', `/workspaces/${account.workspaceId}`, { token: stranger.token, body: { name: 'x', plan: 'DEALIFY' } }),
+        'not_found',
+      );
     });
 
     it('answers upgrade_required with the workspaceId for a FREE workspace, and renames nothing', async () => {

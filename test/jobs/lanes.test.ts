@@ -26,7 +26,7 @@ describe(`delivery lanes and destinations (${TEST_DIALECT})`, () => {
 
   const worker = (options: WorkerOptions = {}) => {
     const channels = {
-      email: new EmailChannel(mailer),
+      email: new EmailChannel(mailer, 'forms@example.test'),
       webhook: new WebhookChannel({ allowPrivate: true, signingSecret: async () => newWebhookSecret(), timeoutMs: 30_000 }),
     };
     const w = new JobWorker(ctx.database, channels, { now: () => clock, random: () => 1, retry: RETRY, pollIntervalMs: 20, ...options });

@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { submitterAddress } from '../../intake/fields.js';
 import { autoresponderMessage } from '../../mail/autoresponder.js';
+import { autoresponderMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer } from '../../mail/transport.js';
 import { isUpgraded } from '../../services/plans.js';
 import {
@@ -26,6 +27,8 @@ export class AutoresponderChannel implements Channel {
   constructor(
     private readonly database: Database,
     private readonly mailer: Mailer,
+    /** FORMGATE_MAIL_FROM: its domain names the message ids. */
+    private readonly mailFrom: string,
   ) {}
 
   private readonly submissions = lookupBySubmission((submissionIds) =>
@@ -60,6 +63,7 @@ export class AutoresponderChannel implements Channel {
     if (!to) throw new DeliveryError('the submission has no address to answer', { permanent: true });
     const body = await renderStoredTemplate('autoresponder', row.code, data);
     const replyTo = fromJson<string[]>(row.notificationEmails)[0];
-    await this.mailer.send(autoresponderMessage({ formName: row.name, to, replyTo, body }));
+    const messageId = autoresponderMessageId(row.id, mailDomain(this.mailFrom));
+    await this.mailer.send({ ...autoresponderMessage({ formName: row.name, to, replyTo, body }), messageId });
   }
 }

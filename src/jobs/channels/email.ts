@@ -1,3 +1,4 @@
+import { emailJobMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer, MailMessage } from '../../mail/transport.js';
 import { DeliveryError, type Channel, type Job } from './channel.js';
 
@@ -25,9 +26,13 @@ export function holdsOneTimeLink(kind: string, payload: unknown): payload is Ema
 
 export const EMAIL_KIND = 'email';
 
-/** Sends 'email' jobs through the mailer; its DeliveryErrors say whether to retry. */
+/** Sends 'email' jobs through the mailer, each with a Message-ID of its job; its DeliveryErrors say whether to retry. */
 export class EmailChannel implements Channel {
-  constructor(private readonly mailer: Mailer) {}
+  constructor(
+    private readonly mailer: Mailer,
+    /** FORMGATE_MAIL_FROM: its domain names the message ids. */
+    private readonly mailFrom: string,
+  ) {}
 
   async send(job: Job): Promise<void> {
     const payload = job.payload as EmailPayload;
@@ -40,6 +45,7 @@ export class EmailChannel implements Channel {
       replyTo: payload.replyTo,
       headers: payload.headers,
       fromName: payload.fromName,
+      messageId: emailJobMessageId(job.id, mailDomain(this.mailFrom)),
     });
   }
 }

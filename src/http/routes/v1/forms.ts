@@ -63,12 +63,19 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       tags: ['Forms'],
       summary: 'Change a form’s settings',
       description:
-        'Applies only the fields present; null clears a nullable field (never `name`); `notificationEmails` and `allowedOrigins` replace the whole list (`[]` empties it).',
+        'Applies only the fields present; null clears a nullable field (never `name`); `notificationEmails` and `allowedOrigins` replace the whole list (`[]` empties it). ' +
+        'A Form read from the API may be sent back whole: `id` and `workspaceId` must be the form’s own (a form cannot move to another workspace), ' +
+        '`createdAt` and `updatedAt` are ignored.',
       params: FormParams,
       body: FormPatchBody,
       response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },
     }),
-    async (request) => toFormResource(await ctx.forms.updateForm(principalOf(request).userId, request.params.formId, request.body, { api: true })),
+    async (request) => {
+      // a Form sent back as read: its id and workspace are checked by the service, its times are dropped
+      const { id, workspaceId, createdAt: _createdAt, updatedAt: _updatedAt, ...settings } = request.body;
+      const form = await ctx.forms.updateForm(principalOf(request).userId, request.params.formId, settings, { api: true }, { id, workspaceId });
+      return toFormResource(form);
+    },
   );
 
   app.delete(

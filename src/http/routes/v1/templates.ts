@@ -37,14 +37,16 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
         'Writing the autoresponder template turns the autoresponder on (upgraded workspaces only); its content is checked and ' +
         'marketing phrasing or bare links pause it (`paused: true`; the write still answers 200). Where SpamAssassin is configured ' +
         'it is asked too, and a spam verdict pauses it as well; when it cannot be reached the write is `503 upstream_unavailable` ' +
-        '(with `Retry-After`) and nothing changes.',
+        '(with `Retry-After`) and nothing changes. A Template read from the API may be sent back whole: `kind` must be the one in the path, ' +
+        '`mode`, `updatedAt` and `paused` are ignored.',
       params: TemplateParams,
       body: TemplatePutBody,
       response: { 200: Type.Ref('Template'), ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable') },
     }),
     async (request) => {
       const { formId, kind } = request.params;
-      const { template, pausedFor } = await ctx.templates.putTemplate(principalOf(request).userId, formId, kind, request.body.code, { api: true });
+      const { code, kind: sentKind } = request.body;
+      const { template, pausedFor } = await ctx.templates.putTemplate(principalOf(request).userId, formId, kind, code, { api: true }, { kind: sentKind });
       if (pausedFor.length > 0) request.log.info({ formId, kind, reasons: pausedFor }, 'template paused by the content check');
       return toTemplateResource(template);
     },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { problemResponses } from '../../../schemas/common.js';
-import { WorkspaceBody, WorkspaceListQuery, WorkspacePageSchema, WorkspaceParams } from '../../../schemas/workspace.js';
+import { WorkspaceBody, WorkspaceListQuery, WorkspacePageSchema, WorkspaceParams, WorkspacePatchBody } from '../../../schemas/workspace.js';
 import { toWorkspaceResource } from '../../../services/workspaces.js';
 import { principalOf } from '../../auth.js';
 import { pageRequest, toEnvelope } from '../../pagination.js';
@@ -50,12 +50,20 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       operationId: 'renameWorkspace',
       tags: ['Workspaces'],
       summary: 'Rename a workspace',
-      description: 'Needs an upgraded workspace.',
+      description:
+        'Needs an upgraded workspace. A Workspace read from the API may be sent back whole: `id` and `plan` must be the workspace’s own ' +
+        '(a plan changes with a payment), `submissionsQuota`, `createdAt` and `updatedAt` are ignored.',
       params: WorkspaceParams,
-      body: WorkspaceBody,
+      body: WorkspacePatchBody,
       response: { 200: Type.Ref('Workspace'), ...problemResponses('upgrade_required') },
     }),
-    async (request) =>
-      toWorkspaceResource(await ctx.workspaces.renameWorkspace(principalOf(request).userId, request.params.workspaceId, request.body.name, { api: true })),
+    async (request) => {
+      const { name, id, plan } = request.body;
+      const workspace = await ctx.workspaces.renameWorkspace(principalOf(request).userId, request.params.workspaceId, name, {
+        api: true,
+        sentBack: { id, plan },
+      });
+      return toWorkspaceResource(workspace);
+    },
   );
 }
