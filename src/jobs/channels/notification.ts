@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
-import { receivingAddresses, withheldReason } from '../../services/recipients.js';
+import { receivingAddresses, withheldReason } from '../../services/recipient-states.js';
 import { normaliseEmail } from '../../services/users.js';
 import {
   DeliveryError,
