@@ -110,6 +110,10 @@ describe('notification addresses confirm before they receive', () => {
     assert.match(confirmedPage, /You receive these form notifications/);
     assert.equal(flashOf(confirmedPage), 'Confirmed: you will receive these notifications');
 
+    // the one withheld before can be sent now: "Retry all failed" on the delivery log
+    assert.equal((await app.ctx.deliveries.retryForMember(ann.userId, form.id, { allFailed: true })).length, 1);
+    await eventually(async () => notificationsTo(stranger).find((m) => m.parsed.text?.includes('first')), 'the retried first reaches the stranger');
+
     const second = await submit(form.id, 'second');
     assert.equal((await notificationJob(second, stranger)).status, 'done');
     const received = await eventually(async () => notificationsTo(stranger).find((m) => m.parsed.text?.includes('second')), 'the stranger gets the second');

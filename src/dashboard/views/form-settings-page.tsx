@@ -24,6 +24,8 @@ export interface FormSettingsPageProps {
   unsaved?: boolean;
   /** Whether each saved notification address may receive (keyed normalised). */
   recipients?: Map<string, RecipientStatus>;
+  /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the team confirm first (the list's hint says so). */
+  confirmsRecipients?: boolean;
 }
 
 interface ListProps {
@@ -215,7 +217,18 @@ function RecipientStatusLine({ status, entry, id, action }: { status: RecipientS
 }
 
 /** A form's settings: every field of the API's Form resource, then what only the dashboard holds (secrets), then deleting it. */
-export function FormSettingsPage({ frame, form, values, secrets, errors, secretErrors, webhookSecret, unsaved, recipients }: FormSettingsPageProps) {
+export function FormSettingsPage({
+  frame,
+  form,
+  values,
+  secrets,
+  errors,
+  secretErrors,
+  webhookSecret,
+  unsaved,
+  recipients,
+  confirmsRecipients,
+}: FormSettingsPageProps) {
   const action = formPath(form.id, 'settings');
   const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
   return (
@@ -263,7 +276,7 @@ export function FormSettingsPage({ frame, form, values, secrets, errors, secretE
             newLabel="New address"
             type="email"
             hint={
-              recipients && ![...recipients.values()].some((r) => r.state === 'not_required')
+              confirmsRecipients
                 ? 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters. An address that is not a member of this workspace first gets a link to confirm that it wants them, and receives nothing until it has.'
                 : 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters.'
             }
