@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CONFIRMATIONS_PER_WORKSPACE_HOUR } from '../../src/services/recipients.js';
+import { CONFIRMATIONS_PER_ADDRESS_HOUR, CONFIRMATIONS_PER_WORKSPACE_HOUR } from '../../src/services/recipients.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../helpers/dashboard.js';
 import { eventually } from '../helpers/eventually.js';
@@ -244,6 +244,22 @@ describe('notification addresses confirm before they receive', () => {
     const unsent = rows.find((r) => r.lastSentAt === null)!.email;
     const resend = await hal.client.post(`/forms/${form.id}/settings/recipients/resend`, { resend: unsent });
     assert.match(flashOf((await hal.client.get(resend.location!)).html)!, /^Not sent: A workspace can send at most 20 confirmation links an hour/);
+  });
+
+  it(`mails one address at most ${CONFIRMATIONS_PER_ADDRESS_HOUR} links an hour from all workspaces together`, async () => {
+    const target = 'popular-6@example.net';
+    const owners = [];
+    for (let i = 0; i <= CONFIRMATIONS_PER_ADDRESS_HOUR; i++) {
+      const someone = await owner(`many-${i}`);
+      await createForm(someone, [target]);
+      owners.push(someone);
+    }
+    const rows = await app.ctx.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'lastSentAt']).where('email', '=', target).execute();
+    assert.equal(rows.length, CONFIRMATIONS_PER_ADDRESS_HOUR + 1, 'every workspace records it');
+    assert.equal(rows.filter((r) => r.lastSentAt !== null).length, CONFIRMATIONS_PER_ADDRESS_HOUR);
+    const last = owners.at(-1)!;
+    assert.equal(rows.find((r) => r.workspaceId === last.workspaceId)!.lastSentAt, null, 'the last one waits');
+    await eventually(async () => confirmationsTo(target).length === CONFIRMATIONS_PER_ADDRESS_HOUR, 'the allowed links arrive');
   });
 
   it('shows each address’s state beside it on the settings page', async () => {
