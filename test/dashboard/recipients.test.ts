@@ -101,6 +101,15 @@ describe('notification addresses confirm before they receive', () => {
     assert.equal(withheld.status, 'failed');
     assert.match(withheld.lastError!, /waiting for confirmation/);
     assert.equal(notificationsTo(stranger).length, 0);
+    // the owner reads why on the form's delivery log
+    const log = await ann.client.get(`/forms/${form.id}/deliveries`);
+    assert.match(log.html, new RegExp(`Not sent: waiting for confirmation\\. ${stranger.replace('.', '\\.')} is not a member of this workspace`));
+    // the link's secret is not kept in the outbox once the email went out
+    await eventually(async () => {
+      const jobs = await app.ctx.database.db.selectFrom('jobs').select(['payload', 'status']).where('kind', '=', 'email').execute();
+      const mine = jobs.filter((job) => JSON.stringify(job.payload).includes(stranger));
+      return mine.length === 1 && mine[0]!.status === 'done' && !JSON.stringify(mine[0]!.payload).includes('/recipients/');
+    }, 'the sent confirmation email keeps no link');
 
     // opening the link (as a mail scanner does) changes nothing; the button does
     const scanner = await fetch(`${app.publicUrl}${path}`);
