@@ -10,6 +10,7 @@ import { DeliveryService } from './services/deliveries.js';
 import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
+import { RecipientService } from './services/recipients.js';
 import { SessionService } from './services/sessions.js';
 import { SignupLinks } from './services/signup-links.js';
 import { SignupService } from './services/signups.js';
@@ -47,6 +48,8 @@ export interface AppContext {
   /** Emailed invitations to a workspace's team. */
   invitations: InvitationService;
   forms: FormService;
+  /** Whether notification addresses outside a workspace's team confirmed they want its notifications. */
+  recipients: RecipientService;
   submissions: SubmissionService;
   /** CSV and JSON exports of submissions, streamed. */
   exports: ExportService;
@@ -77,10 +80,11 @@ export async function openContext(config: Config, options: { existing?: boolean 
     const secret = config.secret ?? (await installationSecret(database));
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users, config);
-    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks);
+    const recipients = new RecipientService(database, config);
+    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients);
     const submissions = new SubmissionService(database, workspaces, forms, config);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
-    const team = new TeamService(database, workspaces);
+    const team = new TeamService(database, workspaces, recipients);
     return {
       config,
       database,
@@ -96,6 +100,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       team,
       invitations: new InvitationService(database, users, team, config),
       forms,
+      recipients,
       submissions,
       exports: new ExportService(submissions, forms, workspaces),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),

@@ -55,6 +55,8 @@ export interface Config {
   sessionMaxAgeMs: number;
   /** How long a delivery worker's claim holds a job unless renewed: a crashed instance's jobs are taken over after it. */
   deliveryLeaseMs: number;
+  /** Notification addresses outside a workspace's team must confirm by emailed link before they get notifications. */
+  confirmRecipients: boolean;
 }
 
 export type SignupMode = 'invite' | 'open' | 'closed';
@@ -237,6 +239,7 @@ export function buildConfig(raw: RawEnv): Config {
     defaultPlan: parseChoice(raw.defaultPlan, PLANS, 'FREE', 'defaultPlan', true),
     ...sessionLimits(raw),
     deliveryLeaseMs: parseDeliveryLease(raw.deliveryLease),
+    confirmRecipients: raw.confirmRecipients === undefined ? true : parseFlag(raw.confirmRecipients, 'confirmRecipients'),
     captchaVerifyUrls: {
       BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,
       GOOGLE_RECAPTCHA_V2: raw.recaptchaVerifyUrl ? parseUrl(raw.recaptchaVerifyUrl, 'recaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.GOOGLE_RECAPTCHA_V2,

@@ -33,6 +33,7 @@ export interface RawEnv {
   sessionIdleTimeout?: string;
   sessionMaxAge?: string;
   deliveryLease?: string;
+  confirmRecipients?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -67,6 +68,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   sessionIdleTimeout: 'FORMGATE_SESSION_IDLE_TIMEOUT',
   sessionMaxAge: 'FORMGATE_SESSION_MAX_AGE',
   deliveryLease: 'FORMGATE_DELIVERY_LEASE',
+  confirmRecipients: 'FORMGATE_CONFIRM_RECIPIENTS',
 };
 
 export function envName(key: keyof RawEnv): string {

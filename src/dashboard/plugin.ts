@@ -20,6 +20,7 @@ import { registerFormDeleteRoutes } from './routes/form-delete.js';
 import { registerFormSettingsRoutes } from './routes/form-settings.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
+import { registerRecipientRoutes } from './routes/recipients.js';
 import { registerInboxRoutes } from './routes/inbox.js';
 import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerMemberRemovalRoutes } from './routes/member-removal.js';
@@ -104,6 +105,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   registerExportRoutes(app, ctx);
   registerFormSettingsRoutes(app, ctx);
   registerFormDeleteRoutes(app, ctx);
+  registerRecipientRoutes(app, ctx);
 }
 
 /**

@@ -35,7 +35,7 @@ export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'for
   const log = logger.child({ component: 'delivery' });
   const channels = {
     [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
-    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom),
+    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients),
     [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl),
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),

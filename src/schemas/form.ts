@@ -12,7 +12,8 @@ const settings = {
   notificationEmails: Type.Array(Type.String({ format: 'email', maxLength: 128 }), {
     maxItems: 100,
     uniqueItems: true,
-    description: 'Recipients of the notification email: up to 100 addresses of at most 128 characters. Sent on PATCH, it replaces the whole list.',
+    description:
+      "Recipients of the notification email: up to 100 addresses of at most 128 characters. Sent on PATCH, it replaces the whole list. An address that is not a member of the workspace is emailed a link once and receives notifications only after it confirmed (unless the instance turns this off); its state is shown on the form's Settings page in the dashboard.",
   }),
   emailThreading: Type.Boolean({ description: 'Whether all notifications of the form share one email thread.' }),
   webhookUrl: NullableString(

@@ -12,6 +12,7 @@ import { webhookUrlProblem } from '../net/public-address.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { planLimits } from './plans.js';
 import { requireUnchanged } from './read-only-fields.js';
+import type { RecipientService } from './recipients.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 /** The settable fields of a form, as the API names them (2.3). */
@@ -154,6 +155,7 @@ export class FormService {
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
     private readonly allowPrivateWebhooks: boolean,
+    private readonly recipients: RecipientService,
   ) {}
 
   /** The workspace's forms, newest first; through the API (`api`), an upgraded workspace's only. */
@@ -211,6 +213,7 @@ export class FormService {
         .insertInto('forms')
         .values({ ...form, notificationEmails: toJson(form.notificationEmails), allowedOrigins: toJson(form.allowedOrigins) })
         .execute();
+      await this.recipients.requestConfirmations(trx, workspaceId, settings.notificationEmails ?? [], userId);
       return { ...form, honeypotDrops: 0 };
     });
   }
@@ -242,9 +245,12 @@ export class FormService {
     }
     if (Object.keys(update).length === 0) return withoutPlan(form);
     update.updatedAt = Date.now();
-    await this.database.db.updateTable('forms').set(update).where('id', '=', formId).execute();
-    const updated = await this.database.db.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
-    return updated;
+    return this.database.transaction(async (trx) => {
+      await trx.updateTable('forms').set(update).where('id', '=', formId).execute();
+      // addresses new to the workspace are asked to confirm, in the same transaction as the change
+      if (settings.notificationEmails) await this.recipients.requestConfirmations(trx, form.workspaceId, settings.notificationEmails, userId);
+      return trx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
+    });
   }
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade). */

@@ -2,6 +2,7 @@ import type { Database, Queryable } from '../db/database.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
 import { planLimits } from './plans.js';
+import type { RecipientService } from './recipients.js';
 import { seatsTaken } from './seats.js';
 import type { WorkspaceService } from './workspaces.js';
 
@@ -22,6 +23,7 @@ export class TeamService {
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
+    private readonly recipients: RecipientService,
   ) {}
 
   /** The team, oldest member first, for any member of the workspace. */
@@ -81,6 +83,8 @@ export class TeamService {
     return this.database.transaction(async (trx) => {
       const { member } = await this.removable(ownerId, workspaceId, memberUserId, trx);
       await trx.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', memberUserId).execute();
+      // their address on the workspace's forms now needs a confirmation like anyone else's
+      await this.recipients.memberLeft(trx, workspaceId, member.email, ownerId);
       return member;
     });
   }
@@ -94,10 +98,14 @@ export class TeamService {
     return workspace;
   }
 
-  /** A member leaves a workspace. */
+  /** A member leaves a workspace; their address on its forms now needs a confirmation like anyone else's. */
   async leave(userId: string, workspaceId: string): Promise<WorkspaceRow> {
     const workspace = await this.leavable(userId, workspaceId);
-    await this.database.db.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', userId).execute();
+    await this.database.transaction(async (trx) => {
+      const user = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+      await trx.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', userId).execute();
+      await this.recipients.memberLeft(trx, workspaceId, user.email, null);
+    });
     return workspace;
   }
 }

@@ -152,6 +152,11 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX workspaces_created_id`.execute(raw);
 }
 
+/** Back to before 0018-recipient-confirmations: its table (and so its indexes). */
+async function undoRecipientConfirmations(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE recipient_confirmations`.execute(raw);
+}
+
 /** Back to the forms table before 0012-allowed-origins: its column, and on SQLite 0010's trigger as it was. */
 async function undoAllowedOrigins(raw: Kysely<any>): Promise<void> {
   if (TEST_DIALECT === 'sqlite') {
@@ -257,6 +262,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await undoDashboard(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
@@ -309,6 +315,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
     await sql`DROP TABLE change_counts`.execute(raw);
     // and 0012's allowed origins and 0013's dashboard tables
+    await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await undoDashboard(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
@@ -331,6 +338,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0014-form-pages',
       '0015-failed-deliveries',
       '0016-webhook-destinations',
+      '0018-recipient-confirmations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -356,6 +364,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await undoDashboard(raw);
     await undoAllowedOrigins(raw);
@@ -379,6 +388,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0014-form-pages',
       '0015-failed-deliveries',
       '0016-webhook-destinations',
+      '0018-recipient-confirmations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -399,12 +409,19 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await undoDashboard(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0013'`.execute(raw);
     await sql`INSERT INTO users (id, email, created_at) VALUES ('later', 'later@example.com', 20), ('first', 'first@example.com', 10)`.execute(raw);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0013-dashboard', '0014-form-pages', '0015-failed-deliveries', '0016-webhook-destinations']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0013-dashboard',
+      '0014-form-pages',
+      '0015-failed-deliveries',
+      '0016-webhook-destinations',
+      '0018-recipient-confirmations',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
     assert.deepEqual(users, [
@@ -422,6 +439,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0014'`.execute(raw);
     await insertForm(raw);
@@ -435,7 +453,12 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
     await insert('c', 'spam', day * 86_400_000 + 5);
     await insert('d', 'accepted', (day + 1) * 86_400_000);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0014-form-pages', '0015-failed-deliveries', '0016-webhook-destinations']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0014-form-pages',
+      '0015-failed-deliveries',
+      '0016-webhook-destinations',
+      '0018-recipient-confirmations',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
       .selectFrom('dailyCounts')
@@ -449,5 +472,29 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
         { formId: 'f1', workspaceId: 'w1', day: day + 1, accepted: 1, spam: 0, lastAt: (day + 1) * 86_400_000 },
       ],
     );
+  });
+});
+
+describe('0018-recipient-confirmations: upgrading a database whose forms list addresses', () => {
+  const fresh = freshDatabase();
+
+  it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoRecipientConfirmations(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0018'`.execute(raw);
+    await insertForm(raw);
+    await sql`UPDATE forms SET notification_emails = ${JSON.stringify(['Ann@Example.com', 'bob@example.com'])} WHERE id = 'f1'`.execute(raw);
+    await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f2', 'w1', 'G', ${JSON.stringify([' ann@example.com '])}, 2, 2)`.execute(
+      raw,
+    );
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
+    assert.deepEqual(rows, [
+      { workspaceId: 'w1', email: 'ann@example.com', state: 'confirmed', tokenHash: null },
+      { workspaceId: 'w1', email: 'bob@example.com', state: 'confirmed', tokenHash: null },
+    ]);
   });
 });

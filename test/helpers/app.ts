@@ -36,7 +36,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The configuration of a test instance on `database`: loopback, ephemeral ports, the API's and submit surface's rate limits off unless `env` sets them (the login limits keep their defaults). */
+/**
+ * The configuration of a test instance on `database`: loopback, ephemeral ports, the API's and
+ * submit surface's rate limits off unless `env` sets them (the login limits keep their defaults), and
+ * recipients' confirmation off unless `env` sets it (`confirmRecipients: 'on'`): most tests send
+ * notifications to made-up addresses and are about something else (test/dashboard/recipients*.test.ts are about it).
+ */
 export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
   return buildConfig({
     databaseUrl: database.url,
@@ -46,6 +51,7 @@ export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
     submitPort: '0',
     rateLimitApi: 'off',
     rateLimitSubmit: 'off',
+    confirmRecipients: 'off',
     ...env,
   });
 }

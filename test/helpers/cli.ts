@@ -21,7 +21,8 @@ export function cliEnv(database: TestDatabase, extra: Record<string, string> = {
     if (key.startsWith('FORMGATE_') || key === 'NODE_TEST_CONTEXT') continue;
     env[key] = value;
   }
-  return { ...env, FORMGATE_DATABASE_URL: database.url, FORMGATE_DATA_DIR: database.dataDir, ...extra };
+  // recipients' confirmation off as in testConfig: a child's notifications go to made-up addresses
+  return { ...env, FORMGATE_DATABASE_URL: database.url, FORMGATE_DATA_DIR: database.dataDir, FORMGATE_CONFIRM_RECIPIENTS: 'off', ...extra };
 }
 
 export interface CliResult {

@@ -69,6 +69,12 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /invitations/:secret': SECRET_LINK,
   'POST /invitations/:secret': SECRET_LINK,
   'POST /invitations/:secret/logout': SECRET_LINK,
+  'GET /recipients/:secret': {
+    own: 'addressed by an emailed secret, not an id (test/dashboard/recipients.test.ts: a link answers for its own workspace only)',
+  },
+  'POST /recipients/:secret': {
+    own: 'addressed by an emailed secret, not an id (test/dashboard/recipients.test.ts: a link answers for its own workspace only)',
+  },
   'GET /submissions/delete': { variants: [{ query: { id: ':submissionId' } }] },
   'POST /submissions/delete': { variants: [{ body: { id: ':submissionId' } }] },
   'GET /submissions/:submissionId': PATH_ONLY,
@@ -80,6 +86,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /forms/:formId/settings/secrets/:provider': { variants: [{ body: { secret: 'intruder-secret' } }] },
   'POST /forms/:formId/settings/secrets/:provider/remove': PATH_ONLY,
   'POST /forms/:formId/settings/webhook-secret': PATH_ONLY,
+  'POST /forms/:formId/settings/recipients/resend': { variants: [{ body: { resend: 'intruder@example.com' } }] },
   'GET /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
   'POST /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
   'GET /forms/:formId/spam': PATH_ONLY,

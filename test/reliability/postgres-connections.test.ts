@@ -46,7 +46,7 @@ describe('PostgreSQL connections killed under load', {
     database = await createTestDatabase();
     databaseName = new URL(database.url).pathname.slice(1);
     sink = await startSmtpSink();
-    ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
+    ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir, confirmRecipients: 'off' }));
     const { user, workspace } = await ctx.users.createUser(`pg-kill-${process.pid}@example.com`);
     workspaceId = workspace.id;
     await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });

@@ -18,7 +18,8 @@ import { DASHBOARD_ENTRIES, FIXED_PARAMS, NATURAL_KIND } from './isolation-route
 import { type Holdings, holdings, idsOf, PASSWORD } from './two-accounts.js';
 
 // pages that anyone may open, logged in or not
-const PUBLIC_PAGES = /^\/(login|signup|signup\/sent|signup\/confirm|forgot-password|forgot-password\/sent|reset-password\/:token|invitations\/:secret)$/;
+const PUBLIC_PAGES =
+  /^\/(login|signup|signup\/sent|signup\/confirm|forgot-password|forgot-password\/sent|reset-password\/:token|invitations\/:secret|recipients\/:secret)$/;
 const SHAPED_SECRET = 'S'.repeat(43);
 
 /**

@@ -97,7 +97,7 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     mounted = true;
     const database: TestDatabase = { url: `sqlite:${path.join(mountPoint, 'formgate.db')}`, dataDir: mountPoint, drop: async () => undefined };
     sink = await startSmtpSink();
-    ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
+    ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir, confirmRecipients: 'off' }));
     const email = `disk-${process.pid}@example.com`;
     const { user, workspace } = await ctx.users.createUser(email, PASSWORD);
     workspaceId = workspace.id;

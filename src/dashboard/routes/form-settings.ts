@@ -40,7 +40,17 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
   async function settingsPage(request: FastifyRequest<FormParams>, reply: FastifyReply, state: PageState = {}, status = 200) {
     const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
     const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
-    return sendPage(reply, FormSettingsPage({ frame, form, secrets, ...state, values: state.values ?? valuesOf(form) }), status);
+    const recipients = await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails);
+    const page = FormSettingsPage({
+      frame,
+      form,
+      secrets,
+      recipients,
+      confirmsRecipients: ctx.recipients.enabled,
+      ...state,
+      values: state.values ?? valuesOf(form),
+    });
+    return sendPage(reply, page, status);
   }
 
   app.get<FormParams>('/forms/:formId/settings', { preHandler: requireAccount }, (request, reply) => settingsPage(request, reply));
@@ -108,6 +118,8 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
       frame: { ...frame, flash: 'Webhook signing secret rotated: give the new one to your receiver' },
       form,
       secrets,
+      recipients: await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails),
+      confirmsRecipients: ctx.recipients.enabled,
       values: valuesOf(form),
       webhookSecret,
     });

@@ -1,9 +1,11 @@
 import { ALLOWED_ORIGINS_MAX } from '../../schemas/form.js';
 import type { SecretState } from '../../services/forms.js';
+import type { RecipientStatus } from '../../services/recipients.js';
+import { normaliseEmail } from '../../services/users.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';
-import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { CsrfInput, Field, FormError, Panel, Time } from './components.js';
 import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
 import { formPath, FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';
@@ -20,6 +22,10 @@ export interface FormSettingsPageProps {
   webhookSecret?: string;
   /** The lists were edited but not saved yet. */
   unsaved?: boolean;
+  /** Whether each saved notification address may receive (keyed normalised). */
+  recipients?: Map<string, RecipientStatus>;
+  /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the team confirm first (the list's hint says so). */
+  confirmsRecipients?: boolean;
 }
 
 interface ListProps {
@@ -35,6 +41,8 @@ interface ListProps {
   action: string;
   values: SettingsValues;
   errors?: FieldErrors;
+  /** What to show under an entry (a notification address's confirmation), with its id for aria-describedby. */
+  statusOf?: (entry: string, id: string) => preact.JSX.Element | null;
 }
 
 /**
@@ -43,7 +51,7 @@ interface ListProps {
  * saved until "Save settings"), so it works without script; the address's fragment brings the
  * keyboard back to the list.
  */
-function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, action, values, errors }: ListProps) {
+function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, action, values, errors, statusOf }: ListProps) {
   const entries = values[list];
   const listError = errors?.[list];
   const hintId = `${list}-hint`;
@@ -58,6 +66,8 @@ function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, ac
           {entries.map((entry, i) => {
             const id = `field-${list}-${i}`;
             const error = errors?.[`${list}[${i}]`];
+            const status = statusOf?.(entry, `${id}-status`) ?? null;
+            const describedBy = [error ? `${id}-error` : '', status ? `${id}-status` : ''].filter(Boolean).join(' ');
             return (
               <li key={`${i}-${entry}`}>
                 <label for={id} class="sub-label">
@@ -71,7 +81,7 @@ function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, ac
                     value={entry}
                     autocomplete="off"
                     aria-invalid={error ? 'true' : undefined}
-                    aria-describedby={error ? `${id}-error` : undefined}
+                    aria-describedby={describedBy || undefined}
                   />
                   <button type="submit" class="secondary" name="action" value={`remove:${list}:${i}`} formAction={`${action}#${list}`}>
                     Remove<span class="visually-hidden">{` ${itemLabel.toLowerCase()} ${i + 1}: ${entry}`}</span>
@@ -82,6 +92,7 @@ function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, ac
                     {error}
                   </p>
                 )}
+                {status}
               </li>
             );
           })}
@@ -162,8 +173,62 @@ function SpamProtectionSelect({ value, secrets, errors }: { value: string; secre
   );
 }
 
+/**
+ * Beside a saved notification address: whether it receives notifications, and for one that has not
+ * confirmed yet a button that sends its link (again). An address not saved yet shows nothing.
+ */
+function RecipientStatusLine({ status, entry, id, action }: { status: RecipientStatus | undefined; entry: string; id: string; action: string }) {
+  if (!status || status.state === 'not_required') return null;
+  if (status.state === 'member')
+    return (
+      <p class="recipient-status ok" id={id}>
+        Member of this workspace: receives notifications.
+      </p>
+    );
+  if (status.state === 'confirmed')
+    return (
+      <p class="recipient-status ok" id={id}>
+        Confirmed: receives notifications.
+      </p>
+    );
+  if (status.state === 'declined')
+    return (
+      <p class="recipient-status declined" id={id}>
+        Declined: receives no notifications.
+      </p>
+    );
+  return (
+    <div class="recipient-status waiting">
+      <p id={id}>
+        {status.sentAt === null ? (
+          'Waiting for confirmation: no link sent yet (the hourly limit was reached). Receives no notifications until it confirms.'
+        ) : (
+          <>
+            Waiting for confirmation: link sent <Time ms={status.sentAt} />. Receives no notifications until it confirms.
+          </>
+        )}
+      </p>
+      <button type="submit" class="secondary small" name="resend" value={entry} formAction={`${action}/recipients/resend`}>
+        {status.sentAt === null ? 'Send link' : 'Send link again'}
+        <span class="visually-hidden">{` to ${entry}`}</span>
+      </button>
+    </div>
+  );
+}
+
 /** A form's settings: every field of the API's Form resource, then what only the dashboard holds (secrets), then deleting it. */
-export function FormSettingsPage({ frame, form, values, secrets, errors, secretErrors, webhookSecret, unsaved }: FormSettingsPageProps) {
+export function FormSettingsPage({
+  frame,
+  form,
+  values,
+  secrets,
+  errors,
+  secretErrors,
+  webhookSecret,
+  unsaved,
+  recipients,
+  confirmsRecipients,
+}: FormSettingsPageProps) {
   const action = formPath(form.id, 'settings');
   const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
   return (
@@ -210,10 +275,15 @@ export function FormSettingsPage({ frame, form, values, secrets, errors, secretE
             addLabel="Add address"
             newLabel="New address"
             type="email"
-            hint="Each accepted submission is emailed to every address here: up to 100, each at most 128 characters."
+            hint={
+              confirmsRecipients
+                ? 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters. An address that is not a member of this workspace first gets a link to confirm that it wants them, and receives nothing until it has.'
+                : 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters.'
+            }
             action={action}
             values={values}
             errors={errors}
+            statusOf={(entry, id) => <RecipientStatusLine status={recipients?.get(normaliseEmail(entry))} entry={entry} id={id} action={action} />}
           />
           <div class="field check">
             <input

@@ -3,6 +3,7 @@ import type { InvitationTable } from './invitation.js';
 import type { PasswordResetTable, SessionTable } from './session.js';
 import type { FormSecretTable, FormTable } from './form.js';
 import type { JobAttemptTable, JobTable } from './job.js';
+import type { RecipientConfirmationTable } from './recipient-confirmation.js';
 import type { SubmissionTable } from './submission.js';
 import type { TemplateTable } from './template.js';
 import type { TokenTable } from './token.js';
@@ -29,6 +30,7 @@ export interface DB {
   passwordResets: PasswordResetTable;
   invitations: InvitationTable;
   dailyCounts: DailyCountTable;
+  recipientConfirmations: RecipientConfirmationTable;
   /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
   changeCounts: { name: ChangeCounted; n: number };
 }

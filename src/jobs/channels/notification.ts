@@ -1,7 +1,10 @@
+import DataLoader from 'dataloader';
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
+import { receivingAddresses, withheldReason } from '../../services/recipient-states.js';
+import { normaliseEmail } from '../../services/users.js';
 import {
   DeliveryError,
   lookupBySubmission,
@@ -35,7 +38,25 @@ export class NotificationChannel implements Channel {
     private readonly database: Database,
     private readonly mailer: Mailer,
     private readonly mailFrom: string,
+    /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the workspace's team get notifications only once confirmed. */
+    private readonly confirmRecipients: boolean,
   ) {}
+
+  /** Whether an address may get a workspace's notifications now, asked for the jobs that start together in one query per workspace. */
+  private readonly receiving = new DataLoader<{ workspaceId: string; email: string }, boolean, string>(
+    async (keys) => {
+      const byWorkspace = new Map<string, Set<string>>();
+      for (const { workspaceId, email } of keys) {
+        if (!byWorkspace.has(workspaceId)) byWorkspace.set(workspaceId, new Set());
+        byWorkspace.get(workspaceId)!.add(email);
+      }
+      const allowed = new Map<string, Set<string>>();
+      for (const [workspaceId, emails] of byWorkspace) allowed.set(workspaceId, await receivingAddresses(this.database.db, workspaceId, [...emails]));
+      return keys.map(({ workspaceId, email }) => allowed.get(workspaceId)!.has(email));
+    },
+    // nothing kept between batches: a decline counts from the next notification on
+    { cache: false, cacheKeyFn: ({ workspaceId, email }) => `${workspaceId}\n${email}` },
+  );
 
   private readonly submissions = lookupBySubmission((submissionIds) =>
     this.database.db
@@ -43,7 +64,7 @@ export class NotificationChannel implements Channel {
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .select(['submissions.id', 'submissions.data', 'submissions.emailControls', 'submissions.createdAt'])
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'notification'))
-      .select(['forms.id as formId', 'forms.name', 'forms.notificationEmails', 'forms.emailThreading', 'templates.code'])
+      .select(['forms.id as formId', 'forms.workspaceId', 'forms.name', 'forms.notificationEmails', 'forms.emailThreading', 'templates.code'])
       .where('submissions.id', 'in', submissionIds)
       .execute(),
   );
@@ -57,13 +78,29 @@ export class NotificationChannel implements Channel {
     if (to !== undefined && !recipients.some((recipient) => sameAddress(recipient, to))) {
       throw new DeliveryError(`${to} is no longer one of the form's notification recipients`, { permanent: true });
     }
+    const targets = await this.confirmedAmong(row.workspaceId, to !== undefined ? [to] : recipients);
+    if (targets.length === 0) {
+      // NOTE: permanent, so the delivery log shows why; "Retry" sends it once the address has confirmed
+      throw new DeliveryError(await withheldReason(this.database.db, row.workspaceId, to ?? recipients[0]!), { permanent: true });
+    }
     const data = fromJson<Record<string, unknown>>(row.data);
     const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data);
     const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
     const form = { id: row.formId, name: row.name, emailThreading: row.emailThreading === 1 };
-    for (const recipient of to !== undefined ? [to] : recipients) {
+    for (const recipient of targets) {
       await this.mailer.send(notificationMessage({ form, to: recipient, submission, mailFrom: this.mailFrom, rendered }));
     }
+  }
+
+  /**
+   * The addresses that may be written to now (members' and confirmed ones). A job of one recipient
+   * (every job since recipients got one each) is sent or not; an older job of several skips the
+   * unconfirmed ones and sends to the rest.
+   */
+  private async confirmedAmong(workspaceId: string, addresses: string[]): Promise<string[]> {
+    if (!this.confirmRecipients) return addresses;
+    const allowed = await Promise.all(addresses.map((address) => this.receiving.load({ workspaceId, email: normaliseEmail(address) })));
+    return addresses.filter((_, i) => allowed[i]);
   }
 }
 
