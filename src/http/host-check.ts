@@ -18,20 +18,27 @@ export function isOwnHost(host: string, publicUrl: string): boolean {
   return name === new URL(publicUrl).hostname.replace(/\.$/, '');
 }
 
+// `/healthz` and the dashboard's static files show nothing of any account; the 421 page needs its stylesheet.
+function isExempt(url: string): boolean {
+  return url === '/healthz' || url.startsWith('/healthz?') || url.startsWith('/assets/');
+}
+
 /**
  * Refuses, before any route, a request whose `Host` (and `X-Forwarded-Host` from a trusted proxy)
- * is not this server's: `421 misdirected_request`. `/healthz` is exempt: it shows nothing of any
- * account, and load balancers and uptime checks call it by their own names for the instance.
+ * is not this server's: `421 misdirected_request`. `/healthz` is exempt (load balancers and uptime
+ * checks call it by their own names for the instance), and so are the static `/assets/`.
  * `publicUrl` is read per request: with port 0 it is known only once the server listens.
  */
 export function installHostCheck(app: FastifyInstance, publicUrl: () => string): void {
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (request.url === '/healthz' || request.url.startsWith('/healthz?')) return;
+    if (isExempt(request.url)) return;
     const given = request.headers.host;
     // a browser always sends Host; without one (HTTP/1.0) no page of another site can be behind it
     const named = given === undefined ? [] : [given, request.host];
     const stranger = named.find((host) => !isOwnHost(host, publicUrl()));
     if (stranger === undefined) return;
-    throw new ProblemError('misdirected_request', `This server does not answer to the host "${clip(stranger)}": open it at ${publicUrl()}.`);
+    throw new ProblemError('misdirected_request', `This server does not answer to the host "${clip(stranger)}": open it at ${publicUrl()}.`, {
+      publicUrl: publicUrl(),
+    });
   });
 }

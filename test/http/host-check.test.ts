@@ -79,7 +79,7 @@ describe('dashboard and API: the Host check (DNS rebinding)', () => {
 
   it('answers the API with a 421 misdirected_request problem, before authentication', async () => {
     const answer = await request('GET', `${app.baseUrl}/me`, null, { host: 'rebind.example', accept: 'application/json' });
-    assertProblem(app, answer, 'misdirected_request');
+    assertProblem(app, answer, 'misdirected_request', { publicUrl: app.publicUrl });
     const page = await request('GET', `${app.publicUrl}/no-such-page`, null, { host: 'Rebind.Example', accept: 'text/html' });
     assert.equal(page.status, 421, 'an unknown page too: no route runs');
   });
