@@ -131,6 +131,7 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
   const addresses = text.split(',').map((entry) => entry.trim());
   for (const entry of addresses) {
     if (entry === '') throw fail('an entry of the list is empty');
+    if (/\/0+$/.test(entry)) throw fail(`"${entry}" would trust every client`);
     if (!PROXY_RANGE_NAMES.has(entry) && !isProxyAddress(entry)) throw fail(`"${entry}" is not an IP address or CIDR`);
   }
   return { addresses };

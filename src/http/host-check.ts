@@ -37,8 +37,12 @@ export function installHostCheck(app: FastifyInstance, publicUrl: () => string):
     const named = given === undefined ? [] : [given, request.host];
     const stranger = named.find((host) => !isOwnHost(host, publicUrl()));
     if (stranger === undefined) return;
-    throw new ProblemError('misdirected_request', `This server does not answer to the host "${clip(stranger)}": open it at ${publicUrl()}.`, {
-      publicUrl: publicUrl(),
-    });
+    throw new ProblemError(
+      'misdirected_request',
+      `This server does not answer to the host "${clip(stranger)}": open it at ${publicUrl()}. (To use another address, its operator sets FORMGATE_PUBLIC_URL to it.)`,
+      {
+        publicUrl: publicUrl(),
+      },
+    );
   });
 }

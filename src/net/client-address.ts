@@ -50,3 +50,17 @@ export function normaliseAddress(address: string): string {
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) return (parsed as ipaddr.IPv6).toIPv4Address().toString();
   return parsed.toString();
 }
+
+/**
+ * What an operator should hear at start: a number of hops trusts whatever connects, so a client
+ * reaching Formgate directly (not through the proxy) could name its own address. Null when the
+ * setting cannot be abused that way (no proxy, a list of proxies, or listening on loopback only).
+ */
+export function proxyTrustWarning(setting: TrustProxy, host: string): string | null {
+  if (!('hops' in setting) || setting.hops === 0 || isLoopback(host)) return null;
+  return `FORMGATE_TRUST_PROXY trusts the nearest ${setting.hops === 1 ? 'proxy whatever its address' : `${setting.hops} proxies whatever their addresses`}, and Formgate listens on ${host}: let nobody but the proxy reach its ports, or set FORMGATE_TRUST_PROXY to the proxies' addresses`;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || (isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback');
+}

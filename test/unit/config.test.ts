@@ -177,6 +177,7 @@ describe('buildConfig', () => {
     }
     assert.throws(() => buildConfig({ trustProxy: 'proxy.internal' }), /"proxy\.internal" is not an IP address or CIDR/);
     assert.throws(() => buildConfig({ trustProxy: '17' }), /17 hops is more than any real chain of proxies/);
+    assert.throws(() => buildConfig({ trustProxy: '::/0' }), /"::\/0" would trust every client/);
   });
 
   it('reads FORMGATE_SPAMD_URL as spamd://host:port or host:port, port 783 by default', () => {

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { buildConfig, type TrustProxy } from '../../src/config/config.js';
 import { visitorKey } from '../../src/intake/rate-limit.js';
-import { clientIp } from '../../src/net/client-address.js';
+import { clientIp, proxyTrustWarning } from '../../src/net/client-address.js';
 
 const requestFrom = (remoteAddress: string, forwardedFor?: string | string[]) =>
   ({ socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } }) as unknown as IncomingMessage;
@@ -73,5 +73,19 @@ describe('visitorKey', () => {
   it('counts each IPv4-mapped client as its IPv4 address, not as one shared /64', () => {
     assert.equal(visitorKey('::ffff:203.0.113.7'), '203.0.113.7');
     assert.notEqual(visitorKey('::ffff:203.0.113.7'), visitorKey('::ffff:203.0.113.8'));
+  });
+});
+
+describe('proxyTrustWarning', () => {
+  it('warns when a number of hops is trusted and Formgate listens beyond loopback', () => {
+    assert.match(proxyTrustWarning(ONE_HOP, '0.0.0.0') ?? '', /trusts the nearest proxy whatever its address, and Formgate listens on 0\.0\.0\.0/);
+    assert.match(proxyTrustWarning(trust('2'), '::') ?? '', /nearest 2 proxies whatever their addresses/);
+    assert.match(proxyTrustWarning(ONE_HOP, '10.0.0.5') ?? '', /listens on 10\.0\.0\.5/);
+  });
+
+  it('is quiet on loopback, with no proxy, and with a list of proxies', () => {
+    for (const host of ['127.0.0.1', '127.0.0.2', '::1', 'localhost']) assert.equal(proxyTrustWarning(ONE_HOP, host), null, host);
+    assert.equal(proxyTrustWarning(OFF, '0.0.0.0'), null);
+    assert.equal(proxyTrustWarning(trust('10.0.0.0/8'), '0.0.0.0'), null);
   });
 });
