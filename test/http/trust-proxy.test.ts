@@ -8,7 +8,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../helpers/dashboard.js';
 import { createAccount, createForm } from '../helpers/fixtures.js';
 import { assertProblem } from '../helpers/problems.js';
-import { JSON_ACCEPT, post } from '../helpers/submit.js';
+import { BROWSER_ACCEPT, JSON_ACCEPT, post, request } from '../helpers/submit.js';
 
 // Behind nginx (`proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for`), the header is what
 // the client sent followed by the address nginx saw. The proxy here is a loopback address of its own.
@@ -65,6 +65,29 @@ describe('FORMGATE_TRUST_PROXY: the client is the address the trusted proxy appe
       const otherHeaders = { 'x-forwarded-for': forwardedFor(clientAddress()) };
       await other.get('/login', otherHeaders);
       assert.equal((await other.post('/login', { email: 'guess5@example.com', password: 'a wrong guess' }, otherHeaders)).status, 400);
+    });
+  });
+
+  it('a thank-you link is bound to the address the proxy appended: a forged one cannot bind it to a victim', async () => {
+    await withApp({ trustProxy: 'true' }, async (app) => {
+      const site = 'https://shop.example.com';
+      const form = await createForm(app, await createAccount(app), { allowedOrigins: [site] });
+      const proxy = freshLoopback();
+      const attacker = clientAddress();
+      const victim = clientAddress();
+      // a script can claim the owner's Origin and write the victim's address first in X-Forwarded-For
+      const answer = await post(
+        app,
+        form.id,
+        { message: 'hello', '_feedback.success.title': 'Your account is suspended' },
+        { accept: BROWSER_ACCEPT, localAddress: proxy, headers: { origin: site, referer: `${site}/contact`, 'x-forwarded-for': `${victim}, ${attacker}` } },
+      );
+      assert.equal(answer.status, 303);
+      const open = async (forwardedFor: string) =>
+        (await request('GET', answer.headers.get('location')!, null, { accept: BROWSER_ACCEPT, 'x-forwarded-for': forwardedFor }, proxy)).body as string;
+      const seenByVictim = await open(victim);
+      assert.ok(seenByVictim.includes('Thank you!') && !seenByVictim.includes('suspended'), 'the victim sees the default page');
+      assert.ok((await open(`${forged()}, ${attacker}`)).includes('suspended'), 'the link is good for the address that posted');
     });
   });
 
