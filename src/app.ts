@@ -12,6 +12,7 @@ import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
 import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
+import { installHostCheck } from './http/host-check.js';
 import { installJsonParser } from './http/json-body.js';
 import { redisStoreWithFallback } from './http/rate-limit-store.js';
 import { installRequestLog, requestId } from './http/request-log.js';
@@ -25,7 +26,8 @@ import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
 import { IntakePipeline } from './intake/pipeline.js';
-import { SubmitRateLimiter } from './intake/rate-limit.js';
+import { SubmitRateLimiter, visitorKey } from './intake/rate-limit.js';
+import { proxyTrust, trustsProxies } from './net/client-address.js';
 import { connectRedis, REDIS_READY_DEADLINE_MS, whenRedisReady } from './net/redis-client.js';
 import { SubmissionWriter } from './intake/writer.js';
 import { quotaNoticeJobs } from './mail/quota-notice.js';
@@ -47,7 +49,8 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     // our own one line per request (request-log.ts) replaces Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestId,
-    trustProxy: ctx.config.trustProxy,
+    // the same function the submit surface uses (net/client-address.ts): both agree on every client's address
+    trustProxy: trustsProxies(ctx.config.trustProxy) ? proxyTrust(ctx.config.trustProxy) : false,
     bodyLimit,
     // NOTE: Fastify's default (0) would let a slow client hold a connection open forever while sending its body; the submit surface's limit.
     requestTimeout: 30_000,
@@ -74,6 +77,8 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
   await app.register(rateLimit, {
     max: limit.max,
     timeWindow: limit.windowMs,
+    // an IPv6 client counts by its /64, as on the submit surface, so rotating addresses within it gains nothing
+    keyGenerator: (request) => visitorKey(request.ip),
     ...(redis ? { store: redisStoreWithFallback(redis, `rl-${surface}:`) } : {}),
     errorResponseBuilder: (_request, context) =>
       new ProblemError('rate_limited', `Too many requests from this address; retry in ${Math.ceil(context.ttl / 1000)} seconds.`),
@@ -105,6 +110,8 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
   const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });
+  // first of all hooks: a request for another host name reaches no rate limit, session or route
+  installHostCheck(api, () => ctx.config.publicUrl);
   addSharedSchemas(api);
   await registerOpenApi(api, ctx.config);
   await registerRateLimit(api, 'api', ctx.config.rateLimitApi, redis);

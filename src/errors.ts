@@ -70,6 +70,12 @@ export const PROBLEMS = {
     title: 'URI too long',
     summary: 'A segment of the path (an id) is longer than 100 characters, so it names nothing; nothing changed.',
   },
+  misdirected_request: {
+    status: 421,
+    title: 'Misdirected request',
+    summary:
+      'The request named a host (its `Host` header) that this server does not answer to: the host of `FORMGATE_PUBLIC_URL`, `localhost` or an IP address. A page elsewhere that points its own name at this server (DNS rebinding) is refused this way; nothing changed.',
+  },
   rate_limited: {
     status: 429,
     title: 'Too many requests',

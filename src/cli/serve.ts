@@ -5,6 +5,7 @@ import { buildSurfaces, type Surfaces } from '../app.js';
 import { API_PREFIX, type Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
 import { startDelivery } from '../jobs/delivery.js';
+import { proxyTrustWarning } from '../net/client-address.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
 import { guardProcess } from './process-guard.js';
@@ -49,8 +50,10 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const stopSpamPurge = startSpamPurge(ctx, logger);
   const delivery = startDelivery(ctx, logger);
   const searchIndexer = startSearchIndexing(ctx, logger);
+  const trustWarning = proxyTrustWarning(config.trustProxy, config.host);
+  if (trustWarning) logger.warn({ trustProxy: config.trustProxy }, trustWarning);
   logger.info(
-    { dashboardUrl: config.publicUrl, baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect },
+    { dashboardUrl: config.publicUrl, baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect, trustProxy: config.trustProxy },
     `Formgate is ready: open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
   );
 

@@ -34,7 +34,8 @@ export interface Config {
   rateLimitLoginAccount: RateLimit;
   /** Failed dashboard logins and reset requests per client IP. */
   rateLimitLoginAddress: RateLimit;
-  trustProxy: boolean;
+  /** Which proxies in front may say who the client is (`X-Forwarded-For`): see net/client-address.ts. */
+  trustProxy: TrustProxy;
   allowPrivateWebhooks: boolean;
   logLevel: string;
   /** Quarantined spam is purged this long after it arrived. */
@@ -58,6 +59,13 @@ export interface Config {
   /** Notification addresses outside a workspace's team must confirm by emailed link before they get notifications. */
   confirmRecipients: boolean;
 }
+
+/**
+ * The proxies trusted to append the client's address to `X-Forwarded-For`: the nearest `hops` of
+ * them whatever their address (0: none, the connection's peer is the client), or those whose
+ * address is in `addresses` (IPs, CIDRs, or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = { hops: number } | { addresses: string[] };
 
 export type SignupMode = 'invite' | 'open' | 'closed';
 const SIGNUP_MODES: readonly SignupMode[] = ['invite', 'open', 'closed'];
@@ -99,6 +107,45 @@ function parseFlag(value: string | undefined, key: keyof RawEnv): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(`${envName(key)} must be true or false, got "${value}"`);
+}
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const MAX_PROXY_HOPS = 16;
+
+/**
+ * `FORMGATE_TRUST_PROXY`: `false` (the default), `true` (one hop), a number of hops, or a
+ * comma-separated list of the proxies' addresses and CIDRs (`10.0.0.0/8, ::1`).
+ */
+export function parseTrustProxy(value: string | undefined): TrustProxy {
+  if (value === undefined) return { hops: 0 };
+  const text = value.trim().toLowerCase();
+  const fail = (why: string) =>
+    new ConfigError(
+      `${envName('trustProxy')} must be true, false, a number of proxy hops (1 to ${MAX_PROXY_HOPS}) or a comma-separated list of the proxies' addresses and CIDRs (such as 10.0.0.0/8, ::1); ${why}, got "${value}"`,
+    );
+  if (['0', 'false', 'no', 'off'].includes(text)) return { hops: 0 };
+  if (['true', 'yes', 'on'].includes(text)) return { hops: 1 };
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops > MAX_PROXY_HOPS) throw fail(`${hops} hops is more than any real chain of proxies`);
+    return { hops };
+  }
+  const addresses = text.split(',').map((entry) => entry.trim());
+  for (const entry of addresses) {
+    if (entry === '') throw fail('an entry of the list is empty');
+    if (/\/0+$/.test(entry)) throw fail(`"${entry}" would trust every client`);
+    if (!PROXY_RANGE_NAMES.has(entry) && !isProxyAddress(entry)) throw fail(`"${entry}" is not an IP address or CIDR`);
+  }
+  return { addresses };
+}
+
+/** An IP address in its usual notation (no `10` for 0.0.0.10), with an optional prefix length that is not 0 (which would trust everyone). */
+function isProxyAddress(entry: string): boolean {
+  const [address = '', prefix, ...more] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || more.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 function parseUrl(value: string, key: keyof RawEnv): string {
@@ -229,7 +276,7 @@ export function buildConfig(raw: RawEnv): Config {
     rateLimitApi: parseRateLimit(raw.rateLimitApi ?? DEFAULT_RATE_LIMIT_API, envName('rateLimitApi')),
     rateLimitLoginAccount: parseRateLimit(raw.rateLimitLoginAccount ?? DEFAULT_RATE_LIMIT_LOGIN_ACCOUNT, envName('rateLimitLoginAccount')),
     rateLimitLoginAddress: parseRateLimit(raw.rateLimitLoginAddress ?? DEFAULT_RATE_LIMIT_LOGIN_ADDRESS, envName('rateLimitLoginAddress')),
-    trustProxy: parseFlag(raw.trustProxy, 'trustProxy'),
+    trustProxy: parseTrustProxy(raw.trustProxy),
     allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
     logLevel: raw.logLevel ?? 'info',
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,

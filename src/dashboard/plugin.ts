@@ -125,6 +125,8 @@ function errorPage(
   if (error instanceof ProblemError && error.code === 'not_found') {
     return sendPage(reply, ErrorPage({ title: 'Not found', detail: 'There is nothing here, or it is not yours to see.' }), 404);
   }
+  // refused before the dashboard's own hooks ran: the page that links to the right address
+  if (error instanceof ProblemError && error.code === 'misdirected_request') return refusedRequestPage(reply, error);
   if (error instanceof ProblemError && error.status < 500) {
     if (error.code === 'rate_limited' && error.extra.retryAfter) reply.header('retry-after', String(error.extra.retryAfter));
     return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: error.detail }), error.status);
@@ -148,9 +150,13 @@ export function notFoundPage(reply: FastifyReply): FastifyReply {
   return sendPage(reply, ErrorPage({ title: 'Page not found', detail: 'There is no page at this address.' }), 404);
 }
 
-/** The page for a browser's request refused before any route ran: a malformed or over-long address. */
+/** The page for a browser's request refused before any route ran: a malformed or over-long address, or another site's host name. */
 export function refusedRequestPage(reply: FastifyReply, problem: ProblemError): FastifyReply {
   staticPageHeaders(reply);
+  // under another host name, "/" would lead back to this page: the link goes to the public URL
+  if (problem.code === 'misdirected_request') {
+    return sendPage(reply, ErrorPage({ title: 'Wrong address', detail: problem.detail, home: `${String(problem.extra.publicUrl)}/` }), problem.status);
+  }
   return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: problem.detail }), problem.status);
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import { normaliseAddress } from '../net/client-address.js';
 
 const SAFE_REQUEST_ID = /^[\w.:-]{1,64}$/;
 // The dashboard's emailed links carry their secret in the path: it never reaches the log.
@@ -17,14 +18,23 @@ export function requestId(request: IncomingMessage): string {
   return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** One log line per request (no headers, no query, no body, no secret of a link: nothing secret), and the id echoed back. */
+/**
+ * One log line per request (no headers, no query, no body, no secret of a link: nothing secret), and
+ * the id echoed back. `ip` is the client's address as the rate limits saw it (after trusted proxies).
+ */
 export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, path: loggedPath(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      {
+        method: request.method,
+        path: loggedPath(request.url),
+        ip: normaliseAddress(request.ip),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
       'request',
     );
   });

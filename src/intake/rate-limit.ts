@@ -51,6 +51,9 @@ export class SubmitRateLimiter {
  */
 export function visitorKey(ip: string): string {
   if (!ipaddr.IPv6.isValid(ip) || ipaddr.IPv4.isValid(ip)) return ip;
-  const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 4);
+  const address = ipaddr.IPv6.parse(ip);
+  // NOTE: a server listening on `::` sees IPv4 clients as ::ffff:a.b.c.d: they share one /64, but each is its own visitor
+  if (address.isIPv4MappedAddress()) return address.toIPv4Address().toString();
+  const parts = address.parts.slice(0, 4);
   return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
 }

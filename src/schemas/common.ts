@@ -58,8 +58,18 @@ export function PageOf<T extends TSchema>(item: T, description: string) {
 }
 
 // Every operation documents these (spec section 7); routes add their own (409, 503). Every operation
-// reads its token from the database, so each can find it unable to answer (storage_unavailable).
-const COMMON: ProblemCode[] = ['validation_error', 'invalid_token', 'insufficient_scope', 'not_found', 'rate_limited', 'internal_error', 'storage_unavailable'];
+// reads its token from the database, so each can find it unable to answer (storage_unavailable),
+// and each refuses a Host that is not this server's before it runs (misdirected_request).
+const COMMON: ProblemCode[] = [
+  'validation_error',
+  'invalid_token',
+  'insufficient_scope',
+  'not_found',
+  'misdirected_request',
+  'rate_limited',
+  'internal_error',
+  'storage_unavailable',
+];
 
 /** Problem responses of an operation for the OpenAPI document, grouped by status. */
 export function problemResponses(...extra: ProblemCode[]) {

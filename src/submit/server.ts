@@ -14,7 +14,7 @@ import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
 import { allowedOriginsOf } from '../services/forms.js';
 import { redirect, sendJson, sendPage, wantsHtml, wantsJson } from './answer.js';
 import { readSubmission } from './body.js';
-import { clientIp } from './client-ip.js';
+import { clientIp } from '../net/client-address.js';
 import { answerEcho } from './echo.js';
 import { DEFAULT_LANGUAGE, pageLanguage, pageText, supportedLanguage } from './languages/index.js';
 import { OriginPolicy, postOriginOf, type RedirectControl } from './origin-policy.js';
@@ -90,8 +90,13 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
   // 'close' comes after every answer, and when the visitor goes away before one
   deps.ctx.visitors.enter();
   response.once('close', () => deps.ctx.visitors.leave());
+  // read now: once answered, a closed connection no longer knows its peer
+  const client = clientIp(request, deps.ctx.config.trustProxy);
   response.once('finish', () => {
-    deps.log.info({ reqId, method: request.method, path, status: response.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
+    deps.log.info(
+      { reqId, method: request.method, path, ip: client, status: response.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 },
+      'request',
+    );
   });
 
   let controls: Record<string, string> | null = null;

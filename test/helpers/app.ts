@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { Surfaces } from '../../src/app.js';
 import { listen } from '../../src/cli/serve.js';
 import { buildConfig, type Config } from '../../src/config/config.js';
@@ -60,13 +60,14 @@ export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
  * Starts the real service (both surfaces, on loopback, ephemeral ports) on a fresh database of the
  * suite's dialect, or on `options.database` (a second instance of one installation; it is left in
  * place at close). The API's and submit surface's rate limits are off unless `env` sets them.
+ * `options.logger` receives the service's log lines (silent by default).
  */
-export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; database?: TestDatabase } = {}): Promise<TestApp> {
+export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; database?: TestDatabase; logger?: Logger } = {}): Promise<TestApp> {
   const database: TestDatabase = options.database ?? (await createTestDatabase());
   const owned = options.database === undefined;
   const config = testConfig(database, env);
   const ctx = await openContext(config);
-  const logger = pino({ level: process.env.FORMGATE_TEST_LOG ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.FORMGATE_TEST_LOG ?? 'silent' });
   let surfaces: Surfaces;
   let delivery: Delivery | null = null;
   try {

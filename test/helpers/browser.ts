@@ -14,8 +14,9 @@ export const SCREENSHOT_DIR = path.resolve('test-results/screenshots', TEST_DIAL
 /** The `skip` option of a describe that needs Chromium: a reason when it is not installed. */
 export const needsChromium: string | false = !fs.existsSync(CHROMIUM) && `SKIPPED: ${CHROMIUM} is not installed (.ci/run installs it)`;
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+/** Chromium, headless; `extraArgs` adds switches (a test's own host resolver rules, say). */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: [...FLAGS, ...extraArgs] });
 }
 
 /** A new page in a context of its own (its own cookies), at desktop width. */

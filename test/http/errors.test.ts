@@ -622,11 +622,11 @@ describe('shutting down', () => {
       });
       socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
       const received = new Promise((resolve) => surfaces.api.server.once('request', resolve));
-      socket.write('POST /nope HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n');
+      socket.write('POST /nope HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n');
       await received;
       const closed = surfaces.api.close();
       await closing;
-      socket.write('{}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      socket.write('{}GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n');
       await ended;
       await closed;
 

@@ -70,7 +70,7 @@ describe('buildConfig', () => {
     assert.equal(config.smtpUrl, null, 'mail goes to data/outbox');
     assert.equal(config.mailFrom, 'Formgate <forms@localhost>');
     assert.equal(config.redisUrl, null, 'in-process counters');
-    assert.equal(config.trustProxy, false);
+    assert.deepEqual(config.trustProxy, { hops: 0 });
     assert.equal(config.allowPrivateWebhooks, false);
     assert.equal(config.spamd, null, 'no spamd asked: the built-in content rules alone');
     // "sensible per-IP limits": on by default
@@ -158,10 +158,26 @@ describe('buildConfig', () => {
   });
 
   it('reads the flags as true or false and refuses anything else', () => {
-    for (const value of ['1', 'true', 'YES', 'on']) assert.equal(buildConfig({ trustProxy: value }).trustProxy, true, value);
     for (const value of ['0', 'false', 'No', 'off']) assert.equal(buildConfig({ allowPrivateWebhooks: value }).allowPrivateWebhooks, false, value);
-    assertConfigError({ trustProxy: 'maybe' }, 'FORMGATE_TRUST_PROXY');
     assertConfigError({ allowPrivateWebhooks: '2' }, 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS');
+  });
+
+  it('reads FORMGATE_TRUST_PROXY as false, true (one hop), a number of hops or a list of proxies', () => {
+    for (const value of ['0', 'false', 'No', 'off']) assert.deepEqual(buildConfig({ trustProxy: value }).trustProxy, { hops: 0 }, value);
+    for (const value of ['1', 'true', 'YES', 'on']) assert.deepEqual(buildConfig({ trustProxy: value }).trustProxy, { hops: 1 }, value);
+    assert.deepEqual(buildConfig({ trustProxy: ' 2 ' }).trustProxy, { hops: 2 });
+    assert.deepEqual(buildConfig({ trustProxy: '10.0.0.0/8, 192.0.2.1,::1, fd00::/8, loopback' }).trustProxy, {
+      addresses: ['10.0.0.0/8', '192.0.2.1', '::1', 'fd00::/8', 'loopback'],
+    });
+  });
+
+  it('refuses a FORMGATE_TRUST_PROXY that names no proxy clearly, at start', () => {
+    for (const value of ['maybe', '17', '10.0.0.0/0', '10.0.0.0/33', '::/0', '10.0.0.1,', '10.0.0.1, example.com', '0x7f.1', '10.0.0.0/8/8', '-1', '1.5']) {
+      assertConfigError({ trustProxy: value }, 'FORMGATE_TRUST_PROXY');
+    }
+    assert.throws(() => buildConfig({ trustProxy: 'proxy.internal' }), /"proxy\.internal" is not an IP address or CIDR/);
+    assert.throws(() => buildConfig({ trustProxy: '17' }), /17 hops is more than any real chain of proxies/);
+    assert.throws(() => buildConfig({ trustProxy: '::/0' }), /"::\/0" would trust every client/);
   });
 
   it('reads FORMGATE_SPAMD_URL as spamd://host:port or host:port, port 783 by default', () => {

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import fs from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import type { Surfaces } from '../../src/app.js';
+import { listen } from '../../src/cli/serve.js';
+import { openContext, type AppContext } from '../../src/context.js';
+import { type TestApp, testConfig } from '../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { until } from '../helpers/eventually.js';
+import { createAccount } from '../helpers/fixtures.js';
+import { request } from '../helpers/submit.js';
+
+// The reverse-proxy configurations of docs/configuration.md, as written there, run for real in
+// front of Formgate with the environment the page gives, on loopback ports instead of 443.
+const DOCS = fs.readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+const installed = (...files: string[]) => files.find((file) => fs.existsSync(file));
+
+function documented(language: string): string {
+  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(DOCS)?.[1];
+  assert.ok(block, `docs/configuration.md has a ${language} example`);
+  return block;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+interface Ports {
+  proxy: number;
+  api: number;
+  submit: number;
+}
+
+interface Proxy {
+  name: string;
+  binary: string | undefined;
+  /** Writes the documented configuration into `folder`, adapted to `ports`, and starts the proxy. */
+  start(folder: string, ports: Ports): ChildProcess;
+}
+
+const NGINX: Proxy = {
+  name: 'nginx',
+  binary: installed('/usr/sbin/nginx', '/usr/bin/nginx'),
+  start(folder, ports) {
+    const servers = documented('nginx')
+      .replaceAll('listen 443 ssl;', `listen 127.0.0.1:${ports.proxy};`)
+      .replace(/^\s*ssl_certificate(_key)?\s.*$/gm, '')
+      .replaceAll('http://127.0.0.1:8080', `http://127.0.0.1:${ports.api}`)
+      .replaceAll('http://127.0.0.1:8081', `http://127.0.0.1:${ports.submit}`);
+    const file = path.join(folder, 'nginx.conf');
+    fs.writeFileSync(
+      file,
+      [
+        'daemon off;',
+        'master_process off;',
+        `pid ${folder}/nginx.pid;`,
+        `error_log ${folder}/error.log;`,
+        'events {}',
+        'http {',
+        '  access_log off;',
+        `  client_body_temp_path ${folder}/body; proxy_temp_path ${folder}/proxy;`,
+        `  fastcgi_temp_path ${folder}/fastcgi; uwsgi_temp_path ${folder}/uwsgi; scgi_temp_path ${folder}/scgi;`,
+        servers,
+        '}',
+      ].join('\n'),
+    );
+    return spawn(this.binary!, ['-p', folder, '-c', file, '-e', path.join(folder, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  },
+};
+
+const CADDY: Proxy = {
+  name: 'Caddy',
+  binary: installed('/usr/bin/caddy', '/usr/local/bin/caddy'),
+  start(folder, ports) {
+    // plain HTTP on a loopback port instead of certificates for the public names; no admin endpoint
+    const sites = documented('caddy')
+      .replaceAll('forms.example.com {', `http://forms.example.com:${ports.proxy} {`)
+      .replaceAll('submit.example.com {', `http://submit.example.com:${ports.proxy} {`)
+      .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.api}`)
+      .replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.submit}`);
+    const file = path.join(folder, 'Caddyfile');
+    fs.writeFileSync(file, `{\n  admin off\n}\n\n${sites}`);
+    return spawn(this.binary!, ['run', '--config', file, '--adapter', 'caddyfile'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, HOME: folder, XDG_DATA_HOME: folder, XDG_CONFIG_HOME: folder },
+    });
+  },
+};
+
+const visitor = () => `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;
+
+for (const proxy of [NGINX, CADDY]) {
+  describe(`behind the documented ${proxy.name} configuration`, { skip: !proxy.binary && `SKIPPED: ${proxy.name} is not installed` }, () => {
+    let database: TestDatabase;
+    let ctx: AppContext;
+    let surfaces: Surfaces;
+    let child: ChildProcess;
+    let proxyPort: number;
+    let folder: string;
+    const lines: Record<string, unknown>[] = [];
+    const logged = (id: string) => lines.find((line) => line.msg === 'request' && line.reqId === id);
+    const via = (urlPath: string) => `http://127.0.0.1:${proxyPort}${urlPath}`;
+
+    before(async () => {
+      database = await createTestDatabase();
+      ctx = await openContext(
+        testConfig(database, {
+          publicUrl: 'https://forms.example.com',
+          submitUrl: 'https://submit.example.com',
+          trustProxy: 'true',
+          rateLimitSubmit: '3/1m',
+        }),
+      );
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line));
+          done();
+        },
+      });
+      surfaces = await listen(ctx, pino({ level: 'info' }, sink), { publicUrl: true, submitUrl: true });
+      proxyPort = await freePort();
+      folder = fs.mkdtempSync(path.join(os.tmpdir(), `formgate-${proxy.name.toLowerCase()}-`));
+      child = proxy.start(folder, {
+        proxy: proxyPort,
+        api: (surfaces.api.server.address() as { port: number }).port,
+        submit: (surfaces.submit.server.address() as { port: number }).port,
+      });
+      let errors = '';
+      child.stderr?.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+      let exited = false;
+      child.once('exit', () => (exited = true));
+      await until(`${proxy.name} listens`, async () => {
+        assert.equal(exited, false, `${proxy.name} exited: ${errors}`);
+        return request('GET', via('/healthz'), null, { host: 'forms.example.com' }).then(
+          (answer) => answer.status === 200,
+          () => false,
+        );
+      });
+    });
+
+    after(async () => {
+      child?.kill('SIGTERM');
+      await surfaces?.close();
+      await ctx?.close();
+      await database?.drop();
+      if (folder) fs.rmSync(folder, { recursive: true, force: true });
+    });
+
+    it('counts each visitor by the address the proxy saw, whatever X-Forwarded-For it sends', async () => {
+      const account = await createAccount({ ctx } as TestApp);
+      // the API through the proxy too, under the public name
+      const created = await request('POST', via('/public/v1/forms'), JSON.stringify({ workspaceId: account.workspaceId, name: 'Contact' }), {
+        host: 'forms.example.com',
+        authorization: `Bearer ${account.token}`,
+        'content-type': 'application/json',
+      });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const client = visitor();
+      const send = (n: number) =>
+        request(
+          'POST',
+          via(`/${created.body.id}`),
+          `message=hello+${n}`,
+          // a new forged address each time: before, each one was a new visitor to the rate limit
+          {
+            host: 'submit.example.com',
+            accept: 'application/json',
+            'content-type': 'application/x-www-form-urlencoded',
+            'x-forwarded-for': `203.0.113.${n}`,
+            'x-request-id': `submit-${n}`,
+          },
+          client,
+        );
+      for (let n = 1; n <= 3; n++) assert.equal((await send(n)).status, 200, `submission ${n}`);
+      const refused = await send(4);
+      assert.equal(refused.status, 429);
+      assert.equal(refused.body.code, 'rate_limited');
+      assert.equal(logged('submit-1')?.ip, client);
+      // another visitor through the same proxy is counted apart
+      const other = await request(
+        'POST',
+        via(`/${created.body.id}`),
+        'message=hi',
+        { host: 'submit.example.com', accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        visitor(),
+      );
+      assert.equal(other.status, 200);
+    });
+
+    it('serves the dashboard under the public name, with the visitor’s address in the log', async () => {
+      const client = visitor();
+      const answer = await request(
+        'GET',
+        via('/login'),
+        null,
+        { host: 'forms.example.com', accept: 'text/html', 'x-forwarded-for': '192.0.2.1', 'x-forwarded-host': 'rebind.example', 'x-request-id': 'login' },
+        client,
+      );
+      assert.equal(answer.status, 200, 'a visitor’s own X-Forwarded-Host does not pass the proxy');
+      assert.equal(logged('login')?.ip, client, 'the address the proxy appended, not the one the visitor wrote');
+    });
+
+    it('refuses another name passed on by the proxy (DNS rebinding) with 421', async () => {
+      const answer = await request('GET', via('/signup'), null, { host: 'rebind.example', accept: 'text/html' });
+      // nginx passes any name on to its first server; Caddy answers a name it does not serve itself, with nothing of Formgate's
+      if (proxy.name === 'Caddy' && answer.status !== 421) assert.doesNotMatch(String(answer.body ?? ''), /Formgate|Create account/);
+      else {
+        assert.equal(answer.status, 421);
+        assert.match(answer.body, /open it at https:\/\/forms\.example\.com/);
+      }
+    });
+  });
+}
