@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { CursorCodec } from '../../http/pagination.js';
-import type { Keyset, Page } from '../../services/pagination.js';
+import { type Keyset, nextOf, type Page } from '../../services/pagination.js';
 import { fromJson } from '../../db/database.js';
 import { type FilterValues, filterQuery, readFilter } from '../date-range.js';
 import { formFrame } from '../form-frame.js';
@@ -67,13 +67,12 @@ function pageProps(
   path: string,
 ) {
   const good = goodValues(list.values, list.errors);
-  const last = page.rows.at(-1);
   const rows: InboxRow[] = page.rows.map((row) => ({ ...row, data: fromJson(row.data) }));
   return {
     rows,
     values: list.values,
     errors: list.errors,
-    pager: pagerOf(cursors, list.name, path, good, page.hasMore ? last : undefined, list.cursor !== null),
+    pager: pagerOf(cursors, list.name, path, good, nextOf(page) ?? undefined, list.cursor !== null),
     back: withQuery(path, { ...good, ...(list.cursor ? { cursor: list.cursor } : {}) }),
     exportQuery: filterQuery(good),
   };
@@ -85,9 +84,9 @@ export function goodValues(values: FilterValues, errors: Record<string, string>)
 }
 
 /** The next page's link (its cursor and the filter) and, on a later page, the first page's. */
-export function pagerOf(cursors: CursorCodec, list: string, path: string, values: FilterValues, last: Keyset | undefined, later: boolean): Pager {
+export function pagerOf(cursors: CursorCodec, list: string, path: string, values: FilterValues, next: Keyset | undefined, later: boolean): Pager {
   return {
-    next: last ? withQuery(path, { ...values, cursor: cursors.encode(list, { createdAt: last.createdAt, id: last.id }) }) : null,
+    next: next ? withQuery(path, { ...values, cursor: cursors.encode(list, { createdAt: next.createdAt, id: next.id }) }) : null,
     newest: later ? withQuery(path, values) : null,
   };
 }

@@ -17,6 +17,7 @@ import { dashboard } from './0013-dashboard.js';
 import { formPages } from './0014-form-pages.js';
 import { failedDeliveries } from './0015-failed-deliveries.js';
 import { webhookDestinations } from './0016-webhook-destinations.js';
+import { searchScope } from './0017-search-scope.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-form-pages': formPages,
   '0015-failed-deliveries': failedDeliveries,
   '0016-webhook-destinations': webhookDestinations,
+  '0017-search-scope': searchScope,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */
