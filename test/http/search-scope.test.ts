@@ -137,7 +137,10 @@ describe('search cost follows the caller’s own rows', () => {
     // every big row is a candidate for "meadow lavender" (it holds both words); three hold the phrase
     const walked = await walkPages(app, big.token, `/forms/${bigForm.id}/submissions?search=${encodeURIComponent('meadow lavender')}`, 25, 20);
     assert.deepEqual(walked.ids, phraseRows, 'every match, newest first, each once');
-    assert.ok(walked.pages >= Math.ceil(BIG_ROWS / SEARCH_ROW_CAP), `a page checks at most ${SEARCH_ROW_CAP} rows (${walked.pages} pages)`);
+    // SQLite caps the rows a page checks (its work holds the event loop); PostgreSQL's scoped index answers at once
+    if (TEST_DIALECT === 'sqlite') {
+      assert.ok(walked.pages >= Math.ceil(BIG_ROWS / SEARCH_ROW_CAP), `a page checks at most ${SEARCH_ROW_CAP} rows (${walked.pages} pages)`);
+    }
 
     const exported = await app.api('GET', `/forms/${bigForm.id}/submissions/export?format=json&search=${encodeURIComponent('meadow lavender')}`, {
       token: big.token,
