@@ -9,6 +9,7 @@ import { SEARCH_ROW_CAP } from '../../src/services/submissions.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { type Account, createAccount, createForm } from '../helpers/fixtures.js';
+import { loggedIn } from '../helpers/members.js';
 import { walkPages } from '../helpers/pagination.js';
 
 // Issue 24: a search's cost follows the caller's own rows, never another tenant's. A large tenant
@@ -52,6 +53,7 @@ describe('search cost follows the caller’s own rows', () => {
   before(async () => {
     app = await startApp();
     big = await createAccount(app);
+    await app.ctx.users.setPassword(big.userId, 'a long enough password');
     small = await createAccount(app);
     bigForm = await createForm(app, big, { name: 'Busy' });
     smallForm = await createForm(app, small, { name: 'Quiet' });
@@ -156,5 +158,27 @@ describe('search cost follows the caller’s own rows', () => {
       phraseRows,
       'the export walks the capped pages to the end',
     );
+  });
+
+  it('shows the dashboard inbox’s capped pages with a Next link, an empty one saying that older rows follow', {
+    skip: TEST_DIALECT !== 'sqlite' && 'SQLite only: PostgreSQL is not capped',
+  }, async () => {
+    const client = await loggedIn(app, big.email);
+    let path: string | null = `/forms/${bigForm.id}?search=${encodeURIComponent('meadow lavender')}`;
+    const seen: string[] = [];
+    let emptyPages = 0;
+    for (let pages = 0; path !== null && pages < 10; pages++) {
+      const page = await client.get(path);
+      assert.equal(page.status, 200);
+      seen.push(...phraseRows.filter((id) => page.html.includes(`/submissions/${id}`)));
+      const next = /<a href="([^"]*)">Next page<\/a>/.exec(page.html);
+      if (!phraseRows.some((id) => page.html.includes(`/submissions/${id}`)) && next) {
+        emptyPages++;
+        assert.match(page.html, /Nothing matches among the submissions this page searched; the next page searches older ones\./);
+      }
+      path = next ? next[1]!.replaceAll('&amp;', '&') : null;
+    }
+    assert.deepEqual(seen, phraseRows, 'every match, once, in order');
+    assert.ok(emptyPages >= 1, 'a page that found nothing says so and links on');
   });
 });
