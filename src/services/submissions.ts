@@ -7,7 +7,7 @@ import type { SubmissionStatus } from '../db/schema/submission.js';
 import { candidatesMatch, indexCandidates, postgresMatches, type SearchScopeColumn, searchPattern, searchScope, searchTextMatches } from '../db/search.js';
 import { ProblemError, validationError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
-import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
+import { type Keyset, keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS } from './plans.js';
 import { countHeld, type FolderRow, listFolder, markNotSpam, reasonsOf } from './quarantine.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
@@ -95,37 +95,37 @@ const formPage = (after: boolean, api: boolean) =>
   });
 
 // A look at the next `window` rows of a form or workspace, each checked for the search pattern: the
-// matches, and the window's last row, marked (n = window), when the window was full.
+// first `limit` matches (SQLite and PostgreSQL stop reading once they have them).
 type ScanParams = { owner: string; pattern: string; window: number; limit: number; createdAt: number; id: string };
-type ScanRow = SubmissionListRow & { matched: number; n: number };
+function listedAfter(db: Queryable, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter) {
+  const scoped = db.selectFrom('submissions').where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', p.owner);
+  return newestAfter(inRange(scoped, filter), after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions');
+}
 function scanQuery(db: Queryable, dialect: Dialect, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter = {}) {
-  const scoped = db
-    .selectFrom('submissions')
+  const window = listedAfter(db, column, p, after, filter)
     .select([...LIST_COLUMNS, 'submissions.searchText'])
-    .where('submissions.status', '=', 'accepted')
-    .where(`submissions.${column}`, '=', p.owner);
-  const window = newestAfter(inRange(scoped, filter), after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.window);
-  const matches = searchTextMatches(dialect, p.pattern, 'window');
-  const checked = db
+    .limit(p.window);
+  const matching = db
     .selectFrom(window.as('window'))
     .select(['window.id', 'window.formId', 'window.data', 'window.createdAt'])
-    .select(sql<number>`CASE WHEN ${matches} THEN 1 ELSE 0 END`.as('matched'))
-    .select(sql<number>`row_number() OVER (ORDER BY ${sql.ref('window.createdAt')} DESC, ${sql.ref('window.id')} DESC)`.as('n'));
-  const kept = db
-    .selectFrom(checked.as('checked'))
-    .select(['checked.id', 'checked.formId', 'checked.data', 'checked.createdAt', 'checked.matched', 'checked.n'])
-    .where((eb) => eb.or([eb('checked.matched', '=', 1), eb('checked.n', '=', p.window)]));
-  return newestAfter(kept, null, 'checked').limit(p.limit);
+    .where(searchTextMatches(dialect, p.pattern, 'window'));
+  return newestAfter(matching, null, 'window').limit(p.limit);
+}
+// The window's last row and the one after it, if any: where the next page starts, and whether there is one.
+function windowEndQuery(db: Queryable, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter = {}) {
+  return listedAfter(db, column, p, after, filter).select(['submissions.createdAt', 'submissions.id']).limit(2).offset(sql<number>`${p.window} - 1`);
 }
 const scanSearch = (dialect: Dialect, column: ScopeColumn, after: boolean) =>
-  new PreparedQuery<ScanParams, ScanRow>((db, p) => scanQuery(db, dialect, column, p, after));
+  new PreparedQuery<ScanParams, SubmissionListRow>((db, p) => scanQuery(db, dialect, column, p, after));
+const windowEnd = (column: ScopeColumn, after: boolean) => new PreparedQuery<ScanParams, Keyset>((db, p) => windowEndQuery(db, column, p, after));
 
 export class SubmissionService {
   private readonly formPages = {
     api: { first: formPage(false, true), next: formPage(true, true) },
     dashboard: { first: formPage(false, false), next: formPage(true, false) },
   };
-  private readonly scans: Record<ScopeColumn, { first: PreparedQuery<ScanParams, ScanRow>; next: PreparedQuery<ScanParams, ScanRow> }>;
+  private readonly scans: Record<ScopeColumn, { first: PreparedQuery<ScanParams, SubmissionListRow>; next: PreparedQuery<ScanParams, SubmissionListRow> }>;
+  private readonly windowEnds: Record<ScopeColumn, { first: PreparedQuery<ScanParams, Keyset>; next: PreparedQuery<ScanParams, Keyset> }>;
 
   constructor(
     private readonly database: Database,
@@ -138,6 +138,10 @@ export class SubmissionService {
     this.scans = {
       formId: { first: scanSearch(dialect, 'formId', false), next: scanSearch(dialect, 'formId', true) },
       workspaceId: { first: scanSearch(dialect, 'workspaceId', false), next: scanSearch(dialect, 'workspaceId', true) },
+    };
+    this.windowEnds = {
+      formId: { first: windowEnd('formId', false), next: windowEnd('formId', true) },
+      workspaceId: { first: windowEnd('workspaceId', false), next: windowEnd('workspaceId', true) },
     };
   }
 
@@ -240,13 +244,17 @@ export class SubmissionService {
       id: page.after?.id ?? '',
     };
     const ranged = filter.from !== undefined || filter.to !== undefined;
+    const after = page.after !== null;
     const rows = ranged
-      ? await scanQuery(db, dialect, column, params, page.after !== null, filter).execute()
-      : await (page.after ? this.scans[column].next : this.scans[column].first).execute(db, params);
-    const matched = rows.filter((row) => Number(row.matched) === 1).map(({ id, formId, data, createdAt }) => ({ id, formId, data, createdAt }));
-    const end = rows.find((row) => Number(row.n) === window);
-    if (matched.length > page.limit || !end) return pageOf(matched, page.limit);
-    return { rows: matched, hasMore: true, next: { createdAt: end.createdAt, id: end.id } };
+      ? await scanQuery(db, dialect, column, params, after, filter).execute()
+      : await this.scans[column][after ? 'next' : 'first'].execute(db, params);
+    if (rows.length > page.limit) return pageOf(rows, page.limit);
+    // fewer than a page: did the window reach the end of the list? (its index answers, no row is read)
+    const [end, beyond] = ranged
+      ? await windowEndQuery(db, column, params, after, filter).execute()
+      : await this.windowEnds[column][after ? 'next' : 'first'].execute(db, params);
+    if (!end || !beyond) return { rows, hasMore: false };
+    return { rows, hasMore: true, next: { createdAt: Number(end.createdAt), id: end.id } };
   }
 
   private async formPage(userId: string, formId: string, page: PageRequest, access: Access): Promise<Page<SubmissionListRow>> {
