@@ -34,6 +34,7 @@ export class SearchLimits {
 
 function refused(refusal: Refusal, reply: FastifyReply): ProblemError {
   const seconds = refusal.retryAfterSeconds;
+  reply.log.info({ retryAfter: seconds }, 'search refused: FORMGATE_RATE_LIMIT_SEARCH reached');
   reply.header('retry-after', String(seconds));
   return new ProblemError('rate_limited', `Too many searches; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, { retryAfter: seconds });
 }
