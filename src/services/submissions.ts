@@ -60,14 +60,19 @@ const LIST_COLUMNS = ['submissions.id', 'submissions.formId', 'submissions.data'
 // the search index: a common term fills its page among them.
 const RECENT_WINDOW = 2000;
 /**
- * The most rows one search page checks one by one, and the most candidates it takes from SQLite's
- * index: the worst page measured ~48 ms of the event loop at 200,000 rows of one account, against
- * ~1 s uncapped (docs/decisions.md). A search whose index candidates are more
- * than this checks this many rows of the list instead, from where its page starts: the page holds
- * the matches among them (perhaps fewer than asked, perhaps none) and its cursor continues after
- * the last row checked, so the pages together are still exactly the matching rows.
+ * The most rows one search page checks one by one (~1 µs each on SQLite). A search of a longer list
+ * whose term SQLite's index cannot answer cheaply checks this many rows of the list from where its
+ * page starts: the page holds the matches among them (perhaps fewer than asked, perhaps none) and its
+ * cursor continues after the last row checked, so the pages together are still exactly the matches.
  */
 export const SEARCH_ROW_CAP = 10_000;
+/**
+ * The most candidates a search takes from SQLite's index: each is looked up and checked (~4 µs),
+ * and producing them costs ~1 µs each. More than this, and the page checks SEARCH_ROW_CAP rows
+ * instead. At 10,000 candidates the worst page measured ~48 ms of the event loop (200,000 rows of
+ * one account), at 2,000 ~18 ms (docs/decisions.md).
+ */
+export const INDEX_CANDIDATE_CAP = 2_000;
 
 type ScopeColumn = SearchScopeColumn;
 
@@ -181,8 +186,8 @@ export class SubmissionService {
    * fills its page among them, and when they are the rest of the list their matches are the whole
    * answer. A list of at most SEARCH_ROW_CAP more rows is checked one by one to its end. Only a longer
    * list asks the search index of its workspace or form; on SQLite, where that work holds the event
-   * loop, when the index offers more than SEARCH_ROW_CAP candidates (or the term has no word it can
-   * use), the page checks SEARCH_ROW_CAP rows of the list one by one instead (see SEARCH_ROW_CAP).
+   * loop, when the index offers more than INDEX_CANDIDATE_CAP candidates (or the term has no word it
+   * can use), the page checks SEARCH_ROW_CAP rows of the list one by one instead (see SEARCH_ROW_CAP).
    */
   private async search(column: ScopeColumn, owner: string, page: PageRequest, filter: SubmissionFilter, search: string): Promise<Page<SubmissionListRow>> {
     const { dialect, db } = this.database;
@@ -194,10 +199,10 @@ export class SubmissionService {
     const joined = (more: Page<SubmissionListRow>): Page<SubmissionListRow> => ({ ...more, rows: [...recent.rows, ...more.rows] });
     if ((await this.rowsLeft(column, owner, page, filter)) <= SEARCH_ROW_CAP) return joined(await rest());
     let matches = dialect === 'postgres' ? postgresMatches(search) : null;
-    const candidates = dialect === 'sqlite' ? indexCandidates(column, owner, search, SEARCH_ROW_CAP) : null;
+    const candidates = dialect === 'sqlite' ? indexCandidates(column, owner, search, INDEX_CANDIDATE_CAP) : null;
     if (candidates) {
       const seqs = (await candidates.execute(db)).rows.map((row) => Number(row.seq));
-      if (seqs.length <= SEARCH_ROW_CAP) matches = candidatesMatch(seqs, column, owner, search);
+      if (seqs.length <= INDEX_CANDIDATE_CAP) matches = candidatesMatch(seqs, column, owner, search);
     }
     if (matches === null) return joined(await rest());
     const matching = db
