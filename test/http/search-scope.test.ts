@@ -139,6 +139,35 @@ describe('search cost follows the caller’s own rows', () => {
     }
   });
 
+  it('answers a long list’s rare terms from its scoped index exactly: indexed and waiting rows, never another tenant’s', async () => {
+    // the big list is longer than SEARCH_ROW_CAP: its searches of rare terms go to the index
+    // older than every other row: the recent rows never reach it, only the index (and its backlog) can
+    const oldest = Date.now() - 30 * 86_400_000;
+    const [waiting] = await seed([{ form: bigForm, data: { note: 'A kingfisher at dawn' }, createdAt: oldest }]);
+    await seed([{ form: smallForm, data: { note: 'A kingfisher at dawn' }, createdAt: oldest }]);
+    const ids = async (term: string) => (await search(big, { formId: bigForm.id }, term)).rows.map((row) => row.id);
+    const name12345 = await app.ctx.database.db
+      .selectFrom('submissions')
+      .select('id')
+      .where('formId', '=', bigForm.id)
+      .where('searchText', 'like', '%visitor 12345%')
+      .executeTakeFirstOrThrow();
+    // "visitor 12345" is old (deep in the list), so the recent rows do not answer it
+    assert.deepEqual(await ids('visitor 12345'), [name12345.id], 'two words, found by the longer ones');
+    assert.deepEqual(await ids('VISITOR 12345'), [name12345.id], 'case-insensitively');
+    assert.deepEqual(await ids('12345'), [name12345.id], 'one word');
+    assert.deepEqual(await ids('kingfisher'), [waiting], 'a row not yet indexed, of this list only');
+    assert.deepEqual(await ids('kingfisher at dawn'), [waiting]);
+    assert.deepEqual(await ids('visitor 1234_'), [], 'wildcards are literal');
+    assert.deepEqual(
+      (await search(big, { workspaceId: big.workspaceId }, 'kingfisher')).rows.map((row) => row.id),
+      [waiting],
+      'the workspace’s list too',
+    );
+    await new SearchIndexer(app.ctx.database).indexAll();
+    assert.deepEqual(await ids('kingfisher'), [waiting], 'indexed, still found, still alone');
+  });
+
   it('caps the rows one page checks, and its pages with their cursors still hold exactly the matches', async () => {
     // every big row is a candidate for "meadow lavender" (it holds both words); three hold the phrase
     const walked = await walkPages(app, big.token, `/forms/${bigForm.id}/submissions?search=${encodeURIComponent('meadow lavender')}`, 25, 20);
