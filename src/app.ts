@@ -15,6 +15,7 @@ import { answerClientError, ignoreUnknownExpectations } from './http/client-erro
 import { installHostCheck } from './http/host-check.js';
 import { installJsonParser } from './http/json-body.js';
 import { redisStoreWithFallback } from './http/rate-limit-store.js';
+import { SearchLimits } from './http/search-limits.js';
 import { installRequestLog, requestId } from './http/request-log.js';
 import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
@@ -118,6 +119,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   // the API takes JSON only; without this, text/plain would reach validation as a string
   api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
+  const searchLimits = new SearchLimits(ctx.config, redis);
   registerHealthRoute(api, ctx.database);
   registerErrorDocsRoute(api);
   await api.register(
@@ -126,7 +128,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerMeRoutes(typed);
       registerWorkspaceRoutes(typed, ctx);
       registerFormRoutes(typed, ctx);
-      registerSubmissionRoutes(typed, ctx);
+      registerSubmissionRoutes(typed, ctx, searchLimits);
       registerTemplateRoutes(typed, ctx);
     },
     { prefix: API_PREFIX },
@@ -135,7 +137,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   // before the dashboard, whose "Send a test submission" posts through it
   const submit = buildSubmitSurface(ctx, logger, redis);
 
-  await api.register(dashboard, { ctx, redis, submit });
+  await api.register(dashboard, { ctx, redis, submit, searchLimits });
 
   return {
     api,

@@ -79,7 +79,7 @@ export const PROBLEMS = {
   rate_limited: {
     status: 429,
     title: 'Too many requests',
-    summary: 'Too many requests from this address; retry after the number of seconds in `Retry-After`.',
+    summary: 'Too many requests from this address (or, for searches, by this token or session); retry after the number of seconds in `Retry-After`.',
   },
   headers_too_large: {
     status: 431,

@@ -34,6 +34,8 @@ export interface Config {
   rateLimitLoginAccount: RateLimit;
   /** Failed dashboard logins and reset requests per client IP. */
   rateLimitLoginAddress: RateLimit;
+  /** Searches per caller (token, session) and per client IP, on the API and the dashboard. */
+  rateLimitSearch: RateLimit;
   /** Which proxies in front may say who the client is (`X-Forwarded-For`): see net/client-address.ts. */
   trustProxy: TrustProxy;
   allowPrivateWebhooks: boolean;
@@ -79,6 +81,7 @@ const DEFAULT_RATE_LIMIT_API = '600/1m';
 const DEFAULT_RATE_LIMIT_SUBMIT = '30/1m';
 const DEFAULT_RATE_LIMIT_LOGIN_ACCOUNT = '10/15m';
 const DEFAULT_RATE_LIMIT_LOGIN_ADDRESS = '50/15m';
+const DEFAULT_RATE_LIMIT_SEARCH = '120/1m';
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses `N/window` (`60/1m`, `10/30s`, `1000/1h`) or `off`. */
@@ -276,6 +279,7 @@ export function buildConfig(raw: RawEnv): Config {
     rateLimitApi: parseRateLimit(raw.rateLimitApi ?? DEFAULT_RATE_LIMIT_API, envName('rateLimitApi')),
     rateLimitLoginAccount: parseRateLimit(raw.rateLimitLoginAccount ?? DEFAULT_RATE_LIMIT_LOGIN_ACCOUNT, envName('rateLimitLoginAccount')),
     rateLimitLoginAddress: parseRateLimit(raw.rateLimitLoginAddress ?? DEFAULT_RATE_LIMIT_LOGIN_ADDRESS, envName('rateLimitLoginAddress')),
+    rateLimitSearch: parseRateLimit(raw.rateLimitSearch ?? DEFAULT_RATE_LIMIT_SEARCH, envName('rateLimitSearch')),
     trustProxy: parseTrustProxy(raw.trustProxy),
     allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
     logLevel: raw.logLevel ?? 'info',

@@ -18,6 +18,7 @@ export interface RawEnv {
   rateLimitApi?: string;
   rateLimitLoginAccount?: string;
   rateLimitLoginAddress?: string;
+  rateLimitSearch?: string;
   trustProxy?: string;
   allowPrivateWebhooks?: string;
   logLevel?: string;
@@ -53,6 +54,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   rateLimitApi: 'FORMGATE_RATE_LIMIT_API',
   rateLimitLoginAccount: 'FORMGATE_RATE_LIMIT_LOGIN_ACCOUNT',
   rateLimitLoginAddress: 'FORMGATE_RATE_LIMIT_LOGIN_ADDRESS',
+  rateLimitSearch: 'FORMGATE_RATE_LIMIT_SEARCH',
   trustProxy: 'FORMGATE_TRUST_PROXY',
   allowPrivateWebhooks: 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS',
   logLevel: 'FORMGATE_LOG_LEVEL',

@@ -9,6 +9,7 @@ import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../
 import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { installAssets } from './assets.js';
 import { LoginLimits } from './login-limits.js';
+import type { SearchLimits } from '../http/search-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
@@ -46,6 +47,8 @@ export interface DashboardOptions {
   redis: Redis | null;
   /** The submit surface: "Send a test submission" posts through it. */
   submit: SubmitSurface;
+  /** Searches per session and per client address (the API's, shared). */
+  searchLimits: SearchLimits;
 }
 
 // A page's form is a few fields; nothing it sends needs more.
@@ -56,7 +59,7 @@ const BODY_LIMIT = 64 * 1024;
  * services as the API. Registered in a context of its own, so its cookies, form bodies, security
  * headers and error pages never touch the API under /public/v1.
  */
-export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: DashboardOptions): Promise<void> {
+export async function dashboard(app: FastifyInstance, { ctx, redis, submit, searchLimits }: DashboardOptions): Promise<void> {
   const https = ctx.config.publicUrl.startsWith('https:');
   const session = sessionCookie(ctx.config);
   // a key of its own for cookie signatures, derived from the installation's secret
@@ -97,12 +100,12 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);
   registerInvitationRoutes(app, ctx, session);
-  registerInboxRoutes(app, ctx);
+  registerInboxRoutes(app, ctx, searchLimits);
   registerSubmissionRoutes(app, ctx);
   registerSpamRoutes(app, ctx);
   registerDeliveryRoutes(app, ctx);
   registerTemplateRoutes(app, ctx, redis);
-  registerExportRoutes(app, ctx);
+  registerExportRoutes(app, ctx, searchLimits);
   registerFormSettingsRoutes(app, ctx);
   registerFormDeleteRoutes(app, ctx);
   registerRecipientRoutes(app, ctx);

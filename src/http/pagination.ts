@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../errors.js';
-import type { Keyset, Page } from '../services/pagination.js';
+import { type Keyset, nextOf, type Page } from '../services/pagination.js';
 
 const CURSOR_SYNTAX = /^([A-Za-z0-9_-]{4,120})\.([A-Za-z0-9_-]{24})$/;
 
@@ -58,8 +58,8 @@ export function envelopeJson<Row extends Keyset>(codec: CursorCodec, list: strin
 }
 
 function nextCursorOf<Row extends Keyset>(codec: CursorCodec, list: string, page: Page<Row>): string | null {
-  const last = page.rows[page.rows.length - 1];
-  return page.hasMore && last ? codec.encode(list, { createdAt: last.createdAt, id: last.id }) : null;
+  const next = nextOf(page);
+  return next ? codec.encode(list, next) : null;
 }
 
 /** The keyset request of a list query; a `startingAfter` not issued for `list` is `400`. */

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
+import { scopeTokenSql } from '../db/search.js';
 import type { ForegroundLoad } from './worker.js';
 
 export interface SearchIndexerOptions {
@@ -78,8 +79,9 @@ export class SearchIndexer {
       db.transaction().execute(async (trx) => {
         const oldest = sql`SELECT seq FROM search_backlog ORDER BY seq LIMIT ${limit}`;
         // ascending rowids: FTS5 flushes what it holds whenever a rowid is lower than the last
-        await sql`INSERT INTO submissions_search (rowid, search_text)
-          SELECT seq, search_text FROM submissions WHERE seq IN (${oldest}) ORDER BY seq`.execute(trx);
+        await sql`INSERT INTO submissions_search (rowid, search_text, workspace_scope, form_scope)
+          SELECT seq, search_text, ${scopeTokenSql('workspace_id')}, ${scopeTokenSql('form_id')}
+          FROM submissions WHERE seq IN (${oldest}) ORDER BY seq`.execute(trx);
         const moved = await sql`DELETE FROM search_backlog WHERE seq IN (${oldest})`.execute(trx);
         return Number(moved.numAffectedRows ?? 0n);
       }),

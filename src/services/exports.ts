@@ -4,7 +4,7 @@ import { validationError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
 import { neutraliseFormula } from './csv-formulas.js';
 import { type Cell, flattenFields } from './export-fields.js';
-import type { Keyset } from './pagination.js';
+import { type Keyset, nextOf } from './pagination.js';
 import { type SubmissionFilter, type SubmissionListRow, type SubmissionScope, type SubmissionService, submissionJson } from './submissions.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
@@ -80,9 +80,9 @@ export class ExportService {
     for (;;) {
       const page = await this.submissions.listSubmissions(userId, scope, { limit: EXPORT_PAGE_SIZE, after }, filter, access);
       if (page.rows.length > 0) yield page.rows;
-      const last = page.rows[page.rows.length - 1];
-      if (!page.hasMore || !last) return;
-      after = { createdAt: last.createdAt, id: last.id };
+      const next = nextOf(page);
+      if (!next) return;
+      after = next;
     }
   }
 

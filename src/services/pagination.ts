@@ -14,6 +14,20 @@ export interface PageRequest {
 export interface Page<Row> {
   rows: Row[];
   hasMore: boolean;
+  /**
+   * Where the next page starts when that is not just after the last row: a search page that
+   * checked its share of the list without filling up (services/submissions.ts) may hold fewer rows
+   * than asked, even none, and the next page continues after the last row it checked.
+   */
+  next?: Keyset;
+}
+
+/** Where the page after `page` starts, or null when it is the last. */
+export function nextOf<Row extends Keyset>(page: Page<Row>): Keyset | null {
+  if (!page.hasMore) return null;
+  const last = page.rows[page.rows.length - 1];
+  const next = page.next ?? last;
+  return next ? { createdAt: next.createdAt, id: next.id } : null;
 }
 
 /**

@@ -86,7 +86,7 @@ export async function markNotSpam(
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
       .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.status', 'submissions.data', 'submissions.emailControls'])
-      .select(['submissions.searchText', 'submissions.createdAt'])
+      .select(['submissions.createdAt'])
       .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'templates.paused as autoresponderPaused'])
       .where('submissions.id', '=', submissionId)
       .where('workspaceMembers.userId', '=', userId)
@@ -99,7 +99,7 @@ export async function markNotSpam(
     );
     const searchText = searchTextOf(fromJson(submission.data));
     await trx.updateTable('submissions').set({ status, searchText, spamReasons: null }).where('seq', '=', submission.seq).execute();
-    await reindex(database, trx, submission.seq, submission.searchText);
+    await reindex(database, trx, submission.seq);
     if (status === 'accepted') {
       const plan = deliveryPlan({ ...submission, plan: workspace.plan }, hasSubmitter(submission.data, submission.emailControls));
       await enqueueDeliveries(trx, submission, plan);
@@ -119,13 +119,12 @@ export async function markNotSpam(
 /**
  * Makes a row's new search text searchable. PostgreSQL's trigram index follows the UPDATE itself.
  * SQLite's FTS index is fed from the search backlog only on INSERT (migration 0009), so an UPDATE
- * would leave it with the old text: the row's old entry is deleted from the index (FTS5 needs the
- * text it indexed, here the spam row's '') and the row goes back into the backlog, where searches
- * find it at once and the indexer indexes it again. A row still in the backlog is indexed anew anyway.
+ * would leave it with the old text: the row leaves the index (by its rowid: the index is contentless,
+ * migration 0017) and goes back into the backlog, where searches find it at once and the indexer
+ * indexes it again. A row still in the backlog is indexed anew anyway.
  */
-async function reindex(database: Database, trx: Transaction<DB>, seq: number, indexedText: string): Promise<void> {
+async function reindex(database: Database, trx: Transaction<DB>, seq: number): Promise<void> {
   if (database.dialect !== 'sqlite') return;
-  await sql`INSERT INTO submissions_search (submissions_search, rowid, search_text)
-    SELECT 'delete', ${seq}, ${indexedText} WHERE NOT EXISTS (SELECT 1 FROM search_backlog WHERE seq = ${seq})`.execute(trx);
+  await sql`DELETE FROM submissions_search WHERE rowid = ${seq} AND NOT EXISTS (SELECT 1 FROM search_backlog WHERE seq = ${seq})`.execute(trx);
   await sql`INSERT INTO search_backlog (seq) VALUES (${seq}) ON CONFLICT (seq) DO NOTHING`.execute(trx);
 }

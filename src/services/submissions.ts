@@ -1,13 +1,13 @@
 import type { Config } from '../config/config.js';
-import { fromJson, type Database, type Dialect } from '../db/database.js';
+import { fromJson, type Database, type Dialect, type Queryable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { DB } from '../db/schema/index.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
-import { searchPattern, searchScope, searchTextMatches, submissionMatches } from '../db/search.js';
+import { candidatesMatch, indexCandidates, postgresMatches, type SearchScopeColumn, searchPattern, searchScope, searchTextMatches } from '../db/search.js';
 import { ProblemError, validationError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
-import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
+import { type Keyset, keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, PLANS } from './plans.js';
 import { countHeld, type FolderRow, listFolder, markNotSpam, reasonsOf } from './quarantine.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
@@ -56,10 +56,25 @@ function inRange<Q extends SelectQueryBuilder<DB, 'submissions', object>>(query:
 
 const LIST_COLUMNS = ['submissions.id', 'submissions.formId', 'submissions.data', 'submissions.createdAt'] as const;
 
-// How many of the newest rows a search checks one by one before it asks the search index.
+// How many rows of the list, from where the page starts, a search checks one by one before it asks
+// the search index: a common term fills its page among them.
 const RECENT_WINDOW = 2000;
+/**
+ * The most rows one search page checks one by one (~1 µs each on SQLite). A search of a longer list
+ * whose term SQLite's index cannot answer cheaply checks this many rows of the list from where its
+ * page starts: the page holds the matches among them (perhaps fewer than asked, perhaps none) and its
+ * cursor continues after the last row checked, so the pages together are still exactly the matches.
+ */
+export const SEARCH_ROW_CAP = 10_000;
+/**
+ * The most candidates a search takes from SQLite's index: each is looked up and checked (~4 µs),
+ * and producing them costs ~1 µs each. More than this, and the page checks SEARCH_ROW_CAP rows
+ * instead. At 10,000 candidates the worst page measured ~48 ms of the event loop (200,000 rows of
+ * one account), at 2,000 ~18 ms (docs/decisions.md).
+ */
+export const INDEX_CANDIDATE_CAP = 2_000;
 
-type ScopeColumn = 'formId' | 'workspaceId';
+type ScopeColumn = SearchScopeColumn;
 
 // The plain listing of one form, page after page: the most frequent list, built once per shape. It
 // carries its own access check (the caller is a member of the form's workspace and, through the API,
@@ -85,32 +100,38 @@ const formPage = (after: boolean, api: boolean) =>
     return newestAfter(listed, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.limit);
   });
 
-// A search's first look: the next RECENT_WINDOW rows of a form or workspace, checked one by one.
-type RecentParams = { owner: string; pattern: string; limit: number; createdAt: number; id: string };
-const recentSearch = (dialect: Dialect, column: ScopeColumn, after: boolean) =>
-  new PreparedQuery<RecentParams, SubmissionListRow>((db, p) => {
-    const scoped = db
-      .selectFrom('submissions')
-      .select([...LIST_COLUMNS, 'submissions.searchText'])
-      .where('submissions.status', '=', 'accepted')
-      .where(`submissions.${column}`, '=', p.owner);
-    const recent = newestAfter(scoped, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(RECENT_WINDOW);
-    const matching = db
-      .selectFrom(recent.as('recent'))
-      .select(['recent.id', 'recent.formId', 'recent.data', 'recent.createdAt'])
-      .where(searchTextMatches(dialect, p.pattern, 'recent'));
-    return newestAfter(matching, null, 'recent').limit(p.limit);
-  });
+// A look at the next `window` rows of a form or workspace, each checked for the search pattern: the
+// first `limit` matches (SQLite and PostgreSQL stop reading once they have them).
+type ScanParams = { owner: string; pattern: string; window: number; limit: number; createdAt: number; id: string };
+function listedAfter(db: Queryable, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter) {
+  const scoped = db.selectFrom('submissions').where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', p.owner);
+  return newestAfter(inRange(scoped, filter), after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions');
+}
+function scanQuery(db: Queryable, dialect: Dialect, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter = {}) {
+  const window = listedAfter(db, column, p, after, filter)
+    .select([...LIST_COLUMNS, 'submissions.searchText'])
+    .limit(p.window);
+  const matching = db
+    .selectFrom(window.as('window'))
+    .select(['window.id', 'window.formId', 'window.data', 'window.createdAt'])
+    .where(searchTextMatches(dialect, p.pattern, 'window'));
+  return newestAfter(matching, null, 'window').limit(p.limit);
+}
+// The window's last row and the one after it, if any: where the next page starts, and whether there is one.
+function windowEndQuery(db: Queryable, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter = {}) {
+  return listedAfter(db, column, p, after, filter).select(['submissions.createdAt', 'submissions.id']).limit(2).offset(sql<number>`${p.window} - 1`);
+}
+const scanSearch = (dialect: Dialect, column: ScopeColumn, after: boolean) =>
+  new PreparedQuery<ScanParams, SubmissionListRow>((db, p) => scanQuery(db, dialect, column, p, after));
+const windowEnd = (column: ScopeColumn, after: boolean) => new PreparedQuery<ScanParams, Keyset>((db, p) => windowEndQuery(db, column, p, after));
 
 export class SubmissionService {
   private readonly formPages = {
     api: { first: formPage(false, true), next: formPage(true, true) },
     dashboard: { first: formPage(false, false), next: formPage(true, false) },
   };
-  private readonly recentSearches: Record<
-    ScopeColumn,
-    { first: PreparedQuery<RecentParams, SubmissionListRow>; next: PreparedQuery<RecentParams, SubmissionListRow> }
-  >;
+  private readonly scans: Record<ScopeColumn, { first: PreparedQuery<ScanParams, SubmissionListRow>; next: PreparedQuery<ScanParams, SubmissionListRow> }>;
+  private readonly windowEnds: Record<ScopeColumn, { first: PreparedQuery<ScanParams, Keyset>; next: PreparedQuery<ScanParams, Keyset> }>;
 
   constructor(
     private readonly database: Database,
@@ -120,9 +141,13 @@ export class SubmissionService {
     private readonly config: Pick<Config, 'publicUrl'>,
   ) {
     const { dialect } = database;
-    this.recentSearches = {
-      formId: { first: recentSearch(dialect, 'formId', false), next: recentSearch(dialect, 'formId', true) },
-      workspaceId: { first: recentSearch(dialect, 'workspaceId', false), next: recentSearch(dialect, 'workspaceId', true) },
+    this.scans = {
+      formId: { first: scanSearch(dialect, 'formId', false), next: scanSearch(dialect, 'formId', true) },
+      workspaceId: { first: scanSearch(dialect, 'workspaceId', false), next: scanSearch(dialect, 'workspaceId', true) },
+    };
+    this.windowEnds = {
+      formId: { first: windowEnd('formId', false), next: windowEnd('formId', true) },
+      workspaceId: { first: windowEnd('workspaceId', false), next: windowEnd('workspaceId', true) },
     };
   }
 
@@ -147,17 +172,95 @@ export class SubmissionService {
       if (access.api) requireUpgraded(workspace);
     }
 
-    const { dialect } = this.database;
-    const all = this.database.db.selectFrom('submissions');
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
-    const listed = all.where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
-    if (search === undefined) return keysetPage(inRange(listed, filter).select(LIST_COLUMNS), page, 'submissions');
-    if (!ranged) {
-      const recent = await this.searchRecent(column, value, page, search);
-      if (recent) return recent;
+    if (search === undefined) {
+      const listed = this.database.db.selectFrom('submissions').where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
+      return keysetPage(inRange(listed, filter).select(LIST_COLUMNS), page, 'submissions');
     }
-    const matching = all.where(searchScope(dialect, column, value)).where(submissionMatches(dialect, search));
+    return this.search(column, value, page, filter, search);
+  }
+
+  /**
+   * A page of a search, at a cost that follows the caller's own rows, never other tenants'
+   * (issue 24). First the next RECENT_WINDOW rows of the list are checked one by one: a common term
+   * fills its page among them, and when they are the rest of the list their matches are the whole
+   * answer. A list of at most SEARCH_ROW_CAP more rows is checked one by one to its end. Only a longer
+   * list asks the search index of its workspace or form; on SQLite, where that work holds the event
+   * loop, when the index offers more than INDEX_CANDIDATE_CAP candidates (or the term has no word it
+   * can use), the page checks SEARCH_ROW_CAP rows of the list one by one instead (see SEARCH_ROW_CAP).
+   */
+  private async search(column: ScopeColumn, owner: string, page: PageRequest, filter: SubmissionFilter, search: string): Promise<Page<SubmissionListRow>> {
+    const { dialect, db } = this.database;
+    const recent = await this.scan(column, owner, page, filter, search, RECENT_WINDOW);
+    if (recent.next === undefined) return recent;
+    // the rest of the page's share of the list, from where the recent rows ended
+    const rest = () =>
+      this.scan(column, owner, { limit: page.limit - recent.rows.length, after: recent.next ?? null }, filter, search, SEARCH_ROW_CAP - RECENT_WINDOW);
+    const joined = (more: Page<SubmissionListRow>): Page<SubmissionListRow> => ({ ...more, rows: [...recent.rows, ...more.rows] });
+    if ((await this.rowsLeft(column, owner, page, filter)) <= SEARCH_ROW_CAP) return joined(await rest());
+    let matches = dialect === 'postgres' ? postgresMatches(search) : null;
+    const candidates = dialect === 'sqlite' ? indexCandidates(column, owner, search, INDEX_CANDIDATE_CAP) : null;
+    if (candidates) {
+      const seqs = (await candidates.execute(db)).rows.map((row) => Number(row.seq));
+      if (seqs.length <= INDEX_CANDIDATE_CAP) matches = candidatesMatch(seqs, column, owner, search);
+    }
+    if (matches === null) return joined(await rest());
+    const matching = db
+      .selectFrom('submissions')
+      .where(searchScope(dialect, column, owner))
+      .where(matches);
     return keysetPage(inRange(matching, filter).select(LIST_COLUMNS), page, 'submissions');
+  }
+
+  /** How many rows the list holds after the page's start, counting no further than SEARCH_ROW_CAP + 1 (its listing index answers). */
+  private async rowsLeft(column: ScopeColumn, owner: string, page: PageRequest, filter: SubmissionFilter): Promise<number> {
+    const listed = this.database.db
+      .selectFrom('submissions')
+      .select('submissions.id')
+      .where('submissions.status', '=', 'accepted')
+      .where(`submissions.${column}`, '=', owner);
+    const left = newestAfter(inRange(listed, filter), page.after, 'submissions').limit(SEARCH_ROW_CAP + 1);
+    const counted = await this.database.db
+      .selectFrom(left.as('left'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(counted.n);
+  }
+
+  /**
+   * The matches among the next `window` rows of the list: a full page (hasMore, after its last row);
+   * the rest of the list's matches when the window reached its end; or fewer than a page, with
+   * `next` after the window's last row, when it did not.
+   */
+  private async scan(
+    column: ScopeColumn,
+    owner: string,
+    page: PageRequest,
+    filter: SubmissionFilter,
+    search: string,
+    window: number,
+  ): Promise<Page<SubmissionListRow>> {
+    const { dialect, db } = this.database;
+    const params: ScanParams = {
+      owner,
+      pattern: searchPattern(dialect, search),
+      window,
+      limit: page.limit + 1,
+      createdAt: page.after?.createdAt ?? 0,
+      id: page.after?.id ?? '',
+    };
+    const ranged = filter.from !== undefined || filter.to !== undefined;
+    const after = page.after !== null;
+    const rows = ranged
+      ? await scanQuery(db, dialect, column, params, after, filter).execute()
+      : await this.scans[column][after ? 'next' : 'first'].execute(db, params);
+    if (rows.length > page.limit) return pageOf(rows, page.limit);
+    // fewer than a page: did the window reach the end of the list? (its index answers, no row is read)
+    const [end, beyond] = ranged
+      ? await windowEndQuery(db, column, params, after, filter).execute()
+      : await this.windowEnds[column][after ? 'next' : 'first'].execute(db, params);
+    if (!end || !beyond) return { rows, hasMore: false };
+    return { rows, hasMore: true, next: { createdAt: Number(end.createdAt), id: end.id } };
   }
 
   private async formPage(userId: string, formId: string, page: PageRequest, access: Access): Promise<Page<SubmissionListRow>> {
@@ -173,25 +276,6 @@ export class SubmissionService {
     // no rows: an empty list, or no access; the full check tells them apart (404, 402)
     if (rows.length === 0) await this.forms.formForMember(userId, formId, access);
     return pageOf(rows, page.limit);
-  }
-
-  /**
-   * A search page found among the next RECENT_WINDOW rows of the list alone, or null when they hold
-   * less than a full page. A common term fills its page within a few rows, while the search index
-   * would first collect every match of the whole list; a rare term falls through to the index.
-   */
-  private async searchRecent(column: ScopeColumn, owner: string, page: PageRequest, search: string): Promise<Page<SubmissionListRow> | null> {
-    const query = page.after ? this.recentSearches[column].next : this.recentSearches[column].first;
-    const pattern = searchPattern(this.database.dialect, search);
-    const rows = await query.execute(this.database.db, {
-      owner,
-      pattern,
-      limit: page.limit + 1,
-      createdAt: page.after?.createdAt ?? 0,
-      id: page.after?.id ?? '',
-    });
-    const found = pageOf(rows, page.limit);
-    return found.hasMore ? found : null;
   }
 
   /** Deletes a submission for good; quarantined spam cannot be deleted early (`409 conflict`). */

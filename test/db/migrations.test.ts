@@ -6,6 +6,8 @@ import { sql, type Kysely } from 'kysely';
 import { buildConfig } from '../../src/config/config.js';
 import { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
+import { scopeToken } from '../../src/db/search.js';
+import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -129,11 +131,12 @@ async function insertForm(raw: Kysely<any>): Promise<void> {
 
 /** A new, empty database of the suite's dialect for the enclosing describe; `open` opens another connection to it. */
 /**
- * Back to before 0014-form-pages (and 0015-failed-deliveries, 0016-webhook-destinations): the daily
- * counts, the kept reasons, the indexes of failed jobs and of pending webhooks by destination
- * (jobs_due holding them again).
+ * Back to before 0014-form-pages (and 0015-failed-deliveries, 0016-webhook-destinations,
+ * 0017-search-scope): the daily counts, the kept reasons, the indexes of failed jobs and of pending
+ * webhooks by destination (jobs_due holding them again), the search index of every tenant.
  */
-async function undoFormPages(raw: Kysely<any>): Promise<void> {
+async function undoFormPages(raw: Kysely<any>, { searchScope = true } = {}): Promise<void> {
+  if (searchScope) await undoSearchScope(raw);
   await sql`DROP INDEX jobs_due_webhooks`.execute(raw);
   await sql`DROP INDEX jobs_due`.execute(raw);
   await sql`CREATE INDEX jobs_due ON jobs (lane, run_at) WHERE status = 'pending'`.execute(raw);
@@ -141,6 +144,30 @@ async function undoFormPages(raw: Kysely<any>): Promise<void> {
   await sql`DROP TABLE daily_counts`.execute(raw);
   await sql`ALTER TABLE submissions DROP COLUMN spam_reasons`.execute(raw);
   await sql`ALTER TABLE templates DROP COLUMN paused_reasons`.execute(raw);
+}
+
+/**
+ * Back to before 0017-search-scope: on SQLite the instance-wide FTS5 index with its external content
+ * (0002, 0008, 0009), holding every row not in the backlog; on PostgreSQL the trigram index alone.
+ */
+async function undoSearchScope(raw: Kysely<any>): Promise<void> {
+  if (TEST_DIALECT === 'postgres') {
+    await sql`CREATE INDEX submissions_search_trgm ON submissions USING gin (search_text gin_trgm_ops)`.execute(raw);
+    await sql`DROP INDEX submissions_search_workspace`.execute(raw);
+    await sql`DROP INDEX submissions_search_form`.execute(raw);
+    return;
+  }
+  await sql`DROP TRIGGER submissions_search_delete`.execute(raw);
+  await sql`DROP TABLE submissions_search`.execute(raw);
+  await sql`CREATE VIRTUAL TABLE submissions_search USING fts5(search_text, tokenize = 'trigram', content = 'submissions', content_rowid = 'seq')`.execute(raw);
+  await sql`INSERT INTO submissions_search (submissions_search, rank) VALUES ('automerge', 16)`.execute(raw);
+  await sql`INSERT INTO submissions_search (submissions_search, rank) VALUES ('crisismerge', 64)`.execute(raw);
+  await sql`CREATE TRIGGER submissions_search_delete AFTER DELETE ON submissions BEGIN
+    INSERT INTO submissions_search (submissions_search, rowid, search_text)
+      SELECT 'delete', old.seq, old.search_text WHERE NOT EXISTS (SELECT 1 FROM search_backlog WHERE seq = old.seq);
+    DELETE FROM search_backlog WHERE seq = old.seq; END`.execute(raw);
+  await sql`INSERT INTO submissions_search (rowid, search_text) SELECT seq, search_text FROM submissions
+    WHERE seq NOT IN (SELECT seq FROM search_backlog) ORDER BY seq`.execute(raw);
 }
 
 /** Back to before 0013-dashboard: its tables, the admin flag and the admin's settings row. */
@@ -301,6 +328,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSearchScope(raw);
     // back to 0008's schema, where the insert trigger wrote the index itself
     await sql`DROP TABLE search_backlog`.execute(raw);
     await sql`DROP TRIGGER submissions_search_insert`.execute(raw);
@@ -316,7 +344,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     await sql`DROP TABLE change_counts`.execute(raw);
     // and 0012's allowed origins and 0013's dashboard tables
     await undoRecipientConfirmations(raw);
-    await undoFormPages(raw);
+    await undoFormPages(raw, { searchScope: false });
     await undoDashboard(raw);
     await sql`ALTER TABLE forms DROP COLUMN allowed_origins`.execute(raw);
     await undoDeliveryLanes(raw);
@@ -338,21 +366,23 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0014-form-pages',
       '0015-failed-deliveries',
       '0016-webhook-destinations',
+      '0017-search-scope',
       '0018-recipient-confirmations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
-    const indexed = async (pattern: string) =>
-      (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${pattern}`.execute(raw)).rows.length;
+    // contentless since 0017: asked by MATCH, the term as a phrase of trigrams
+    const indexed = async (term: string) =>
+      (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE submissions_search MATCH ${`search_text : "${term}"`}`.execute(raw)).rows.length;
     const crisis = await sql<{ v: number }>`SELECT v FROM submissions_search_config WHERE k = 'crisismerge'`.execute(raw);
     assert.deepEqual(crisis.rows, [{ v: 64 }], 'merges 64 segments of a level at once, not 16');
     assert.equal(await backlog(), 0, 'the rows already indexed are not queued again');
-    assert.equal(await indexed('*before*'), 2);
+    assert.equal(await indexed('before'), 2);
     await insert('s3', 'note\nafter the upgrade');
     assert.equal(await backlog(), 1, 'a new row waits for the indexer');
-    assert.equal(await indexed('*after*'), 0);
+    assert.equal(await indexed('after'), 0);
     await sql`DELETE FROM submissions WHERE id IN ('s1', 's3')`.execute(raw);
-    assert.equal(await indexed('*before*'), 1, 'an indexed row leaves the index');
+    assert.equal(await indexed('before'), 1, 'an indexed row leaves the index');
     assert.equal(await backlog(), 0, 'an unindexed row leaves the backlog');
     await sql`INSERT INTO submissions_search (submissions_search) VALUES ('integrity-check')`.execute(raw);
   });
@@ -388,6 +418,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0014-form-pages',
       '0015-failed-deliveries',
       '0016-webhook-destinations',
+      '0017-search-scope',
       '0018-recipient-confirmations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
@@ -420,6 +451,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0014-form-pages',
       '0015-failed-deliveries',
       '0016-webhook-destinations',
+      '0017-search-scope',
       '0018-recipient-confirmations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
@@ -457,6 +489,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0014-form-pages',
       '0015-failed-deliveries',
       '0016-webhook-destinations',
+      '0017-search-scope',
       '0018-recipient-confirmations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
@@ -472,6 +505,60 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
         { formId: 'f1', workspaceId: 'w1', day: day + 1, accepted: 1, spam: 0, lastAt: (day + 1) * 86_400_000 },
       ],
     );
+  });
+});
+
+describe('0017-search-scope: upgrading a database whose search index holds rows', () => {
+  const fresh = freshDatabase();
+
+  it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoRecipientConfirmations(raw);
+    await undoSearchScope(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0017'`.execute(raw);
+    await insertForm(raw);
+    await sql`INSERT INTO workspaces (id, name, plan, owner_id, submissions_used, created_at, updated_at) VALUES ('w2', 'W2', 'FREE', 'u1', 0, 1, 1)`.execute(
+      raw,
+    );
+    await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f2', 'w2', 'F2', '[]', 1, 1)`.execute(raw);
+    const insert = (id: string, form: string, workspace: string, text: string) =>
+      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, ${form}, ${workspace}, '{}', 'accepted', ${text}, 1)`.execute(
+        raw,
+      );
+    await insert('s1', 'f1', 'w1', 'note\nheliotrope one');
+    await insert('s2', 'f2', 'w2', 'note\nheliotrope two');
+    if (TEST_DIALECT === 'sqlite') {
+      // the old indexer's move of the backlog into the old index, then one row left waiting
+      await sql`INSERT INTO submissions_search (rowid, search_text) SELECT seq, search_text FROM submissions ORDER BY seq`.execute(raw);
+      await sql`DELETE FROM search_backlog`.execute(raw);
+    }
+    await insert('s3', 'f1', 'w1', 'note\nheliotrope three');
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0017-search-scope', '0018-recipient-confirmations']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    if (TEST_DIALECT !== 'sqlite') return;
+    const seqOf = async (id: string) => (await sql<{ seq: number }>`SELECT seq FROM submissions WHERE id = ${id}`.execute(raw)).rows[0]!.seq;
+    const found = async (column: 'workspace_scope' | 'form_scope', id: string) =>
+      (
+        await sql<{
+          rowid: number;
+        }>`SELECT rowid FROM submissions_search WHERE submissions_search MATCH ${`${column} : "${scopeToken(id)}" AND search_text : "heliotrope"`} ORDER BY rowid`.execute(
+          raw,
+        )
+      ).rows.map((r) => r.rowid);
+    assert.deepEqual(await found('workspace_scope', 'w1'), [await seqOf('s1')], 'the indexed row of w1, under its workspace');
+    assert.deepEqual(await found('form_scope', 'f2'), [await seqOf('s2')], 'and of f2, under its form');
+    assert.deepEqual(
+      (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows,
+      [{ seq: await seqOf('s3') }],
+      'the waiting row still waits',
+    );
+    await new SearchIndexer(fresh.database).indexAll();
+    assert.deepEqual(await found('workspace_scope', 'w1'), [await seqOf('s1'), await seqOf('s3')], 'indexed, under its scope');
+    await sql`DELETE FROM submissions WHERE id = 's1'`.execute(raw);
+    assert.deepEqual(await found('form_scope', 'f1'), [await seqOf('s3')], 'a deleted row leaves the index by its rowid');
+    await sql`INSERT INTO submissions_search (submissions_search) VALUES ('integrity-check')`.execute(raw);
   });
 });
 

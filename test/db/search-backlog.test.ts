@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { scopeToken, scopeTokenSql } from '../../src/db/search.js';
 import { newId } from '../../src/ids.js';
 import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { searchTextOf } from '../../src/services/search-text.js';
@@ -54,11 +55,13 @@ describe('SQLite search backlog', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite o
 
   /** Rowids the FTS5 index itself holds for `term`, without the backlog. */
   const indexed = async (term: string) =>
-    (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE search_text GLOB ${`*${term}*`}`.execute(raw())).rows.map((r) => r.rowid);
+    (await sql<{ rowid: number }>`SELECT rowid FROM submissions_search WHERE submissions_search MATCH ${`search_text : "${term}"`}`.execute(raw())).rows.map(
+      (r) => r.rowid,
+    );
 
   const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog ORDER BY seq`.execute(raw())).rows.map((r) => r.seq);
 
-  /** FTS5's own check that the index holds exactly what the submissions table says. */
+  /** FTS5's own check that the index is consistent (contentless since migration 0017: with itself). */
   const assertIndexIntact = () => sql`INSERT INTO submissions_search (submissions_search) VALUES ('integrity-check')`.execute(raw());
 
   it('finds a stored submission before it is indexed and after, moving the backlog oldest first in chunks', async () => {
@@ -168,3 +171,27 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Pr
     await sleep(5);
   }
 }
+
+describe('SQLite search index scope tokens', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite only' }, () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startApp();
+  });
+  after(() => app.close());
+
+  it('computes the same token in JavaScript and in SQL, one trigram long, for any id', async () => {
+    const ids = [newId(), newId(), 'w1', '', 'form-ünï', '😀😀😀😀😀😀😀', 'a"b\'c', 'zzzzzzzzzzzzzzzzzzzz'];
+    for (const id of ids) {
+      const { rows } = await sql<{ token: string }>`SELECT ${scopeTokenSql('workspace_id')} AS token FROM (SELECT ${id} AS workspace_id)`.execute(
+        app.ctx.database.db.withoutPlugins(),
+      );
+      assert.equal(rows[0]!.token, scopeToken(id), `id ${JSON.stringify(id)}`);
+      assert.equal([...scopeToken(id)].length, 3);
+      assert.ok(
+        [...scopeToken(id)].every((c) => c.codePointAt(0)! >= 0xe000 && c.codePointAt(0)! < 0xf900),
+        'private use characters',
+      );
+    }
+    assert.notEqual(scopeToken(newId()), scopeToken(newId()), 'ids made apart have their own tokens');
+  });
+});

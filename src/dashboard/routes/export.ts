@@ -5,7 +5,9 @@ import { sendExport } from '../../http/attachment.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../services/exports.js';
 import type { SubmissionScope } from '../../services/submissions.js';
 import { readFilter } from '../date-range.js';
+import type { SearchLimits } from '../../http/search-limits.js';
 import { accountOf, requireAccount } from '../session.js';
+import { sessionKey } from './inbox.js';
 
 type ExportQuery = { Querystring: Record<string, unknown> };
 
@@ -16,7 +18,7 @@ const LABELS: Record<string, string> = { search: 'Search', from: 'From', to: 'To
  * (the API's export is the paid one). The filter reads as the inbox reads it; a bad value is an
  * error page saying which, and nothing is exported.
  */
-export function registerExportRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerExportRoutes(app: FastifyInstance, ctx: AppContext, searchLimits: SearchLimits): void {
   async function exportOf(request: FastifyRequest<ExportQuery>, reply: FastifyReply, scope: SubmissionScope) {
     const { format } = request.query;
     if (typeof format !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
@@ -25,6 +27,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: AppContext): voi
     const { filter, errors } = readFilter(request.query);
     const problems = Object.entries(errors).map(([field, message]) => `${LABELS[field] ?? field}: ${message}`);
     if (problems.length > 0) throw new ProblemError('validation_error', problems.join(' '));
+    if (filter.search !== undefined) await searchLimits.take(sessionKey(request), request.ip, reply);
     const exported = await ctx.exports.exportSubmissions(accountOf(request).user.id, scope, format as ExportFormat, filter);
     return sendExport(reply, exported, format as ExportFormat);
   }

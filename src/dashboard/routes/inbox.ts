@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { CursorCodec } from '../../http/pagination.js';
-import type { Keyset, Page } from '../../services/pagination.js';
+import type { SearchLimits } from '../../http/search-limits.js';
+import { type Keyset, nextOf, type Page } from '../../services/pagination.js';
 import { fromJson } from '../../db/database.js';
 import { type FilterValues, filterQuery, readFilter } from '../date-range.js';
 import { formFrame } from '../form-frame.js';
@@ -16,11 +17,16 @@ export const INBOX_PAGE_SIZE = 25;
 type Query = { Querystring: Record<string, unknown> };
 
 /** The form's inbox and the workspace's: accepted submissions, newest first, filtered and paged by the API's cursors. */
-export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searchLimits: SearchLimits): void {
+  /** A list with a search counts against the session's and the address's search limits (429 page past them). */
+  const countSearch = (request: FastifyRequest, reply: FastifyReply, filter: { search?: string }) =>
+    filter.search === undefined ? undefined : searchLimits.take(sessionKey(request), request.ip, reply);
+
   app.get<{ Params: { formId: string } } & Query>('/forms/:formId', { preHandler: requireAccount }, async (request, reply) => {
     const { formId } = request.params;
     const { frame, form } = await formFrame(request, reply, ctx, formId);
     const list = listOf(request, ctx.cursors, `submissions:form:${formId}`);
+    await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
     const [page, held, days] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
@@ -36,6 +42,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext): void
     const { workspaceId } = request.params;
     const { frame } = await workspaceFrame(request, reply, ctx, workspaceId, 'forms');
     const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`);
+    await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
     const page = await ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter);
     const formNames = await ctx.submissions.formNames(
@@ -67,13 +74,12 @@ function pageProps(
   path: string,
 ) {
   const good = goodValues(list.values, list.errors);
-  const last = page.rows.at(-1);
   const rows: InboxRow[] = page.rows.map((row) => ({ ...row, data: fromJson(row.data) }));
   return {
     rows,
     values: list.values,
     errors: list.errors,
-    pager: pagerOf(cursors, list.name, path, good, page.hasMore ? last : undefined, list.cursor !== null),
+    pager: pagerOf(cursors, list.name, path, good, nextOf(page) ?? undefined, list.cursor !== null),
     back: withQuery(path, { ...good, ...(list.cursor ? { cursor: list.cursor } : {}) }),
     exportQuery: filterQuery(good),
   };
@@ -85,9 +91,9 @@ export function goodValues(values: FilterValues, errors: Record<string, string>)
 }
 
 /** The next page's link (its cursor and the filter) and, on a later page, the first page's. */
-export function pagerOf(cursors: CursorCodec, list: string, path: string, values: FilterValues, last: Keyset | undefined, later: boolean): Pager {
+export function pagerOf(cursors: CursorCodec, list: string, path: string, values: FilterValues, next: Keyset | undefined, later: boolean): Pager {
   return {
-    next: last ? withQuery(path, { ...values, cursor: cursors.encode(list, { createdAt: last.createdAt, id: last.id }) }) : null,
+    next: next ? withQuery(path, { ...values, cursor: cursors.encode(list, { createdAt: next.createdAt, id: next.id }) }) : null,
     newest: later ? withQuery(path, values) : null,
   };
 }
@@ -96,4 +102,9 @@ export function pagerOf(cursors: CursorCodec, list: string, path: string, values
 export function withQuery(path: string, params: Partial<Record<keyof FilterValues | 'cursor', string>>): string {
   const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
   return query ? `${path}?${query}` : path;
+}
+
+/** Who a dashboard search is counted against: the browser's session (its id's hash). */
+export function sessionKey(request: FastifyRequest): string {
+  return `session:${accountOf(request).session.idHash}`;
 }

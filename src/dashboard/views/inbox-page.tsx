@@ -125,7 +125,7 @@ function Inbox({
           </p>
         </div>
         {rows.length === 0 ? (
-          <NoRows filtered={filtered} later={pager.newest !== null} path={path} setup={setup} isForm={!formNames} />
+          <NoRows filtered={filtered} later={pager.newest !== null} more={pager.next !== null} path={path} setup={setup} isForm={!formNames} />
         ) : (
           <SubmissionTable rows={rows} back={back} formNames={formNames} />
         )}
@@ -135,7 +135,23 @@ function Inbox({
   );
 }
 
-function NoRows({ filtered, later, path, setup, isForm }: { filtered: boolean; later: boolean; path: string; setup: string; isForm: boolean }) {
+function NoRows({
+  filtered,
+  later,
+  more,
+  path,
+  setup,
+  isForm,
+}: {
+  filtered: boolean;
+  later: boolean;
+  more: boolean;
+  path: string;
+  setup: string;
+  isForm: boolean;
+}) {
+  // a search of a long list checks a share of it per page (services/submissions.ts SEARCH_ROW_CAP)
+  if (more) return <EmptyState>Nothing matches among the submissions this page searched; the next page searches older ones.</EmptyState>;
   if (later) return <EmptyState>No more submissions.</EmptyState>;
   if (filtered) {
     return (

@@ -17,6 +17,7 @@ import { dashboard } from './0013-dashboard.js';
 import { formPages } from './0014-form-pages.js';
 import { failedDeliveries } from './0015-failed-deliveries.js';
 import { webhookDestinations } from './0016-webhook-destinations.js';
+import { searchScope } from './0017-search-scope.js';
 import { recipientConfirmations } from './0018-recipient-confirmations.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-form-pages': formPages,
   '0015-failed-deliveries': failedDeliveries,
   '0016-webhook-destinations': webhookDestinations,
+  '0017-search-scope': searchScope,
   '0018-recipient-confirmations': recipientConfirmations,
 };
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { problemResponses } from '../../../schemas/common.js';
 import { FormParams } from '../../../schemas/form.js';
@@ -8,6 +8,7 @@ import { WorkspaceParams } from '../../../schemas/workspace.js';
 import { submissionJson } from '../../../services/submissions.js';
 import { sendExport } from '../../attachment.js';
 import { principalOf } from '../../auth.js';
+import type { SearchLimits } from '../../search-limits.js';
 import { envelopeJson, pageRequest } from '../../pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
@@ -20,7 +21,11 @@ function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
-export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): void {
+export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, searchLimits: SearchLimits): void {
+  /** A request with a search counts against the caller's (its token's) and its address's search limits. */
+  const countSearch = (request: FastifyRequest, reply: FastifyReply, search: string | undefined) =>
+    search === undefined ? undefined : searchLimits.take(`token:${principalOf(request).token.id}`, request.ip, reply);
+
   app.get(
     '/forms/:formId/submissions',
     operation('submissions:read', {
@@ -33,6 +38,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
       response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
+      await countSearch(request, reply, request.query.search);
       const { formId } = request.params;
       const list = `submissions:form:${formId}`;
       const page = await ctx.submissions.listSubmissions(
@@ -58,6 +64,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
       response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
+      await countSearch(request, reply, request.query.search);
       const { workspaceId } = request.params;
       const list = `submissions:workspace:${workspaceId}`;
       const page = await ctx.submissions.listSubmissions(
@@ -90,6 +97,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext): 
     },
     async (request, reply) => {
       const { format, search, from, to } = request.query;
+      await countSearch(request, reply, search);
       const filter = { search, from: from === undefined ? undefined : Date.parse(from), to: to === undefined ? undefined : Date.parse(to) };
       const exported = await ctx.exports.exportSubmissions(principalOf(request).userId, { formId: request.params.formId }, format, filter, { api: true });
       return sendExport(reply, exported, format);
