@@ -71,14 +71,14 @@ export function phraseSymbols(phrase: string): number[] {
 export class PhraseAutomaton {
   /** Symbol → letter (1-based): the phrases' alphabet. A symbol in no phrase is letter 0. */
   private readonly letters: LetterTable;
-  private readonly rootNext: Int32Array;
+  private readonly rootNext: Indexes;
   // Each state's transitions, sorted by letter: edgeLetter/edgeTarget[edgeStart[s] .. edgeStart[s + 1]).
-  private readonly edgeStart: Int32Array;
-  private readonly edgeLetter: Int32Array;
-  private readonly edgeTarget: Int32Array;
-  private readonly fallback: Int32Array;
-  /** The phrase that ends at each state (its own, or its longest suffix's that is one), or -1. */
-  private readonly ends: Int32Array;
+  private readonly edgeStart: Indexes;
+  private readonly edgeLetter: Indexes;
+  private readonly edgeTarget: Indexes;
+  private readonly fallback: Indexes;
+  /** The phrase that ends at each state (its own, or its longest suffix's that is one), plus one; 0 for none. */
+  private readonly ends: Indexes;
 
   /** `phrases[i]` is the symbols of phrase `i` (see `phraseSymbols`); each is at least one symbol long. */
   constructor(phrases: number[][]) {
@@ -110,13 +110,15 @@ export class PhraseAutomaton {
 
     this.letters = new LetterTable(alphabet);
     const states = children.length;
-    this.rootNext = new Int32Array(alphabet.size + 1);
+    // A setting within its limit has some 5,000 states at most: 16-bit indexes halve what the 1,000 kept settings hold.
+    const Index = states < 0x10000 ? Uint16Array : Int32Array;
+    this.rootNext = new Index(alphabet.size + 1);
     for (const [letter, next] of children[0]!) this.rootNext[letter] = next;
-    this.fallback = new Int32Array(states);
-    this.ends = new Int32Array(states).fill(-1);
+    this.fallback = new Index(states);
+    this.ends = new Index(states);
     // Breadth first, so a state's fallback (its longest proper suffix that is a prefix) is done before it.
     const queue = [...children[0]!.values()];
-    for (const state of queue) this.ends[state] = ending[state]!;
+    for (const state of queue) this.ends[state] = ending[state]! + 1;
     for (let head = 0; head < queue.length; head++) {
       const state = queue[head]!;
       for (const [letter, next] of children[state]!) {
@@ -124,15 +126,15 @@ export class PhraseAutomaton {
         while (fallback !== 0 && !children[fallback]!.has(letter)) fallback = this.fallback[fallback]!;
         const target = children[fallback]!.get(letter);
         this.fallback[next] = target !== undefined && target !== next ? target : 0;
-        this.ends[next] = ending[next]! >= 0 ? ending[next]! : this.ends[this.fallback[next]!]!;
+        this.ends[next] = ending[next]! >= 0 ? ending[next]! + 1 : this.ends[this.fallback[next]!]!;
         queue.push(next);
       }
     }
 
-    this.edgeStart = new Int32Array(states + 1);
+    this.edgeStart = new Index(states + 1);
     const edges = states - 1;
-    this.edgeLetter = new Int32Array(edges);
-    this.edgeTarget = new Int32Array(edges);
+    this.edgeLetter = new Index(edges);
+    this.edgeTarget = new Index(edges);
     let at = 0;
     for (let state = 0; state < states; state++) {
       this.edgeStart[state] = at;
@@ -150,7 +152,7 @@ export class PhraseAutomaton {
     let found = -1;
     forEachSymbol(text, (symbol) => {
       state = this.next(state, symbol);
-      found = this.ends[state]!;
+      found = this.ends[state]! - 1;
       return found >= 0;
     });
     return found;
@@ -184,6 +186,8 @@ export class PhraseAutomaton {
     return 0;
   }
 }
+
+type Indexes = Uint16Array | Int32Array;
 
 /**
  * Symbol → letter, read once per character of a submission: ASCII by index, the rest by open
