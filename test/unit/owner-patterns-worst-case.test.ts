@@ -3,6 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { fieldsFromJson, fieldsFromPairs, isEmpty, submitterAddress, type ParsedSubmission } from '../../src/intake/fields.js';
 import { deliveryJobs } from '../../src/jobs/submission-jobs.js';
+import { checkAutoresponderContent } from '../../src/mail/template-check.js';
+import { MAX_TEMPLATE_CHARS } from '../../src/mail/template-engine.js';
 import { notificationMessage } from '../../src/mail/notification.js';
 import type { IntakeForm } from '../../src/services/forms.js';
 import { searchTextOf } from '../../src/services/search-text.js';
@@ -205,4 +207,22 @@ describe('the form of a post: field names, traps and control fields at their lim
   it('makes the search text of 256 KB of values', async () => {
     await assertCheap('search text', () => searchTextOf({ message: fill('Hello ', VALUE_CHARS) }));
   });
+});
+
+describe("an autoresponder template's content check at 262,144 characters", () => {
+  // Run on the event loop when a template is written: the owner's text against fixed patterns.
+  const cases: [string, string][] = [
+    ['one long number (a percentage without % off)', fill('1', MAX_TEMPLATE_CHARS)],
+    ['a number and then only spaces', `1${fill(' ', MAX_TEMPLATE_CHARS - 1)}`],
+    ['capital words that never end a phrase', fill('AAAA AA AAa ', MAX_TEMPLATE_CHARS)],
+    ['a marketing phrase start and then only spaces', `best${fill(' ', MAX_TEMPLATE_CHARS - 4)}`],
+    ['placeholders that never close', fill('{{', MAX_TEMPLATE_CHARS)],
+    ['script tags that never close', fill('<script', MAX_TEMPLATE_CHARS)],
+    ['line breaks', fill('\n', MAX_TEMPLATE_CHARS)],
+  ];
+  for (const [name, code] of cases) {
+    it(name, async () => {
+      await assertCheap(name, () => checkAutoresponderContent(code));
+    });
+  }
 });
