@@ -8,6 +8,7 @@ import { MAX_TEMPLATE_CHARS } from '../../src/mail/template-engine.js';
 import { notificationMessage } from '../../src/mail/notification.js';
 import type { IntakeForm } from '../../src/services/forms.js';
 import { searchTextOf } from '../../src/services/search-text.js';
+import { emailProblem } from '../../src/services/users.js';
 import { normalizeSafely } from '../../src/spam/characters.js';
 import { honeypotFilled, removeTrapField } from '../../src/spam/honeypot.js';
 import { SpamScorer } from '../../src/spam/score.js';
@@ -225,4 +226,12 @@ describe("an autoresponder template's content check at 262,144 characters", () =
       await assertCheap(name, () => checkAutoresponderContent(code));
     });
   }
+});
+
+describe('an address typed into sign-up, invitation or password-reset forms, at the dashboard body limit (64 KB)', () => {
+  it('is refused without reading it dot by dot', async () => {
+    const address = `a@${fill('a.', 64 * 1024 - 10)} x`;
+    assert.notEqual(emailProblem(address), null);
+    await assertCheap('e-mail address', () => emailProblem(address));
+  });
 });
