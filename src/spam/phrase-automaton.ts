@@ -12,7 +12,7 @@ const SPACE_SYMBOL = 0x20;
  * (and then answering true). A phrase and a submission are read by this one function.
  */
 function forEachSymbol(text: string, visit: (symbol: number) => boolean): boolean {
-  // NOTE: every character is read once, with locals only: this loop is all a submission costs.
+  // NOTE: each character is read once and nothing is allocated for it: this loop is what a value costs.
   let inWord = false;
   let inSpace = false;
   for (let i = 0; i < text.length; i++) {
