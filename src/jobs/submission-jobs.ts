@@ -2,7 +2,7 @@ import { fromJson, type Queryable } from '../db/database.js';
 import type { Plan } from '../db/schema/workspace.js';
 import { isUpgraded } from '../services/plans.js';
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
-import { NOTIFICATION_KIND, sameAddress, type NotificationPayload } from './channels/notification.js';
+import { addressKey, NOTIFICATION_KIND, type NotificationPayload } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
 import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';
 import { enqueueJobs, type JobToEnqueue } from './outbox.js';
@@ -72,5 +72,12 @@ export function deliveryJobs(submission: { id: string; formId: string; data: unk
 
 /** Each address once, the first spelling kept: one person listed twice gets one message. */
 function distinctAddresses(addresses: string[]): string[] {
-  return addresses.filter((address, i) => addresses.findIndex((other) => sameAddress(other, address)) === i);
+  // NOTE: by key in a Set, not by comparing each with all before it: the owner's list may hold 100.
+  const seen = new Set<string>();
+  return addresses.filter((address) => {
+    const key = addressKey(address);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

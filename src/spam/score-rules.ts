@@ -310,7 +310,10 @@ export function markupFindings(text: string): Finding[] {
 
 // Every link, domain and e-mail address holds one of these: a value without them is read as it is.
 const MAY_HOLD_ADDRESS = /[.:@]/;
-const EMAIL = /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+/g;
+// An address is found from its '@', its local part read backwards from there: a pattern that began
+// with the local part tried up to 64 characters at each position of a long dotted word.
+const EMAIL_DOMAIN = /@[\w-]{1,63}(?:\.[\w-]{1,63})+/g;
+const LOCAL_PART_MAX = 64;
 const LETTER_RUN = /[\p{L}\p{M}]+/gu;
 const LETTERS_AND_DIGITS = /[\p{L}\p{M}\p{N}]+/gu;
 const ASCII_WORD = /^[A-Za-z]+$/;
@@ -341,7 +344,7 @@ export function gibberishFindings(fields: ScannedField[]): Finding[] {
   let words = 0;
   const odd = new Set<string>();
   for (const { key, text } of fields) {
-    const prose = MAY_HOLD_ADDRESS.test(text) ? text.replace(MARKED_LINK, ' ').replace(BARE_DOMAIN, ' ').replace(EMAIL, ' ') : text;
+    const prose = MAY_HOLD_ADDRESS.test(text) ? withoutEmails(text.replace(MARKED_LINK, ' ').replace(BARE_DOMAIN, ' ')) : text;
     for (const [word] of matchesOf(prose, LETTER_RUN, Infinity)) {
       if (word.length < 2) continue;
       words++;
@@ -356,6 +359,28 @@ export function gibberishFindings(fields: ScannedField[]): Finding[] {
   const reason = `${counted(count, 'random-looking word')} of ${words}`;
   if (count >= 2 && count / Math.max(words, 1) >= MOSTLY) return [{ points: WEIGHTS.mostlyGibberish, reason }];
   return [{ points: Math.min(count * WEIGHTS.gibberishWord, WEIGHTS.gibberishMax), reason }];
+}
+
+/** `text` with each e-mail address (up to 64 characters before the '@', a dotted domain after it) made one space. */
+export function withoutEmails(text: string): string {
+  let out = '';
+  let from = 0;
+  EMAIL_DOMAIN.lastIndex = 0;
+  for (let match = EMAIL_DOMAIN.exec(text); match; match = EMAIL_DOMAIN.exec(text)) {
+    let start = match.index;
+    while (start > from && match.index - start < LOCAL_PART_MAX && isLocalPartChar(text.charCodeAt(start - 1))) start--;
+    // no local part: not an address, and its domain may still be the local part of the next one
+    if (start === match.index) continue;
+    out += `${text.slice(from, start)} `;
+    from = EMAIL_DOMAIN.lastIndex;
+  }
+  EMAIL_DOMAIN.lastIndex = 0;
+  return out + text.slice(from);
+}
+
+/** What `[\w.+-]` matches: ASCII letters, digits, `_`, `.`, `+` and `-`. */
+function isLocalPartChar(code: number): boolean {
+  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 46 || code === 43 || code === 45;
 }
 
 /** Exposed for tests: whether one word looks typed at random rather than written. */

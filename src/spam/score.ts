@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { normalizeSafely } from './characters.js';
 import { MemoryRepeatLog, REPEAT_LIMIT, REPEAT_WINDOW_MS, type RepeatLog } from './repeats.js';
 import { gibberishFindings, linkFindings, markupFindings, phraseFindings, SPAM_THRESHOLD, WEIGHTS, type Finding, type ScannedField } from './score-rules.js';
 
@@ -151,7 +152,7 @@ function scannedFields(data: Record<string, unknown>): ScannedField[] {
 // NFKC folds full-width and mathematical letters into the plain ones the rules know; a word mixing
 // Latin with Cyrillic or Greek has its look-alikes folded too (a word in one script is left alone).
 function normaliseText(text: string): string {
-  const normalised = text.normalize('NFKC').replace(INVISIBLE, '');
+  const normalised = normalizeSafely(text, 'NFKC').replace(INVISIBLE, '');
   // only a text with Cyrillic or Greek in it can hold a mixed-script word: most are read once, not word by word
   return CYRILLIC_OR_GREEK.test(normalised) ? normalised.replace(WORD, (word) => (isMixedScript(word) ? foldLookAlikes(word) : word)) : normalised;
 }

@@ -1,3 +1,6 @@
+import { normalizeSafely } from './characters.js';
+import { PhraseAutomaton, phraseSymbols } from './phrase-automaton.js';
+
 /** The form owner's `customSpamWords`, compiled: finds the first listed word in a submission's values. */
 export interface SpamWordMatcher {
   /** The entry as the owner listed it (trimmed) when any value contains it, or null. */
@@ -5,17 +8,10 @@ export interface SpamWordMatcher {
 }
 
 const CACHE_LIMIT = 1000;
-// The setting's own limit. A longer string (the API refuses one) is read up to it, so that a huge
-// one cannot overflow the stack of the regular expression compiler.
+// The setting's own limit. A longer string (the API refuses one) is read up to it.
 const MAX_SETTING_CHARS = 2560;
 // Deeper than the parser ever builds (8 levels): only hand-built data gets this far.
 const MAX_WALK_DEPTH = 32;
-// A letter, combining mark or digit of any script: a listed word must not touch one on either side.
-const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
-const NOT_AFTER_WORD = '(?<![\\p{L}\\p{M}\\p{N}])';
-const NOT_BEFORE_WORD = '(?![\\p{L}\\p{M}\\p{N}])';
-// Scripts written without spaces between words: a listed word in them matches inside a run of text.
-const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 const cache = new Map<string, SpamWordMatcher | null>();
 
@@ -39,10 +35,7 @@ export function compileSpamWords(setting: string | null): SpamWordMatcher | null
 export function parseSpamWords(setting: string): string[] {
   const seen = new Set<string>();
   const entries: string[] = [];
-  const raws = setting
-    .slice(0, MAX_SETTING_CHARS + 1)
-    .normalize('NFC')
-    .split(/[,\r\n]/);
+  const raws = normalizeSafely(setting.slice(0, MAX_SETTING_CHARS + 1), 'NFC').split(/[,\r\n]/);
   // The entry cut by the limit is dropped rather than matched as a fragment ("casi" of "casino").
   if (setting.length > MAX_SETTING_CHARS) raws.pop();
   for (const raw of raws) {
@@ -55,77 +48,32 @@ export function parseSpamWords(setting: string): string[] {
   return entries;
 }
 
+// NOTE: the words are found by one automaton over all of them (phrase-automaton.ts), so a value
+// costs time linear in its length whatever the setting holds. A regular expression of the same words
+// went back over each entry at every position: 1,270 words against 256 KB took over 10 seconds.
 function buildMatcher(setting: string): SpamWordMatcher | null {
   const entries = parseSpamWords(setting);
   if (entries.length === 0) return null;
-  // Entries are grouped by which edges need a word boundary, and each group's lookarounds stand
-  // outside its alternation: a lookbehind inside every alternative stops V8 from skipping ahead by
-  // first characters and made a long setting hundreds of times slower on a large value.
-  const groups = new Map<string, { before: string; after: string; members: string[] }>();
-  for (const entry of entries) {
-    const before = needsBoundaryBefore(entry) ? NOT_AFTER_WORD : '';
-    const after = needsBoundaryAfter(entry) ? NOT_BEFORE_WORD : '';
-    const key = `${before.length}:${after.length}`;
-    const group = groups.get(key);
-    if (group) group.members.push(entry);
-    else groups.set(key, { before, after, members: [entry] });
-  }
-  const ordered: string[] = [];
-  const alternatives: string[] = [];
-  for (const { before, after, members } of groups.values()) {
-    // One capture group per entry tells which one matched without re-comparing case-folded text.
-    alternatives.push(`${before}(?:${members.map((entry) => `(${entryBody(entry)})`).join('|')})${after}`);
-    ordered.push(...members);
-  }
-  // NOTE: every alternative is a literal whose only quantifier is `\s+` between two literal words, so
-  // a failed attempt costs at most the entry's length plus one whitespace run: no catastrophic backtracking.
-  const pattern = new RegExp(alternatives.join('|'), 'iu');
+  const automaton = new PhraseAutomaton(entries.map(phraseSymbols));
   return {
     firstMatch(data: unknown): string | null {
-      const match = findInValues(data, pattern, 0, new WeakSet());
-      if (!match) return null;
-      const group = match.findIndex((captured, index) => index > 0 && captured !== undefined);
-      return ordered[group - 1] ?? null;
+      const found = findInValues(data, automaton, 0, new WeakSet());
+      return found >= 0 ? entries[found]! : null;
     },
   };
 }
 
-/** Runs of whitespace inside a phrase match any run of whitespace: "buy now" finds "Buy  now". */
-function entryBody(entry: string): string {
-  return entry.split(/\s+/).map(escapeRegExp).join('\\s+');
-}
-
-function needsBoundaryBefore(entry: string): boolean {
-  return needsBoundary(String.fromCodePoint(entry.codePointAt(0) ?? 0));
-}
-
-function needsBoundaryAfter(entry: string): boolean {
-  // The last two code units may be one astral character (a surrogate pair) or two characters.
-  return needsBoundary(Array.from(entry.slice(-2)).pop() ?? '');
-}
-
-// Only an edge that is a letter or digit needs a boundary: "$$$" or "c++" has no word to be inside of,
-// and Chinese, Japanese or Thai text has no spaces to stand at a word's edge.
-function needsBoundary(char: string): boolean {
-  return WORD_CHAR.test(char) && !UNSPACED_SCRIPT.test(char);
-}
-
-function escapeRegExp(text: string): string {
-  // With the `u` flag only syntax characters may be escaped; `-` is safe outside a class.
-  return text.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-}
-
 // Values only: field names are the form's own markup, not what the visitor typed.
-function findInValues(value: unknown, pattern: RegExp, depth: number, seen: WeakSet<object>): RegExpExecArray | null {
-  if (typeof value === 'string') return pattern.exec(value.normalize('NFC'));
-  if (typeof value === 'number') return pattern.exec(String(value));
+function findInValues(value: unknown, automaton: PhraseAutomaton, depth: number, seen: WeakSet<object>): number {
+  if (typeof value === 'string') return automaton.find(normalizeSafely(value, 'NFC'));
+  if (typeof value === 'number') return automaton.find(String(value));
   // An object met twice (shared or cyclic, never from the parser) is read once: the walk stays linear.
-  if (typeof value !== 'object' || value === null || depth >= MAX_WALK_DEPTH || seen.has(value)) return null;
+  if (typeof value !== 'object' || value === null || depth >= MAX_WALK_DEPTH || seen.has(value)) return -1;
   seen.add(value);
   const children = Array.isArray(value) ? value : Object.values(value);
   for (const child of children) {
-    const match = findInValues(child, pattern, depth + 1, seen);
-    if (match) return match;
+    const found = findInValues(child, automaton, depth + 1, seen);
+    if (found >= 0) return found;
   }
-  return null;
+  return -1;
 }

@@ -106,5 +106,10 @@ export class NotificationChannel implements Channel {
 
 /** Email addresses compared as their owners read them: case aside, spaces around trimmed. */
 export function sameAddress(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
+  return addressKey(a) === addressKey(b);
+}
+
+/** What two spellings of one address have in common (see `sameAddress`). */
+export function addressKey(address: string): string {
+  return address.trim().toLowerCase();
 }
