@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import v8 from 'node:v8';
 import { pino, type Logger } from 'pino';
 import { buildSurfaces, type Surfaces } from '../app.js';
@@ -7,6 +8,8 @@ import { openContext, type AppContext } from '../context.js';
 import { startDelivery } from '../jobs/delivery.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
+import { outboxDir } from '../mail/transport.js';
+import { openToOthers } from '../private-files.js';
 import { guardProcess } from './process-guard.js';
 
 function urlOf(address: AddressInfo): string {
@@ -36,6 +39,18 @@ export async function listen(ctx: AppContext, logger: Logger, explicit: { public
   return surfaces;
 }
 
+/** Files made by an earlier version (0755, 0644) stay readable by every local user until an operator closes them. */
+function warnAboutOpenFiles(config: Config, logger: Logger): void {
+  const database = config.database.dialect === 'sqlite' && config.database.file !== ':memory:' ? config.database.file : null;
+  const candidates = [config.dataDir, outboxDir(config), ...(database ? [path.dirname(path.resolve(database)), database, `${database}-wal`] : [])];
+  const open = openToOthers([...new Set(candidates)]);
+  if (open.length === 0) return;
+  logger.warn(
+    { files: open },
+    `other users of this machine may read ${open.join(', ')}: they hold the instance's secret, visitors' submissions and emails; chmod 700 the folders and 600 the files (Formgate makes new ones so)`,
+  );
+}
+
 /** `formgate serve`: migrates, then runs every surface until SIGTERM or SIGINT. */
 export async function serve(config: Config, explicit: { publicUrl: boolean; submitUrl: boolean }): Promise<void> {
   // Requests waiting on the database outlive the young generation; by default V8 then lets the old
@@ -45,6 +60,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const logger = pino({ level: config.logLevel });
   guardProcess(logger);
   const ctx = await openContext(config);
+  warnAboutOpenFiles(config, logger);
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);
   const delivery = startDelivery(ctx, logger);
