@@ -12,6 +12,7 @@ import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
 import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
+import { ConnectionDrain, type DrainOptions, type DrainOutcome } from './http/connection-drain.js';
 import { installJsonParser } from './http/json-body.js';
 import { redisStoreWithFallback } from './http/rate-limit-store.js';
 import { installRequestLog, requestId } from './http/request-log.js';
@@ -38,7 +39,8 @@ import { MemoryRepeatLog, RedisRepeatLog } from './spam/repeats.js';
 export interface Surfaces {
   api: FastifyInstance;
   submit: SubmitSurface;
-  close(): Promise<void>;
+  /** Closes both surfaces' connections after their requests (see ConnectionDrain), cutting what is open at the deadline. */
+  close(options?: DrainOptions): Promise<DrainOutcome>;
 }
 
 function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: number, notFound?: NotFoundPage): FastifyInstance {
@@ -105,6 +107,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
   const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });
+  const apiConnections = new ConnectionDrain(api.server);
   addSharedSchemas(api);
   await registerOpenApi(api, ctx.config);
   await registerRateLimit(api, 'api', ctx.config.rateLimitApi, redis);
@@ -133,9 +136,13 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   return {
     api,
     submit,
-    async close() {
-      await Promise.all([api.close(), submit.close()]);
+    async close(options) {
+      const [fromApi, fromSubmit] = await Promise.all([apiConnections.drain(options), submit.close(options)]);
+      // Fastify's own close (its onClose hooks) once no connection is left, so that a request on a
+      // connection still open is answered (with Connection: close), not refused as shutting_down
+      await api.close();
       redis?.disconnect();
+      return { cut: fromApi.cut + fromSubmit.cut };
     },
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
+import { ConnectionDrain, type DrainOptions, type DrainOutcome } from '../http/connection-drain.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
@@ -23,7 +24,8 @@ import type { ThankYouLinks } from './thank-you-link.js';
 export interface SubmitSurface {
   server: http.Server;
   listen(options: { host: string; port: number }): Promise<void>;
-  close(): Promise<void>;
+  /** Stops taking connections, closes each after its request, and cuts what is still open at the deadline. */
+  close(options?: DrainOptions): Promise<DrainOutcome>;
 }
 
 export interface SubmitDependencies {
@@ -57,6 +59,7 @@ export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSur
   // A request Node refuses itself (headers over 16 KB, not HTTP) is answered with a problem too.
   server.on('clientError', answerClientError(ctx.errorsDocUrl));
   ignoreUnknownExpectations(server);
+  const connections = new ConnectionDrain(server);
   return {
     server,
     listen: ({ host, port }) =>
@@ -67,12 +70,11 @@ export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSur
           resolve();
         });
       }),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        log.debug({ submitUrl: ctx.config.submitUrl }, 'submit surface closed');
-      }),
+    async close(options) {
+      const outcome = await connections.drain(options);
+      log.debug({ submitUrl: ctx.config.submitUrl }, 'submit surface closed');
+      return outcome;
+    },
   };
 }
 
