@@ -48,13 +48,14 @@ export async function listen(ctx: AppContext, logger: Logger, explicit: { public
 
 /** Files made by an earlier version (0755, 0644) stay readable by every local user until an operator closes them. */
 function warnAboutOpenFiles(config: Config, logger: Logger): void {
-  const database = config.database.dialect === 'sqlite' && config.database.file !== ':memory:' ? config.database.file : null;
-  const candidates = [config.dataDir, outboxDir(config), ...(database ? [path.dirname(path.resolve(database)), database, `${database}-wal`] : [])];
-  const open = openToOthers([...new Set(candidates)]);
+  const database = config.database.dialect === 'sqlite' && config.database.file !== ':memory:' ? path.resolve(config.database.file) : null;
+  const folders = [...new Set([config.dataDir, ...(database ? [path.dirname(database)] : [])])];
+  const files = database ? [database, `${database}-wal`, `${database}-shm`] : [];
+  const open = openToOthers([...folders, outboxDir(config), ...files]);
   if (open.length === 0) return;
   logger.warn(
     { files: open },
-    `other users of this machine may read ${open.join(', ')}: they hold the instance's secret, visitors' submissions and emails; chmod 700 the folders and 600 the files (Formgate makes new ones so)`,
+    `other users of this machine may read ${open.join(', ')}: they hold the instance's secret, visitors' submissions and emails; \`chmod -R go= ${folders.join(' ')}\` closes them (Formgate makes new ones 0700 and 0600)`,
   );
 }
 
