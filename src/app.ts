@@ -12,7 +12,7 @@ import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
 import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
-import { ConnectionDrain, type DrainOptions, type DrainOutcome } from './http/connection-drain.js';
+import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from './http/connection-drain.js';
 import { installJsonParser } from './http/json-body.js';
 import { redisStoreWithFallback } from './http/rate-limit-store.js';
 import { installRequestLog, requestId } from './http/request-log.js';
@@ -53,6 +53,7 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     bodyLimit,
     // NOTE: Fastify's default (0) would let a slow client hold a connection open forever while sending its body; the submit surface's limit.
     requestTimeout: 30_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // installClosingAnswer answers that 503 in the catalogue's words
     return503OnClosing: false,
     schemaController: serializersOnFirstUse(),

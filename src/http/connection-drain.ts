@@ -16,6 +16,15 @@ export const DRAIN_DEADLINE_MS = 5_000;
 export const IDLE_GRACE_MS = 1_000;
 const SWEEP_MS = 100;
 
+/**
+ * How long a kept-alive connection may stay idle before the server closes it, on both surfaces (it
+ * is Fastify's default). Longer than a reverse proxy keeps its own idle upstream connections (nginx
+ * and AWS load balancers: 60 s), so that the proxy, not the server, closes them: a server that
+ * closes one just as the proxy sends a request on it fails that request (Node's default of 5 s
+ * made that race part of every quiet minute behind nginx).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 export interface DrainOptions {
   /** Cut every connection still open then; DRAIN_DEADLINE_MS by default. */
   deadlineMs?: number;

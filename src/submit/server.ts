@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
-import { ConnectionDrain, type DrainOptions, type DrainOutcome } from '../http/connection-drain.js';
+import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from '../http/connection-drain.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
@@ -53,7 +53,7 @@ export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSur
   const deps: HandlerDependencies = { ...dependencies, storageFailures: new StorageFailureLog() };
   const { ctx, log } = deps;
   const server = http.createServer((request, response) => void handle(deps, request, response));
-  server.keepAliveTimeout = 5000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // NOTE: a slow client may not hold a connection open forever while sending its body.
   server.requestTimeout = 30_000;
   // A request Node refuses itself (headers over 16 KB, not HTTP) is answered with a problem too.
