@@ -240,42 +240,52 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
     stalled.socket.destroy();
   });
 
-  it('npm start passes SIGTERM on to the server, which stops before npm exits', async () => {
-    // This package.json, with the program just built as its dist/ (so the test never writes the
-    // project's own dist/), started as an operator or a container's CMD would: `npm start`.
-    const folder = path.join(PROJECT_ROOT, 'node_modules', '.cache', `formgate-npm-start-${process.pid}`);
-    fs.rmSync(folder, { recursive: true, force: true });
-    fs.mkdirSync(folder, { recursive: true });
-    fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(folder, 'package.json'));
-    fs.symlinkSync(path.dirname(bundle!.program[0]!), path.join(folder, 'dist'));
-    let serverPid: number | undefined;
-    try {
-      // --ignore-scripts: not the prestart build (done above); the start script itself runs
-      const npm = followProcess(
-        spawn('npm', ['start', '--ignore-scripts'], {
-          cwd: folder,
-          env: { ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        }),
-      );
-      servers.push(npm);
-      const ready = await npm.waitForLine(READY, 'the ready line through npm', 30_000);
-      serverPid = ready.json!.pid as number;
-      assert.notEqual(serverPid, npm.child.pid, 'the server is a process of its own');
-
-      assert.ok(npm.child.kill('SIGTERM'));
-      const exit = await npm.waitForExit(EXIT_BOUND_MS);
-      assert.ok(
-        npm.lines.some((l) => l.json?.msg === 'stopped' && l.json.pid === serverPid),
-        `the server stopped as on its own SIGTERM; npm exited ${JSON.stringify(exit)}; stderr: ${npm.stderr()}`,
-      );
-      assert.equal(isRunning(serverPid), false, 'no server is left running once npm has exited');
-      assert.deepEqual(exit, { code: 0, signal: null }, npm.stderr());
-    } finally {
-      if (serverPid !== undefined && isRunning(serverPid)) process.kill(serverPid, 'SIGKILL');
+  // This package.json, with the program just built as its dist/ (so the test never writes the
+  // project's own dist/), started as an operator or a container's command would: `npm start`.
+  for (const [how, signal] of [
+    ['SIGTERM sent to npm (docker stop, a process manager)', 'SIGTERM'],
+    ['SIGINT sent to the whole process group (Ctrl-C in a terminal; systemd signals its whole group too)', 'SIGINT'],
+  ] as const) {
+    it(`npm start: the server stops on ${how}, before npm exits`, async () => {
+      const group = signal === 'SIGINT';
+      const folder = path.join(PROJECT_ROOT, 'node_modules', '.cache', `formgate-npm-start-${process.pid}`);
       fs.rmSync(folder, { recursive: true, force: true });
-    }
-  });
+      fs.mkdirSync(folder, { recursive: true });
+      fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(folder, 'package.json'));
+      fs.symlinkSync(path.dirname(bundle!.program[0]!), path.join(folder, 'dist'));
+      let serverPid: number | undefined;
+      try {
+        // --ignore-scripts: not the prestart build (done above); the start script itself runs
+        const npm = followProcess(
+          spawn('npm', ['start', '--ignore-scripts'], {
+            cwd: folder,
+            env: { ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` },
+            stdio: ['ignore', 'pipe', 'pipe'],
+            // a process group of its own, as a terminal's foreground job
+            detached: group,
+          }),
+        );
+        servers.push(npm);
+        const ready = await npm.waitForLine(READY, 'the ready line through npm', 30_000);
+        serverPid = ready.json!.pid as number;
+        assert.notEqual(serverPid, npm.child.pid, 'the server is a process of its own');
+
+        // to the group, the server gets the signal twice: its own, and the one npm passes on
+        if (group) process.kill(-npm.child.pid!, signal);
+        else assert.ok(npm.child.kill(signal));
+        const exit = await npm.waitForExit(EXIT_BOUND_MS);
+        assert.ok(
+          npm.lines.some((l) => l.json?.msg === 'stopped' && l.json.pid === serverPid),
+          `the server stopped, drained; npm exited ${JSON.stringify(exit)}; stderr: ${npm.stderr()}`,
+        );
+        assert.equal(isRunning(serverPid), false, 'no server is left running once npm has exited');
+        assert.deepEqual(exit, { code: 0, signal: null }, npm.stderr());
+      } finally {
+        if (serverPid !== undefined && isRunning(serverPid)) process.kill(serverPid, 'SIGKILL');
+        fs.rmSync(folder, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 function isRunning(pid: number): boolean {

@@ -104,6 +104,8 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // NOTE: on, not once: a signal often comes twice (Ctrl-C or systemd signal the whole process
+  // group, and npm passes its own on), and with no listener left the second ended the process at
+  // once, mid-drain. The drain has its own deadline, so a repeat has nothing to hurry.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(signal));
 }
