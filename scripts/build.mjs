@@ -1,5 +1,6 @@
-// Builds dist/main.js, the `formgate` program: src/ bundled into one file with esbuild.
-// NOTE: one file because loading the ~700 modules of src/ and its dependencies one by one was
+// Builds dist/main.js, the `formgate` program: src/ bundled with esbuild into dist/program.js,
+// loaded by dist/main.js once it has checked the Node.js version (src/main.ts says why).
+// NOTE: one file for the program because loading the ~700 modules of src/ and its dependencies one by one was
 // half of `formgate serve`'s start (~750 against ~350 ms here). Tests run src/ itself (through tsx,
 // which transpiles with the same esbuild); test/bundle.test.ts runs this build.
 // `node scripts/build.mjs <file>` writes the bundle there instead (the folder is emptied first).
@@ -8,7 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 // npm only warns about `engines`; this build is part of `npm ci`, so an unsupported Node stops
-// the install here with what to do, instead of a native-module crash later.
+// the install here with what to do, instead of a native-module crash later. The words are
+// src/cli/node-version.ts's, which dist/main.js prints (this script runs before TypeScript can;
+// test/node-version.test.ts holds the two together).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
   console.error(
@@ -19,26 +22,36 @@ if (major < 22 || (major === 22 && minor < 12)) {
 }
 
 const outfile = process.argv[2] ?? 'dist/main.js';
-fs.rmSync(path.dirname(outfile), { recursive: true, force: true });
-// The template worker runs on threads of its own (src/mail/template-workers.ts), from the file beside main.js.
+const folder = path.dirname(outfile);
+fs.rmSync(folder, { recursive: true, force: true });
+const common = { bundle: true, platform: 'node', format: 'esm', target: 'node22', sourcemap: true, logLevel: 'warning' };
+// main.js: the version check alone, then the program from the file beside it (never bundled in,
+// or its imports would load before the check runs).
+await build({
+  ...common,
+  entryPoints: ['src/main.ts'],
+  outfile,
+  plugins: [
+    {
+      name: 'program-beside-main',
+      setup: (b) => b.onResolve({ filter: /^\.\/cli\/program\.js$/ }, () => ({ path: './program.js', external: true })),
+    },
+  ],
+});
+// The program, and the template worker that runs on threads of its own (src/mail/template-workers.ts), beside main.js.
 for (const [entry, out] of [
-  ['src/main.ts', outfile],
-  ['src/mail/template-worker.ts', path.join(path.dirname(outfile), 'template-worker.js')],
+  ['src/cli/program.ts', path.join(folder, 'program.js')],
+  ['src/mail/template-worker.ts', path.join(folder, 'template-worker.js')],
 ])
   await build({
+    ...common,
     entryPoints: [entry],
     outfile: out,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    sourcemap: true,
     // Native or optional at run time: loaded from node_modules when used (pg and ioredis only with
     // a PostgreSQL or Redis URL, see createRequire in src/).
     external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'handlebars'],
     // The CommonJS dependencies bundled in an ES module still call require() for Node's own modules.
     banner: { js: "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);" },
-    logLevel: 'warning',
   });
 // The dashboard's stylesheet and scripts, served from the folder beside main.js (src/dashboard/assets.ts).
-fs.cpSync('src/dashboard/assets', path.join(path.dirname(outfile), 'assets'), { recursive: true });
+fs.cpSync('src/dashboard/assets', path.join(folder, 'assets'), { recursive: true });

@@ -13,6 +13,8 @@ import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
 import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
 import { installHostCheck } from './http/host-check.js';
+
+import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from './http/connection-drain.js';
 import { installJsonParser } from './http/json-body.js';
 import { redisStoreWithFallback } from './http/rate-limit-store.js';
 import { SearchLimits } from './http/search-limits.js';
@@ -41,7 +43,8 @@ import { MemoryRepeatLog, RedisRepeatLog } from './spam/repeats.js';
 export interface Surfaces {
   api: FastifyInstance;
   submit: SubmitSurface;
-  close(): Promise<void>;
+  /** Closes both surfaces' connections after their requests (see ConnectionDrain), cutting what is open at the deadline. */
+  close(options?: DrainOptions): Promise<DrainOutcome>;
 }
 
 function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: number, notFound?: NotFoundPage): FastifyInstance {
@@ -55,6 +58,7 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     bodyLimit,
     // NOTE: Fastify's default (0) would let a slow client hold a connection open forever while sending its body; the submit surface's limit.
     requestTimeout: 30_000,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     // installClosingAnswer answers that 503 in the catalogue's words
     return503OnClosing: false,
     schemaController: serializersOnFirstUse(),
@@ -113,6 +117,8 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });
   // first of all hooks: a request for another host name reaches no rate limit, session or route
   installHostCheck(api, () => ctx.config.publicUrl);
+
+  const apiConnections = new ConnectionDrain(api.server);
   addSharedSchemas(api);
   await registerOpenApi(api, ctx.config);
   await registerRateLimit(api, 'api', ctx.config.rateLimitApi, redis);
@@ -142,9 +148,13 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   return {
     api,
     submit,
-    async close() {
-      await Promise.all([api.close(), submit.close()]);
+    async close(options) {
+      const [fromApi, fromSubmit] = await Promise.all([apiConnections.drain(options), submit.close(options)]);
+      // Fastify's own close (its onClose hooks) once no connection is left, so that a request on a
+      // connection still open is answered (with Connection: close), not refused as shutting_down
+      await api.close();
       redis?.disconnect();
+      return { cut: fromApi.cut + fromSubmit.cut };
     },
   };
 }

@@ -1,14 +1,24 @@
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import v8 from 'node:v8';
 import { pino, type Logger } from 'pino';
 import { buildSurfaces, type Surfaces } from '../app.js';
 import { API_PREFIX, type Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
+import { DRAIN_DEADLINE_MS, IDLE_GRACE_MS } from '../http/connection-drain.js';
 import { startDelivery } from '../jobs/delivery.js';
 import { proxyTrustWarning } from '../net/client-address.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
+import { outboxDir } from '../mail/transport.js';
+import { openToOthers } from '../private-files.js';
 import { guardProcess } from './process-guard.js';
+
+// A container gets 10 s after SIGTERM by default (Docker, Kubernetes), then SIGKILL: the whole
+// shutdown fits in 9. Requests under way get DRAIN_DEADLINE_MS (5 s), deliveries 6 s at the same
+// time; closing the search index and the database takes the rest.
+const DELIVERY_DEADLINE_MS = 6_000;
+const STOP_DEADLINE_MS = 9_000;
 
 function urlOf(address: AddressInfo): string {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -37,6 +47,19 @@ export async function listen(ctx: AppContext, logger: Logger, explicit: { public
   return surfaces;
 }
 
+/** Files made by an earlier version (0755, 0644) stay readable by every local user until an operator closes them. */
+function warnAboutOpenFiles(config: Config, logger: Logger): void {
+  const database = config.database.dialect === 'sqlite' && config.database.file !== ':memory:' ? path.resolve(config.database.file) : null;
+  const folders = [...new Set([config.dataDir, ...(database ? [path.dirname(database)] : [])])];
+  const files = database ? [database, `${database}-wal`, `${database}-shm`] : [];
+  const open = openToOthers([...folders, outboxDir(config), ...files]);
+  if (open.length === 0) return;
+  logger.warn(
+    { files: open },
+    `other users of this machine may read ${open.join(', ')}: they hold the instance's secret, visitors' submissions and emails; \`chmod -R go= ${folders.join(' ')}\` closes them (Formgate makes new ones 0700 and 0600)`,
+  );
+}
+
 /** `formgate serve`: migrates, then runs every surface until SIGTERM or SIGINT. */
 export async function serve(config: Config, explicit: { publicUrl: boolean; submitUrl: boolean }): Promise<void> {
   // Requests waiting on the database outlive the young generation; by default V8 then lets the old
@@ -46,6 +69,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const logger = pino({ level: config.logLevel });
   guardProcess(logger);
   const ctx = await openContext(config);
+  warnAboutOpenFiles(config, logger);
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);
   const delivery = startDelivery(ctx, logger);
@@ -63,13 +87,16 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing requests in flight');
     const timer = setTimeout(() => {
-      logger.error('shutdown took over 25 s; exiting');
+      logger.error(`shutdown took over ${STOP_DEADLINE_MS / 1000} s; exiting`);
       process.exit(1);
-    }, 25_000).unref();
+    }, STOP_DEADLINE_MS).unref();
     try {
       stopSpamPurge();
-      await surfaces.close();
-      await delivery.stop(10_000);
+      // Connections and deliveries wind down side by side: what is cut at its deadline is safe (an
+      // unanswered request was never acknowledged; a delivery runs again once its lease ends).
+      const [drained] = await Promise.all([surfaces.close({ deadlineMs: DRAIN_DEADLINE_MS, idleGraceMs: IDLE_GRACE_MS }), delivery.stop(DELIVERY_DEADLINE_MS)]);
+      if (drained.cut > 0)
+        logger.warn({ cut: drained.cut }, `closed ${drained.cut} connection(s) whose request had not ended ${DRAIN_DEADLINE_MS / 1000} s into the shutdown`);
       await searchIndexer.stop();
       await ctx.close();
       clearTimeout(timer);
@@ -80,6 +107,8 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  // NOTE: on, not once: a signal often comes twice (Ctrl-C or systemd signal the whole process
+  // group, and npm passes its own on), and with no listener left the second ended the process at
+  // once, mid-drain. The drain has its own deadline, so a repeat has nothing to hurry.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void stop(signal));
 }

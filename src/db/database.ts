@@ -6,6 +6,7 @@ import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
+import { createPrivateFileSync, makePrivateDirSync } from '../private-files.js';
 import { PreparedQuery, statementNameOf } from './prepared-query.js';
 import { isStorageUnavailable } from './storage-errors.js';
 import type { ChangeCounted, DB } from './schema/index.js';
@@ -95,7 +96,11 @@ export class Database {
     const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
     if (config.dialect === 'sqlite') {
       if (options.mustExist && config.file !== ':memory:' && !fs.existsSync(config.file)) throw new MissingDatabaseError(config);
-      if (config.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(config.file)), { recursive: true });
+      if (config.file !== ':memory:' && !options.mustExist) {
+        // SQLite makes its -wal and -shm files with the database file's mode, so these cover all three
+        makePrivateDirSync(path.dirname(path.resolve(config.file)));
+        createPrivateFileSync(config.file);
+      }
       const sqlite = new SqliteDatabase(config.file, { fileMustExist: options.mustExist === true });
       sqlite.pragma('journal_mode = WAL');
       // FULL: a commit is on disk before a visitor hears "received", even through a power loss.

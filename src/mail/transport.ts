@@ -5,6 +5,7 @@ import { createTransport } from 'nodemailer';
 import { ConfigError, type Config } from '../config/config.js';
 import { newId } from '../ids.js';
 import { DeliveryError } from '../jobs/channels/channel.js';
+import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { literalHeaderText } from './header-text.js';
 
 export interface MailMessage {
@@ -77,11 +78,11 @@ function fileMailer(dir: string, from: string): Mailer {
   return {
     async send(message) {
       const info = await transport.sendMail(withSender(message, from));
-      await fs.mkdir(dir, { recursive: true });
+      await makePrivateDir(dir);
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`;
       // Written aside and renamed, so whoever watches the folder never reads half a message.
       const partial = path.join(dir, `.${name}.partial`);
-      await fs.writeFile(partial, info.message as Buffer);
+      await writePrivateFile(partial, info.message as Buffer);
       await fs.rename(partial, path.join(dir, name));
     },
     close: () => transport.close(),

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
+import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from '../http/connection-drain.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
 import { healthOf } from '../http/routes/health.js';
@@ -24,7 +25,8 @@ import type { ThankYouLinks } from './thank-you-link.js';
 export interface SubmitSurface {
   server: http.Server;
   listen(options: { host: string; port: number }): Promise<void>;
-  close(): Promise<void>;
+  /** Stops taking connections, closes each after its request, and cuts what is still open at the deadline. */
+  close(options?: DrainOptions): Promise<DrainOutcome>;
 }
 
 export interface SubmitDependencies {
@@ -52,12 +54,13 @@ export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSur
   const deps: HandlerDependencies = { ...dependencies, storageFailures: new StorageFailureLog() };
   const { ctx, log } = deps;
   const server = http.createServer((request, response) => void handle(deps, request, response));
-  server.keepAliveTimeout = 5000;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   // NOTE: a slow client may not hold a connection open forever while sending its body.
   server.requestTimeout = 30_000;
   // A request Node refuses itself (headers over 16 KB, not HTTP) is answered with a problem too.
   server.on('clientError', answerClientError(ctx.errorsDocUrl));
   ignoreUnknownExpectations(server);
+  const connections = new ConnectionDrain(server);
   return {
     server,
     listen: ({ host, port }) =>
@@ -68,12 +71,11 @@ export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSur
           resolve();
         });
       }),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        log.debug({ submitUrl: ctx.config.submitUrl }, 'submit surface closed');
-      }),
+    async close(options) {
+      const outcome = await connections.drain(options);
+      log.debug({ submitUrl: ctx.config.submitUrl }, 'submit surface closed');
+      return outcome;
+    },
   };
 }
 

@@ -77,7 +77,11 @@ export interface ServerProcess {
 
 /** Starts `formgate serve` as a child process and follows its stdout line by line. */
 export function spawnServe(env: NodeJS.ProcessEnv, program = FROM_SOURCE): ServerProcess {
-  const child = spawn(process.execPath, [...program, 'serve'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return followProcess(spawn(process.execPath, [...program, 'serve'], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** Follows a child process (its stdout piped) that runs a server: `npm start` as well as spawnServe's. */
+export function followProcess(child: ChildProcess): ServerProcess {
   const lines: LogLine[] = [];
   let stderr = '';
   let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;

@@ -178,9 +178,13 @@ describe('the form of a post: field names, traps and control fields at their lim
     const request = { headers: { origin: origins[19], referer: `${origins[19]}/${fill('p/', VALUE_CHARS / 2)}` } } as unknown as IncomingMessage;
     const target = `${origins[19]}/${fill('a/?b=%20#', VALUE_CHARS / 2 - 300)}`;
     await assertCheap('origins', () => {
-      const policy = new OriginPolicy(form, postOriginOf(request));
-      policy.admit({ _redirect: target, _error: target });
-      policy.backUrl(request.headers.referer);
+      for (const method of ['POST', 'GET'] as const) {
+        const policy = new OriginPolicy(form, postOriginOf(request), method);
+        policy.admit();
+        policy.redirectOf({ _redirect: target, _error: target }, '_redirect');
+        policy.redirectOf({ _redirect: target, _error: target }, '_error');
+        policy.backUrl(request.headers.referer);
+      }
     });
   });
 
@@ -190,6 +194,8 @@ describe('the form of a post: field names, traps and control fields at their lim
       '_email.from': fill('From \u0000', VALUE_CHARS / 4),
       '_email.replyto': fill('a.', VALUE_CHARS / 4),
       _replyto: `${fill('a', VALUE_CHARS / 4 - 20)}@example.com`,
+      '_email.template.title': fill('Title \t\u00a0', VALUE_CHARS / 4),
+      '_email.template.footer': fill(' ', VALUE_CHARS / 4),
     };
     const data = { message: fill('hello <b>&', VALUE_CHARS / 4) };
     const recipients = Array.from({ length: 100 }, (_, i) => `${fill('r', 100)}${i}@example.com`);

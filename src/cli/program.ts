@@ -1,0 +1,141 @@
+// The `formgate` command line: serve and the admin commands. src/main.ts loads it once the Node.js version is known to be supported.
+import { Command, CommanderError, Option } from 'commander';
+import * as admin from './admin.js';
+import { buildConfig, ConfigError, type Config } from '../config/config.js';
+import { readEnv } from '../config/env.js';
+import { MissingDatabaseError } from '../db/database.js';
+import { ProblemError } from '../errors.js';
+
+const json = process.argv.includes('--json');
+
+function fail(code: string, message: string, errors: string[] | undefined, exitCode: number): never {
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } })}\n`);
+  else process.stderr.write(`formgate: ${message}${errors?.length ? `\n  ${errors.join('\n  ')}` : ''}\n`);
+  process.exit(exitCode);
+}
+
+function loadConfig(): Config {
+  return buildConfig(readEnv());
+}
+
+/** Runs an admin command and prints its result as one JSON object or as text. */
+function run(action: (config: Config) => Promise<admin.CommandResult>) {
+  return async () => {
+    const result = await action(loadConfig());
+    process.stdout.write(json ? `${JSON.stringify(result.json)}\n` : `${result.text.join('\n')}\n`);
+  };
+}
+
+const program = new Command('formgate')
+  .description('Formgate: a self-hosted form backend.')
+  .exitOverride()
+  .configureOutput({ writeErr: (s) => (json ? undefined : process.stderr.write(s)) })
+  .showHelpAfterError('(run with --help for usage)');
+const jsonOption = () => new Option('--json', 'print one JSON object');
+
+program
+  .command('serve')
+  .description('run the management API, the submit surface and the workers; migrates the database first')
+  .action(async () => {
+    const env = readEnv();
+    // loaded lazily: the admin commands need none of the HTTP stack
+    const { serve } = await import('./serve.js');
+    await serve(buildConfig(env), { publicUrl: env.publicUrl !== undefined, submitUrl: env.submitUrl !== undefined });
+  });
+
+program
+  .command('migrate')
+  .description('create the database if it is not there and bring its schema up to date (serve does this too; the other commands only use an existing one)')
+  .addOption(jsonOption())
+  .action(() => run((c) => admin.migrate(c))());
+
+const users = program.command('users').description('accounts');
+users
+  .command('create')
+  .description('create an account and its free workspace')
+  .requiredOption('--email <email>', 'the account’s e-mail address')
+  .option('--password <password>', 'dashboard password, at least 8 characters')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.createUser(c, o.email, o.password))());
+
+const tokens = program.command('tokens').description('API tokens');
+tokens
+  .command('create')
+  .description('create a token and print its secret, once')
+  .requiredOption('--email <email>', 'the account the token acts for')
+  .requiredOption('--name <name>', 'a name to recognise and revoke it by')
+  .requiredOption('--scopes <scopes>', 'comma-separated: workspaces:read,workspaces:write,forms:read,forms:write,submissions:read,submissions:write')
+  .option('--expires-at <iso>', 'expiry as an ISO 8601 date-time')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.createToken(c, o))());
+tokens
+  .command('revoke')
+  .description('revoke a token; it stops working at once')
+  .requiredOption('--email <email>', 'the account')
+  .requiredOption('--name <name>', 'the token’s name')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.revokeToken(c, o.email, o.name))());
+
+const workspaces = program.command('workspaces').description('workspaces');
+workspaces
+  .command('set-plan')
+  .description('change a workspace’s plan (what a payment does)')
+  .requiredOption('--workspace <id>', 'the workspace')
+  .requiredOption('--plan <plan>', 'FREE, BUNDLE_50000 or DEALIFY')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.setPlan(c, o.workspace, o.plan))());
+workspaces
+  .command('add-member')
+  .description('add an existing account to a workspace’s team')
+  .requiredOption('--workspace <id>', 'the workspace')
+  .requiredOption('--email <email>', 'the account to add')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.addMember(c, o.workspace, o.email))());
+
+const forms = program.command('forms').description('forms');
+forms
+  .command('set-secret')
+  .description('store a dashboard-only secret: a captcha secret key or the Slack token')
+  .requiredOption('--form <id>', 'the form')
+  .requiredOption('--provider <provider>', 'BOTPOISON, GOOGLE_RECAPTCHA_V2, HCAPTCHA, TURNSTILE or SLACK')
+  .requiredOption('--secret <secret>', 'the secret')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.setSecret(c, o.form, o.provider, o.secret))());
+forms
+  .command('webhook-secret')
+  .description("print the form's webhook signing secret (Standard Webhooks), made on first use")
+  .requiredOption('--form <id>', 'the form')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.webhookSecret(c, o.form))());
+
+const deliveries = program.command('deliveries').description('the delivery log: emails, webhooks and Slack messages sent, waiting or failed');
+deliveries
+  .command('list')
+  .description('list deliveries, newest first, with every try')
+  .option('--form <id>', 'only the deliveries of this form')
+  .option('--status <status>', 'pending, done or failed')
+  .option('--limit <n>', 'at most this many, 1 to 1000', '50')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.listDeliveries(c, o))());
+deliveries
+  .command('retry')
+  .description('send failed deliveries again, with a fresh retry budget')
+  .option('--job <id>', 'one failed delivery')
+  .option('--form <id>', 'every failed delivery of this form')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.retryDeliveries(c, o))());
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    if (error.exitCode === 0) process.exit(0);
+    // commander has already printed the message and usage hint in text mode
+    if (!json) process.exit(2);
+    fail('usage', error.message.replace(/^error: /, ''), undefined, 2);
+  }
+  if (error instanceof ProblemError) fail(error.code, error.detail, error.extra.errors as string[] | undefined, 1);
+  // a missing database is the configuration's fault: the command ran from the wrong folder or with the wrong URL
+  if (error instanceof ConfigError || error instanceof MissingDatabaseError) fail('config', error.message, undefined, 2);
+  fail('internal_error', (error as Error).message ?? String(error), undefined, 1);
+}
