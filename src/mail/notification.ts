@@ -81,8 +81,9 @@ interface LayoutOptions {
 }
 
 function layoutOptionsOf(controls: Record<string, string>): LayoutOptions {
-  const title = (controls['_email.template.title'] ?? '').trim();
-  const footer = (controls['_email.template.footer'] ?? '').trim().toLowerCase();
+  // NOTE: read only the start: a visitor's control may be 256 KB, and this runs once per recipient
+  const title = (controls['_email.template.title'] ?? '').slice(0, 4 * TITLE_MAX).trim();
+  const footer = (controls['_email.template.footer'] ?? '').slice(0, 16).trim().toLowerCase();
   return {
     // one line of at most TITLE_MAX characters: a title is a heading, not a message
     title: title === '' ? undefined : title.toLowerCase() === 'false' ? null : Array.from(title.replace(/\s+/g, ' ')).slice(0, TITLE_MAX).join(''),
