@@ -89,7 +89,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   registerWorkspaceHomeRoutes(app, ctx);
   registerNewFormRoutes(app, ctx);
   registerFormSetupRoutes(app, ctx, submit);
-  registerTokenRoutes(app, ctx);
+  registerTokenRoutes(app, ctx, limits);
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
