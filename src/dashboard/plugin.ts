@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
 import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { installAssets } from './assets.js';
+import { DeviceCookies } from './device-cookie.js';
 import { LoginLimits } from './login-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
@@ -81,7 +82,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit }: Da
   app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply, storageFailures));
   installAssets(app);
 
-  const limits = new LoginLimits(ctx.config, redis);
+  const limits = new LoginLimits(ctx.config, redis, new DeviceCookies(https));
   registerSignupRoutes(app, ctx, session, new SignupEmailLimits(limits, redis));
   registerLoginRoutes(app, ctx, session, limits);
   registerPasswordResetRoutes(app, ctx, session, limits);

@@ -37,7 +37,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
       const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
       return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens, errors }), status);
     };
-    const refusal = await limits.attempt(user.email, request.ip);
+    const refusal = await limits.attempt(request, user.email);
     if (refusal) {
       reply.header('retry-after', String(refusal.retryAfterSeconds));
       return refused({ currentPassword: refusalMessage(refusal) }, 429);
@@ -49,10 +49,10 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
       });
     } catch (error) {
       const errors = fieldErrors(error);
-      if (!errors.currentPassword) await limits.succeeded(user.email, request.ip);
+      if (!errors.currentPassword) await limits.succeeded(request, reply, user.email);
       return refused(errors, 400);
     }
-    await limits.succeeded(user.email, request.ip);
+    await limits.succeeded(request, reply, user.email);
     await ctx.sessions.endAllExcept(user.id, session.idHash);
     request.log.info({ userId: user.id, tokensRevoked: changed.tokensRevoked }, 'password changed');
     setFlash(reply, `Password changed${revokedNote(changed.tokensRevoked)}`);

@@ -55,6 +55,8 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContex
     }
     // every session of the account ended with the reset, this browser's too
     reply.clearCookie(cookie.name, { path: '/', httpOnly: true, sameSite: 'lax', secure: cookie.secure });
+    // the link proved the mailbox: this browser is now known to the account, whatever the login limits say of others
+    limits.proven(request, reply, done.email);
     request.log.info({ userId: done.userId, tokensRevoked: done.tokensRevoked }, 'password reset');
     const revoked = done.tokensRevoked === 0 ? '' : ` ${done.tokensRevoked} API token${done.tokensRevoked === 1 ? ' was' : 's were'} revoked.`;
     setFlash(reply, `Your password has been changed; log in with it.${revoked}`);

@@ -57,7 +57,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
       expiresOn: (strings(request.body?.expiresAt)[0] ?? '').trim(),
     };
     // A wrong password here counts as a failed login, as on the password form: a borrowed session cannot guess it either.
-    const refusal = await limits.attempt(user.email, request.ip);
+    const refusal = await limits.attempt(request, user.email);
     if (refusal) {
       reply.header('retry-after', String(refusal.retryAfterSeconds));
       return tokensPage(request, reply, form, { currentPassword: refusalMessage(refusal) }, 429);
@@ -69,7 +69,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
       // the form's other messages too, so that one answer says everything to fix
       return tokensPage(request, reply, form, { ...fieldErrors(validationError(tokenInputProblems(input))), ...fieldErrors(error) }, 400);
     }
-    await limits.succeeded(user.email, request.ip);
+    await limits.succeeded(request, reply, user.email);
     let created: Awaited<ReturnType<typeof ctx.tokens.createToken>>;
     try {
       created = await ctx.tokens.createToken(user.id, input, { via: 'dashboard', address: request.ip });
