@@ -21,6 +21,7 @@ const THANK_YOU = { title: 'Thank you!', message: 'Your submission has been rece
 const ERROR_DEFAULT = { title: 'Something went wrong', message: 'Your submission could not be processed. Please try again later.' };
 const ERROR_BY_STATUS: Record<number, { title: string; message: string }> = {
   400: { title: 'Your submission could not be accepted', message: 'Please check the form and try again.' },
+  403: { title: 'Your submission was not accepted', message: 'This form does not take this submission right now.' },
   404: { title: 'Form not found', message: 'This form does not exist or no longer accepts submissions.' },
   413: { title: 'Submission too large', message: 'The submission is larger than this form accepts.' },
   429: { title: 'Too many submissions', message: 'Please wait a little and try again.' },

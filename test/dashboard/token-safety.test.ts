@@ -105,7 +105,7 @@ describe(`dashboard: API tokens end with a stolen session (${TEST_DIALECT})`, ()
 
   it('emails the account for a token made on the command line too', async () => {
     const already = sink.messages.length;
-    await app.ctx.tokens.createToken(userId, { name: 'cli', scopes: ['forms:read'] });
+    await app.ctx.tokens.createToken(userId, { name: 'cli', scopes: ['forms:read'] }, { via: 'command line' });
     const [mail] = (await sink.waitFor(already + 1)).slice(already);
     assert.match(mail!.parsed.text ?? '', /on the server’s command line \(formgate tokens create\)/);
   });
