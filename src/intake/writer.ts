@@ -36,6 +36,10 @@ export type { AllowanceReached } from '../services/allowance.js';
 /** A submission past the allowance of a workspace that holds all it may: refused, not stored. */
 type Counted = SubmissionStatus | 'refused';
 const REFUSED = 'refused';
+// A workspace found holding all it may is not counted again for this long: counting costs up to the
+// cap's index entries (a few ms at 50,000), and a full workspace under a flood would pay it per batch.
+// NOTE: the price is that room made meanwhile (a release, a deleted held submission) shows this much later.
+const FULL_RECHECK_MS = 5_000;
 
 const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'spamReasons', 'createdAt'] as const;
 
@@ -48,6 +52,8 @@ const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'se
 export class SubmissionWriter {
   private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission | typeof REFUSED>;
   private readonly dialect: Dialect;
+  /** Workspaces found holding all they may past their allowance, and until when that is believed. */
+  private readonly fullUntil = new Map<string, number>();
 
   constructor(
     database: Database,
@@ -132,9 +138,10 @@ export class SubmissionWriter {
       for (const i of indexes) {
         const status = await this.countOne(trx, workspaceId, now);
         if (status === 'held') {
-          room ??= await heldRoom(trx, this.dialect, workspaceId);
+          room ??= await this.heldRoom(trx, workspaceId, now);
           statuses[i] = room > 0 ? 'held' : REFUSED;
           room--;
+          if (room <= 0) this.fullUntil.set(workspaceId, now + FULL_RECHECK_MS);
         } else statuses[i] = status;
       }
     }
@@ -162,6 +169,14 @@ export class SubmissionWriter {
       WHERE workspaces.id = wanted.id ${lockedOnly} AND workspaces.submissions_used + wanted.n <= ${ALLOWANCE}
       RETURNING workspaces.id`.execute(trx);
     return new Set(rows.map((row) => row.id));
+  }
+
+  /** How many more the workspace may hold: counted, unless it was found full a moment ago. */
+  private async heldRoom(trx: Transaction<DB>, workspaceId: string, now: number): Promise<number> {
+    const until = this.fullUntil.get(workspaceId);
+    if (until !== undefined && now < until) return 0;
+    this.fullUntil.delete(workspaceId);
+    return heldRoom(trx, this.dialect, workspaceId);
   }
 
   /** Counts one submission: accepted while the allowance lasts, held past it. */
