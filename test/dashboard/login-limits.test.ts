@@ -139,6 +139,20 @@ describe('dashboard: login attempt limits', () => {
         `the account's counter is in Redis under the prefix: ${keys.join(', ')}`,
       );
       assert.ok(!keys.some((k) => k.includes('shared@example.com')), 'the key holds a hash, not the address');
+      assert.ok(
+        keys.some((k) => k.startsWith(`${prefix}rl-login-pair:`)),
+        `the account-and-address counter is in Redis too: ${keys.join(', ')}`,
+      );
+      // a browser known on one instance is known on the other: its failures there count per browser, in Redis
+      await a.ctx.users.createUser('roaming@example.com', PASSWORD);
+      const roaming = new DashboardClient(a);
+      await roaming.get('/login');
+      assert.equal((await roaming.post('/login', { email: 'roaming@example.com', password: PASSWORD })).status, 303);
+      const onB = new DashboardClient(b);
+      for (const [name, value] of roaming.cookies) if (name === 'fg_device') onB.cookies.set(name, value);
+      await onB.get('/login');
+      assert.equal((await onB.post('/login', { email: 'roaming@example.com', password: 'wrong here' })).status, 400);
+      assert.ok((await redis.keys(`${prefix}rl-login-device:*`)).length > 0, 'the browser’s counter is in Redis');
     } finally {
       await a.close();
       await b.close();
