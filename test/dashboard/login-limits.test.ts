@@ -6,6 +6,9 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient, type PageAnswer } from '../helpers/dashboard.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
+import { sign } from '@fastify/cookie';
+import { createHash } from 'node:crypto';
+import { accountKey } from '../../src/dashboard/login-limits.js';
 import { RESET_LINK_LIFETIME_MS } from '../../src/services/password-resets.js';
 import { hashSecret, newSecret } from '../../src/services/secrets.js';
 
@@ -246,6 +249,23 @@ describe('dashboard: login attempt limits', () => {
         client.client.cookies.set('fg_device', cookie);
         assert.match((await client.logIn('alice@example.com', PASSWORD)).html, UNKNOWN_BROWSER);
       }
+    });
+  });
+
+  it('forgets a browser 180 days after its last login there', async () => {
+    await withApp({ trustProxy: 'true', rateLimitLoginAccount: '2/15m' }, async (app) => {
+      await app.ctx.users.createUser('old@example.com', PASSWORD);
+      for (let i = 0; i < 2; i++) await (await browserAt(app, `203.0.113.${140 + i}`)).logIn('old@example.com', 'guess');
+      // a cookie as the dashboard signs it (plugin.ts derives its key from the installation secret)
+      const key = createHash('sha256').update(`formgate-dashboard-cookies:${app.ctx.secret}`).digest('base64url');
+      const cookieFor = (issuedMsAgo: number) =>
+        encodeURIComponent(sign(`${accountKey('old@example.com')}.AAAAAAAAAAAAAAAAAAAAAA.${Math.floor((Date.now() - issuedMsAgo) / 1000)}`, key));
+      const expired = await browserAt(app, '198.51.100.30');
+      expired.client.cookies.set('fg_device', cookieFor(181 * 86_400_000));
+      assert.match((await expired.logIn('old@example.com', PASSWORD)).html, UNKNOWN_BROWSER, 'past 180 days: unknown');
+      const recent = await browserAt(app, '198.51.100.31');
+      recent.client.cookies.set('fg_device', cookieFor(179 * 86_400_000));
+      assert.equal((await recent.logIn('old@example.com', PASSWORD)).status, 303, 'within 180 days: known');
     });
   });
 });
