@@ -268,4 +268,18 @@ describe('dashboard: login attempt limits', () => {
       assert.equal((await recent.logIn('old@example.com', PASSWORD)).status, 303, 'within 180 days: known');
     });
   });
+
+  it('knows the browser that signed up as the new account’s', async () => {
+    await withApp({ trustProxy: 'true', rateLimitLoginAccount: '2/15m' }, async (app) => {
+      const founder = await browserAt(app, '198.51.100.40');
+      await founder.client.get('/signup', { 'x-forwarded-for': '198.51.100.40' });
+      const signedUp = await founder.client.post('/signup', { email: 'founder@example.com', password: PASSWORD }, { 'x-forwarded-for': '198.51.100.40' });
+      assert.equal(signedUp.status, 303);
+      for (let i = 0; i < 3; i++) await (await browserAt(app, `203.0.113.${150 + i}`)).logIn('founder@example.com', 'guess');
+      await founder.client.get('/account', { 'x-forwarded-for': '198.51.100.40' });
+      assert.equal((await founder.client.post('/logout', {}, { 'x-forwarded-for': '198.51.100.40' })).status, 303);
+      await founder.client.get('/login', { 'x-forwarded-for': '198.51.100.40' });
+      assert.equal((await founder.logIn('founder@example.com', PASSWORD)).status, 303, 'the browser that signed up gets in');
+    });
+  });
 });
