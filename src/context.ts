@@ -91,7 +91,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       secret,
       cursors: new CursorCodec(secret),
       users,
-      tokens: new TokenService(database),
+      tokens: new TokenService(database, config),
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),
       signups: new SignupService(database, users, new SignupLinks(secret), config),

@@ -212,6 +212,13 @@ describe('formgate admin commands', () => {
     assert.equal(principal.userId, owner.userId);
     assert.deepEqual([...principal.scopes].sort(), ['forms:read', 'forms:write']);
     assert.equal(principal.token.expiresAt, null);
+
+    // the account is told, by an email queued with the token
+    const mails = await ctx.database.db.selectFrom('jobs').select('payload').where('kind', '=', 'email').execute();
+    const told = mails.map((m) => (typeof m.payload === 'string' ? JSON.parse(m.payload) : m.payload)).find((p) => /API token “ci”/.test(p.subject));
+    assert.ok(told, 'an email about the new token is queued');
+    assert.deepEqual(told.to, [ownerEmail]);
+    assert.match(told.text, /on the server’s command line \(formgate tokens create\)/);
   });
 
   it('tokens create refuses an unknown scope and a past or malformed expiry, naming each problem', async () => {

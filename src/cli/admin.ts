@@ -61,7 +61,7 @@ export function createToken(config: Config, opts: { email: string; name: string;
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    const { token, secret } = await ctx.tokens.createToken(user.id, { name: opts.name, scopes, expiresAt });
+    const { token, secret } = await ctx.tokens.createToken(user.id, { name: opts.name, scopes, expiresAt }, { via: 'command line' });
     return {
       json: { token: secret, ...toTokenResource(token) },
       text: [secret, `Token "${token.name}" for ${user.email} with ${scopes.join(', ')}; shown once, store it now.`],

@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
 import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { installAssets } from './assets.js';
+import { DeviceCookies } from './device-cookie.js';
 import { LoginLimits } from './login-limits.js';
 import type { SearchLimits } from '../http/search-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
@@ -85,7 +86,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply, storageFailures));
   installAssets(app);
 
-  const limits = new LoginLimits(ctx.config, redis);
+  const limits = new LoginLimits(ctx.config, redis, new DeviceCookies(https));
   registerSignupRoutes(app, ctx, session, new SignupEmailLimits(limits, redis));
   registerLoginRoutes(app, ctx, session, limits);
   registerPasswordResetRoutes(app, ctx, session, limits);
@@ -93,7 +94,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerWorkspaceHomeRoutes(app, ctx);
   registerNewFormRoutes(app, ctx);
   registerFormSetupRoutes(app, ctx, submit);
-  registerTokenRoutes(app, ctx);
+  registerTokenRoutes(app, ctx, limits);
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);
   registerAdminRoutes(app, ctx);

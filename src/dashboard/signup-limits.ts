@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type * as Flexible from 'rate-limiter-flexible';
 import { accountKey, consume, type LoginLimits, limiter } from './login-limits.js';
@@ -19,6 +20,11 @@ export class SignupEmailLimits {
     redis: Redis | null,
   ) {
     this.perRecipient = limiter({ max: SIGNUP_EMAILS_PER_ADDRESS_PER_HOUR, windowMs: 60 * 60_000 }, 'rl-signup-email', redis)!;
+  }
+
+  /** The browser that made the account is known to it (login-limits.ts): failures elsewhere do not lock it out. */
+  signedUp(request: FastifyRequest, reply: FastifyReply, email: string): void {
+    this.perClient.proven(request, reply, email);
   }
 
   /** Counts a sign-up email to `email` asked for from `ip`: false means it must not be sent. */

@@ -28,7 +28,7 @@ const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_rep
 /**
  * Decides what happens to one submission, in the documented order: honeypot (dropped, success
  * shown), empty (refused), captcha (refused), spam words and the automatic filter (stored as spam),
- * then the quota (held past the allowance) as it is written.
+ * then the quota (held past the allowance, refused past the held cap) as it is written.
  */
 export class IntakePipeline {
   private readonly intakeForms: { get(formId: string): Promise<IntakeForm | undefined> };
@@ -66,15 +66,23 @@ export class IntakePipeline {
     const spamReasons = await this.spamReasons(form, parsed, ip);
     const spam = spamReasons.length > 0;
     if (spam) this.log.info({ formId, reasons: spamReasons }, 'submission quarantined as spam');
-    const stored = await this.writer.store({
-      formId,
-      workspaceId: form.workspaceId,
-      data: parsed.data,
-      emailControls: emailControlsOf(parsed.controls),
-      spam,
-      spamReasons,
-      deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
-    });
+    const stored = await this.writer
+      .store({
+        formId,
+        workspaceId: form.workspaceId,
+        data: parsed.data,
+        emailControls: emailControlsOf(parsed.controls),
+        spam,
+        spamReasons,
+        deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
+      })
+      .catch((error: unknown) => {
+        // past the allowance and the held submissions' cap: refused, and the operator can see why
+        if (error instanceof ProblemError && error.code === 'quota_exceeded') {
+          this.log.warn({ formId, workspaceId: form.workspaceId }, 'submission refused: the workspace holds all it may past its allowance');
+        }
+        throw error;
+      });
     return { id: stored.id, formId, createdAt: stored.createdAt, data: parsed.data, outcome: stored.status };
   }
 

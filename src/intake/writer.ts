@@ -9,7 +9,7 @@ import { newId } from '../ids.js';
 import { enqueueJobs } from '../jobs/outbox.js';
 import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
 import { searchTextOf } from '../services/search-text.js';
-import { ALLOWANCE, type AllowanceReached, countAgainstAllowance } from '../services/allowance.js';
+import { ALLOWANCE, type AllowanceReached, countAgainstAllowance, heldFull, heldRoom } from '../services/allowance.js';
 
 /** A submission that passed the checks, ready to be written. */
 export interface SubmissionToStore {
@@ -33,6 +33,14 @@ export interface StoredSubmission {
 
 export type { AllowanceReached } from '../services/allowance.js';
 
+/** A submission past the allowance of a workspace that holds all it may: refused, not stored. */
+type Counted = SubmissionStatus | 'refused';
+const REFUSED = 'refused';
+// A workspace found holding all it may is not counted again for this long: counting costs up to the
+// cap's index entries (a few ms at 50,000), and a full workspace under a flood would pay it per batch.
+// NOTE: the price is that room made meanwhile (a release, a deleted held submission) shows this much later.
+const FULL_RECHECK_MS = 5_000;
+
 const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'spamReasons', 'createdAt'] as const;
 
 /**
@@ -42,8 +50,10 @@ const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'se
  * batch's write (Database.transactionFlushedLater).
  */
 export class SubmissionWriter {
-  private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission>;
+  private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission | typeof REFUSED>;
   private readonly dialect: Dialect;
+  /** Workspaces found holding all they may past their allowance, and until when that is believed. */
+  private readonly fullUntil = new Map<string, number>();
 
   constructor(
     database: Database,
@@ -56,50 +66,60 @@ export class SubmissionWriter {
     );
   }
 
-  /** Resolves once the submission is committed (with the others of its batch) and durable. */
-  store(submission: SubmissionToStore): Promise<StoredSubmission> {
-    return this.batches.add(submission);
+  /**
+   * Resolves once the submission is committed (with the others of its batch) and durable; rejects
+   * with `quota_exceeded` when its workspace holds all it may past its allowance (nothing stored).
+   */
+  async store(submission: SubmissionToStore): Promise<StoredSubmission> {
+    const stored = await this.batches.add(submission);
+    if (stored === REFUSED) throw heldFull();
+    return stored;
   }
 
   /**
    * Counts the batch against the allowances (spam never counts), then inserts its rows in one
    * statement and enqueues the deliveries of the accepted ones; in arrival order throughout.
    */
-  private async insertBatch(trx: Transaction<DB>, batch: SubmissionToStore[]): Promise<StoredSubmission[]> {
+  private async insertBatch(trx: Transaction<DB>, batch: SubmissionToStore[]): Promise<(StoredSubmission | typeof REFUSED)[]> {
     const createdAt = Date.now();
     const statuses = await this.count(trx, batch, createdAt);
-    const rows = batch.map((submission, i) => {
+    const kept: { submission: SubmissionToStore; status: SubmissionStatus; id: string }[] = [];
+    batch.forEach((submission, i) => {
       const status = statuses[i]!;
-      return {
-        id: newId(),
-        formId: submission.formId,
-        workspaceId: submission.workspaceId,
-        data: toJson(submission.data),
-        status,
-        // spam is never listed, so it needs no search text
-        searchText: status === 'spam' ? '' : searchTextOf(submission.data),
-        emailControls: submission.emailControls ? toJson(submission.emailControls) : null,
-        spamReasons: status === 'spam' ? JSON.stringify(submission.spamReasons ?? []) : null,
-        createdAt,
-      };
+      if (status !== REFUSED) kept.push({ submission, status, id: newId() });
     });
-    await insertRows(trx, 'submissions', SUBMISSION_COLUMNS, rows);
-    await countDays(trx, this.dialect, rows, createdAt);
-    const jobs = batch.flatMap((submission, i) => {
-      const { id, status } = rows[i]!;
-      return status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [];
-    });
+    const rows = kept.map(({ submission, status, id }) => ({
+      id,
+      formId: submission.formId,
+      workspaceId: submission.workspaceId,
+      data: toJson(submission.data),
+      status,
+      // spam is never listed, so it needs no search text
+      searchText: status === 'spam' ? '' : searchTextOf(submission.data),
+      emailControls: submission.emailControls ? toJson(submission.emailControls) : null,
+      spamReasons: status === 'spam' ? JSON.stringify(submission.spamReasons ?? []) : null,
+      createdAt,
+    }));
+    if (rows.length > 0) {
+      await insertRows(trx, 'submissions', SUBMISSION_COLUMNS, rows);
+      await countDays(trx, this.dialect, rows, createdAt);
+    }
+    const jobs = kept.flatMap(({ submission, status, id }) =>
+      status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [],
+    );
     await enqueueJobs(trx, jobs);
-    return rows.map(({ id, status }) => ({ id, createdAt, status }));
+    const stored = new Map(kept.map(({ submission, status, id }) => [submission, { id, createdAt, status }]));
+    return batch.map((submission) => stored.get(submission) ?? REFUSED);
   }
 
   /**
    * Each submission's status. The workspaces whose allowance holds all of their part of the batch
    * are counted together in one statement; one near its limit is then counted a submission at a
-   * time, so exactly the first ones fit.
+   * time, so exactly the first ones fit; past the allowance, as many are held as the workspace may
+   * still hold, and the rest refused.
    */
-  private async count(trx: Transaction<DB>, batch: SubmissionToStore[], now: number): Promise<SubmissionStatus[]> {
-    const statuses: SubmissionStatus[] = batch.map((submission) => (submission.spam ? 'spam' : 'accepted'));
+  private async count(trx: Transaction<DB>, batch: SubmissionToStore[], now: number): Promise<Counted[]> {
+    const statuses: Counted[] = batch.map((submission) => (submission.spam ? 'spam' : 'accepted'));
     const byWorkspace = new Map<string, number[]>();
     batch.forEach((submission, i) => {
       if (submission.spam) return;
@@ -114,7 +134,16 @@ export class SubmissionWriter {
     );
     for (const [workspaceId, indexes] of byWorkspace) {
       if (counted.has(workspaceId)) continue;
-      for (const i of indexes) statuses[i] = await this.countOne(trx, workspaceId, now);
+      let room: number | null = null;
+      for (const i of indexes) {
+        const status = await this.countOne(trx, workspaceId, now);
+        if (status === 'held') {
+          room ??= await this.heldRoom(trx, workspaceId, now);
+          statuses[i] = room > 0 ? 'held' : REFUSED;
+          room--;
+          if (room <= 0) this.fullUntil.set(workspaceId, now + FULL_RECHECK_MS);
+        } else statuses[i] = status;
+      }
     }
     return statuses;
   }
@@ -140,6 +169,14 @@ export class SubmissionWriter {
       WHERE workspaces.id = wanted.id ${lockedOnly} AND workspaces.submissions_used + wanted.n <= ${ALLOWANCE}
       RETURNING workspaces.id`.execute(trx);
     return new Set(rows.map((row) => row.id));
+  }
+
+  /** How many more the workspace may hold: counted, unless it was found full a moment ago. */
+  private async heldRoom(trx: Transaction<DB>, workspaceId: string, now: number): Promise<number> {
+    const until = this.fullUntil.get(workspaceId);
+    if (until !== undefined && now < until) return 0;
+    this.fullUntil.delete(workspaceId);
+    return heldRoom(trx, this.dialect, workspaceId);
   }
 
   /** Counts one submission: accepted while the allowance lasts, held past it. */

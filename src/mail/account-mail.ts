@@ -46,6 +46,35 @@ export function enqueueAccountEmail(trx: Queryable, to: string, message: Account
   return enqueueJob(trx, { kind: EMAIL_KIND, payload });
 }
 
+/** Where a token was made: the dashboard (from the client's address) or the command line. */
+export type TokenOrigin = { via: 'dashboard'; address: string } | { via: 'command line' };
+
+/** "A new API token was created": names the token, its scopes, when and from where, and how to undo it. */
+export function tokenCreatedMessage(
+  email: string,
+  token: { name: string; scopes: string; expiresAt: number | null; createdAt: number },
+  origin: TokenOrigin,
+  publicUrl: string,
+): AccountMessage {
+  const scopes = (JSON.parse(token.scopes) as string[]).join(', ');
+  const when = new Date(token.createdAt)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
+  const where = origin.via === 'dashboard' ? `in the dashboard, from the address ${origin.address}` : 'on the server’s command line (formgate tokens create)';
+  const expiry = token.expiresAt === null ? 'It works until it is revoked.' : `It expires at ${new Date(token.expiresAt).toISOString()}.`;
+  return {
+    subject: `A new API token “${token.name}” was created for your Formgate account`,
+    paragraphs: [
+      `An API token named “${token.name}” was created for the Formgate account ${email} at ${publicUrl}, on ${when}, ${where}.`,
+      `Scopes: ${scopes}. ${expiry}`,
+      'If this was not you, revoke the token now, then change your password and log out everywhere (the account page offers to revoke every token with it).',
+    ],
+    action: { label: 'Review your API tokens', url: `${publicUrl}/account/tokens` },
+    footer: 'You get this email whenever an API token is created for your account.',
+  };
+}
+
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

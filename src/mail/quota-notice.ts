@@ -20,6 +20,7 @@ export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, confi
     id: workspace.id,
     plan: workspace.plan,
     allowance: planLimits(workspace.plan).submissions,
+    held: planLimits(workspace.plan).held,
     url: config.publicUrl,
   });
   return enqueueJobs(
@@ -52,6 +53,8 @@ interface NoticeFacts {
   id: string;
   plan: string;
   allowance: number;
+  /** Submissions held past the allowance at most (services/plans.ts). */
+  held: number;
   url: string;
 }
 
@@ -63,6 +66,7 @@ export function quotaNoticeMessage(facts: NoticeFacts): { subject: string; text:
   const paragraphs = [
     `Your workspace "${facts.name}" has reached its allowance of ${allowance} accepted submissions on the ${facts.plan} plan.`,
     'New submissions are still being kept: they are stored as held, not lost. Held submissions are not listed or delivered yet.',
+    `Up to ${facts.held.toLocaleString('en-US')} more are kept as held; past them, new submissions are refused (the visitor is told so, nothing is stored) until you upgrade.`,
     'When the allowance grows (an upgrade), held submissions are released in the order they arrived, then listed and delivered.',
   ];
   const footer = `Workspace ${facts.id} · ${facts.url}`;

@@ -4,6 +4,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { enqueueAccountEmail } from '../mail/account-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
 import type { SessionService } from './sessions.js';
+import { revokeAllTokens } from './tokens.js';
 import { emailProblem, type UserService } from './users.js';
 
 /** How long an emailed link works. */
@@ -84,12 +85,15 @@ export class PasswordResetService {
   /**
    * Sets the account's password through a link and ends all its sessions, in one transaction that
    * uses the link up: of two uses at once, one changes the password and the other is `not_found`.
-   * The account's other unused links stop working too.
+   * The account's other unused links stop working too. With `revokeTokens` (the page's box, ticked
+   * by default) its API tokens are revoked in the same transaction: a token minted with a stolen
+   * session or password must not outlive the reset.
    */
-  async reset(secret: string, password: string): Promise<void> {
+  async reset(secret: string, password: string, options: { revokeTokens?: boolean } = {}): Promise<{ userId: string; email: string; tokensRevoked: number }> {
     const account = await this.accountFor(secret);
     if (!account) throw new ProblemError('not_found', RESET_LINK_EXPIRED);
     const tokenHash = hashSecret(secret);
+    let tokensRevoked = 0;
     await this.users.setPassword(account.userId, password, async (trx) => {
       const now = Date.now();
       const used = await trx
@@ -103,6 +107,8 @@ export class PasswordResetService {
       if (!used) throw new ProblemError('not_found', RESET_LINK_EXPIRED);
       await trx.updateTable('passwordResets').set({ usedAt: now }).where('userId', '=', account.userId).where('usedAt', 'is', null).execute();
       await this.sessions.endAll(account.userId, trx);
+      if (options.revokeTokens) tokensRevoked = await revokeAllTokens(trx, account.userId, now);
     });
+    return { ...account, tokensRevoked };
   }
 }

@@ -8,10 +8,13 @@ interface PlanLimits {
   submissions: number;
   /** Team members including the owner; null is unlimited. */
   members: number | null;
+  /** Submissions held past the allowance, at most: past them a submission is refused, nothing stored. */
+  held: number;
 }
 
-const FREE: PlanLimits = { forms: 10, submissions: 250, members: 5 };
-const UPGRADED: PlanLimits = { forms: 100, submissions: 50_000, members: null };
+// Held: as many again as the allowance, so a visitor cannot fill the disk through a workspace that ran out.
+const FREE: PlanLimits = { forms: 10, submissions: 250, members: 5, held: 250 };
+const UPGRADED: PlanLimits = { forms: 100, submissions: 50_000, members: null, held: 50_000 };
 
 export function planLimits(plan: Plan): PlanLimits {
   return plan === 'FREE' ? FREE : UPGRADED;

@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from '../db/database.js';
+import type { Config } from '../config/config.js';
+import type { Database, Queryable } from '../db/database.js';
 import { unlessStorageUnavailable } from '../db/storage-errors.js';
 import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import { enqueueAccountEmail, tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
 
 export const SCOPES = ['workspaces:read', 'workspaces:write', 'forms:read', 'forms:write', 'submissions:read', 'submissions:write'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -54,23 +56,32 @@ export class TokenService {
   /** By hash: kept in memory where the database counts the changes to tokens (SQLite, db/kept-rows.ts). */
   private readonly tokensByHash: { get(tokenHash: string): Promise<TokenRow | undefined> };
 
-  constructor(private readonly database: Database) {
+  constructor(
+    private readonly database: Database,
+    /** Read when a token is made: `formgate serve` settles the public URL once it listens. */
+    private readonly config: Pick<Config, 'publicUrl'>,
+  ) {
     const lookup = (tokenHash: string) => this.tokenByHash.executeTakeFirst(database.db, { tokenHash });
     // NOTE: a revoke counts as a change, so it applies from the next turn of the event loop on:
     // to every request that arrives after the revoke was answered, as the API promises.
     this.tokensByHash = database.countsChanges ? new KeptRows<TokenRow>(() => database.changeCount('tokens'), lookup) : { get: lookup };
   }
 
-  /** Creates a token; the secret is returned here once and only its hash is kept. */
-  async createToken(userId: string, input: { name: string; scopes: string[]; expiresAt?: Date | null }): Promise<{ token: TokenRow; secret: string }> {
-    const problems: string[] = [];
-    const name = input.name.trim();
-    if (name.length < 1 || name.length > 128) problems.push('name: must be 1 to 128 characters');
-    if (input.scopes.length === 0) problems.push(`scopes: name at least one of ${SCOPES.join(', ')}`);
-    for (const scope of input.scopes) if (!isScope(scope)) problems.push(`scopes: "${scope}" is not one of ${SCOPES.join(', ')}`);
-    const expiresAt = input.expiresAt ? input.expiresAt.getTime() : null;
-    if (expiresAt !== null && (Number.isNaN(expiresAt) || expiresAt <= Date.now())) problems.push('expiresAt: must be a date-time in the future');
+  /**
+   * Creates a token; the secret is returned here once and only its hash is kept. The account is
+   * emailed in the same transaction (name, scopes, when, from where): a token made with a stolen
+   * session or a stolen password does not go unnoticed.
+   */
+  async createToken(
+    userId: string,
+    input: { name: string; scopes: string[]; expiresAt?: Date | null },
+    /** Where it was made; the account is emailed about it. The dashboard and the CLI always give it; fixtures (tests, the bench) do not. */
+    origin?: TokenOrigin,
+  ): Promise<{ token: TokenRow; secret: string }> {
+    const problems = tokenInputProblems(input);
     if (problems.length) throw validationError(problems);
+    const name = input.name.trim();
+    const expiresAt = input.expiresAt ? input.expiresAt.getTime() : null;
 
     const active = await this.findActive(userId, name);
     if (active) throw new ProblemError('conflict', `The account already has an active token named "${name}"; revoke it first or pick another name.`);
@@ -87,7 +98,12 @@ export class TokenService {
       revokedAt: null,
       createdAt: Date.now(),
     };
-    await this.database.db.insertInto('tokens').values(token).execute();
+    await this.database.transaction(async (trx) => {
+      await trx.insertInto('tokens').values(token).execute();
+      if (!origin) return;
+      const { email } = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
+      await enqueueAccountEmail(trx, email, tokenCreatedMessage(email, token, origin, this.config.publicUrl));
+    });
     return { token, secret };
   }
 
@@ -98,6 +114,23 @@ export class TokenService {
     const revokedAt = Date.now();
     await this.database.db.updateTable('tokens').set({ revokedAt }).where('id', '=', active.id).execute();
     return { ...active, revokedAt };
+  }
+
+  /** How many of the account's tokens the API accepts now: said beside "Also revoke my API tokens". */
+  async countActive(userId: string, now = Date.now()): Promise<number> {
+    const row = await this.database.db
+      .selectFrom('tokens')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('userId', '=', userId)
+      .where('revokedAt', 'is', null)
+      .where((eb) => eb.or([eb('expiresAt', 'is', null), eb('expiresAt', '>', now)]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** Revokes every token of the account ("log out everywhere" with its box ticked); returns how many. */
+  revokeAll(userId: string, db: Queryable = this.database.db): Promise<number> {
+    return revokeAllTokens(db, userId);
   }
 
   /** The account's tokens for its tokens page: the usable ones first, then revoked and expired ones, newest first in each. */
@@ -163,6 +196,27 @@ export class TokenService {
       .where('revokedAt', 'is', null)
       .executeTakeFirst();
   }
+}
+
+/** What is wrong with a token to be made (`field: problem` lines): none when it can be made. */
+export function tokenInputProblems(input: { name: string; scopes: string[]; expiresAt?: Date | null }): string[] {
+  const problems: string[] = [];
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 128) problems.push('name: must be 1 to 128 characters');
+  if (input.scopes.length === 0) problems.push(`scopes: name at least one of ${SCOPES.join(', ')}`);
+  for (const scope of input.scopes) if (!isScope(scope)) problems.push(`scopes: "${scope}" is not one of ${SCOPES.join(', ')}`);
+  const expiresAt = input.expiresAt ? input.expiresAt.getTime() : null;
+  if (expiresAt !== null && (Number.isNaN(expiresAt) || expiresAt <= Date.now())) problems.push('expiresAt: must be a date-time in the future');
+  return problems;
+}
+
+/**
+ * Revokes every token of the account that is not revoked yet, in the caller's transaction (a
+ * password reset or change): they stop working at the next request. Returns how many.
+ */
+export async function revokeAllTokens(db: Queryable, userId: string, now = Date.now()): Promise<number> {
+  const result = await db.updateTable('tokens').set({ revokedAt: now }).where('userId', '=', userId).where('revokedAt', 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export function invalidToken(detail: string): ProblemError {

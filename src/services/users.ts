@@ -6,9 +6,11 @@ import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js';
+import { revokeAllTokens } from './tokens.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const DEFAULT_WORKSPACE_NAME = 'My workspace';
+const NOT_THE_PASSWORD = 'is not the account’s password';
 
 /** Lower-cased and trimmed: one account per address whatever its spelling. */
 export function normaliseEmail(email: string): string {
@@ -90,22 +92,37 @@ export class UserService {
   }
 
   /**
+   * Asks a logged-in account for its password again before something a stolen session must not do
+   * alone (creating an API token): a wrong one is `validation_error` naming `field`.
+   */
+  async confirmPassword(userId: string, password: string, field = 'currentPassword'): Promise<void> {
+    if (!(await this.passwordMatches(userId, password))) throw validationError([`${field}: ${NOT_THE_PASSWORD}`]);
+  }
+
+  /**
    * Changes the password of a logged-in account, which must give its current one. The account's
    * unused reset links stop working with it: one asked for by whoever knew the old password (or
-   * read the mailbox) must not undo the change.
+   * read the mailbox) must not undo the change. With `revokeTokens` its API tokens are revoked in the
+   * same transaction: a token minted by whoever knew the old password stops too.
    */
-  async changePassword(userId: string, current: string, next: string): Promise<void> {
-    const user = await this.database.db.selectFrom('users').select('passwordHash').where('id', '=', userId).executeTakeFirstOrThrow();
+  async changePassword(userId: string, current: string, next: string, options: { revokeTokens?: boolean } = {}): Promise<{ tokensRevoked: number }> {
     const problems: string[] = [];
-    if (!(await verifyPassword(current, user.passwordHash))) problems.push('currentPassword: is not the account’s password');
+    if (!(await this.passwordMatches(userId, current))) problems.push(`currentPassword: ${NOT_THE_PASSWORD}`);
     const rule = passwordProblem(next, 'newPassword');
     if (rule) problems.push(rule);
     if (problems.length) throw validationError(problems);
     const passwordHash = await hashPassword(next);
-    await this.database.transaction(async (trx) => {
+    return this.database.transaction(async (trx) => {
+      const now = Date.now();
       await trx.updateTable('users').set({ passwordHash }).where('id', '=', userId).execute();
-      await trx.updateTable('passwordResets').set({ usedAt: Date.now() }).where('userId', '=', userId).where('usedAt', 'is', null).execute();
+      await trx.updateTable('passwordResets').set({ usedAt: now }).where('userId', '=', userId).where('usedAt', 'is', null).execute();
+      return { tokensRevoked: options.revokeTokens ? await revokeAllTokens(trx, userId, now) : 0 };
     });
+  }
+
+  private async passwordMatches(userId: string, password: string): Promise<boolean> {
+    const user = await this.database.db.selectFrom('users').select('passwordHash').where('id', '=', userId).executeTakeFirstOrThrow();
+    return verifyPassword(password, user.passwordHash);
   }
 
   /**

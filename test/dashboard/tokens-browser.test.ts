@@ -41,6 +41,15 @@ describe(`dashboard in Chromium: API tokens (${TEST_DIALECT})`, { skip: needsChr
     await page.getByLabel('Name').fill('ci');
     await page.getByLabel('forms:read').check();
     await page.getByLabel('submissions:read').check();
+    // a wrong password: said beside its field, nothing made, the rest of the form kept
+    await page.getByLabel('Current password').fill('not my password');
+    await Promise.all([page.waitForURL(/\/account\/tokens#create-token-heading$/), page.getByRole('button', { name: 'Create token' }).click()]);
+    assert.ok(await page.getByText('Is not the account’s password.').isVisible());
+    assert.equal(await page.getByLabel('Name').inputValue(), 'ci');
+    assert.ok(await page.getByLabel('submissions:read').isChecked());
+    await checkPage(page, 'tokens-wrong-password');
+    assert.equal((await app.ctx.tokens.listTokens((await app.ctx.users.requireByEmail('owner@example.com')).id)).length, 0);
+    await page.getByLabel('Current password').fill(PASSWORD);
     const [answer] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/account/tokens'),
       page.getByRole('button', { name: 'Create token' }).click(),
@@ -100,6 +109,7 @@ describe(`dashboard in Chromium: API tokens (${TEST_DIALECT})`, { skip: needsChr
     await plain.goto(`${app.publicUrl}/account/tokens`);
     await plain.getByLabel('Name').fill('no script');
     await plain.getByLabel('workspaces:read').check();
+    await plain.getByLabel('Current password').fill(PASSWORD);
     await Promise.all([plain.waitForURL(/\/account\/tokens#create-token-heading$/), plain.getByRole('button', { name: 'Create token' }).click()]);
     const secret = (await plain.getByText(SECRET).textContent())?.trim() ?? '';
     assert.equal((await app.api('GET', '/workspaces', { token: secret })).status, 200);

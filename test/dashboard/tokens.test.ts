@@ -55,7 +55,7 @@ describe(`dashboard: API tokens over HTTP (${TEST_DIALECT})`, () => {
       ['a day that does not exist', { name: 'ci', scopes: 'forms:read', expiresAt: '2031-02-30' }, 'field-expiresAt-error', /in the future/],
     ];
     for (const [what, fields, id, message] of cases) {
-      const answer = await owner.post('/account/tokens', fields);
+      const answer = await owner.post('/account/tokens', { ...fields, currentPassword: PASSWORD });
       assert.equal(answer.status, 400, what);
       assert.match(textOf(answer.html, id) ?? '', message, what);
       assert.match(answer.html, /aria-invalid="true"|id="scopes-error"/, what);
@@ -66,7 +66,7 @@ describe(`dashboard: API tokens over HTTP (${TEST_DIALECT})`, () => {
 
   it('creates a token, shows its secret once, and it works on the API at once', async () => {
     await owner.get('/account/tokens');
-    const answer = await owner.post('/account/tokens', { name: 'deploy', scopes: 'forms:read', expiresAt: '2099-12-31' });
+    const answer = await owner.post('/account/tokens', { name: 'deploy', scopes: 'forms:read', expiresAt: '2099-12-31', currentPassword: PASSWORD });
     assert.equal(answer.status, 200);
     assert.match(answer.html, /Copy it now: it will not be shown again\./);
     assert.match(answer.html, /class="flash" role="status">Token created</);
@@ -82,7 +82,7 @@ describe(`dashboard: API tokens over HTTP (${TEST_DIALECT})`, () => {
     assert.match(list.html, /deploy/);
     assert.ok(!list.html.includes(secret!), 'the secret is not on the list');
     // the browser offers to post the form again on reload: that creates nothing
-    const again = await owner.post('/account/tokens', { name: 'deploy', scopes: 'forms:read' });
+    const again = await owner.post('/account/tokens', { name: 'deploy', scopes: 'forms:read', currentPassword: PASSWORD });
     assert.equal(again.status, 400);
     assert.match(textOf(again.html, 'field-name-error') ?? '', /already has an active token named "deploy"/);
     assert.equal(await tokenCount(ownerId), 1);
@@ -120,13 +120,13 @@ describe(`dashboard: API tokens over HTTP (${TEST_DIALECT})`, () => {
       .where('id', '=', token.id)
       .execute();
     assert.match((await owner.get('/account/tokens')).html, new RegExp(`Expired<[^]*action="/account/tokens/${token.id}/revoke"`));
-    const taken = await owner.post('/account/tokens', { name: 'nightly', scopes: 'forms:read' });
+    const taken = await owner.post('/account/tokens', { name: 'nightly', scopes: 'forms:read', currentPassword: PASSWORD });
     assert.equal(taken.status, 400, 'an expired token still holds its name');
     const confirm = await owner.get(`/account/tokens/${token.id}/revoke`);
     assert.match(confirm.html, /It has already expired/);
     assert.equal((await owner.post(`/account/tokens/${token.id}/revoke`, {})).status, 303);
     await owner.get('/account/tokens');
-    assert.equal((await owner.post('/account/tokens', { name: 'nightly', scopes: 'forms:read' })).status, 200);
+    assert.equal((await owner.post('/account/tokens', { name: 'nightly', scopes: 'forms:read', currentPassword: PASSWORD })).status, 200);
   });
 
   it('answers another account’s token, or none, with a 404 page, and changes nothing', async () => {
@@ -149,7 +149,7 @@ describe(`dashboard: API tokens over HTTP (${TEST_DIALECT})`, () => {
     const { token } = await app.ctx.tokens.createToken(ownerId, { name: 'kept', scopes: ['forms:read'] });
     const before = await tokenCount(ownerId);
     await owner.get('/account/tokens');
-    const create = await owner.post('/account/tokens', { _csrf: '', name: 'sneaky', scopes: 'forms:write' });
+    const create = await owner.post('/account/tokens', { _csrf: '', name: 'sneaky', scopes: 'forms:write', currentPassword: PASSWORD });
     assert.equal(create.status, 403);
     assert.match(create.html, /Change refused/);
     const revoke = await owner.post(`/account/tokens/${token.id}/revoke`, { _csrf: 'forged' });

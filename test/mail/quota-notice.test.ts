@@ -76,7 +76,7 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
 
   it('keeps the subject one line whatever the workspace name holds, and escapes it in HTML', () => {
     const name = '<b>Acme</b>\r\nBcc: x@example.com\u2028\u0085\u000b end';
-    const message = quotaNoticeMessage({ name, id: 'w1', plan: 'FREE', allowance: 250, url: 'http://localhost:8080' });
+    const message = quotaNoticeMessage({ name, id: 'w1', plan: 'FREE', allowance: 250, held: 250, url: 'http://localhost:8080' });
     assert.equal(message.subject, 'Workspace "<b>Acme</b> Bcc: x@example.com end" reached its allowance of 250 submissions');
     assert.ok(!message.html.includes('<b>Acme'));
   });

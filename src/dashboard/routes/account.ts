@@ -7,17 +7,25 @@ import { type LoginLimits, refusalMessage } from '../login-limits.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, endSession, requireAccount, type SessionCookie } from '../session.js';
 import { AccountPage } from '../views/account-page.js';
+import { revokeTokensTicked } from '../views/revoke-tokens-check.js';
 
 interface PasswordBody {
   currentPassword?: string;
   newPassword?: string;
+  revokeTokens?: string;
+}
+
+/** "Password changed" and, when the box was ticked, how many tokens went with it. */
+function revokedNote(count: number): string {
+  return count === 0 ? '' : `; ${count} API token${count === 1 ? '' : 's'} revoked`;
 }
 
 export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: LoginLimits): void {
   app.get('/account', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
     const frame = await frameFor(request, reply, ctx, { section: 'account' });
-    return sendPage(reply, AccountPage({ frame, email: user.email, sessions: await ctx.sessions.countLive(user.id) }));
+    const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
+    return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens }));
   });
 
   // A changed password ends the account's other sessions (whoever knew the old one) and keeps this one.
@@ -26,31 +34,39 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
     const { user, session } = accountOf(request);
     const refused = async (errors: FieldErrors, status: number) => {
       const frame = await frameFor(request, reply, ctx, { section: 'account' });
-      return sendPage(reply, AccountPage({ frame, email: user.email, sessions: await ctx.sessions.countLive(user.id), errors }), status);
+      const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
+      return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens, errors }), status);
     };
-    const refusal = await limits.attempt(user.email, request.ip);
+    const refusal = await limits.attempt(request, user.email);
     if (refusal) {
       reply.header('retry-after', String(refusal.retryAfterSeconds));
       return refused({ currentPassword: refusalMessage(refusal) }, 429);
     }
+    let changed: { tokensRevoked: number };
     try {
-      await ctx.users.changePassword(user.id, String(request.body?.currentPassword ?? ''), String(request.body?.newPassword ?? ''));
+      changed = await ctx.users.changePassword(user.id, String(request.body?.currentPassword ?? ''), String(request.body?.newPassword ?? ''), {
+        revokeTokens: revokeTokensTicked(request.body),
+      });
     } catch (error) {
       const errors = fieldErrors(error);
-      if (!errors.currentPassword) await limits.succeeded(user.email, request.ip);
+      if (!errors.currentPassword) await limits.succeeded(request, reply, user.email);
       return refused(errors, 400);
     }
-    await limits.succeeded(user.email, request.ip);
+    await limits.succeeded(request, reply, user.email);
     await ctx.sessions.endAllExcept(user.id, session.idHash);
-    setFlash(reply, 'Password changed');
+    request.log.info({ userId: user.id, tokensRevoked: changed.tokensRevoked }, 'password changed');
+    setFlash(reply, `Password changed${revokedNote(changed.tokensRevoked)}`);
     return seeOther(reply, '/account');
   });
 
-  app.post('/account/logout-everywhere', { preHandler: requireAccount }, async (request, reply) => {
+  // Tokens first: if the sessions' end failed, the owner is still logged in to try again.
+  app.post<{ Body: { revokeTokens?: string } }>('/account/logout-everywhere', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
-    await ctx.sessions.endAll(user.id);
+    const tokensRevoked = revokeTokensTicked(request.body) ? await ctx.tokens.revokeAll(user.id) : 0;
+    const sessionsEnded = await ctx.sessions.endAll(user.id);
     await endSession(request, reply, ctx.sessions, cookie);
-    setFlash(reply, 'You are logged out everywhere.');
+    request.log.info({ userId: user.id, sessionsEnded, tokensRevoked }, 'logged out everywhere');
+    setFlash(reply, `You are logged out everywhere${revokedNote(tokensRevoked)}.`);
     return seeOther(reply, '/login');
   });
 }

@@ -39,14 +39,14 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cooki
       sendPage(reply, LoginPage({ csrf: csrfToken(request, reply), email, next, errors: { form }, signupOpen: await anyoneMaySignUp(ctx) }), status);
     if (!email || !password) return again('Enter your email address and your password.', 400);
     // counted before the password is checked, and the same for an address no account has
-    const refusal = await limits.attempt(email, request.ip);
+    const refusal = await limits.attempt(request, email);
     if (refusal) {
       reply.header('retry-after', String(refusal.retryAfterSeconds));
       return again(refusalMessage(refusal), 429);
     }
     const user = await ctx.users.authenticate(email, password);
     if (!user) return again(REFUSED, 400);
-    await limits.succeeded(email, request.ip);
+    await limits.succeeded(request, reply, email);
     await startSession(request, reply, ctx.sessions, cookie, user.id);
     return seeOther(reply, next);
   });

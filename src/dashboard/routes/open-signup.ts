@@ -29,7 +29,7 @@ export async function askForSignupLink(ctx: AppContext, limits: SignupEmailLimit
 }
 
 /** The open sign-up form, and the pages of its emailed link (`/signup/confirm?token=…`). */
-export function registerOpenSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie): void {
+export function registerOpenSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: SignupEmailLimits): void {
   app.get('/signup/sent', async (request, reply) => sendPage(reply, SignupLinkSentPage({ message: takeFlash(request, reply) })));
 
   app.get<{ Querystring: { token?: string } }>('/signup/confirm', async (request, reply) => {
@@ -44,6 +44,7 @@ export function registerOpenSignupRoutes(app: FastifyInstance, ctx: AppContext, 
     try {
       const { user } = await ctx.signups.confirm(token, String(request.body?.password ?? ''));
       await startSession(request, reply, ctx.sessions, cookie, user.id);
+      limits.signedUp(request, reply, user.email);
       setFlash(reply, 'Welcome to Formgate: your account is ready.');
       return seeOther(reply, '/');
     } catch (error) {

@@ -7,6 +7,7 @@ import { csrfToken } from '../frame.js';
 import { type LoginLimits, refusalMessage } from '../login-limits.js';
 import { seeOther, sendPage } from '../render.js';
 import type { SessionCookie } from '../session.js';
+import { revokeTokensTicked } from '../views/revoke-tokens-check.js';
 import { ForgotPasswordPage, ResetLinkExpiredPage, ResetLinkSentPage, ResetPasswordPage } from '../views/password-reset-pages.js';
 
 type TokenParams = { Params: { token: string } };
@@ -39,26 +40,33 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContex
   app.get<TokenParams>('/reset-password/:token', async (request, reply) => {
     const account = await ctx.passwordResets.accountFor(request.params.token);
     if (!account) return sendPage(reply, ResetLinkExpiredPage(), EXPIRED_STATUS);
-    return sendPage(reply, ResetPasswordPage({ csrf: csrfToken(request, reply), token: request.params.token, email: account.email }));
+    const activeTokens = await ctx.tokens.countActive(account.userId);
+    return sendPage(reply, ResetPasswordPage({ csrf: csrfToken(request, reply), token: request.params.token, email: account.email, activeTokens }));
   });
 
-  app.post<TokenParams & { Body: { password?: string } }>('/reset-password/:token', async (request, reply) => {
+  app.post<TokenParams & { Body: { password?: string; revokeTokens?: string } }>('/reset-password/:token', async (request, reply) => {
     const { token } = request.params;
+    let done: Awaited<ReturnType<typeof ctx.passwordResets.reset>>;
     try {
-      await ctx.passwordResets.reset(token, String(request.body?.password ?? ''));
+      done = await ctx.passwordResets.reset(token, String(request.body?.password ?? ''), { revokeTokens: revokeTokensTicked(request.body) });
     } catch (error) {
       if (error instanceof ProblemError && error.code === 'not_found') return sendPage(reply, ResetLinkExpiredPage(), EXPIRED_STATUS);
       return refused(request, reply, token, fieldErrors(error));
     }
     // every session of the account ended with the reset, this browser's too
     reply.clearCookie(cookie.name, { path: '/', httpOnly: true, sameSite: 'lax', secure: cookie.secure });
-    setFlash(reply, 'Your password has been changed; log in with it.');
+    // the link proved the mailbox: this browser is now known to the account, whatever the login limits say of others
+    limits.proven(request, reply, done.email);
+    request.log.info({ userId: done.userId, tokensRevoked: done.tokensRevoked }, 'password reset');
+    const revoked = done.tokensRevoked === 0 ? '' : ` ${done.tokensRevoked} API token${done.tokensRevoked === 1 ? ' was' : 's were'} revoked.`;
+    setFlash(reply, `Your password has been changed; log in with it.${revoked}`);
     return seeOther(reply, '/login');
   });
 
   async function refused(request: FastifyRequest, reply: FastifyReply, token: string, errors: Record<string, string>) {
     const account = await ctx.passwordResets.accountFor(token);
     if (!account) return sendPage(reply, ResetLinkExpiredPage(), EXPIRED_STATUS);
-    return sendPage(reply, ResetPasswordPage({ csrf: csrfToken(request, reply), token, email: account.email, errors }), 400);
+    const activeTokens = await ctx.tokens.countActive(account.userId);
+    return sendPage(reply, ResetPasswordPage({ csrf: csrfToken(request, reply), token, email: account.email, activeTokens, errors }), 400);
   }
 }

@@ -27,7 +27,7 @@ export async function anyoneMaySignUp(ctx: AppContext): Promise<boolean> {
  * by an emailed link (open-signup.ts), and invited people by their invitation's link.
  */
 export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: SignupEmailLimits): void {
-  registerOpenSignupRoutes(app, ctx, cookie);
+  registerOpenSignupRoutes(app, ctx, cookie, limits);
 
   app.get<{ Querystring: { invitation?: string } }>('/signup', async (request, reply) => {
     const secret = request.query.invitation;
@@ -49,6 +49,7 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     try {
       const { user } = await ctx.users.createUser(email, password);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
+      limits.signedUp(request, reply, user.email);
       return seeOther(reply, '/');
     } catch (error) {
       return refused(request, reply, { email, errors: fieldErrors(error) });
@@ -70,6 +71,7 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     try {
       const { user, workspace } = await ctx.invitations.signUp(secret, posted.email, posted.password);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
+      limits.signedUp(request, reply, user.email);
       setFlash(reply, `You joined ${workspace.name}`);
       return seeOther(reply, `/w/${workspace.id}`);
     } catch (error) {

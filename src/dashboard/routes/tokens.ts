@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { TokenRow } from '../../db/schema/token.js';
-import { ProblemError } from '../../errors.js';
-import { endOfDayUtc, tokenStatus } from '../../services/tokens.js';
+import { ProblemError, validationError } from '../../errors.js';
+import { endOfDayUtc, tokenInputProblems, tokenStatus } from '../../services/tokens.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
 import { frameFor } from '../frame.js';
+import { type LoginLimits, refusalMessage } from '../login-limits.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { EMPTY_TOKEN_FORM, type TokenFormValues } from '../views/token-form.js';
@@ -16,6 +17,7 @@ interface TokenBody {
   name?: unknown;
   scopes?: unknown;
   expiresAt?: unknown;
+  currentPassword?: unknown;
 }
 
 type TokenParams = { Params: { tokenId: string } };
@@ -32,7 +34,7 @@ function strings(value: unknown): string[] {
 }
 
 /** The account's API tokens: list, create (the secret shown once), revoke after a confirmation. */
-export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limits: LoginLimits): void {
   async function tokensPage(request: FastifyRequest, reply: FastifyReply, form: TokenFormValues, errors?: FieldErrors, status = 200) {
     const { user } = accountOf(request);
     const frame = await frameFor(request, reply, ctx, { section: 'tokens' });
@@ -54,15 +56,30 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext): void
       scopes: strings(request.body?.scopes),
       expiresOn: (strings(request.body?.expiresAt)[0] ?? '').trim(),
     };
+    // A wrong password here counts as a failed login, as on the password form: a borrowed session cannot guess it either.
+    const refusal = await limits.attempt(request, user.email);
+    if (refusal) {
+      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      return tokensPage(request, reply, form, { currentPassword: refusalMessage(refusal) }, 429);
+    }
+    const input = { name: form.name, scopes: form.scopes, expiresAt: form.expiresOn ? endOfDayUtc(form.expiresOn) : null };
+    try {
+      await ctx.users.confirmPassword(user.id, strings(request.body?.currentPassword)[0] ?? '');
+    } catch (error) {
+      // the form's other messages too, so that one answer says everything to fix
+      return tokensPage(request, reply, form, { ...fieldErrors(validationError(tokenInputProblems(input))), ...fieldErrors(error) }, 400);
+    }
+    await limits.succeeded(request, reply, user.email);
     let created: Awaited<ReturnType<typeof ctx.tokens.createToken>>;
     try {
-      created = await ctx.tokens.createToken(user.id, { name: form.name, scopes: form.scopes, expiresAt: form.expiresOn ? endOfDayUtc(form.expiresOn) : null });
+      created = await ctx.tokens.createToken(user.id, input, { via: 'dashboard', address: request.ip });
     } catch (error) {
       const errors = fieldErrors(error);
       // a name already in use is about the name: said beside it
       const conflict = error instanceof ProblemError && error.code === 'conflict';
       return tokensPage(request, reply, form, conflict ? { name: error.detail } : errors, 400);
     }
+    request.log.info({ userId: user.id, tokenId: created.token.id }, 'API token created');
     const frame = await frameFor(request, reply, ctx, { section: 'tokens' });
     const apiOpen = await ctx.workspaces.hasUpgraded(user.id);
     const page = TokenCreatedPage({

@@ -1,18 +1,21 @@
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
+import { RevokeTokensCheck } from './revoke-tokens-check.js';
 
 interface AccountPageProps {
   frame: Frame;
   email: string;
   /** Live sessions of the account, this one included. */
   sessions: number;
+  /** The account's active API tokens, said beside "Also revoke my API tokens". */
+  activeTokens: number;
   /** Messages of a refused password change. */
   errors?: FieldErrors;
 }
 
 /** The account's own settings: who it is, its password, its sessions. */
-export function AccountPage({ frame, email, sessions, errors }: AccountPageProps) {
+export function AccountPage({ frame, email, sessions, activeTokens, errors }: AccountPageProps) {
   const others = sessions - 1;
   return (
     <Layout title="Account settings" frame={frame}>
@@ -45,6 +48,7 @@ export function AccountPage({ frame, email, sessions, errors }: AccountPageProps
             required
             errors={errors}
           />
+          <RevokeTokensCheck id="password-revoke-tokens" activeTokens={activeTokens} />
           <button type="submit">Change password</button>
         </form>
       </Panel>
@@ -52,6 +56,7 @@ export function AccountPage({ frame, email, sessions, errors }: AccountPageProps
         <p>Ends every session of this account, this one included: anyone logged in as you, on any device, has to log in again.</p>
         <form method="post" action="/account/logout-everywhere">
           <CsrfInput token={frame.csrf} />
+          <RevokeTokensCheck id="logout-revoke-tokens" activeTokens={activeTokens} />
           <button type="submit" class="secondary">
             Log out everywhere
           </button>

@@ -1,6 +1,7 @@
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError } from './components.js';
 import { PublicLayout } from './layout.js';
+import { RevokeTokensCheck } from './revoke-tokens-check.js';
 
 interface ForgotProps {
   csrf: string;
@@ -46,11 +47,13 @@ interface ResetProps {
   /** The link's secret: the form posts back to the link's own address. */
   token: string;
   email: string;
+  /** The account's active API tokens, said beside "Also revoke my API tokens". */
+  activeTokens: number;
   errors?: FieldErrors;
 }
 
 /** The emailed link's page: a new password for the account it names. */
-export function ResetPasswordPage({ csrf, token, email, errors }: ResetProps) {
+export function ResetPasswordPage({ csrf, token, email, activeTokens, errors }: ResetProps) {
   return (
     <PublicLayout title="Choose a new password" lead="Every browser logged in to this account is logged out when it changes.">
       <FormError errors={errors} />
@@ -59,6 +62,7 @@ export function ResetPasswordPage({ csrf, token, email, errors }: ResetProps) {
         {/* read-only: says whose password this is, and lets a password manager store the new one under it */}
         <Field label="Email" name="email" type="email" value={email} autocomplete="username" readOnly />
         <Field label="New password" name="password" type="password" autocomplete="new-password" hint="At least 8 characters." required errors={errors} />
+        <RevokeTokensCheck id="reset-revoke-tokens" activeTokens={activeTokens} />
         <button type="submit">Set new password</button>
       </form>
     </PublicLayout>

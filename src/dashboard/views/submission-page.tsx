@@ -82,6 +82,7 @@ function StatusNote({ submission, workspace, expiresAt }: { submission: Submissi
 /** What holds a submission and what releases it (services/workspaces.ts setPlan; the allowance never resets by itself). */
 export function HeldExplanation({ plan }: { plan: WorkspaceRow['plan'] }) {
   const allowance = planLimits(plan).submissions.toLocaleString('en-US');
+  const held = planLimits(plan).held.toLocaleString('en-US');
   return (
     <div class="notice">
       <p>
@@ -91,6 +92,10 @@ export function HeldExplanation({ plan }: { plan: WorkspaceRow['plan'] }) {
       <p>
         A larger allowance (an upgrade) releases held submissions oldest first, as far as it reaches; each is then listed and delivered. The allowance counts
         over the workspace’s life: it does not start again each month, and deleting submissions does not give any back.
+      </p>
+      <p>
+        The workspace holds at most {held} submissions this way. Past them, new submissions are refused: the visitor is told that nothing was stored, and
+        nothing is.
       </p>
     </div>
   );

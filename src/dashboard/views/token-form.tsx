@@ -56,6 +56,16 @@ export function CreateTokenForm({ csrf, values, errors }: { csrf: string; values
         hint="The token stops working at the end of that day (UTC). Leave it empty for a token that works until you revoke it."
         errors={errors}
       />
+      {/* never filled back in: a refused form asks for it again */}
+      <Field
+        label="Current password"
+        name="currentPassword"
+        type="password"
+        autocomplete="current-password"
+        hint="A token can do what you can: your password again, so that a borrowed session cannot make one."
+        required
+        errors={errors}
+      />
       <button type="submit">Create token</button>
     </form>
   );

@@ -19,6 +19,10 @@ export const de: PageText = {
     },
     not_found: { title: 'Formular nicht gefunden', message: 'Dieses Formular existiert nicht oder nimmt keine Einsendungen mehr an.' },
     payload_too_large: { title: 'Nachricht zu groß', message: 'Die Nachricht ist größer, als dieses Formular annimmt.' },
+    quota_exceeded: {
+      title: 'Ihre Nachricht wurde nicht angenommen',
+      message: 'Dieses Formular nimmt derzeit keine weiteren Einsendungen an. Es wurde nichts gespeichert.',
+    },
     rate_limited: { title: 'Zu viele Einsendungen', message: 'Bitte warten Sie einen Moment und versuchen Sie es erneut.' },
     unavailable: { title: 'Versuchen Sie es gleich noch einmal', message: 'Ihre Nachricht wurde nicht gespeichert. Bitte versuchen Sie es in Kürze erneut.' },
   },

@@ -19,6 +19,10 @@ export const nl: PageText = {
     },
     not_found: { title: 'Formulier niet gevonden', message: 'Dit formulier bestaat niet of accepteert geen inzendingen meer.' },
     payload_too_large: { title: 'Inzending te groot', message: 'De inzending is groter dan dit formulier accepteert.' },
+    quota_exceeded: {
+      title: 'Je inzending is niet geaccepteerd',
+      message: 'Dit formulier neemt op dit moment geen inzendingen meer aan. Er is niets opgeslagen.',
+    },
     rate_limited: { title: 'Te veel inzendingen', message: 'Wacht even en probeer het opnieuw.' },
     unavailable: { title: 'Probeer het zo opnieuw', message: 'Je inzending is niet opgeslagen. Probeer het straks opnieuw.' },
   },

@@ -24,6 +24,8 @@ export interface PageText {
     origin_not_allowed: Wording;
     not_found: Wording;
     payload_too_large: Wording;
+    /** 403: the workspace holds as many submissions past its allowance as it may; nothing was stored. */
+    quota_exceeded: Wording;
     rate_limited: Wording;
     /** 503: storage unavailable, a CAPTCHA provider unreachable, a busy server; nothing was stored. */
     unavailable: Wording;
