@@ -80,12 +80,17 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
       listed.body.data.map((submission: any) => [submission.id, submission.data.order]),
       [[id, '12345678901234567890']],
     );
-    // the notification, and the email that told the owner of the plan change made by set-plan
-    const mails = await sink.waitFor(2, 15_000);
+    // the notification, the email that told the owner of the plan change made by set-plan, and the
+    // one that told them a token was made (tokens create)
+    const mails = await sink.waitFor(3, 15_000);
     const mail = mails.find((m) => m.envelopeTo.includes('owner@example.com'));
     assert.match(String(mail?.parsed.html), /<p>Ada wrote: Hello from the bundle<\/p>/);
-    const planMail = mails.find((m) => m.envelopeTo.includes('bundle@example.com'));
+    const planMail = mails.find((m) => m.envelopeTo.includes('bundle@example.com') && /plan/.test(m.parsed.subject ?? ''));
     assert.match(planMail?.parsed.subject ?? '', /is now on the BUNDLE_50000 plan/);
+    assert.ok(
+      mails.some((m) => m.envelopeTo.includes('bundle@example.com') && /token/i.test(m.parsed.subject ?? '')),
+      'the account is told of the token made on the command line',
+    );
 
     assert.ok(server.child.kill('SIGTERM'));
     assert.deepEqual(await server.waitForExit(15_000), { code: 0, signal: null }, server.stderr());

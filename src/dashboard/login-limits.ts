@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type * as Flexible from 'rate-limiter-flexible';
 import type { Config, RateLimit } from '../config/config.js';
 import { visitorKey } from '../intake/rate-limit.js';
-import { normaliseEmail } from '../services/users.js';
+import { normaliseEmail } from '../services/email-address.js';
 import type { DeviceCookies } from './device-cookie.js';
 
 // NOTE: as in intake/rate-limit.ts, only the files needed, not the package's index (about 10 MB).

@@ -10,7 +10,8 @@ import { invitationEmail } from '../mail/invitation-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { TeamService } from './team.js';
-import { emailProblem, normaliseEmail, type UserService } from './users.js';
+import { emailProblem, type UserService } from './users.js';
+import { normaliseEmail } from './email-address.js';
 
 /** How long an emailed invitation can be accepted. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;

@@ -7,7 +7,7 @@ import { recipientConfirmationEmail } from '../mail/recipient-confirmation-mail.
 import { hashSecret, newSecret } from './secrets.js';
 import { memberAddresses } from './recipient-states.js';
 import { lockWorkspace } from './seats.js';
-import { normaliseEmail } from './users.js';
+import { normaliseEmail } from './email-address.js';
 
 /** Confirmation links one workspace may have emailed in the last hour: the mail cannot be used to write to strangers in bulk. */
 export const CONFIRMATIONS_PER_WORKSPACE_HOUR = 20;
@@ -222,32 +222,13 @@ export class RecipientService {
 
   /** Null when a link may go to the address now; otherwise the `rate_limited` problem saying when. */
   private async allowanceLeft(trx: Queryable, workspaceId: string, email: string, now: number): Promise<ProblemError | null> {
-    const since = now - HOUR_MS;
-    const byWorkspace = await trx
-      .selectFrom('recipientConfirmations')
-      .select('lastSentAt')
-      .where('workspaceId', '=', workspaceId)
-      .where('lastSentAt', '>', since)
-      .orderBy('lastSentAt', 'desc')
-      .limit(CONFIRMATIONS_PER_WORKSPACE_HOUR)
-      .execute();
-    if (byWorkspace.length >= CONFIRMATIONS_PER_WORKSPACE_HOUR) {
-      return tooMany(`A workspace can send at most ${CONFIRMATIONS_PER_WORKSPACE_HOUR} confirmation links an hour`, byWorkspace.at(-1)!.lastSentAt!, now);
+    const byWorkspace = await sentWithinHour(trx, 'workspaceId', workspaceId, CONFIRMATIONS_PER_WORKSPACE_HOUR, now);
+    if (byWorkspace !== null) {
+      return tooMany(`A workspace can send at most ${CONFIRMATIONS_PER_WORKSPACE_HOUR} confirmation links an hour`, byWorkspace, now);
     }
-    const byAddress = await trx
-      .selectFrom('recipientConfirmations')
-      .select('lastSentAt')
-      .where('email', '=', email)
-      .where('lastSentAt', '>', since)
-      .orderBy('lastSentAt', 'desc')
-      .limit(CONFIRMATIONS_PER_ADDRESS_HOUR)
-      .execute();
-    if (byAddress.length >= CONFIRMATIONS_PER_ADDRESS_HOUR) {
-      return tooMany(
-        `${email} was sent ${CONFIRMATIONS_PER_ADDRESS_HOUR} confirmation links by this instance in the last hour`,
-        byAddress.at(-1)!.lastSentAt!,
-        now,
-      );
+    const byAddress = await sentWithinHour(trx, 'email', email, CONFIRMATIONS_PER_ADDRESS_HOUR, now);
+    if (byAddress !== null) {
+      return tooMany(`${email} was sent ${CONFIRMATIONS_PER_ADDRESS_HOUR} confirmation links by this instance in the last hour`, byAddress, now);
     }
     return null;
   }
@@ -283,4 +264,20 @@ async function formsListing(db: Queryable, workspaceId: string, email: string): 
 function tooMany(what: string, oldest: number, now: number): ProblemError {
   const retryAfter = Math.max(1, Math.ceil((oldest + HOUR_MS - now) / 1000));
   return new ProblemError('rate_limited', `${what}; the next can go in ${Math.ceil(retryAfter / 60)} minutes.`, { retryAfter });
+}
+
+/**
+ * When the oldest of the last `cap` links sent in the past hour to rows where `column` is `value`
+ * went out, or null while fewer than `cap` went: reads at most `cap` rows.
+ */
+async function sentWithinHour(trx: Queryable, column: 'workspaceId' | 'email', value: string, cap: number, now: number): Promise<number | null> {
+  const rows = await trx
+    .selectFrom('recipientConfirmations')
+    .select('lastSentAt')
+    .where(column, '=', value)
+    .where('lastSentAt', '>', now - HOUR_MS)
+    .orderBy('lastSentAt', 'desc')
+    .limit(cap)
+    .execute();
+  return rows.length >= cap ? rows.at(-1)!.lastSentAt! : null;
 }

@@ -5,7 +5,8 @@ import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { enqueueAccountEmail } from '../mail/account-mail.js';
 import type { SignupLinks } from './signup-links.js';
-import { emailProblem, normaliseEmail, type UserService } from './users.js';
+import { emailProblem, type UserService } from './users.js';
+import { normaliseEmail } from './email-address.js';
 
 export const SIGNUP_LINK_INVALID = 'This sign-up link has expired or is not valid.';
 export const SIGNUP_LINK_USED = 'This sign-up link was already used: an account has this address. Log in.';

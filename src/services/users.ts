@@ -4,6 +4,7 @@ import type { DB } from '../db/schema/index.js';
 import type { UserRow } from '../db/schema/user.js';
 import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
+import { normaliseEmail } from './email-address.js';
 import { newId } from '../ids.js';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js';
 import { revokeAllTokens } from './tokens.js';
@@ -11,11 +12,6 @@ import { revokeAllTokens } from './tokens.js';
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const DEFAULT_WORKSPACE_NAME = 'My workspace';
 const NOT_THE_PASSWORD = 'is not the account’s password';
-
-/** Lower-cased and trimmed: one account per address whatever its spelling. */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 /** Whether the address can be an account's: what the dashboard and the CLI accept. */
 export function emailProblem(email: string, field = 'email'): string | null {

@@ -4,7 +4,7 @@ import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
 import { receivingAddresses, withheldReason } from '../../services/recipient-states.js';
-import { normaliseEmail } from '../../services/users.js';
+import { normaliseEmail } from '../../services/email-address.js';
 import {
   DeliveryError,
   lookupBySubmission,
