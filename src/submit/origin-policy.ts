@@ -6,6 +6,13 @@ import { allowedOriginsOf, type IntakeForm } from '../services/forms.js';
 /** The controls that send the visitor somewhere: after a success, and after a failure. */
 export type RedirectControl = '_redirect' | '_error';
 
+/**
+ * The longest `_redirect` / `_error` followed. It becomes the answer's Location header, and reverse
+ * proxies refuse an answer whose headers pass a few KB (nginx's default buffer is 4 or 8 KB): the
+ * submission would be stored and the visitor shown a 502.
+ */
+export const REDIRECT_MAX = 4_000;
+
 /** A redirect control's target, or why it is ignored (logged; the submission is kept either way). */
 export type RedirectChoice = { target: URL } | { ignored: string } | null;
 
@@ -57,6 +64,7 @@ export class OriginPolicy {
   redirectOf(controls: Record<string, string>, name: RedirectControl): RedirectChoice {
     const value = controls[name]?.trim();
     if (!value) return null;
+    if (value.length > REDIRECT_MAX) return { ignored: `longer than ${REDIRECT_MAX} characters` };
     const target = httpUrl(value);
     if (!target) return { ignored: 'not an absolute http or https URL' };
     if (this.allowed.length > 0) {

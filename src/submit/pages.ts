@@ -84,8 +84,10 @@ export function feedbackOf(controls: Record<string, string>, kind: 'success' | '
   if (!vouched) return feedback;
   const title = present(controls[`_feedback.${kind}.title`]);
   const message = present(controls[`_feedback.${kind}.message`]);
-  if (title !== undefined) feedback.title = title;
-  if (message !== undefined) feedback.message = message;
+  // capped here, as the page caps them: they travel in the thank-you link's Location header, which a
+  // proxy refuses past a few KB (the submission stored, the visitor shown a 502)
+  if (title !== undefined) feedback.title = cap(title, TITLE_MAX);
+  if (message !== undefined) feedback.message = cap(message, MESSAGE_MAX);
   return feedback;
 }
 
@@ -128,6 +130,7 @@ function present(value: string | undefined): string | undefined {
 
 /** Truncates by code point, so an emoji is never cut in half. */
 function cap(value: string, max: number): string {
-  const chars = Array.from(value);
+  // max code points lie within the first 2 * max code units: a visitor's value may be 256 KB
+  const chars = Array.from(value.slice(0, 2 * max + 1));
   return chars.length > max ? chars.slice(0, max).join('') : value;
 }

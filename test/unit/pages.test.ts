@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { PAGE_LANGUAGES, pageLanguage, pageText } from '../../src/submit/languages/index.js';
+import { ThankYouLinks } from '../../src/submit/thank-you-link.js';
 import { feedbackOf, PAGE_CONTENT_SECURITY_POLICY, renderErrorPage, renderThankYouPage } from '../../src/submit/pages.js';
 
 /** The text of the first element with this tag, as written in the page (still escaped). */
@@ -212,6 +213,15 @@ describe('feedbackOf', () => {
   it('reads no wording when the post is not vouched for (no allowed origins, or another site): the theme only', () => {
     assert.deepEqual(feedbackOf({ ...controls, '_feedback.dark': 'yes' }, 'success', false), { dark: true });
     assert.deepEqual(feedbackOf(controls, 'error', false), { dark: false });
+  });
+
+  it('caps the wording as the page does, so a 256 KB control never swells the thank-you link', () => {
+    const long = { '_feedback.success.title': '😀'.repeat(131_072), '_feedback.success.message': 'm'.repeat(262_144) };
+    const feedback = feedbackOf(long, 'success', true);
+    assert.equal(feedback.title, '😀'.repeat(200), 'whole emoji, 200 of them');
+    assert.equal(feedback.message, 'm'.repeat(2000));
+    const link = new ThankYouLinks('secret').build('https://submit.example', 'f1', feedback, 'visitor');
+    assert.ok(link.length < 16_000, `the link stays a few KB (${link.length} characters)`);
   });
 
   it('leaves out absent or blank values', () => {
