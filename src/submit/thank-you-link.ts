@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { httpOriginOf } from '../net/origin.js';
 import { supportedLanguage } from './languages/index.js';
+import { REDIRECT_MAX } from './origin-policy.js';
 
 /** What a thank-you page shows beyond the defaults: the owner's `_feedback.success.*` and the page the form was on. */
 export interface ThankYouContent {
@@ -37,7 +38,8 @@ export class ThankYouLinks {
     if (content.title) query.set(PARAMS.title, content.title);
     if (content.message) query.set(PARAMS.message, content.message);
     if (content.dark) query.set(PARAMS.dark, '1');
-    if (content.backUrl) query.set(PARAMS.backUrl, content.backUrl);
+    // a Referer may be 16 KB; a back link that long would swell the Location header past what proxies pass
+    if (content.backUrl && content.backUrl.length <= REDIRECT_MAX) query.set(PARAMS.backUrl, content.backUrl);
     const base = `${submitUrl}/${encodeURIComponent(formId)}/thanks`;
     const language = supportedLanguage(content.language);
     // the language alone says nothing of anyone's: it needs no signature

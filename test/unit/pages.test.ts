@@ -220,7 +220,8 @@ describe('feedbackOf', () => {
     const feedback = feedbackOf(long, 'success', true);
     assert.equal(feedback.title, '😀'.repeat(200), 'whole emoji, 200 of them');
     assert.equal(feedback.message, 'm'.repeat(2000));
-    const link = new ThankYouLinks('secret').build('https://submit.example', 'f1', feedback, 'visitor');
+    const backUrl = `https://shop.example.com/contact?${'q'.repeat(15_000)}`;
+    const link = new ThankYouLinks('secret').build('https://submit.example', 'f1', { ...feedback, backUrl }, 'visitor');
     assert.ok(link.length < 16_000, `the link stays a few KB (${link.length} characters)`);
   });
 
