@@ -132,7 +132,10 @@ function errorPage(
   // refused before the dashboard's own hooks ran: the page that links to the right address
   if (error instanceof ProblemError && error.code === 'misdirected_request') return refusedRequestPage(reply, error);
   if (error instanceof ProblemError && error.status < 500) {
-    if (error.code === 'rate_limited' && error.extra.retryAfter) reply.header('retry-after', String(error.extra.retryAfter));
+    if (error.code === 'rate_limited') {
+      if (error.extra.retryAfter) reply.header('retry-after', String(error.extra.retryAfter));
+      return sendPage(reply, ErrorPage({ title: 'Too many requests', detail: error.detail }), error.status);
+    }
     return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: error.detail }), error.status);
   }
   if (isStorageUnavailable(error)) {

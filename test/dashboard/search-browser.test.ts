@@ -77,6 +77,7 @@ describe(`dashboard in Chromium: a capped search and the search limit (${TEST_DI
     const answer = await page.goto(`${app.publicUrl}/forms/${formId}?search=visitor`);
     assert.equal(answer?.status(), 429);
     assert.ok(Number(await answer?.headerValue('retry-after')) >= 1);
+    assert.ok(await page.getByRole('heading', { name: 'Too many requests' }).isVisible());
     assert.ok(await page.getByText(/Too many searches; try again in \d+ seconds?\./).isVisible());
     await checkPage(page, 'inbox-search-rate-limited');
   });
