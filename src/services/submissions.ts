@@ -76,6 +76,11 @@ export const INDEX_CANDIDATE_CAP = 2_000;
 
 type ScopeColumn = SearchScopeColumn;
 
+/** The listed (accepted) rows of one form or workspace: what every list and search starts from. */
+function listedOf(db: Queryable, column: ScopeColumn, owner: string) {
+  return db.selectFrom('submissions').where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', owner);
+}
+
 // The plain listing of one form, page after page: the most frequent list, built once per shape. It
 // carries its own access check (the caller is a member of the form's workspace and, through the API,
 // it is upgraded), so that a page that has rows costs one query: on PostgreSQL each query is a round trip.
@@ -104,8 +109,7 @@ const formPage = (after: boolean, api: boolean) =>
 // first `limit` matches (SQLite and PostgreSQL stop reading once they have them).
 type ScanParams = { owner: string; pattern: string; window: number; limit: number; createdAt: number; id: string };
 function listedAfter(db: Queryable, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter) {
-  const scoped = db.selectFrom('submissions').where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', p.owner);
-  return newestAfter(inRange(scoped, filter), after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions');
+  return newestAfter(inRange(listedOf(db, column, p.owner), filter), after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions');
 }
 function scanQuery(db: Queryable, dialect: Dialect, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter = {}) {
   const window = listedAfter(db, column, p, after, filter)
@@ -174,8 +178,7 @@ export class SubmissionService {
 
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
     if (search === undefined) {
-      const listed = this.database.db.selectFrom('submissions').where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', value);
-      return keysetPage(inRange(listed, filter).select(LIST_COLUMNS), page, 'submissions');
+      return keysetPage(inRange(listedOf(this.database.db, column, value), filter).select(LIST_COLUMNS), page, 'submissions');
     }
     return this.search(column, value, page, filter, search);
   }
@@ -214,11 +217,7 @@ export class SubmissionService {
 
   /** How many rows the list holds after the page's start, counting no further than SEARCH_ROW_CAP + 1 (its listing index answers). */
   private async rowsLeft(column: ScopeColumn, owner: string, page: PageRequest, filter: SubmissionFilter): Promise<number> {
-    const listed = this.database.db
-      .selectFrom('submissions')
-      .select('submissions.id')
-      .where('submissions.status', '=', 'accepted')
-      .where(`submissions.${column}`, '=', owner);
+    const listed = listedOf(this.database.db, column, owner).select('submissions.id');
     const left = newestAfter(inRange(listed, filter), page.after, 'submissions').limit(SEARCH_ROW_CAP + 1);
     const counted = await this.database.db
       .selectFrom(left.as('left'))
