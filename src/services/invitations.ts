@@ -12,6 +12,7 @@ import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { TeamService } from './team.js';
 import { emailProblem, type UserService } from './users.js';
 import { normaliseEmail } from './email-address.js';
+import { memberAddresses } from './recipient-states.js';
 
 /** How long an emailed invitation can be accepted. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
@@ -51,14 +52,8 @@ export class InvitationService {
     return this.database.transaction(async (trx) => {
       const workspace = await this.team.requireOwner(userId, workspaceId, trx);
       await lockWorkspace(trx, workspaceId);
-      const member = await trx
-        .selectFrom('workspaceMembers')
-        .innerJoin('users', 'users.id', 'workspaceMembers.userId')
-        .select('users.id')
-        .where('workspaceMembers.workspaceId', '=', workspaceId)
-        .where('users.email', '=', email)
-        .executeTakeFirst();
-      if (member) throw new ProblemError('conflict', `${email} is already a member of ${workspace.name}.`);
+      if ((await memberAddresses(trx, workspaceId, [email])).length > 0)
+        throw new ProblemError('conflict', `${email} is already a member of ${workspace.name}.`);
       requireSeat(workspace, await seatsTaken(trx, workspaceId, email));
       const now = Date.now();
       await requireInvitationAllowance(trx, workspaceId, now);
