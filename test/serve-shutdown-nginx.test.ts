@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildConfig } from '../src/config/config.js';
 import { openContext } from '../src/context.js';
 import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
-import { cliEnv, spawnServe, type ServerProcess } from './helpers/cli.js';
+import { cliEnv, seedUpgradedForm, spawnServe, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 
 // The trial of issue 24: Formgate behind nginx, whose upstream pool keeps connections alive and
@@ -140,14 +140,7 @@ describe(`formgate serve behind nginx with a keep-alive upstream pool (${TEST_DI
     bundle = await buildProgram();
     database = await createTestDatabase();
     folder = fs.mkdtempSync(path.join(os.tmpdir(), 'formgate-nginx-'));
-    const ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
-    try {
-      const { user, workspace } = await ctx.users.createUser(`nginx-${process.pid}@example.com`);
-      await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });
-      ({ id: formId } = await ctx.forms.createForm(user.id, workspace.id, { name: 'Behind nginx' }));
-    } finally {
-      await ctx.close();
-    }
+    ({ formId } = await seedUpgradedForm(database, { email: `nginx-${process.pid}@example.com`, formName: 'Behind nginx' }));
   });
   after(async () => {
     server?.kill();

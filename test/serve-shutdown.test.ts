@@ -5,10 +5,8 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { buildConfig } from '../src/config/config.js';
-import { openContext } from '../src/context.js';
 import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
-import { cliEnv, followProcess, PROJECT_ROOT, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
+import { cliEnv, followProcess, PROJECT_ROOT, seedUpgradedForm, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 
 // Behind a reverse proxy every connection is kept alive and reused: a SIGTERM must still end the
@@ -106,16 +104,13 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
       FORMGATE_RATE_LIMIT_API: 'off',
       FORMGATE_RATE_LIMIT_SUBMIT: 'off',
     });
-    const ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
-    try {
-      const { user, workspace } = await ctx.users.createUser(`shutdown-${process.pid}@example.com`);
-      await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });
-      ({ secret: token } = await ctx.tokens.createToken(user.id, { name: 'shutdown', scopes: ['forms:write'] }));
-      ({ id: formId } = await ctx.forms.createForm(user.id, workspace.id, { name: 'Shutdown' }));
-      workspaceId = workspace.id;
-    } finally {
-      await ctx.close();
-    }
+    const seeded = await seedUpgradedForm(database, {
+      email: `shutdown-${process.pid}@example.com`,
+      formName: 'Shutdown',
+      token: { name: 'shutdown', scopes: ['forms:write'] },
+    });
+    token = seeded.token!;
+    ({ formId, workspaceId } = seeded);
   });
   after(async () => {
     for (const server of servers) server.kill();

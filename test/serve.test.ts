@@ -3,9 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { buildConfig } from '../src/config/config.js';
-import { openContext } from '../src/context.js';
 import { Database } from '../src/db/database.js';
-import { cliEnv, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
+import { cliEnv, seedUpgradedForm, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 
 const READY = (line: LogLine) => typeof line.json?.msg === 'string' && line.json.msg.startsWith('Formgate is ready');
@@ -56,16 +55,13 @@ describe('formgate serve', () => {
       FORMGATE_RATE_LIMIT_API: 'off',
       FORMGATE_RATE_LIMIT_SUBMIT: 'off',
     });
-    // The account and token are made through a context on the same database, closed before serving.
-    const ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
-    try {
-      const { user, workspace } = await ctx.users.createUser(`serve-${process.pid}@example.com`);
-      await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });
-      ({ secret: token } = await ctx.tokens.createToken(user.id, { name: 'serve-test', scopes: ['forms:read'] }));
-      ({ id: formId } = await ctx.forms.createForm(user.id, workspace.id, { name: 'Serve test' }));
-    } finally {
-      await ctx.close();
-    }
+    const seeded = await seedUpgradedForm(database, {
+      email: `serve-${process.pid}@example.com`,
+      formName: 'Serve test',
+      token: { name: 'serve-test', scopes: ['forms:read'] },
+    });
+    token = seeded.token!;
+    formId = seeded.formId;
   });
   after(async () => {
     for (const server of servers) server.kill();

@@ -2,6 +2,9 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { buildConfig } from '../../src/config/config.js';
+import { openContext } from '../../src/context.js';
+import type { Scope } from '../../src/services/tokens.js';
 import type { TestDatabase } from './database.js';
 
 const execFileAsync = promisify(execFile);
@@ -161,4 +164,24 @@ export function followProcess(child: ChildProcess): ServerProcess {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/**
+ * An upgraded account with one form, and a token when `token` is given, made through a context on
+ * `database` that is closed again before any `formgate serve` starts on it.
+ */
+export async function seedUpgradedForm(
+  database: TestDatabase,
+  seed: { email: string; formName: string; token?: { name: string; scopes: Scope[] } },
+): Promise<{ workspaceId: string; formId: string; token: string | null }> {
+  const ctx = await openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }));
+  try {
+    const { user, workspace } = await ctx.users.createUser(seed.email);
+    await ctx.workspaces.setPlan(workspace.id, 'BUNDLE_50000', { tellOwners: false });
+    const token = seed.token ? (await ctx.tokens.createToken(user.id, seed.token)).secret : null;
+    const form = await ctx.forms.createForm(user.id, workspace.id, { name: seed.formName });
+    return { workspaceId: workspace.id, formId: form.id, token };
+  } finally {
+    await ctx.close();
+  }
 }
