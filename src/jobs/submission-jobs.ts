@@ -2,7 +2,8 @@ import { fromJson, type Queryable } from '../db/database.js';
 import type { Plan } from '../db/schema/workspace.js';
 import { isUpgraded } from '../services/plans.js';
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
-import { addressKey, NOTIFICATION_KIND, type NotificationPayload } from './channels/notification.js';
+import { normaliseEmail } from '../services/email-address.js';
+import { NOTIFICATION_KIND, type NotificationPayload } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
 import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';
 import { enqueueJobs, type JobToEnqueue } from './outbox.js';
@@ -75,7 +76,7 @@ function distinctAddresses(addresses: string[]): string[] {
   // NOTE: by key in a Set, not by comparing each with all before it: the owner's list may hold 100.
   const seen = new Set<string>();
   return addresses.filter((address) => {
-    const key = addressKey(address);
+    const key = normaliseEmail(address);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

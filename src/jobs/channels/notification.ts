@@ -106,10 +106,5 @@ export class NotificationChannel implements Channel {
 
 /** Email addresses compared as their owners read them: case aside, spaces around trimmed. */
 export function sameAddress(a: string, b: string): boolean {
-  return addressKey(a) === addressKey(b);
-}
-
-/** What two spellings of one address have in common (see `sameAddress`). */
-export function addressKey(address: string): string {
-  return address.trim().toLowerCase();
+  return normaliseEmail(a) === normaliseEmail(b);
 }
