@@ -127,8 +127,8 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     if (viaQuery && (method === 'HEAD' || !hasFields(query))) return await formAddress(deps, first, request, response);
     if (viaQuery) response.setHeader('cache-control', 'no-store');
 
-    const ip = clientIp(request, deps.ctx.config.trustProxy);
-    const decision = await deps.limiter.consume(visitorKey(ip));
+    const visitor = visitorKey(client);
+    const decision = await deps.limiter.consume(visitor);
     if (!decision.allowed) {
       response.setHeader('retry-after', String(decision.retryAfterSeconds));
       throw new ProblemError('rate_limited', `Too many submissions from this address; retry in ${decision.retryAfterSeconds} seconds.`);
@@ -136,11 +136,11 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     const parsed = viaQuery ? fieldsFromPairs(query) : await readSubmission(request);
     controls = parsed.controls;
     if (first === 'echo') return answerEcho(request, response, parsed, viaQuery ? null : query);
-    const received = await deps.pipeline.receive(first, parsed, ip, (form) => {
+    const received = await deps.pipeline.receive(first, parsed, client, (form) => {
       policy = new OriginPolicy(form, postOriginOf(request), viaQuery ? 'GET' : 'POST');
       policy.admit();
     });
-    answerSuccess(deps, request, response, received, controls, policy!, visitorKey(ip));
+    answerSuccess(deps, request, response, received, controls, policy!, visitor);
   } catch (error) {
     answerFailure(deps, request, response, error, controls, policy, reqId);
   }
