@@ -3,6 +3,8 @@
 # test on PostgreSQL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# a Node.js Formgate supports first on PATH, so every child (tsc, tsx, the tests' servers) runs on it
+. scripts/node-env.sh
 
 npm run --silent typecheck
 # Style is checked, not reviewed: `npm run format` fixes what this finds.
