@@ -8,10 +8,11 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
-// npm only warns about `engines`; this build is part of `npm ci`, so an unsupported Node stops
-// the install here with what to do, instead of a native-module crash later. The words are
-// src/cli/node-version.ts's, which dist/main.js prints (this script runs before TypeScript can;
-// test/node-version.test.ts holds the two together).
+// npm only warns about `engines`. The npm scripts run this build on a supported Node (scripts/node-env.sh
+// switches to a fetched one, or stops with these words under FORMGATE_NODE_TOOLCHAIN=local); run by
+// hand on an unsupported one, it stops here with what to do, instead of a native-module crash later.
+// The words are src/cli/node-version.ts's, which dist/main.js prints (this script runs before
+// TypeScript can; test/node-version.test.ts and test/install/node-toolchain.test.ts hold the copies together).
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 12)) {
   console.error(

@@ -6,7 +6,7 @@ export const OLDEST_NODE = { major: 22, minor: 12 };
 
 /**
  * What to tell someone running Formgate on a Node.js too old for it (`version` as in
- * `process.versions.node`); null when it is new enough. scripts/build.mjs prints the same words.
+ * `process.versions.node`); null when it is new enough. scripts/build.mjs and scripts/node-env.sh print the same words.
  */
 export function unsupportedNodeMessage(version: string): string | null {
   const [major = 0, minor = 0] = version.split('.').map(Number);
