@@ -299,6 +299,7 @@ export class JobWorker {
 }
 
 /** What a try that went through records of its receipt. */
+// biome-ignore lint/suspicious/noConfusingVoidType: what Channel.send resolves to
 function answerOf(receipt: DeliveryReceipt | void): Pick<AttemptResult, 'statusCode' | 'response' | 'writtenTo'> {
   if (!receipt) return {};
   return { statusCode: receipt.statusCode ?? undefined, response: receipt.response, writtenTo: receipt.writtenTo };

@@ -26,6 +26,7 @@ export interface DeliveryReceipt {
 /** Delivers one kind of job (email, webhook, Slack…). Resolving means delivered. */
 export interface Channel {
   /** Throws DeliveryError to say whether trying again can help; any other error is transient. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a channel with nothing to tell (webhook, Slack) returns nothing
   send(job: Job): Promise<DeliveryReceipt | void>;
 }
 
