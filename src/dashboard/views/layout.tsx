@@ -81,10 +81,10 @@ function WorkspaceSwitcher({ frame }: { frame: Frame }) {
 function UnsentMailBanner({ folder }: { folder: string }) {
   return (
     <section class="mail-banner" aria-labelledby="mail-banner-title">
-      <p>
+      <p class="mail-banner-line">
         <strong id="mail-banner-title">Emails are not being sent.</strong>
       </p>
-      <p>
+      <p class="mail-banner-line">
         They are written to <code class="file-path">{folder}</code> instead: FORMGATE_SMTP_URL is not set. <a href="/admin#mail">Set up mail</a>
       </p>
     </section>
