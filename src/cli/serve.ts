@@ -10,7 +10,7 @@ import { startDelivery } from '../jobs/delivery.js';
 import { proxyTrustWarning } from '../net/client-address.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
-import { outboxDir } from '../mail/transport.js';
+import { mailWarning, outboxDir } from '../mail/transport.js';
 import { openToOthers } from '../private-files.js';
 import { guardProcess } from './process-guard.js';
 
@@ -60,6 +60,11 @@ function warnAboutOpenFiles(config: Config, logger: Logger): void {
   );
 }
 
+/** How mail leaves, for the ready line: `smtp`, or `files` with the folder they are written to. */
+function mailFields(config: Config): { mail: 'smtp' | 'files'; outbox?: string } {
+  return config.smtpUrl ? { mail: 'smtp' } : { mail: 'files', outbox: outboxDir(config) };
+}
+
 /** `formgate serve`: migrates, then runs every surface until SIGTERM or SIGINT. */
 export async function serve(config: Config, explicit: { publicUrl: boolean; submitUrl: boolean }): Promise<void> {
   // Requests waiting on the database outlive the young generation; by default V8 then lets the old
@@ -76,8 +81,17 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const searchIndexer = startSearchIndexing(ctx, logger);
   const trustWarning = proxyTrustWarning(config.trustProxy, config.host);
   if (trustWarning) logger.warn({ trustProxy: config.trustProxy }, trustWarning);
+  const unsent = mailWarning(config);
+  if (unsent) logger.warn({ mail: 'files', outbox: outboxDir(config) }, unsent);
   logger.info(
-    { dashboardUrl: config.publicUrl, baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect, trustProxy: config.trustProxy },
+    {
+      dashboardUrl: config.publicUrl,
+      baseUrl: config.baseUrl,
+      submitUrl: config.submitUrl,
+      database: config.database.dialect,
+      trustProxy: config.trustProxy,
+      ...mailFields(config),
+    },
     `Formgate is ready: open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
+import { outboxDir } from '../mail/transport.js';
 import { takeFlash } from './flash.js';
 import { accountOf, csrfUserInfo } from './session.js';
 import type { Frame, Section } from './views/layout.js';
@@ -50,6 +51,8 @@ export async function frameFor(
     csrf: csrfToken(request, reply),
     flash: takeFlash(request, reply),
     account: { email: user.email, isAdmin: user.isAdmin === 1 },
+    // only the instance admin can set FORMGATE_SMTP_URL; no one else is told where the files are
+    unsentMail: user.isAdmin === 1 && !ctx.config.smtpUrl ? { folder: outboxDir(ctx.config) } : null,
     workspaces,
     current,
     section: options.section,

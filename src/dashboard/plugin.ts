@@ -97,7 +97,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerTokenRoutes(app, ctx, limits);
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);
-  registerAdminRoutes(app, ctx);
+  registerAdminRoutes(app, ctx, redis);
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);
   registerInvitationRoutes(app, ctx, session);

@@ -21,8 +21,9 @@ export const TEST_EMAILS_PER_HOUR = 10;
 export class TestEmailLimit {
   private readonly limiter: Flexible.RateLimiterAbstract;
 
-  constructor(redis: Redis | null) {
-    const options = { points: TEST_EMAILS_PER_HOUR, duration: 3600, keyPrefix: 'rl-template-test' };
+  /** `keyPrefix` keeps each kind of test (a template's, the admin page's SMTP test) counted on its own. */
+  constructor(redis: Redis | null, keyPrefix = 'rl-template-test') {
+    const options = { points: TEST_EMAILS_PER_HOUR, duration: 3600, keyPrefix };
     const memory = new RateLimiterMemory(options);
     this.limiter = redis ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory }) : memory;
   }

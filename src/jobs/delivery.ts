@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { ProblemError } from '../errors.js';
-import { createMailer, mailWarning, type Mailer } from '../mail/transport.js';
+import { createMailer, type Mailer } from '../mail/transport.js';
 import { AUTORESPONDER_KIND, AutoresponderChannel } from './channels/autoresponder.js';
 import { DeliveryError } from './channels/channel.js';
 import { EMAIL_KIND, EmailChannel } from './channels/email.js';
@@ -29,8 +29,6 @@ async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Pr
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
 export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors'>, logger: Logger, options: WorkerOptions = {}): Delivery {
-  const warning = mailWarning(ctx.config);
-  if (warning) logger.warn(warning);
   const mailer = createMailer(ctx.config);
   const log = logger.child({ component: 'delivery' });
   const channels = {

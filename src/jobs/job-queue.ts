@@ -18,6 +18,10 @@ export interface AttemptResult {
   retryAt?: number;
   statusCode?: number;
   error?: string;
+  /** What the receiver answered a try that went through (the SMTP reply line). */
+  response?: string;
+  /** The `.eml` file an email was written to instead of sent (no SMTP server configured). */
+  writtenTo?: string;
 }
 
 /** A claimed job, with what the worker needs besides what its channel sees. */
@@ -201,9 +205,9 @@ function moveJobsOn() {
 function insertAttempts(tries: FinishedTry[]) {
   const rows = tries.map(
     ({ job, result }) =>
-      sql`(${newId()}, ${job.id}, CAST(${result.startedAt} AS bigint), CAST(${result.finishedAt} AS bigint), ${result.outcome}, CAST(${result.statusCode ?? null} AS integer), CAST(${result.error ?? null} AS text))`,
+      sql`(${newId()}, ${job.id}, CAST(${result.startedAt} AS bigint), CAST(${result.finishedAt} AS bigint), ${result.outcome}, CAST(${result.statusCode ?? null} AS integer), CAST(${result.error ?? null} AS text), CAST(${result.response ?? null} AS text), CAST(${result.writtenTo ?? null} AS text))`,
   );
-  return sql`INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error) VALUES ${sql.join(rows)}`;
+  return sql`INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error, response, written_to) VALUES ${sql.join(rows)}`;
 }
 
 /** Where a try leaves its job: done, due again at retryAt, or failed for good. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { isStorageUnavailable, StorageFailureLog } from '../db/storage-errors.js';
-import { DeliveryError, type Channel } from './channels/channel.js';
+import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
 import { DestinationSlots } from './destination-slots.js';
@@ -252,8 +252,8 @@ export class JobWorker {
     try {
       const channel = this.channels[job.kind];
       if (!channel) throw new DeliveryError(`no channel delivers jobs of kind "${job.kind}"`, { permanent: true });
-      await withTimeout(channel.send(job), this.jobTimeoutMs);
-      result = { outcome: 'ok', startedAt, finishedAt: this.now() };
+      const receipt = await withTimeout(channel.send(job), this.jobTimeoutMs);
+      result = { outcome: 'ok', startedAt, finishedAt: this.now(), ...answerOf(receipt) };
     } catch (err) {
       result = this.failure(job, err, startedAt);
       this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempt, outcome: result.outcome, error: result.error }, 'delivery failed');
@@ -296,6 +296,13 @@ export class JobWorker {
     if (permanent || job.attempt >= this.retry.maxAttempts) return { outcome: 'failed', startedAt, finishedAt, statusCode, error };
     return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt: finishedAt + retryDelay(this.retry, job.attempt, this.random) };
   }
+}
+
+/** What a try that went through records of its receipt. */
+// biome-ignore lint/suspicious/noConfusingVoidType: what Channel.send resolves to
+function answerOf(receipt: DeliveryReceipt | void): Pick<AttemptResult, 'statusCode' | 'response' | 'writtenTo'> {
+  if (!receipt) return {};
+  return { statusCode: receipt.statusCode ?? undefined, response: receipt.response, writtenTo: receipt.writtenTo };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

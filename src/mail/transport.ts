@@ -24,31 +24,48 @@ export interface MailMessage {
   messageId?: string;
 }
 
+/**
+ * How a message left: handed to the SMTP server (its reply line, `250 2.0.0 Ok: queued as …`), or
+ * written to an `.eml` file because no server is configured (then nobody has received it).
+ */
+export type MailReceipt = { sent: string; statusCode: number | null } | { written: string };
+
 /** Sends mail from `config.mailFrom`; throws DeliveryError (permanent for a 5xx SMTP reply). */
 export interface Mailer {
-  send(message: MailMessage): Promise<void>;
+  send(message: MailMessage): Promise<MailReceipt>;
   close(): void;
 }
 
-type MailConfig = Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir'>;
+type MailConfig = Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir' | 'database'>;
 
-/** Where mail goes when no SMTP server is configured. */
-export function outboxDir(config: Pick<Config, 'dataDir'>): string {
-  return path.join(config.dataDir, 'outbox');
+/**
+ * Where mail goes when no SMTP server is configured: beside the SQLite database (the folder an
+ * operator backs up and mounts), or under FORMGATE_DATA_DIR on PostgreSQL; never the working folder.
+ */
+export function outboxDir(config: Pick<Config, 'dataDir' | 'database'>): string {
+  const { database } = config;
+  if (database.dialect === 'sqlite' && database.file !== ':memory:') return path.join(path.dirname(path.resolve(database.file)), 'outbox');
+  return path.join(path.resolve(config.dataDir), 'outbox');
 }
 
 /** The line `formgate serve` prints at start when mail is not really sent; null when it is. */
 export function mailWarning(config: MailConfig): string | null {
   if (config.smtpUrl) return null;
-  return `FORMGATE_SMTP_URL is not set: emails are not sent but written to ${outboxDir(config)}/*.eml`;
+  return `FORMGATE_SMTP_URL is not set: emails are not sent but written to ${outboxDir(config)}/*.eml; set FORMGATE_SMTP_URL (smtp://user:pass@host:587) to send them`;
 }
 
-/** SMTP (pooled) when FORMGATE_SMTP_URL is set; otherwise .eml files, so nothing is lost on a laptop. */
-export function createMailer(config: MailConfig): Mailer {
-  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : fileMailer(outboxDir(config), config.mailFrom);
+/** NOTE: a person waits on a test email (the admin page): it gives up sooner than the worker's sends. */
+export const TEST_TIMEOUT_MS = 10_000;
+
+/**
+ * SMTP (pooled) when FORMGATE_SMTP_URL is set; otherwise .eml files, so nothing is lost on a laptop.
+ * `timeoutMs` bounds each wait on the server (connecting, its greeting, each answer).
+ */
+export function createMailer(config: MailConfig, options: { timeoutMs?: number } = {}): Mailer {
+  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom, options.timeoutMs) : fileMailer(outboxDir(config), config.mailFrom);
 }
 
-function smtpMailer(url: string, from: string): Mailer {
+function smtpMailer(url: string, from: string, timeoutMs?: number): Mailer {
   const protocol = safeProtocol(url);
   if (protocol !== 'smtp:' && protocol !== 'smtps:')
     throw new ConfigError(`FORMGATE_SMTP_URL must start with smtp:// or smtps://, got ${protocol ? `"${protocol}//…"` : 'a value that is not a URL'}`);
@@ -56,18 +73,29 @@ function smtpMailer(url: string, from: string): Mailer {
   // Up to 10 connections (nodemailer's default is 5), for the worker's 16 deliveries in flight: each
   // SMTP step of a message waits for the server's answer, so more connections keep more messages
   // moving. Options in the URL's query win (`?maxConnections=3` for a server that allows fewer).
-  const transport = createTransport({ url, pool: true, maxConnections: 10, connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000 });
+  const transport = createTransport({
+    url,
+    pool: true,
+    maxConnections: 10,
+    connectionTimeout: timeoutMs ?? 30_000,
+    greetingTimeout: timeoutMs ?? 30_000,
+    socketTimeout: timeoutMs ?? 60_000,
+  });
   transport.use('stream', (mail, done) => {
     mail.message.transform(() => new WholeMessage());
     done();
   });
   return {
     async send(message) {
+      let info: { response?: unknown };
       try {
-        await transport.sendMail(withSender(message, from));
+        info = await transport.sendMail(withSender(message, from));
       } catch (err) {
         throw classifySmtpError(err);
       }
+      const response = typeof info.response === 'string' ? info.response : '';
+      const code = /^\d{3}/.exec(response)?.[0];
+      return { sent: response, statusCode: code ? Number(code) : null };
     },
     close: () => transport.close(),
   };
@@ -83,7 +111,9 @@ function fileMailer(dir: string, from: string): Mailer {
       // Written aside and renamed, so whoever watches the folder never reads half a message.
       const partial = path.join(dir, `.${name}.partial`);
       await writePrivateFile(partial, info.message as Buffer);
-      await fs.rename(partial, path.join(dir, name));
+      const file = path.join(dir, name);
+      await fs.rename(partial, file);
+      return { written: file };
     },
     close: () => transport.close(),
   };

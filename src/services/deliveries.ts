@@ -39,6 +39,10 @@ export interface DeliveryTry {
   outcome: AttemptOutcome | 'in_progress';
   statusCode: number | null;
   error: string | null;
+  /** What the receiver answered a try that went through (the SMTP server's `250 …` line), when known. */
+  response: string | null;
+  /** The `.eml` file an email was written to instead of sent (no FORMGATE_SMTP_URL): not delivered to anyone. */
+  writtenTo: string | null;
 }
 
 /**
@@ -206,7 +210,17 @@ export class DeliveryService {
       updatedAt: iso(job.updatedAt),
       tries: attempts
         .filter((a) => a.jobId === job.id)
-        .map((a): DeliveryTry => ({ startedAt: iso(a.startedAt), finishedAt: iso(a.finishedAt), outcome: a.outcome, statusCode: a.statusCode, error: a.error }))
+        .map(
+          (a): DeliveryTry => ({
+            startedAt: iso(a.startedAt),
+            finishedAt: iso(a.finishedAt),
+            outcome: a.outcome,
+            statusCode: a.statusCode,
+            error: a.error,
+            response: a.response,
+            writtenTo: a.writtenTo,
+          }),
+        )
         .concat(tryUnderWay(job, now)),
     }));
   }
@@ -228,6 +242,12 @@ export class DeliveryService {
   }
 }
 
+/** The file a delivered email was written to instead of sent (no SMTP server configured), or null. */
+export function writtenToFile(delivery: DeliveryRecord): string | null {
+  if (delivery.status !== 'done') return null;
+  return [...delivery.tries].reverse().find((t) => t.outcome === 'ok')?.writtenTo ?? null;
+}
+
 /** The try a worker has started and not recorded yet, if any: under way while its lease holds, cut off after. */
 function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
   if (job.status !== 'pending' || job.tryStartedAt === null) return [];
@@ -240,8 +260,10 @@ function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
           outcome: 'interrupted',
           statusCode: null,
           error: CUT_OFF_ERROR,
+          response: null,
+          writtenTo: null,
         }
-      : { startedAt: iso(job.tryStartedAt), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null },
+      : { startedAt: iso(job.tryStartedAt), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null },
   ];
 }
 

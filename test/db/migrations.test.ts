@@ -180,6 +180,12 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
 }
 
 /** Back to before 0018-recipient-confirmations: its table (and so its indexes). */
+/** Back to the job_attempts table before 0019-attempt-answers. */
+async function undoAttemptAnswers(raw: Kysely<any>): Promise<void> {
+  await sql`ALTER TABLE job_attempts DROP COLUMN written_to`.execute(raw);
+  await sql`ALTER TABLE job_attempts DROP COLUMN response`.execute(raw);
+}
+
 async function undoRecipientConfirmations(raw: Kysely<any>): Promise<void> {
   await sql`DROP TABLE recipient_confirmations`.execute(raw);
 }
@@ -289,6 +295,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await undoDashboard(raw);
@@ -343,6 +350,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
     await sql`DROP TABLE change_counts`.execute(raw);
     // and 0012's allowed origins and 0013's dashboard tables
+    await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw, { searchScope: false });
     await undoDashboard(raw);
@@ -368,6 +376,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0016-webhook-destinations',
       '0017-search-scope',
       '0018-recipient-confirmations',
+      '0019-attempt-answers',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -394,6 +403,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await undoDashboard(raw);
@@ -420,6 +430,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0016-webhook-destinations',
       '0017-search-scope',
       '0018-recipient-confirmations',
+      '0019-attempt-answers',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -440,6 +451,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await undoDashboard(raw);
@@ -453,6 +465,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0016-webhook-destinations',
       '0017-search-scope',
       '0018-recipient-confirmations',
+      '0019-attempt-answers',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -471,6 +484,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0014'`.execute(raw);
@@ -491,6 +505,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0016-webhook-destinations',
       '0017-search-scope',
       '0018-recipient-confirmations',
+      '0019-attempt-answers',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -514,6 +529,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoSearchScope(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0017'`.execute(raw);
@@ -535,7 +551,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
     }
     await insert('s3', 'f1', 'w1', 'note\nheliotrope three');
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0017-search-scope', '0018-recipient-confirmations']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0017-search-scope', '0018-recipient-confirmations', '0019-attempt-answers']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
     const seqOf = async (id: string) => (await sql<{ seq: number }>`SELECT seq FROM submissions WHERE id = ${id}`.execute(raw)).rows[0]!.seq;
@@ -568,6 +584,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0018'`.execute(raw);
     await insertForm(raw);
@@ -576,7 +593,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       raw,
     );
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations', '0019-attempt-answers']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
     assert.deepEqual(rows, [

@@ -62,7 +62,7 @@ describe(`leases (${TEST_DIALECT})`, () => {
     const started = clock;
     assert.deepEqual([(await jobRow(id)).tryStartedAt, (await jobRow(id)).leaseUntil], [started, started + LEASE_MS]);
     assert.deepEqual(await triesOf(id), [
-      { startedAt: new Date(started).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null },
+      { startedAt: new Date(started).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null },
     ]);
 
     // a minute of sending, with the heartbeat renewing as it would every 10 s
@@ -115,6 +115,8 @@ describe(`leases (${TEST_DIALECT})`, () => {
       outcome: 'interrupted',
       statusCode: null,
       error: CUT_OFF_ERROR,
+      response: null,
+      writtenTo: null,
     };
     assert.deepEqual(await triesOf(id), [cutOff], 'shown cut off as soon as the lease has run out');
 
@@ -122,7 +124,7 @@ describe(`leases (${TEST_DIALECT})`, () => {
     await held.firstStarted;
     assert.deepEqual(
       await triesOf(id),
-      [cutOff, { startedAt: new Date(clock).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null }],
+      [cutOff, { startedAt: new Date(clock).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null }],
       'recorded when taken over',
     );
     held.releaseAll();

@@ -31,7 +31,12 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
   before(async () => {
     sink = await startSmtpSink();
     app = await startApp();
-    mailer = createMailer({ smtpUrl: sink.url, mailFrom: 'forms@example.test', dataDir: '/nonexistent' });
+    mailer = createMailer({
+      smtpUrl: sink.url,
+      mailFrom: 'forms@example.test',
+      dataDir: '/nonexistent',
+      database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
+    });
   });
   after(async () => {
     mailer.close();

@@ -110,10 +110,15 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       assert.equal(job.status, 'done');
       assert.equal(job.attempts, 1);
       assert.equal(job.leaseUntil, null);
+      const attempts = await attemptsOf(id);
       assert.deepEqual(
-        (await attemptsOf(id)).map((a) => a.outcome),
+        attempts.map((a) => a.outcome),
         ['ok'],
       );
+      // the server's reply line is kept (smtp-server answers "250 OK: message queued")
+      assert.match(attempts[0]!.response ?? '', /^250 /);
+      assert.equal(attempts[0]!.statusCode, 250);
+      assert.equal(attempts[0]!.writtenTo, null);
       assert.equal(await worker().runOnce(), 0, 'nothing is due any more');
     });
 
@@ -383,6 +388,9 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       const files = fs.readdirSync(dir);
       assert.equal(files.length, 1);
       assert.match(files[0]!, /^\d{4}-\d\d-\d\dT.*\.eml$/);
+      // recorded as written to that file, not as an answer from a server
+      const attempt = await ctx.database.db.selectFrom('jobAttempts').selectAll().where('jobId', '=', id).executeTakeFirstOrThrow();
+      assert.deepEqual([attempt.outcome, attempt.writtenTo, attempt.response, attempt.statusCode], ['ok', path.join(dir, files[0]!), null, null]);
       const parsed = await simpleParser(fs.readFileSync(path.join(dir, files[0]!)));
       assert.equal(parsed.subject, 'On disk');
       assert.deepEqual(parsed.from?.value, [{ address: 'forms@example.test', name: 'Formgate Test' }]);

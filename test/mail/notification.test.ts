@@ -108,7 +108,12 @@ describe('notification email', () => {
 
   it('sends a subject and a sender name that look like encoded words as the text they are, not decoded', async () => {
     const sink = await startSmtpSink();
-    const mailer = createMailer({ smtpUrl: sink.url, mailFrom: 'Formgate <forms@mail.example.org>', dataDir: '/nonexistent' });
+    const mailer = createMailer({
+      smtpUrl: sink.url,
+      mailFrom: 'Formgate <forms@mail.example.org>',
+      dataDir: '/nonexistent',
+      database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
+    });
     const lookalikes = [
       '=?UTF-8?Q?Hi=0D=0ABcc:_victim@example.com?=',
       `=?UTF-8?B?${Buffer.from('Hi\r\nBcc: victim@example.com').toString('base64')}?= and more`,
@@ -131,7 +136,12 @@ describe('notification email', () => {
 
   it('arrives over SMTP with its headers intact and no injected header', async () => {
     const sink = await startSmtpSink();
-    const mailer = createMailer({ smtpUrl: sink.url, mailFrom: 'Formgate <forms@mail.example.org>', dataDir: '/nonexistent' });
+    const mailer = createMailer({
+      smtpUrl: sink.url,
+      mailFrom: 'Formgate <forms@mail.example.org>',
+      dataDir: '/nonexistent',
+      database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
+    });
     try {
       const { fromName: _fromName, ...message } = notificationMessage(
         input({ threading: true, controls: { '_email.subject': 'Hi\r\nBcc: victim@example.com' } }),

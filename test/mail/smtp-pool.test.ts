@@ -10,7 +10,12 @@ describe('SMTP connection pool', () => {
   /** Sends `count` messages at once through a fresh sink; answers how many connections were open at most. */
   async function peakConnections(query: string, count: number): Promise<number> {
     const sink = await startSmtpSink();
-    const mailer = createMailer({ smtpUrl: `${sink.url}${query}`, mailFrom: 'forms@example.test', dataDir: '/nonexistent' });
+    const mailer = createMailer({
+      smtpUrl: `${sink.url}${query}`,
+      mailFrom: 'forms@example.test',
+      dataDir: '/nonexistent',
+      database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
+    });
     try {
       await Promise.all(Array.from({ length: count }, (_, i) => mailer.send({ to: [`r${i}@example.com`], subject: `Message ${i}`, text: 'Hello' })));
       assert.equal(sink.messages.length, count);
@@ -33,7 +38,12 @@ describe('SMTP connection pool', () => {
 
   it('fails a message as transient when the server cannot be reached or drops the connection, and keeps the process', async () => {
     const send = async (url: string) => {
-      const mailer = createMailer({ smtpUrl: url, mailFrom: 'forms@example.test', dataDir: '/nonexistent' });
+      const mailer = createMailer({
+        smtpUrl: url,
+        mailFrom: 'forms@example.test',
+        dataDir: '/nonexistent',
+        database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
+      });
       try {
         return await deliveryErrorOf(mailer.send({ to: ['r@example.com'], subject: 'Hello', text: 'Hello' }));
       } finally {

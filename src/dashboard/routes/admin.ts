@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
+import { MailCheckService } from '../../services/mail-check.js';
 import { fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
 import { frameFor } from '../frame.js';
+import { setMailTestResult, takeMailTestResult } from '../mail-test-result.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount, safeNext } from '../session.js';
+import { TestEmailLimit } from '../test-email-limit.js';
 import { AdminPage } from '../views/admin-page.js';
 
 const PAGE_SIZE = 50;
@@ -15,11 +19,22 @@ interface Cursors {
   workspaces?: string;
 }
 
-/** The instance admin's page: accounts, workspaces and plan changes. Anyone else gets the 404 page. */
-export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void {
+/** The instance admin's page: accounts, workspaces, plan changes and the mail check. Anyone else gets the 404 page. */
+export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis: Redis | null = null): void {
   // checked before anything is read, so the page's existence shows to no one else
   const requireAdmin = async (request: FastifyRequest) => ctx.admin.requireAdmin(accountOf(request).user);
   const preHandler = [requireAccount, requireAdmin];
+  const mail = new MailCheckService(ctx.config);
+  const testLimit = new TestEmailLimit(redis, 'rl-smtp-test');
+
+  // straight through the transport, to the admin's own address; the answer is shown in the mail section
+  app.post('/admin/mail/test', { preHandler }, async (request, reply) => {
+    const { user } = accountOf(request);
+    const refusal = await testLimit.take(user.id);
+    if (refusal) setMailTestResult(reply, { refused: Math.max(1, Math.ceil(refusal.retryAfterSeconds / 60)) });
+    else setMailTestResult(reply, await mail.sendTest(user.email));
+    return seeOther(reply, '/admin#mail');
+  });
 
   app.get<{ Querystring: Record<string, unknown> }>('/admin', { preHandler }, (request, reply) => adminPage(request, reply, cursorsOf(request.query)));
 
@@ -61,7 +76,8 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext): void
     };
     const query = new URLSearchParams({ ...cursors }).toString();
     const back = `/admin${query ? `?${query}` : ''}`;
-    return sendPage(reply, AdminPage({ frame, accounts: accounts.rows, workspaces: workspaces.rows, next, back, planError }), status);
+    const mailCheck = { setup: mail.setup(), result: takeMailTestResult(request, reply) };
+    return sendPage(reply, AdminPage({ frame, accounts: accounts.rows, workspaces: workspaces.rows, next, back, planError, mail: mailCheck }), status);
   }
 }
 

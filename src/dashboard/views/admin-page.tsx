@@ -2,6 +2,7 @@ import type { AccountSummary, WorkspaceSummary } from '../../services/admin.js';
 import { submissionsLeft } from '../../services/plans.js';
 import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
+import { type MailCheck, MailPanel } from './mail-panel.js';
 import { PlanForm } from './plan-form.js';
 
 interface AdminPageProps {
@@ -14,6 +15,7 @@ interface AdminPageProps {
   back: string;
   /** A refused plan change: the workspace and the message shown beside its plan. */
   planError?: { workspaceId: string; message: string };
+  mail: MailCheck;
 }
 
 const number = (n: number) => n.toLocaleString('en-US');
@@ -110,9 +112,10 @@ function Workspaces({
 }
 
 /** The instance admin's page: every account and workspace, and each workspace's plan. */
-export function AdminPage({ frame, accounts, workspaces, next, back, planError }: AdminPageProps) {
+export function AdminPage({ frame, accounts, workspaces, next, back, planError, mail }: AdminPageProps) {
   return (
     <Layout title="Instance admin" frame={frame}>
+      <MailPanel mail={mail} csrf={frame.csrf} />
       <Panel title="Accounts">
         <Accounts accounts={accounts} />
         {next.accounts && (

@@ -1,8 +1,8 @@
-import type { DeliveryTry, FormDelivery } from '../../services/deliveries.js';
+import { type DeliveryTry, type FormDelivery, writtenToFile } from '../../services/deliveries.js';
 import { CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
-import { deliveryKindName } from './delivery-words.js';
+import { deliveryKindName, folderAndFile } from './delivery-words.js';
 
 /** The log's filters, as the address bar spells them (`?status=failed`). */
 export const DELIVERY_FILTERS = ['all', 'waiting', 'failed', 'delivered'] as const;
@@ -37,6 +37,9 @@ const STATUS: Record<FormDelivery['status'], { label: string; tone: string }> = 
   failed: { label: 'Failed', tone: 'badge failed' },
   done: { label: 'Delivered', tone: 'badge delivered' },
 };
+
+// NOTE: not "Delivered": without FORMGATE_SMTP_URL an email only went to the outbox folder.
+const WRITTEN = { label: 'Written to a file', tone: 'badge written' };
 
 const OUTCOMES: Record<DeliveryTry['outcome'], string> = {
   ok: 'Delivered',
@@ -91,15 +94,29 @@ function Answer({ statusCode, error }: { statusCode: number | null; error: strin
 function LastAnswer({ delivery }: { delivery: FormDelivery }) {
   const last = [...delivery.tries].reverse().find((t) => t.outcome !== 'in_progress');
   if (delivery.status === 'done') {
-    // when the receiver took it (an email written to the outbox folder, with no SMTP server, has no status code)
+    if (last?.writtenTo) return <WrittenTo file={last.writtenTo} />;
+    // when the receiver took it, and what it said (the SMTP server's reply line)
     return (
-      <span>
-        {last?.statusCode != null && <span class="status-code">{last.statusCode} </span>}
+      <div class="delivery-answer">
+        {last?.response ? <span class="smtp-response">{last.response}</span> : last?.statusCode != null && <span class="status-code">{last.statusCode}</span>}{' '}
         <span class="muted">Accepted {last?.finishedAt ? <Time ms={ms(last.finishedAt)} /> : null}</span>
-      </span>
+      </div>
     );
   }
   return <Answer statusCode={last?.statusCode ?? null} error={last?.error ?? delivery.lastError} />;
+}
+
+/** An email that no one received: no SMTP server is configured, so it is in a file of the outbox folder. */
+export function WrittenTo({ file }: { file: string }) {
+  const { folder, name } = folderAndFile(file);
+  return (
+    <div class="delivery-answer">
+      Written to <code class="file-path">{folder}</code>
+      <span class="muted sub-line">
+        as <code class="file-path">{name}</code>, not sent: no SMTP server is set up
+      </span>
+    </div>
+  );
 }
 
 function Tries({ delivery }: { delivery: FormDelivery }) {
@@ -113,7 +130,7 @@ function Tries({ delivery }: { delivery: FormDelivery }) {
       <ol>
         {delivery.tries.map((t) => (
           <li key={t.startedAt}>
-            <Time ms={ms(t.startedAt)} />: {OUTCOMES[t.outcome]}
+            <Time ms={ms(t.startedAt)} />: {t.writtenTo ? 'Written to a file' : OUTCOMES[t.outcome]}
             {t.statusCode !== null && (
               <>
                 {' · '}
@@ -129,7 +146,7 @@ function Tries({ delivery }: { delivery: FormDelivery }) {
 }
 
 function Status({ delivery }: { delivery: FormDelivery }) {
-  const status = STATUS[delivery.status];
+  const status = writtenToFile(delivery) ? WRITTEN : STATUS[delivery.status];
   const underWay = delivery.tries.at(-1)?.outcome === 'in_progress';
   return (
     <div>

@@ -9,6 +9,8 @@ export interface Frame {
   csrf: string;
   flash: string | null;
   account: { email: string; isAdmin: boolean };
+  /** For the instance admin when no SMTP server is configured: where emails are written instead. */
+  unsentMail?: { folder: string } | null;
   workspaces: { id: string; name: string }[];
   current: { id: string; name: string } | null;
   section?: Section;
@@ -72,6 +74,20 @@ function WorkspaceSwitcher({ frame }: { frame: Frame }) {
         <a href="/workspaces/new">New workspace</a>
       </div>
     </details>
+  );
+}
+
+/** Told to the instance admin on every page while emails are written to files instead of sent. */
+function UnsentMailBanner({ folder }: { folder: string }) {
+  return (
+    <section class="mail-banner" aria-labelledby="mail-banner-title">
+      <p class="mail-banner-line">
+        <strong id="mail-banner-title">Emails are not being sent.</strong>
+      </p>
+      <p class="mail-banner-line">
+        They are written to <code class="file-path">{folder}</code> instead: FORMGATE_SMTP_URL is not set. <a href="/admin#mail">Set up mail</a>
+      </p>
+    </section>
   );
 }
 
@@ -141,6 +157,7 @@ export function Layout({ title, heading, frame, children, scripts }: LayoutProps
           </nav>
           <AccountMenu frame={frame} />
         </header>
+        {frame.unsentMail && <UnsentMailBanner folder={frame.unsentMail.folder} />}
         <main id="main" tabIndex={-1}>
           {frame.flash && (
             <div class="flash" role="status">

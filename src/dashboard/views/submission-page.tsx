@@ -1,12 +1,12 @@
 import type { WorkspaceRow } from '../../db/schema/workspace.js';
-import type { DeliveryRecord } from '../../services/deliveries.js';
+import { type DeliveryRecord, writtenToFile } from '../../services/deliveries.js';
 import { planLimits } from '../../services/plans.js';
 import type { SubmissionDetail } from '../../services/submissions.js';
 import { timeText } from '../submission-fields.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
-import { deliveryKindName } from './delivery-words.js';
+import { deliveryKindName, folderAndFile } from './delivery-words.js';
 
 interface SubmissionPageProps {
   frame: Frame;
@@ -220,7 +220,7 @@ function Deliveries({ submission, deliveries }: { submission: SubmissionDetail; 
 }
 
 function DeliveryStatus({ delivery }: { delivery: DeliveryRecord }) {
-  if (delivery.status === 'done') return <span class="badge">Delivered</span>;
+  if (delivery.status === 'done') return writtenToFile(delivery) ? <span class="badge written">Written to a file</span> : <span class="badge">Delivered</span>;
   if (delivery.status === 'failed') return <span class="badge danger">Failed</span>;
   const sending = delivery.tries.at(-1)?.outcome === 'in_progress';
   return <span class="badge neutral">{sending ? 'Sending' : delivery.tries.length > 0 ? 'Retrying' : 'Waiting'}</span>;
@@ -232,6 +232,8 @@ function lastResult(delivery: DeliveryRecord): string {
   if (!last) return delivery.lastError ?? 'Not tried yet';
   const protocol = delivery.kind === 'webhook' || delivery.kind === 'slack' ? 'HTTP' : 'SMTP';
   const status = last.statusCode !== null ? `${protocol} ${last.statusCode}` : null;
+  if (last.writtenTo) return `Written to ${folderAndFile(last.writtenTo).folder}, not sent (no SMTP server is set up)`;
   if (last.error) return status ? `${status}: ${last.error}` : last.error;
+  if (last.response) return `Sent: ${last.response}`;
   return status ? `${status}, sent` : last.outcome === 'ok' ? 'Sent' : 'Interrupted';
 }

@@ -19,6 +19,7 @@ import { failedDeliveries } from './0015-failed-deliveries.js';
 import { webhookDestinations } from './0016-webhook-destinations.js';
 import { searchScope } from './0017-search-scope.js';
 import { recipientConfirmations } from './0018-recipient-confirmations.js';
+import { attemptAnswers } from './0019-attempt-answers.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-webhook-destinations': webhookDestinations,
   '0017-search-scope': searchScope,
   '0018-recipient-confirmations': recipientConfirmations,
+  '0019-attempt-answers': attemptAnswers,
 };
 
 /** Brings the database to the newest schema; returns the names of the migrations applied. */

@@ -44,5 +44,9 @@ export interface JobAttemptTable {
   /** The receiver's status (SMTP reply code, HTTP status) when it gave one. */
   statusCode: number | null;
   error: string | null;
+  /** What the receiver answered a successful try (the SMTP server's reply line), when it says. */
+  response: string | null;
+  /** The `.eml` file an email was written to instead of sent (no FORMGATE_SMTP_URL). */
+  writtenTo: string | null;
 }
 export type JobAttemptRow = Selectable<JobAttemptTable>;

@@ -13,7 +13,9 @@ import {
   submissionGone,
   submissionIdOf,
   type Channel,
+  type DeliveryReceipt,
   type Job,
+  mailReceipt,
 } from './channel.js';
 
 export const AUTORESPONDER_KIND = 'autoresponder';
@@ -51,7 +53,7 @@ export class AutoresponderChannel implements Channel {
       .execute(),
   );
 
-  async send(job: Job): Promise<void> {
+  async send(job: Job): Promise<DeliveryReceipt> {
     const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
     if (!isUpgraded(row.plan)) throw new DeliveryError('the autoresponder needs an upgraded workspace', { permanent: true });
@@ -64,6 +66,6 @@ export class AutoresponderChannel implements Channel {
     const body = await renderStoredTemplate('autoresponder', row.code, data);
     const replyTo = fromJson<string[]>(row.notificationEmails)[0];
     const messageId = autoresponderMessageId(row.id, mailDomain(this.mailFrom));
-    await this.mailer.send({ ...autoresponderMessage({ formName: row.name, to, replyTo, body }), messageId });
+    return mailReceipt(await this.mailer.send({ ...autoresponderMessage({ formName: row.name, to, replyTo, body }), messageId }));
   }
 }

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import { fromJson } from '../../db/database.js';
 import { sharedTemplateWorkers } from '../../mail/template-workers.js';
+import type { MailReceipt } from '../../mail/transport.js';
 
 /** A claimed job as a channel sees it: the payload already parsed. */
 export interface Job<P = unknown> {
@@ -14,10 +15,24 @@ export interface Job<P = unknown> {
   idempotencyKey: string;
 }
 
+/** What a try that went through got back: the receiver's answer, or the file an email was written to. */
+export interface DeliveryReceipt {
+  statusCode?: number | null;
+  response?: string;
+  /** No SMTP server is configured: the email is in this `.eml` file, not in anyone's mailbox. */
+  writtenTo?: string;
+}
+
 /** Delivers one kind of job (email, webhook, Slack…). Resolving means delivered. */
 export interface Channel {
   /** Throws DeliveryError to say whether trying again can help; any other error is transient. */
-  send(job: Job): Promise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a channel with nothing to tell (webhook, Slack) returns nothing
+  send(job: Job): Promise<DeliveryReceipt | void>;
+}
+
+/** A mailer's receipt as the worker records it. */
+export function mailReceipt(receipt: MailReceipt): DeliveryReceipt {
+  return 'written' in receipt ? { writtenTo: receipt.written } : { statusCode: receipt.statusCode, response: receipt.sent };
 }
 
 /** A failed delivery; `permanent` ones are not retried (a 5xx SMTP reply, an HTTP 4xx). */

@@ -1,6 +1,6 @@
 import { emailJobMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer, MailMessage } from '../../mail/transport.js';
-import { DeliveryError, type Channel, type Job } from './channel.js';
+import { DeliveryError, type Channel, type DeliveryReceipt, type Job, mailReceipt } from './channel.js';
 
 /** What an 'email' job carries: a message ready to send (the sender is always FORMGATE_MAIL_FROM). */
 export interface EmailPayload extends MailMessage {
@@ -34,18 +34,20 @@ export class EmailChannel implements Channel {
     private readonly mailFrom: string,
   ) {}
 
-  async send(job: Job): Promise<void> {
+  async send(job: Job): Promise<DeliveryReceipt> {
     const payload = job.payload as EmailPayload;
     if (!Array.isArray(payload.to) || payload.to.length === 0) throw new DeliveryError('the email has no recipient', { permanent: true });
-    await this.mailer.send({
-      to: payload.to,
-      subject: payload.subject,
-      text: payload.text,
-      html: payload.html,
-      replyTo: payload.replyTo,
-      headers: payload.headers,
-      fromName: payload.fromName,
-      messageId: emailJobMessageId(job.id, mailDomain(this.mailFrom)),
-    });
+    return mailReceipt(
+      await this.mailer.send({
+        to: payload.to,
+        subject: payload.subject,
+        text: payload.text,
+        html: payload.html,
+        replyTo: payload.replyTo,
+        headers: payload.headers,
+        fromName: payload.fromName,
+        messageId: emailJobMessageId(job.id, mailDomain(this.mailFrom)),
+      }),
+    );
   }
 }

@@ -13,7 +13,9 @@ import {
   submissionGone,
   submissionIdOf,
   type Channel,
+  type DeliveryReceipt,
   type Job,
+  mailReceipt,
 } from './channel.js';
 
 export const NOTIFICATION_KIND = 'notification';
@@ -69,7 +71,7 @@ export class NotificationChannel implements Channel {
       .execute(),
   );
 
-  async send(job: Job): Promise<void> {
+  async send(job: Job): Promise<DeliveryReceipt> {
     const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
     const recipients = fromJson<string[]>(row.notificationEmails);
@@ -87,9 +89,12 @@ export class NotificationChannel implements Channel {
     const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data);
     const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
     const form = { id: row.formId, name: row.name, emailThreading: row.emailThreading === 1 };
+    // an older job of several recipients: the last message's receipt stands for all of them
+    let receipt: DeliveryReceipt = {};
     for (const recipient of targets) {
-      await this.mailer.send(notificationMessage({ form, to: recipient, submission, mailFrom: this.mailFrom, rendered }));
+      receipt = mailReceipt(await this.mailer.send(notificationMessage({ form, to: recipient, submission, mailFrom: this.mailFrom, rendered })));
     }
+    return receipt;
   }
 
   /**
