@@ -48,9 +48,9 @@ VOLUMES_BEFORE="$(podman volume ls --quiet | sort -u)"
 cleanup() {
   local code=$?
   step_end
-  podman ps -a --format '{{.Names}}' | grep -E "^($SINGLE|${COMPOSE_PROJECT}_.*)$" | xargs -r podman rm -f -v -t 0 >/dev/null 2>&1 || true
+  podman ps -a --format '{{.Names}}' | grep -E "^($SINGLE|${COMPOSE_PROJECT}(sqlite)?_.*)$" | xargs -r podman rm -f -v -t 0 >/dev/null 2>&1 || true
   podman volume ls --quiet | sort -u | comm -13 <(echo "$VOLUMES_BEFORE") - | xargs -r podman volume rm -f >/dev/null 2>&1 || true
-  podman network rm -f "${COMPOSE_PROJECT}_default" >/dev/null 2>&1 || true
+  podman network rm -f "${COMPOSE_PROJECT}_default" "${COMPOSE_PROJECT}sqlite_default" >/dev/null 2>&1 || true
   podman images --all --quiet --no-trunc | sort -u | comm -13 <(echo "$IMAGES_BEFORE") - | xargs -r podman rmi -f >/dev/null 2>&1 || true
   psql -q -h 127.0.0.1 -U postgres -c "DROP DATABASE IF EXISTS $COMPOSE_DATABASE WITH (FORCE)" >/dev/null 2>&1 || true
   redis-cli -h 127.0.0.1 --scan --pattern "$COMPOSE_PROJECT:*" 2>/dev/null | xargs -d '\n' -r redis-cli -h 127.0.0.1 del >/dev/null 2>&1 || true
@@ -68,10 +68,13 @@ make_base_images
 step "docker build of the Dockerfile, unchanged"
 # --format docker: OCI images have no HEALTHCHECK
 podman build --quiet --format docker --network=host --pull=never -t "$IMAGE" . >/dev/null || fail "podman build"
-echo "    $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1 / 1e6}')"
+echo "    $(podman image inspect "$IMAGE" --format '{{.Size}}' | awk '{printf "%.0f MB", $1 / 1e6}'), of which /app: $(pm_run --rm "$IMAGE" du -sh /app 2>/dev/null | cut -f1)"
 
 step "the image alone: health, user, CLI, submit, a new container on the volume, stop"
 run_single
 
+step "compose, SQLite shape: one instance, a named volume"
+run_compose_sqlite
+
 step "compose, PostgreSQL shape: two instances, Redis, Caddy with TLS"
-run_compose
+run_compose_postgres
