@@ -5,7 +5,6 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-COPY scripts ./scripts
 # NOTE: --ignore-scripts because `prepare` builds from src/, which is copied only below (so this
 # layer stays cached while only sources change); better-sqlite3 ships prebuilt, esbuild needs no script.
 RUN npm ci --ignore-scripts --no-audit --no-fund
