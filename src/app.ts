@@ -29,6 +29,8 @@ import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
 import { IntakePipeline } from './intake/pipeline.js';
+import { Backlog } from './jobs/backlog.js';
+import { HealthService } from './services/health.js';
 import { SubmitRateLimiter, visitorKey } from './intake/rate-limit.js';
 import { proxyTrust, trustsProxies } from './net/client-address.js';
 import { connectRedis, REDIS_READY_DEADLINE_MS, whenRedisReady } from './net/redis-client.js';
@@ -91,7 +93,7 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
 }
 
 /** The submit surface and the intake pipeline behind it. */
-function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: Redis | null): SubmitSurface {
+function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: Redis | null, health: HealthService): SubmitSurface {
   const log = logger as Logger;
   const writer = new SubmissionWriter(ctx.database, async (trx, workspaceId) => {
     log.warn({ workspaceId }, 'workspace reached its submission allowance; new submissions are held until it grows');
@@ -105,6 +107,7 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
     limiter: new SubmitRateLimiter(ctx.config.rateLimitSubmit, redis),
     pipeline,
     links: new ThankYouLinks(ctx.secret),
+    health,
   });
 }
 
@@ -126,7 +129,8 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
   const searchLimits = new SearchLimits(ctx.config, redis);
-  registerHealthRoute(api, ctx.database);
+  const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis);
+  registerHealthRoute(api, health);
   registerErrorDocsRoute(api);
   await api.register(
     async (v1) => {
@@ -141,7 +145,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   );
 
   // before the dashboard, whose "Send a test submission" posts through it
-  const submit = buildSubmitSurface(ctx, logger, redis);
+  const submit = buildSubmitSurface(ctx, logger, redis, health);
 
   await api.register(dashboard, { ctx, redis, submit, searchLimits });
 

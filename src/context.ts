@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { Database, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
+import { MailHealth } from './mail/mail-health.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { DeliveryService } from './services/deliveries.js';
@@ -62,6 +63,8 @@ export interface AppContext {
   testSubmissions: TestSubmissionService;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
   visitors: VisitorLoad;
+  /** The outcome of the last email and whether the SMTP server answers, for `/healthz`. */
+  mailHealth: MailHealth;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
   errorsDocUrl(): string;
   close(): Promise<void>;
@@ -108,6 +111,7 @@ export async function openContext(config: Config, options: { existing?: boolean 
       stats: new StatsService(database, workspaces, forms),
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
+      mailHealth: new MailHealth(config),
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),
     };

@@ -13,6 +13,7 @@ import { startSpamPurge } from '../jobs/spam-purge.js';
 import { outboxDir } from '../mail/transport.js';
 import { openToOthers } from '../private-files.js';
 import { guardProcess } from './process-guard.js';
+import { VERSION } from '../version.js';
 
 // A container gets 10 s after SIGTERM by default (Docker, Kubernetes), then SIGKILL: the whole
 // shutdown fits in 9. Requests under way get DRAIN_DEADLINE_MS (5 s), deliveries 6 s at the same
@@ -77,8 +78,15 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const trustWarning = proxyTrustWarning(config.trustProxy, config.host);
   if (trustWarning) logger.warn({ trustProxy: config.trustProxy }, trustWarning);
   logger.info(
-    { dashboardUrl: config.publicUrl, baseUrl: config.baseUrl, submitUrl: config.submitUrl, database: config.database.dialect, trustProxy: config.trustProxy },
-    `Formgate is ready: open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
+    {
+      version: VERSION,
+      dashboardUrl: config.publicUrl,
+      baseUrl: config.baseUrl,
+      submitUrl: config.submitUrl,
+      database: config.database.dialect,
+      trustProxy: config.trustProxy,
+    },
+    `Formgate is ready (v${VERSION}): open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
   );
 
   let stopping = false;

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { ProblemError } from '../errors.js';
+import { observedMailer } from '../mail/mail-health.js';
 import { createMailer, mailWarning, type Mailer } from '../mail/transport.js';
 import { AUTORESPONDER_KIND, AutoresponderChannel } from './channels/autoresponder.js';
 import { DeliveryError } from './channels/channel.js';
@@ -28,10 +29,14 @@ async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Pr
 }
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
-export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors'>, logger: Logger, options: WorkerOptions = {}): Delivery {
+export function startDelivery(
+  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth'>,
+  logger: Logger,
+  options: WorkerOptions = {},
+): Delivery {
   const warning = mailWarning(ctx.config);
   if (warning) logger.warn(warning);
-  const mailer = createMailer(ctx.config);
+  const mailer = observedMailer(createMailer(ctx.config), ctx.mailHealth);
   const log = logger.child({ component: 'delivery' });
   const channels = {
     [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),

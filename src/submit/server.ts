@@ -6,7 +6,6 @@ import { answerClientError, ignoreUnknownExpectations } from '../http/client-err
 import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from '../http/connection-drain.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
-import { healthOf } from '../http/routes/health.js';
 import { asStorageProblem, StorageFailureLog } from '../db/storage-errors.js';
 import { fieldsFromPairs } from '../intake/fields.js';
 import { isUpgraded } from '../services/plans.js';
@@ -21,6 +20,7 @@ import { DEFAULT_LANGUAGE, pageLanguage, pageText, supportedLanguage } from './l
 import { OriginPolicy, postOriginOf, type RedirectControl } from './origin-policy.js';
 import { feedbackOf, renderErrorPage, renderFormAddressPage, renderThankYouPage } from './pages.js';
 import type { ThankYouLinks } from './thank-you-link.js';
+import type { HealthService } from '../services/health.js';
 
 export interface SubmitSurface {
   server: http.Server;
@@ -35,6 +35,8 @@ export interface SubmitDependencies {
   limiter: SubmitRateLimiter;
   pipeline: IntakePipeline;
   links: ThankYouLinks;
+  /** What `/healthz` answers, as on the management API. */
+  health: HealthService;
 }
 
 /** What each request's handling uses: the surface's dependencies, and its log of storage failures. */
@@ -117,8 +119,9 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     }
     if (first === 'healthz') {
       requireMethod(response, method, ['GET', 'HEAD']);
-      const health = await healthOf(deps.ctx.database);
-      return sendJson(response, health.status, health.body);
+      const health = await deps.health.health();
+      response.setHeader('cache-control', 'no-store');
+      return sendJson(response, health.httpStatus, health.body);
     }
     if (first !== 'echo' && !FORM_ID.test(first)) throw notFound();
     requireMethod(response, method, ['GET', 'HEAD', 'POST']);
