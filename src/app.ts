@@ -22,6 +22,7 @@ import { installRequestLog, requestId } from './http/request-log.js';
 import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
 import { registerHealthRoute } from './http/routes/health.js';
+import { registerMetrics } from './http/routes/metrics.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
@@ -131,6 +132,10 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   const searchLimits = new SearchLimits(ctx.config, redis);
   const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis);
   registerHealthRoute(api, health);
+  if (ctx.metrics && ctx.config.metrics.enabled) {
+    ctx.metrics.watchBacklog(() => health.readBacklog());
+    registerMetrics(api, ctx.metrics, ctx.config.metrics.token);
+  }
   registerErrorDocsRoute(api);
   await api.register(
     async (v1) => {

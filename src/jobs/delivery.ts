@@ -30,7 +30,7 @@ async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Pr
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
 export function startDelivery(
-  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth'>,
+  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics'>,
   logger: Logger,
   options: WorkerOptions = {},
 ): Delivery {
@@ -45,7 +45,13 @@ export function startDelivery(
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),
   };
-  const worker = new JobWorker(ctx.database, channels, { logger: log, foreground: ctx.visitors, leaseMs: ctx.config.deliveryLeaseMs, ...options });
+  const worker = new JobWorker(ctx.database, channels, {
+    logger: log,
+    foreground: ctx.visitors,
+    leaseMs: ctx.config.deliveryLeaseMs,
+    observer: ctx.metrics ?? undefined,
+    ...options,
+  });
   worker.start();
   return {
     worker,
