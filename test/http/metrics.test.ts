@@ -11,7 +11,7 @@ import { postJson } from '../helpers/submit.js';
 const TOKEN = 'scrape-token-0123456789abcdef';
 
 /** The value of one series (`name{labels}` exactly as exposed), or 0 when it is not there. */
-function valueOf(text: string, series: string): number {
+function seriesValue(text: string, series: string): number {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? 0 : Number(line.slice(series.length + 1));
 }
@@ -92,11 +92,11 @@ describe('GET /metrics with FORMGATE_METRICS=on', () => {
     ]) {
       assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
     }
-    assert.equal(valueOf(text, `formgate_info{version="${VERSION}"}`), 1);
-    assert.equal(valueOf(text, 'formgate_delivery_backlog{lane="email"}'), 0);
+    assert.equal(seriesValue(text, `formgate_info{version="${VERSION}"}`), 1);
+    assert.equal(seriesValue(text, 'formgate_delivery_backlog{lane="email"}'), 0);
     // labelled by route pattern, never by the raw path
-    assert.equal(valueOf(text, 'formgate_http_request_duration_seconds_count{surface="api",method="GET",route="/public/v1/me",status_class="2xx"}'), 1);
-    assert.equal(valueOf(text, 'formgate_http_request_duration_seconds_count{surface="dashboard",method="GET",route="unmatched",status_class="4xx"}'), 1);
+    assert.equal(seriesValue(text, 'formgate_http_request_duration_seconds_count{surface="api",method="GET",route="/public/v1/me",status_class="2xx"}'), 1);
+    assert.equal(seriesValue(text, 'formgate_http_request_duration_seconds_count{surface="dashboard",method="GET",route="unmatched",status_class="4xx"}'), 1);
     assert.doesNotMatch(text, /no-such-page/);
   });
 
@@ -116,14 +116,14 @@ describe('GET /metrics with FORMGATE_METRICS=on', () => {
 
     const after = await eventually(async () => {
       const text = await scrape();
-      return valueOf(text, 'formgate_deliveries_total{channel="notification",outcome="sent"}') >= 1 && text;
+      return seriesValue(text, 'formgate_deliveries_total{channel="notification",outcome="sent"}') >= 1 && text;
     }, 'the delivery to be counted');
-    assert.equal(valueOf(after, series.accepted) - valueOf(before, series.accepted), 1);
-    assert.equal(valueOf(after, series.spam) - valueOf(before, series.spam), 1);
-    assert.equal(valueOf(after, refusedSeries) - valueOf(before, refusedSeries), 1);
-    assert.equal(valueOf(after, 'formgate_submissions_total{outcome="held",reason=""}'), 0);
+    assert.equal(seriesValue(after, series.accepted) - seriesValue(before, series.accepted), 1);
+    assert.equal(seriesValue(after, series.spam) - seriesValue(before, series.spam), 1);
+    assert.equal(seriesValue(after, refusedSeries) - seriesValue(before, refusedSeries), 1);
+    assert.equal(seriesValue(after, 'formgate_submissions_total{outcome="held",reason=""}'), 0);
     const submitted = 'formgate_http_request_duration_seconds_count{surface="submit",method="POST",route="/:formId",status_class="2xx"}';
-    assert.ok(valueOf(after, submitted) - valueOf(before, submitted) >= 2, 'the submit surface times its requests by route pattern');
+    assert.ok(seriesValue(after, submitted) - seriesValue(before, submitted) >= 2, 'the submit surface times its requests by route pattern');
     assert.doesNotMatch(after, new RegExp(form.id), 'no form id in any label');
   });
 });
