@@ -22,6 +22,7 @@ import { installRequestLog, requestId } from './http/request-log.js';
 import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
 import { registerHealthRoute } from './http/routes/health.js';
+import { registerMetrics } from './http/routes/metrics.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
@@ -29,6 +30,8 @@ import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
 import { IntakePipeline } from './intake/pipeline.js';
+import { Backlog } from './jobs/backlog.js';
+import { HealthService } from './services/health.js';
 import { SubmitRateLimiter, visitorKey } from './intake/rate-limit.js';
 import { proxyTrust, trustsProxies } from './net/client-address.js';
 import { connectRedis, REDIS_READY_DEADLINE_MS, whenRedisReady } from './net/redis-client.js';
@@ -91,7 +94,7 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
 }
 
 /** The submit surface and the intake pipeline behind it. */
-function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: Redis | null): SubmitSurface {
+function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: Redis | null, health: HealthService): SubmitSurface {
   const log = logger as Logger;
   const writer = new SubmissionWriter(ctx.database, async (trx, workspaceId) => {
     log.warn({ workspaceId }, 'workspace reached its submission allowance; new submissions are held until it grows');
@@ -105,6 +108,7 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
     limiter: new SubmitRateLimiter(ctx.config.rateLimitSubmit, redis),
     pipeline,
     links: new ThankYouLinks(ctx.secret),
+    health,
   });
 }
 
@@ -126,7 +130,12 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
   const searchLimits = new SearchLimits(ctx.config, redis);
-  registerHealthRoute(api, ctx.database);
+  const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis);
+  registerHealthRoute(api, health);
+  if (ctx.metrics && ctx.config.metrics.enabled) {
+    ctx.metrics.watchBacklog(() => health.readBacklog());
+    registerMetrics(api, ctx.metrics, ctx.config.metrics.token);
+  }
   registerErrorDocsRoute(api);
   await api.register(
     async (v1) => {
@@ -141,7 +150,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   );
 
   // before the dashboard, whose "Send a test submission" posts through it
-  const submit = buildSubmitSurface(ctx, logger, redis);
+  const submit = buildSubmitSurface(ctx, logger, redis, health);
 
   await api.register(dashboard, { ctx, redis, submit, searchLimits });
 

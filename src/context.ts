@@ -4,6 +4,8 @@ import { sql } from 'kysely';
 import { Database, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { CursorCodec } from './http/pagination.js';
+import { MailHealth } from './mail/mail-health.js';
+import { Metrics } from './metrics/metrics.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { DeliveryService } from './services/deliveries.js';
@@ -62,6 +64,10 @@ export interface AppContext {
   testSubmissions: TestSubmissionService;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
   visitors: VisitorLoad;
+  /** The outcome of the last email and whether the SMTP server answers, for `/healthz`. */
+  mailHealth: MailHealth;
+  /** Prometheus metrics; null when FORMGATE_METRICS is off, so that nothing counts per request. */
+  metrics: Metrics | null;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
   errorsDocUrl(): string;
   close(): Promise<void>;
@@ -108,6 +114,8 @@ export async function openContext(config: Config, options: { existing?: boolean 
       stats: new StatsService(database, workspaces, forms),
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
+      mailHealth: new MailHealth(config),
+      metrics: config.metrics.enabled ? new Metrics() : null,
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       close: () => database.destroy(),
     };

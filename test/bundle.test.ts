@@ -1,3 +1,4 @@
+import manifest from '../package.json' with { type: 'json' };
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
@@ -45,6 +46,9 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
       return JSON.parse(result.stdout);
     };
     assert.equal((await json(['migrate'])).migrated, true);
+    // the version is bundled from package.json: the program never reads it at run time
+    const version = await runCli(env, ['--version'], program);
+    assert.deepEqual({ code: version.code, stdout: version.stdout }, { code: 0, stdout: `${manifest.version}\n` });
     const { workspace } = await json(['users', 'create', '--email', 'bundle@example.com']);
     await json(['workspaces', 'set-plan', '--workspace', workspace.id, '--plan', 'BUNDLE_50000']);
     const { token } = await json(['tokens', 'create', '--email', 'bundle@example.com', '--name', 'bundle', '--scopes', 'forms:write,submissions:read']);
@@ -52,6 +56,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     server = spawnServe(env, program);
     const ready = await server.waitForLine((line) => String(line.json?.msg ?? '').startsWith('Formgate is ready'), 'the ready line', 20_000);
     const { baseUrl, submitUrl } = ready.json!;
+    assert.equal(ready.json!.version, manifest.version);
     const api = async (method: string, url: string, body?: unknown) => {
       const answer = await fetch(`${baseUrl}${url}`, {
         method,

@@ -1,3 +1,4 @@
+import { VERSION } from '../src/version.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -81,17 +82,22 @@ describe('formgate serve', () => {
     assert.ok(ready.msg.includes(ready.baseUrl), ready.msg);
     assert.ok(ready.msg.includes(ready.submitUrl), ready.msg);
 
+    assert.equal(server.lines.find(READY)?.json?.version, VERSION, 'the ready line names the version');
+    assert.ok(ready.msg.includes(VERSION), ready.msg);
     const health = await fetch(`${ready.publicUrl}/healthz`);
     assert.equal(health.status, 200);
-    assert.equal(((await health.json()) as { status: string }).status, 'ok');
+    const healthBody = (await health.json()) as { status: string; version: string };
+    assert.equal(healthBody.status, 'ok');
+    assert.equal(healthBody.version, VERSION);
     const submitHealth = await fetch(`${ready.submitUrl}/healthz`, { headers: { 'x-request-id': 'serve-submit-health' } });
     assert.equal(submitHealth.status, 200);
     await submitHealth.arrayBuffer();
 
     const openapi = await fetch(`${ready.baseUrl}/openapi.json`);
     assert.equal(openapi.status, 200);
-    const document = (await openapi.json()) as { openapi: string; paths: Record<string, unknown> };
+    const document = (await openapi.json()) as { openapi: string; info: { version: string }; paths: Record<string, unknown> };
     assert.match(document.openapi, /^3\.1\./);
+    assert.equal(document.info.version, VERSION);
     assert.ok(Object.keys(document.paths).length > 0);
 
     const me = await fetch(`${ready.baseUrl}/me?probe=${encodeURIComponent(token)}`, {

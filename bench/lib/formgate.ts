@@ -44,6 +44,8 @@ export async function startFormgate(options: FormgateOptions): Promise<Formgate>
     FORMGATE_RATE_LIMIT_SUBMIT: 'off',
     FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true',
     ...(options.smtpUrl ? { FORMGATE_SMTP_URL: options.smtpUrl } : {}),
+    // FORMGATE_BENCH_METRICS=on measures the cost of counting (docs/architecture.md, "Metrics")
+    ...(process.env.FORMGATE_BENCH_METRICS ? { FORMGATE_METRICS: process.env.FORMGATE_BENCH_METRICS } : {}),
     ...options.env,
   };
   const started = performance.now();

@@ -1,4 +1,5 @@
 // The `formgate` command line: serve and the admin commands. src/main.ts loads it once the Node.js version is known to be supported.
+import { VERSION } from '../version.js';
 import { Command, CommanderError, Option } from 'commander';
 import * as admin from './admin.js';
 import { buildConfig, ConfigError, type Config } from '../config/config.js';
@@ -28,6 +29,7 @@ function run(action: (config: Config) => Promise<admin.CommandResult>) {
 
 const program = new Command('formgate')
   .description('Formgate: a self-hosted form backend.')
+  .version(VERSION, '-V, --version', 'print the version')
   .exitOverride()
   .configureOutput({ writeErr: (s) => (json ? undefined : process.stderr.write(s)) })
   .showHelpAfterError('(run with --help for usage)');

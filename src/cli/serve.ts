@@ -13,6 +13,7 @@ import { startSpamPurge } from '../jobs/spam-purge.js';
 import { mailWarning, outboxDir } from '../mail/transport.js';
 import { openToOthers } from '../private-files.js';
 import { guardProcess } from './process-guard.js';
+import { VERSION } from '../version.js';
 
 // A container gets 10 s after SIGTERM by default (Docker, Kubernetes), then SIGKILL: the whole
 // shutdown fits in 9. Requests under way get DRAIN_DEADLINE_MS (5 s), deliveries 6 s at the same
@@ -85,6 +86,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   if (unsent) logger.warn({ mail: 'files', outbox: outboxDir(config) }, unsent);
   logger.info(
     {
+      version: VERSION,
       dashboardUrl: config.publicUrl,
       baseUrl: config.baseUrl,
       submitUrl: config.submitUrl,
@@ -92,7 +94,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       trustProxy: config.trustProxy,
       ...mailFields(config),
     },
-    `Formgate is ready: open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
+    `Formgate is ready (v${VERSION}): open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
   );
 
   let stopping = false;

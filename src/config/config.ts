@@ -60,7 +60,13 @@ export interface Config {
   deliveryLeaseMs: number;
   /** Notification addresses outside a workspace's team must confirm by emailed link before they get notifications. */
   confirmRecipients: boolean;
+  /** `GET /metrics` on the dashboard's port: off (404), open, or behind a bearer token. */
+  metrics: MetricsAccess;
 }
+
+/** FORMGATE_METRICS: `off`, `on`, or the bearer token a scraper must send. */
+export type MetricsAccess = { enabled: false } | { enabled: true; token: string | null };
+const METRICS_TOKEN_MIN_LENGTH = 16;
 
 /**
  * The proxies trusted to append the client's address to `X-Forwarded-For`: the nearest `hops` of
@@ -102,6 +108,18 @@ function parsePort(value: string | undefined, fallback: number, key: keyof RawEn
     throw new ConfigError(`${envName(key)} must be a port number 0..65535, got "${value}"`);
   }
   return port;
+}
+
+/** A value that is neither off nor on is a token: one too short to be secret is a mistake (`yes`, `true`), said at start. */
+function parseMetrics(value: string | undefined): MetricsAccess {
+  const trimmed = value?.trim() ?? 'off';
+  if (trimmed === '' || trimmed.toLowerCase() === 'off') return { enabled: false };
+  if (trimmed.toLowerCase() === 'on') return { enabled: true, token: null };
+  if (trimmed.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(trimmed))
+    throw new ConfigError(
+      `${envName('metrics')} must be off, on, or a bearer token of at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces (e.g. \`openssl rand -hex 24\`), got a value of ${trimmed.length}`,
+    );
+  return { enabled: true, token: trimmed };
 }
 
 function parseFlag(value: string | undefined, key: keyof RawEnv): boolean {
@@ -291,6 +309,7 @@ export function buildConfig(raw: RawEnv): Config {
     ...sessionLimits(raw),
     deliveryLeaseMs: parseDeliveryLease(raw.deliveryLease),
     confirmRecipients: raw.confirmRecipients === undefined ? true : parseFlag(raw.confirmRecipients, 'confirmRecipients'),
+    metrics: parseMetrics(raw.metrics),
     captchaVerifyUrls: {
       BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,
       GOOGLE_RECAPTCHA_V2: raw.recaptchaVerifyUrl ? parseUrl(raw.recaptchaVerifyUrl, 'recaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.GOOGLE_RECAPTCHA_V2,

@@ -35,6 +35,7 @@ export interface RawEnv {
   sessionMaxAge?: string;
   deliveryLease?: string;
   confirmRecipients?: string;
+  metrics?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -71,6 +72,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   sessionMaxAge: 'FORMGATE_SESSION_MAX_AGE',
   deliveryLease: 'FORMGATE_DELIVERY_LEASE',
   confirmRecipients: 'FORMGATE_CONFIRM_RECIPIENTS',
+  metrics: 'FORMGATE_METRICS',
 };
 
 export function envName(key: keyof RawEnv): string {

@@ -18,15 +18,15 @@ export function isOwnHost(host: string, publicUrl: string): boolean {
   return name === new URL(publicUrl).hostname.replace(/\.$/, '');
 }
 
-// `/healthz` and the dashboard's static files show nothing of any account; the 421 page needs its stylesheet.
+// `/healthz`, `/metrics` and the dashboard's static files show nothing of any account; the 421 page needs its stylesheet.
 function isExempt(url: string): boolean {
-  return url === '/healthz' || url.startsWith('/healthz?') || url.startsWith('/assets/');
+  return url === '/healthz' || url.startsWith('/healthz?') || url === '/metrics' || url.startsWith('/metrics?') || url.startsWith('/assets/');
 }
 
 /**
  * Refuses, before any route, a request whose `Host` (and `X-Forwarded-Host` from a trusted proxy)
- * is not this server's: `421 misdirected_request`. `/healthz` is exempt (load balancers and uptime
- * checks call it by their own names for the instance), and so are the static `/assets/`.
+ * is not this server's: `421 misdirected_request`. `/healthz` and `/metrics` are exempt (load balancers,
+ * uptime checks and scrapers call them by their own names for the instance), and so are the static `/assets/`.
  * `publicUrl` is read per request: with port 0 it is known only once the server listens.
  */
 export function installHostCheck(app: FastifyInstance, publicUrl: () => string): void {

@@ -1,3 +1,4 @@
+import { VERSION } from '../version.js';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX, type Config } from '../config/config.js';
@@ -20,7 +21,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       openapi: '3.1.0',
       info: {
         title: 'Formgate management API',
-        version: '1.0.0',
+        version: VERSION,
         description:
           'Manage workspaces, forms, email templates and submissions. Every request carries `Authorization: Bearer <token>`; each operation names the scope it needs. Errors are RFC 9457 problems. ' +
           'Query parameters an operation does not declare are ignored; body fields it does not declare are refused, except a resource’s read-only fields sent back (see each operation).',

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { ProblemError } from '../errors.js';
+import { observedMailer } from '../mail/mail-health.js';
 import { createMailer, type Mailer } from '../mail/transport.js';
 import { AUTORESPONDER_KIND, AutoresponderChannel } from './channels/autoresponder.js';
 import { DeliveryError } from './channels/channel.js';
@@ -28,8 +29,12 @@ async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Pr
 }
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
-export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors'>, logger: Logger, options: WorkerOptions = {}): Delivery {
-  const mailer = createMailer(ctx.config);
+export function startDelivery(
+  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics'>,
+  logger: Logger,
+  options: WorkerOptions = {},
+): Delivery {
+  const mailer = observedMailer(createMailer(ctx.config), ctx.mailHealth);
   const log = logger.child({ component: 'delivery' });
   const channels = {
     [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
@@ -38,7 +43,13 @@ export function startDelivery(ctx: Pick<AppContext, 'config' | 'database' | 'for
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),
   };
-  const worker = new JobWorker(ctx.database, channels, { logger: log, foreground: ctx.visitors, leaseMs: ctx.config.deliveryLeaseMs, ...options });
+  const worker = new JobWorker(ctx.database, channels, {
+    logger: log,
+    foreground: ctx.visitors,
+    leaseMs: ctx.config.deliveryLeaseMs,
+    observer: ctx.metrics ?? undefined,
+    ...options,
+  });
   worker.start();
   return {
     worker,

@@ -29,6 +29,13 @@ export interface WorkerOptions {
   now?: () => number;
   random?: () => number;
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Told how each try ended (the metrics' deliveries counter). */
+  observer?: DeliveryObserver;
+}
+
+/** What watches the tries: `kind` is the job's channel. */
+export interface DeliveryObserver {
+  delivered(kind: string, outcome: 'sent' | 'retried' | 'failed'): void;
 }
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -59,6 +66,7 @@ export class JobWorker {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  private readonly observer: DeliveryObserver | undefined;
   private readonly inFlight = new Set<Promise<void>>();
   /** The jobs under way whose leases the heartbeat renews, by id. */
   private readonly underWay = new Map<string, ClaimedJob>();
@@ -100,6 +108,7 @@ export class JobWorker {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
     this.log = options.logger ?? silent;
+    this.observer = options.observer;
   }
 
   /** Starts polling in the background. */
@@ -258,6 +267,7 @@ export class JobWorker {
       result = this.failure(job, err, startedAt);
       this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempt, outcome: result.outcome, error: result.error }, 'delivery failed');
     }
+    this.observer?.delivered(job.kind, result.outcome === 'ok' ? 'sent' : result.outcome === 'retry' ? 'retried' : 'failed');
     if (job.lane === 'webhook' && this.destinations.answered(job.destination ?? 'webhook', result.finishedAt - result.startedAt, result.finishedAt)) {
       this.wake(); // it may have more slots now: claimed again at once, not at the next poll
     }

@@ -6,7 +6,6 @@ import { answerClientError, ignoreUnknownExpectations } from '../http/client-err
 import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from '../http/connection-drain.js';
 import { problemBody } from '../http/problem-handler.js';
 import { requestId } from '../http/request-log.js';
-import { healthOf } from '../http/routes/health.js';
 import { asStorageProblem, StorageFailureLog } from '../db/storage-errors.js';
 import { fieldsFromPairs } from '../intake/fields.js';
 import { isUpgraded } from '../services/plans.js';
@@ -21,6 +20,7 @@ import { DEFAULT_LANGUAGE, pageLanguage, pageText, supportedLanguage } from './l
 import { OriginPolicy, postOriginOf, type RedirectControl } from './origin-policy.js';
 import { feedbackOf, renderErrorPage, renderFormAddressPage, renderThankYouPage } from './pages.js';
 import type { ThankYouLinks } from './thank-you-link.js';
+import type { HealthService } from '../services/health.js';
 
 export interface SubmitSurface {
   server: http.Server;
@@ -35,6 +35,8 @@ export interface SubmitDependencies {
   limiter: SubmitRateLimiter;
   pipeline: IntakePipeline;
   links: ThankYouLinks;
+  /** What `/healthz` answers, as on the management API. */
+  health: HealthService;
 }
 
 /** What each request's handling uses: the surface's dependencies, and its log of storage failures. */
@@ -43,6 +45,8 @@ interface HandlerDependencies extends SubmitDependencies {
 }
 
 const FORM_ID = /^[a-z2-7]{20}$/;
+/** The submit surface's routes, as the metrics label them. */
+type SubmitRoute = '/:formId' | '/:formId/thanks' | '/healthz' | '/echo' | 'unmatched';
 const FALSE_WORDS = new Set(['', '0', 'false', 'no', 'off']);
 
 /**
@@ -94,16 +98,20 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
   response.once('close', () => deps.ctx.visitors.leave());
   // read now: once answered, a closed connection no longer knows its peer
   const client = clientIp(request, deps.ctx.config.trustProxy);
+  const metrics = deps.ctx.metrics;
+  // the route's pattern for the metrics (never the raw path), set as the request is told apart
+  let route: SubmitRoute = 'unmatched';
   response.once('finish', () => {
-    deps.log.info(
-      { reqId, method: request.method, path, ip: client, status: response.statusCode, ms: Math.round((performance.now() - started) * 10) / 10 },
-      'request',
-    );
+    const ms = performance.now() - started;
+    deps.log.info({ reqId, method: request.method, path, ip: client, status: response.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    metrics?.answered('submit', request.method ?? 'GET', route, response.statusCode, ms);
   });
 
   let controls: Record<string, string> | null = null;
   // known once the form is: nothing from the post is trusted before that
   let policy = null as OriginPolicy | null;
+  // a post that reached the rate limit: its refusal counts as a refused submission
+  let submitting = false;
   try {
     const method = request.method ?? 'GET';
     if (method === 'OPTIONS') return preflight(request, response);
@@ -112,15 +120,19 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
 
     if (second === 'thanks') {
+      route = '/:formId/thanks';
       requireMethod(response, method, ['GET', 'HEAD']);
       return await thankYouPage(deps, first, query, request, response);
     }
     if (first === 'healthz') {
+      route = '/healthz';
       requireMethod(response, method, ['GET', 'HEAD']);
-      const health = await healthOf(deps.ctx.database);
-      return sendJson(response, health.status, health.body);
+      const health = await deps.health.health();
+      response.setHeader('cache-control', 'no-store');
+      return sendJson(response, health.httpStatus, health.body);
     }
     if (first !== 'echo' && !FORM_ID.test(first)) throw notFound();
+    route = first === 'echo' ? '/echo' : '/:formId';
     requireMethod(response, method, ['GET', 'HEAD', 'POST']);
     // A form without `method` is sent as GET with its fields in the query; HEAD never submits.
     const viaQuery = method !== 'POST';
@@ -128,6 +140,7 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     if (viaQuery) response.setHeader('cache-control', 'no-store');
 
     const visitor = visitorKey(client);
+    submitting = first !== 'echo';
     const decision = await deps.limiter.consume(visitor);
     if (!decision.allowed) {
       response.setHeader('retry-after', String(decision.retryAfterSeconds));
@@ -140,9 +153,10 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
       policy = new OriginPolicy(form, postOriginOf(request), viaQuery ? 'GET' : 'POST');
       policy.admit();
     });
+    metrics?.submitted(received.outcome);
     answerSuccess(deps, request, response, received, controls, policy!, visitor);
   } catch (error) {
-    answerFailure(deps, request, response, error, controls, policy, reqId);
+    answerFailure(deps, request, response, error, controls, policy, reqId, submitting);
   }
 }
 
@@ -201,9 +215,11 @@ function answerFailure(
   controls: Record<string, string> | null,
   policy: OriginPolicy | null,
   reqId: string,
+  submitting: boolean,
 ): void {
   const known = asStorageProblem(error);
   const problem = known instanceof ProblemError ? known : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
+  if (submitting) deps.ctx.metrics?.refused(problem.code);
   if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) deps.storageFailures.note(deps.log, error, { reqId });
   else if (!(error instanceof ProblemError)) deps.log.error({ err: error, reqId }, 'submission failed');
   if (response.headersSent) return void response.destroy();

@@ -107,7 +107,10 @@ describe('SQLite that cannot take a write: honest errors, and everything works a
 
       // health: reads are served, writes fail; not a 503, which would take reads away too
       const health = await request('GET', `${app.submitUrl}/healthz`, null, {});
-      assert.deepEqual([health.status, health.body], [200, { status: 'degraded', database: 'reachable', writes: 'failing' }]);
+      assert.deepEqual(
+        [health.status, health.body.status, health.body.checks.database],
+        [200, 'degraded', { status: 'degraded', reason: 'database_writes_failing', reads: 'ok', writes: 'failing' }],
+      );
     } finally {
       await sql`PRAGMA query_only = 0`.execute(app.ctx.database.db);
     }

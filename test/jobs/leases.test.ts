@@ -124,7 +124,10 @@ describe(`leases (${TEST_DIALECT})`, () => {
     await held.firstStarted;
     assert.deepEqual(
       await triesOf(id),
-      [cutOff, { startedAt: new Date(clock).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null }],
+      [
+        cutOff,
+        { startedAt: new Date(clock).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null },
+      ],
       'recorded when taken over',
     );
     held.releaseAll();

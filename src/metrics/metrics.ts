@@ -1,0 +1,137 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { BacklogReading } from '../jobs/backlog.js';
+import { LANES } from '../jobs/lanes.js';
+import { VERSION } from '../version.js';
+
+type CounterChild = { inc(value?: number): void };
+type HistogramChild = { observe(value: number): void };
+type Nested = Map<unknown, unknown>;
+
+/** `map`'s value at `key`, made by `make` the first time. */
+function kept<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const found = map.get(key);
+  if (found !== undefined) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
+}
+
+function nested(map: Nested, key: unknown): Nested {
+  return kept(map, key, () => new Map()) as Nested;
+}
+
+/** Where a request came in: the submit surface, the management API (`/public/v1`) or the dashboard (the rest of its port). */
+export type Surface = 'submit' | 'api' | 'dashboard';
+/** How a submission posted to the submit surface ended. */
+export type SubmissionOutcome = 'accepted' | 'held' | 'spam' | 'dropped';
+/** How one try at a delivery ended: sent, to be tried again, or given up for good. */
+export type DeliveryOutcome = 'sent' | 'retried' | 'failed';
+
+// Seconds: a submission on SQLite takes ~1–5 ms, a slow dashboard page a second.
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'] as const;
+
+/**
+ * Formgate's Prometheus metrics, in a registry of their own (several apps in one test process
+ * each have theirs). Built only when FORMGATE_METRICS is not off: with it off, nothing here runs.
+ * Label values are bounded (route patterns, problem codes, channels), and the children a request
+ * needs are looked up once and kept, so counting a request is a lookup and an increment.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly submissions: Counter<'outcome' | 'reason'>;
+  private readonly outcomes: Record<SubmissionOutcome, CounterChild>;
+  private readonly refusals = new Map<string, CounterChild>();
+  private readonly durations: Histogram<'surface' | 'method' | 'route' | 'status_class'>;
+  private readonly durationChildren: Nested = new Map();
+  private readonly deliveries: Counter<'channel' | 'outcome'>;
+  private readonly deliveryChildren = new Map<string, CounterChild>();
+  private backlog: (() => Promise<BacklogReading>) | null = null;
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({ name: 'formgate_info', help: 'Always 1; its label names the running version.', labelNames: ['version'], registers: [this.registry] }).set(
+      { version: VERSION },
+      1,
+    );
+    this.submissions = new Counter({
+      name: 'formgate_submissions_total',
+      help: 'Submissions posted to the submit surface, by outcome (accepted, held, spam, dropped by the honeypot, refused) and, when refused, the problem code.',
+      labelNames: ['outcome', 'reason'],
+      registers: [this.registry],
+    });
+    this.outcomes = {
+      accepted: this.submissions.labels('accepted', ''),
+      held: this.submissions.labels('held', ''),
+      spam: this.submissions.labels('spam', ''),
+      dropped: this.submissions.labels('dropped', ''),
+    };
+    this.durations = new Histogram({
+      name: 'formgate_http_request_duration_seconds',
+      help: 'Time to answer a request, by surface, method, route pattern and status class.',
+      labelNames: ['surface', 'method', 'route', 'status_class'],
+      buckets: DURATION_BUCKETS,
+      registers: [this.registry],
+    });
+    this.deliveries = new Counter({
+      name: 'formgate_deliveries_total',
+      help: 'Tries at deliveries (emails, webhooks, Slack messages) by channel and outcome: sent, retried (to be tried again later) or failed (given up).',
+      labelNames: ['channel', 'outcome'],
+      registers: [this.registry],
+    });
+    const metrics = this;
+    new Gauge({
+      name: 'formgate_delivery_backlog',
+      help: `Deliveries due and not yet made, by lane (counted up to 10000).`,
+      labelNames: ['lane'],
+      registers: [this.registry],
+      async collect() {
+        const reading = await metrics.backlog?.();
+        if (reading) for (const lane of LANES) this.set({ lane }, reading.lanes[lane].due);
+      },
+    });
+    new Gauge({
+      name: 'formgate_delivery_oldest_due_age_seconds',
+      help: 'How long the oldest due delivery has waited; 0 when none is due.',
+      registers: [this.registry],
+      async collect() {
+        const reading = await metrics.backlog?.();
+        if (reading) this.set(reading.oldestDueAgeSeconds);
+      },
+    });
+  }
+
+  /** Where the backlog gauges read from (the health check's cached reading). */
+  watchBacklog(read: () => Promise<BacklogReading>): void {
+    this.backlog = read;
+  }
+
+  /** A submission the pipeline took (or dropped). */
+  submitted(outcome: SubmissionOutcome): void {
+    this.outcomes[outcome].inc();
+  }
+
+  /** A submission refused, by its problem code. */
+  refused(code: string): void {
+    kept(this.refusals, code, () => this.submissions.labels('refused', code)).inc();
+  }
+
+  /** A request answered: `route` is its pattern (never the raw path), `ms` its duration. */
+  answered(surface: Surface, method: string, route: string, status: number, ms: number): void {
+    // NOTE: nested maps, not a joined key: the submit surface's hot path makes no string per request
+    const byMethod = nested(nested(this.durationChildren, surface), method);
+    const byStatus = nested(byMethod, route) as Map<number, HistogramChild>;
+    const child = byStatus.get(status) ?? this.durationChild(byStatus, surface, method, route, status);
+    child.observe(ms / 1000);
+  }
+
+  private durationChild(byStatus: Map<number, HistogramChild>, surface: Surface, method: string, route: string, status: number): HistogramChild {
+    const statusClass = STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
+    return kept(byStatus, status, () => this.durations.labels(surface, method, route, statusClass));
+  }
+
+  /** A delivery's try ended. */
+  delivered(channel: string, outcome: DeliveryOutcome): void {
+    kept(this.deliveryChildren, `${channel} ${outcome}`, () => this.deliveries.labels(channel, outcome)).inc();
+  }
+}

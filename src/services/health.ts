@@ -1,0 +1,109 @@
+import type { Redis } from 'ioredis';
+import type { Database } from '../db/database.js';
+import type { Backlog, BacklogReading } from '../jobs/backlog.js';
+import type { MailCheck, MailHealth } from '../mail/mail-health.js';
+import { VERSION } from '../version.js';
+
+/** A due delivery waiting longer than this makes the instance `degraded` (`backlog_old`). */
+export const BACKLOG_DEGRADED_AFTER_SECONDS = 5 * 60;
+/** How long one Redis answer serves every health check. */
+const REDIS_CACHE_MS = 1_000;
+
+type Status = 'ok' | 'degraded' | 'failing';
+
+export interface Check {
+  status: Status;
+  /** A machine-readable code when the status is not ok (docs/operations.md lists them). */
+  reason?: string;
+  [detail: string]: unknown;
+}
+
+export interface Health {
+  /** 503 only when this instance cannot serve (its database does not answer); 200 otherwise. */
+  httpStatus: 200 | 503;
+  body: {
+    status: Status;
+    version: string;
+    checks: { database: Check; smtp: MailCheck; redis?: Check; deliveries: Check };
+  };
+}
+
+/**
+ * What `/healthz` says on both surfaces. Only a database that does not answer takes the instance
+ * out (503, `failing`): every other fault (SMTP refusing, Redis away, writes failing for want of
+ * disk, an old backlog) is shared by every instance, so a load balancer dropping this one would
+ * not help; they say `degraded` with 200.
+ */
+export class HealthService {
+  private redisAnswer: { ok: boolean; at: number } | null = null;
+  private redisAsking: Promise<boolean> | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly mail: MailHealth,
+    private readonly backlog: Backlog,
+    private readonly redis: Redis | null,
+  ) {}
+
+  /** Every check, the overall status and the HTTP status a load balancer acts on. */
+  async health(): Promise<Health> {
+    const [database, deliveries, redis] = await Promise.all([this.databaseCheck(), this.deliveriesCheck(), this.redisCheck()]);
+    const checks = { database, smtp: this.mail.check(), ...(redis ? { redis } : {}), deliveries };
+    const statuses = Object.values(checks).map((check) => check.status);
+    const status: Status = statuses.includes('failing') ? 'failing' : statuses.includes('degraded') ? 'degraded' : 'ok';
+    return { httpStatus: status === 'failing' ? 503 : 200, body: { status, version: VERSION, checks } };
+  }
+
+  /** The backlog as last read (cached): `/metrics` shares it. */
+  readBacklog(): Promise<BacklogReading> {
+    return this.backlog.read();
+  }
+
+  private async databaseCheck(): Promise<Check> {
+    if (!(await this.database.ping())) return { status: 'failing', reason: 'database_unreachable', reads: 'failing', writes: 'unknown' };
+    // a write failed for want of storage in the last few seconds (its disk full): reads are served, each write answers 503
+    if (this.database.writesFailing) return { status: 'degraded', reason: 'database_writes_failing', reads: 'ok', writes: 'failing' };
+    return { status: 'ok', reads: 'ok', writes: 'ok' };
+  }
+
+  private async deliveriesCheck(): Promise<Check> {
+    let reading: BacklogReading;
+    try {
+      reading = await this.backlog.read();
+    } catch {
+      return { status: 'degraded', reason: 'backlog_unreadable' };
+    }
+    const due = Object.fromEntries(Object.entries(reading.lanes).map(([lane, { due }]) => [lane, due]));
+    const check = { oldestDueAgeSeconds: reading.oldestDueAgeSeconds, due, degradedAfterSeconds: BACKLOG_DEGRADED_AFTER_SECONDS };
+    if (reading.oldestDueAgeSeconds > BACKLOG_DEGRADED_AFTER_SECONDS) return { status: 'degraded', reason: 'backlog_old', ...check };
+    return { status: 'ok', ...check };
+  }
+
+  private async redisCheck(): Promise<Check | null> {
+    if (!this.redis) return null;
+    const ok = await this.redisAnswers();
+    // NOTE: without Redis each instance counts rate limits in its own process: served, but limits are per instance
+    return ok ? { status: 'ok' } : { status: 'degraded', reason: 'redis_unreachable', fallback: 'rate limits count in each instance' };
+  }
+
+  private async redisAnswers(): Promise<boolean> {
+    const now = Date.now();
+    if (this.redisAnswer && now - this.redisAnswer.at < REDIS_CACHE_MS) return this.redisAnswer.ok;
+    const redis = this.redis!;
+    // not ready (reconnecting): asking would wait in its offline queue for the command timeout
+    if (redis.status !== 'ready') return this.noteRedis(false, now);
+    this.redisAsking ??= redis
+      .ping()
+      .then(
+        () => this.noteRedis(true, Date.now()),
+        () => this.noteRedis(false, Date.now()),
+      )
+      .finally(() => (this.redisAsking = null));
+    return this.redisAsking;
+  }
+
+  private noteRedis(ok: boolean, at: number): boolean {
+    this.redisAnswer = { ok, at };
+    return ok;
+  }
+}
