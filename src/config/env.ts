@@ -35,6 +35,9 @@ export interface RawEnv {
   sessionMaxAge?: string;
   deliveryLease?: string;
   confirmRecipients?: string;
+  secretPrevious?: string;
+  startupWait?: string;
+  logFormat?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -71,10 +74,18 @@ const NAMES: Record<keyof RawEnv, string> = {
   sessionMaxAge: 'FORMGATE_SESSION_MAX_AGE',
   deliveryLease: 'FORMGATE_DELIVERY_LEASE',
   confirmRecipients: 'FORMGATE_CONFIRM_RECIPIENTS',
+  secretPrevious: 'FORMGATE_SECRET_PREVIOUS',
+  startupWait: 'FORMGATE_STARTUP_WAIT',
+  logFormat: 'FORMGATE_LOG_FORMAT',
 };
 
 export function envName(key: keyof RawEnv): string {
   return NAMES[key];
+}
+
+/** Every variable the server reads (the names of RawEnv). */
+export function serverVariables(): string[] {
+  return Object.values(NAMES);
 }
 
 /** Reads the environment (and a `.env` file in the working folder, which never overrides it). */
