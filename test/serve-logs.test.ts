@@ -33,7 +33,10 @@ describe(`formgate serve's log (${TEST_DIALECT})`, () => {
   it('prints JSON lines when stdout is not a terminal, with the migrations applied and a misspelt variable named', async () => {
     const server = await start({});
     const ready = await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line', 20_000);
-    assert.ok(server.lines.every((line) => line.json !== null), `every line is JSON: ${server.lines.map((l) => l.raw).join('\n')}`);
+    assert.ok(
+      server.lines.every((line) => line.json !== null),
+      `every line is JSON: ${server.lines.map((l) => l.raw).join('\n')}`,
+    );
 
     const migrations = server.lines.filter((line) => /^migration \d{4}-[a-z-]+ ran in \d+ ms$/.test(line.json!.msg));
     assert.ok(migrations.length >= 18, `each migration applied to the fresh database: ${migrations.length}`);

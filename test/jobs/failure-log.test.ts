@@ -37,7 +37,8 @@ describe(`the delivery log lines (${TEST_DIALECT})`, () => {
   it('logs a delivery failed for good at error level (50) with the form and the reason', async () => {
     const failing: Channel = {
       async send(job) {
-        if ((job.payload as { formId: string }).formId === 'f_gone') throw new DeliveryError('the receiver answered 410 Gone', { permanent: true, statusCode: 410 });
+        if ((job.payload as { formId: string }).formId === 'f_gone')
+          throw new DeliveryError('the receiver answered 410 Gone', { permanent: true, statusCode: 410 });
         throw new DeliveryError('the receiver answered 503', { permanent: false, statusCode: 503 });
       },
     };
