@@ -9,6 +9,9 @@ export interface StartupLog {
 }
 
 const FIRST_DELAY_MS = 500;
+// NOTE: pg waits on a connect as long as the kernel does (minutes, for a host that drops packets);
+// an attempt is given up after this, and its connection left to fail on its own.
+const ATTEMPT_TIMEOUT_MS = 10_000;
 const LONGEST_DELAY_MS = 5_000;
 // Not there yet (refused, no such host yet, reset), or there but still starting (57P03).
 const NOT_YET = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', '57P03']);
@@ -31,7 +34,7 @@ export async function waitForDatabase(database: Database, config: DatabaseConfig
   let delay = FIRST_DELAY_MS;
   for (let attempt = 1; ; attempt++) {
     try {
-      await sql`select 1`.execute(database.db);
+      await answerWithin(sql`select 1`.execute(database.db), Math.max(1_000, Math.min(ATTEMPT_TIMEOUT_MS, deadline - Date.now())));
       if (attempt > 1) log.info(`PostgreSQL at ${describeDatabase(config)} answers`);
       return;
     } catch (error) {
@@ -48,4 +51,13 @@ export async function waitForDatabase(database: Database, config: DatabaseConfig
       delay = Math.min(delay * 2, LONGEST_DELAY_MS);
     }
   }
+}
+
+function answerWithin<T>(query: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms / 1000} s`), { code: 'ETIMEDOUT' })), ms);
+  });
+  query.catch(() => undefined); // settled after the race was lost: nobody waits on it any more
+  return Promise.race([query, timeout]).finally(() => clearTimeout(timer));
 }
