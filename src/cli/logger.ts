@@ -22,7 +22,8 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, des
   }
   const colorize = (destination as { isTTY?: boolean }).isTTY === true;
   const stream = pretty({
-    destination,
+    // stdout by its descriptor, written synchronously as pino's own JSON is: nothing is lost at process.exit
+    destination: destination === process.stdout ? 1 : destination,
     sync: true,
     colorize,
     ignore: SHOWN_IN_LINE.join(','),
