@@ -34,7 +34,7 @@ import { Backlog } from './jobs/backlog.js';
 import { HealthService } from './services/health.js';
 import { SubmitRateLimiter, visitorKey } from './intake/rate-limit.js';
 import { proxyTrust, trustsProxies } from './net/client-address.js';
-import { connectRedis, REDIS_READY_DEADLINE_MS, whenRedisReady } from './net/redis-client.js';
+import { connectRedis, whenRedisReady } from './net/redis-client.js';
 import { SubmissionWriter } from './intake/writer.js';
 import { quotaNoticeJobs } from './mail/quota-notice.js';
 import { SpamScorer } from './spam/score.js';
@@ -107,7 +107,7 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
     log,
     limiter: new SubmitRateLimiter(ctx.config.rateLimitSubmit, redis),
     pipeline,
-    links: new ThankYouLinks(ctx.secret),
+    links: new ThankYouLinks(ctx.keyring),
     health,
   });
 }
@@ -115,7 +115,7 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix, logger as Logger) : null;
-  if (redis) await whenRedisReady(redis, REDIS_READY_DEADLINE_MS, logger as Logger);
+  if (redis) await whenRedisReady(redis, ctx.config.startupWaitMs, logger as Logger, ctx.config.redisUrl ?? '');
 
   // Template code may be 262,144 characters of up to 4 UTF-8 bytes each, JSON-escaped.
   const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });

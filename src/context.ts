@@ -3,9 +3,11 @@ import type { Config } from './config/config.js';
 import { sql } from 'kysely';
 import { Database, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
+import { type StartupLog, waitForDatabase } from './db/startup-wait.js';
 import { CursorCodec } from './http/pagination.js';
 import { MailHealth } from './mail/mail-health.js';
 import { Metrics } from './metrics/metrics.js';
+import { Keyring } from './keyring.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { DeliveryService } from './services/deliveries.js';
@@ -31,8 +33,10 @@ import { VisitorLoad } from './submit/visitor-load.js';
 export interface AppContext {
   config: Config;
   database: Database;
-  /** The installation's signing secret (cursors, thank-you links, sign-up links). */
+  /** The installation's current signing secret (cursors, thank-you links, sign-up links, cookies). */
   secret: string;
+  /** The current secret and the previous ones still accepted (FORMGATE_SECRET_PREVIOUS): every signer uses it. */
+  keyring: Keyring;
   cursors: CursorCodec;
   users: UserService;
   tokens: TokenService;
@@ -76,14 +80,18 @@ export interface AppContext {
 /**
  * Opens the database, brings its schema up to date, and builds the services on it. `existing`: the
  * database must already hold Formgate's schema (admin commands), so a command run from the wrong
- * folder or against the wrong URL says so instead of setting up an empty database there.
+ * folder or against the wrong URL says so instead of setting up an empty database there. `logger`
+ * hears the waits for a database still starting and the migrations applied (silence without one).
  */
-export async function openContext(config: Config, options: { existing?: boolean } = {}): Promise<AppContext> {
+export async function openContext(config: Config, options: { existing?: boolean; logger?: StartupLog } = {}): Promise<AppContext> {
+  const log = options.logger ?? { info: () => undefined };
   const database = Database.open(config.database, { mustExist: options.existing });
   try {
+    await waitForDatabase(database, config.database, config.startupWaitMs, log);
     if (options.existing && !(await holdsFormgate(database))) throw new MissingDatabaseError(config.database, 'holds no Formgate data');
-    await migrateToLatest(database);
+    await logMigrations(database, log);
     const secret = config.secret ?? (await installationSecret(database));
+    const keyring = new Keyring(secret, config.secretPrevious);
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users, config);
     const recipients = new RecipientService(database, config);
@@ -95,12 +103,13 @@ export async function openContext(config: Config, options: { existing?: boolean 
       config,
       database,
       secret,
-      cursors: new CursorCodec(secret),
+      keyring,
+      cursors: new CursorCodec(keyring),
       users,
       tokens: new TokenService(database, config),
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),
-      signups: new SignupService(database, users, new SignupLinks(secret), config),
+      signups: new SignupService(database, users, new SignupLinks(keyring), config),
       workspaces,
       admin: new AdminService(database, workspaces),
       team,
@@ -123,6 +132,13 @@ export async function openContext(config: Config, options: { existing?: boolean 
     await database.destroy();
     throw error;
   }
+}
+
+/** Says which migrations were applied and how long each took: an operator upgrading wants to see the schema change. */
+async function logMigrations(database: Database, log: StartupLog): Promise<void> {
+  const started = Date.now();
+  const applied = await migrateToLatest(database, (name, ms) => log.info(`migration ${name} ran in ${ms} ms`));
+  if (applied.length > 0) log.info(`database schema brought up to date: ${applied.length} migration(s) in ${Date.now() - started} ms`);
 }
 
 /** Whether `formgate serve` (or an earlier version of it) has ever set this database up. */

@@ -15,9 +15,12 @@ export interface CommandResult {
   text: string[];
 }
 
+// the commands print their result on stdout (one JSON object with --json): waits and migrations go to stderr
+const stderrLog = { info: (message: string) => void process.stderr.write(`formgate: ${message}\n`) };
+
 /** Runs a command on the existing database; a refusal names that database, so a wrong folder or URL shows at once. */
 async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
-  const ctx = await openContext(config, { existing: true });
+  const ctx = await openContext(config, { existing: true, logger: stderrLog });
   try {
     return await fn(ctx);
   } catch (error) {
@@ -30,7 +33,7 @@ async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T
 
 /** The one command that may set up a database: provisioning scripts run it before any other. */
 export async function migrate(config: Config): Promise<CommandResult> {
-  const ctx = await openContext(config);
+  const ctx = await openContext(config, { logger: stderrLog });
   try {
     const database = describeDatabase(config.database);
     return { json: { database, migrated: true }, text: [`The database ${database} is ready.`] };

@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import * as admin from './admin.js';
 import { buildConfig, ConfigError, type Config } from '../config/config.js';
 import { readEnv } from '../config/env.js';
+import { unknownVariableWarnings } from '../config/unknown-variables.js';
 import { MissingDatabaseError } from '../db/database.js';
 import { ProblemError } from '../errors.js';
 
@@ -15,8 +16,11 @@ function fail(code: string, message: string, errors: string[] | undefined, exitC
   process.exit(exitCode);
 }
 
+/** The checked configuration; a variable nothing reads (a misspelling) is named on stderr, which --json leaves alone. */
 function loadConfig(): Config {
-  return buildConfig(readEnv());
+  const config = buildConfig(readEnv());
+  for (const warning of unknownVariableWarnings(process.env)) process.stderr.write(`formgate: warning: ${warning}\n`);
+  return config;
 }
 
 /** Runs an admin command and prints its result as one JSON object or as text. */

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import v8 from 'node:v8';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { buildSurfaces, type Surfaces } from '../app.js';
 import { API_PREFIX, type Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
@@ -12,6 +12,8 @@ import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
 import { mailWarning, outboxDir } from '../mail/transport.js';
 import { openToOthers } from '../private-files.js';
+import { unknownVariableWarnings } from '../config/unknown-variables.js';
+import { createLogger } from './logger.js';
 import { guardProcess } from './process-guard.js';
 import { VERSION } from '../version.js';
 
@@ -72,9 +74,10 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   // one grow up to four times over before collecting, and a burst's peak memory depended on when
   // it happened to (130 to 210 MB on the benchmark). Read at every collection, so it can be set now.
   v8.setFlagsFromString('--heap-growing-percent=25');
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger(config);
   guardProcess(logger);
-  const ctx = await openContext(config);
+  for (const warning of unknownVariableWarnings(process.env)) logger.warn(warning);
+  const ctx = await openContext(config, { logger });
   warnAboutOpenFiles(config, logger);
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);

@@ -4,7 +4,23 @@ import type { SpamProtection } from '../db/schema/form.js';
 import { type Plan, PLANS } from '../db/schema/workspace.js';
 import { SPAMD_DEFAULT_PORT, type SpamdAddress } from '../mail/spamd.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../spam/captcha.js';
+import {
+  ConfigError,
+  type LogFormat,
+  parseHost,
+  parseLogFormat,
+  parseLogLevel,
+  parseMailFrom,
+  parsePostgresUrl,
+  parseRedisUrl,
+  parseSecretPrevious,
+  parseSmtpUrl,
+  parseStartupWait,
+  refusePublicPath,
+} from './checks.js';
 import { envName, type RawEnv } from './env.js';
+
+export { ConfigError } from './checks.js';
 
 export type DatabaseConfig = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 
@@ -23,6 +39,8 @@ export interface Config {
   /** `{submit_url}`: where HTML forms post. */
   submitUrl: string;
   secret: string | null;
+  /** Secrets signed with before a rotation, still accepted (FORMGATE_SECRET_PREVIOUS); nothing new is signed with them. */
+  secretPrevious: string[];
   smtpUrl: string | null;
   mailFrom: string;
   redisUrl: string | null;
@@ -40,6 +58,10 @@ export interface Config {
   trustProxy: TrustProxy;
   allowPrivateWebhooks: boolean;
   logLevel: string;
+  /** `auto`: pretty on a terminal, JSON otherwise. */
+  logFormat: LogFormat;
+  /** How long a starting instance retries a PostgreSQL or Redis that does not answer yet; 0: not at all. */
+  startupWaitMs: number;
   /** Quarantined spam is purged this long after it arrived. */
   spamRetentionMs: number;
   /** Each captcha provider's verify endpoint (stand-in servers in tests). */
@@ -79,9 +101,6 @@ export type SignupMode = 'invite' | 'open' | 'closed';
 const SIGNUP_MODES: readonly SignupMode[] = ['invite', 'open', 'closed'];
 
 export const API_PREFIX = '/public/v1';
-
-/** Thrown for a configuration value that cannot be used; the message names the variable. */
-export class ConfigError extends Error {}
 
 const DEFAULT_RATE_LIMIT_API = '600/1m';
 const DEFAULT_RATE_LIMIT_SUBMIT = '30/1m';
@@ -245,7 +264,7 @@ export function parseRedisPrefix(value: string | undefined): string {
 
 function parseDatabase(value: string | undefined, dataDir: string): DatabaseConfig {
   if (value === undefined) return { dialect: 'sqlite', file: path.join(dataDir, 'formgate.db') };
-  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { dialect: 'postgres', url: value };
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return { dialect: 'postgres', url: parsePostgresUrl(value) };
   if (value.startsWith('sqlite:')) {
     const file = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') throw new ConfigError(`${envName('databaseUrl')} names no file: "${value}"`);
@@ -271,10 +290,10 @@ function hostForUrl(host: string): string {
 /** Turns the raw environment into a checked, typed configuration. */
 export function buildConfig(raw: RawEnv): Config {
   const dataDir = path.resolve(raw.dataDir ?? './data');
-  const host = raw.host ?? '127.0.0.1';
+  const host = parseHost(raw.host);
   const port = parsePort(raw.port, 8080, 'port');
   const submitPort = parsePort(raw.submitPort, 8081, 'submitPort');
-  const publicUrl = raw.publicUrl ? parseUrl(raw.publicUrl, 'publicUrl') : `http://${hostForUrl(host)}:${port}`;
+  const publicUrl = raw.publicUrl ? refusePublicPath(parseUrl(raw.publicUrl, 'publicUrl')) : `http://${hostForUrl(host)}:${port}`;
   const submitUrl = raw.submitUrl ? parseUrl(raw.submitUrl, 'submitUrl') : `http://${hostForUrl(host)}:${submitPort}`;
   if (raw.secret !== undefined && raw.secret.length < 32) {
     throw new ConfigError(`${envName('secret')} must be at least 32 characters long`);
@@ -289,9 +308,10 @@ export function buildConfig(raw: RawEnv): Config {
     baseUrl: publicUrl + API_PREFIX,
     submitUrl,
     secret: raw.secret ?? null,
-    smtpUrl: raw.smtpUrl ?? null,
-    mailFrom: raw.mailFrom ?? 'Formgate <forms@localhost>',
-    redisUrl: raw.redisUrl ?? null,
+    secretPrevious: parseSecretPrevious(raw.secretPrevious),
+    smtpUrl: parseSmtpUrl(raw.smtpUrl),
+    mailFrom: parseMailFrom(raw.mailFrom),
+    redisUrl: parseRedisUrl(raw.redisUrl),
     redisPrefix: parseRedisPrefix(raw.redisPrefix),
     rateLimitSubmit: parseRateLimit(raw.rateLimitSubmit ?? DEFAULT_RATE_LIMIT_SUBMIT, envName('rateLimitSubmit')),
     rateLimitApi: parseRateLimit(raw.rateLimitApi ?? DEFAULT_RATE_LIMIT_API, envName('rateLimitApi')),
@@ -300,7 +320,9 @@ export function buildConfig(raw: RawEnv): Config {
     rateLimitSearch: parseRateLimit(raw.rateLimitSearch ?? DEFAULT_RATE_LIMIT_SEARCH, envName('rateLimitSearch')),
     trustProxy: parseTrustProxy(raw.trustProxy),
     allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
-    logLevel: raw.logLevel ?? 'info',
+    logLevel: parseLogLevel(raw.logLevel),
+    logFormat: parseLogFormat(raw.logFormat),
+    startupWaitMs: parseStartupWait(raw.startupWait),
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
     spamd: parseSpamdUrl(raw.spamdUrl),

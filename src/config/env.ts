@@ -36,6 +36,9 @@ export interface RawEnv {
   deliveryLease?: string;
   confirmRecipients?: string;
   metrics?: string;
+  secretPrevious?: string;
+  startupWait?: string;
+  logFormat?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -73,10 +76,18 @@ const NAMES: Record<keyof RawEnv, string> = {
   deliveryLease: 'FORMGATE_DELIVERY_LEASE',
   confirmRecipients: 'FORMGATE_CONFIRM_RECIPIENTS',
   metrics: 'FORMGATE_METRICS',
+  secretPrevious: 'FORMGATE_SECRET_PREVIOUS',
+  startupWait: 'FORMGATE_STARTUP_WAIT',
+  logFormat: 'FORMGATE_LOG_FORMAT',
 };
 
 export function envName(key: keyof RawEnv): string {
   return NAMES[key];
+}
+
+/** Every variable the server reads (the names of RawEnv). */
+export function serverVariables(): string[] {
+  return Object.values(NAMES);
 }
 
 /** Reads the environment (and a `.env` file in the working folder, which never overrides it). */

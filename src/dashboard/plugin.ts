@@ -3,11 +3,11 @@ import csrf from '@fastify/csrf-protection';
 import formBody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { createHash } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
 import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
 import { installAssets } from './assets.js';
+import { csrfChecker } from './csrf-keys.js';
 import { DeviceCookies } from './device-cookie.js';
 import { LoginLimits } from './login-limits.js';
 import type { SearchLimits } from '../http/search-limits.js';
@@ -63,24 +63,27 @@ const BODY_LIMIT = 64 * 1024;
 export async function dashboard(app: FastifyInstance, { ctx, redis, submit, searchLimits }: DashboardOptions): Promise<void> {
   const https = ctx.config.publicUrl.startsWith('https:');
   const session = sessionCookie(ctx.config);
-  // a key of its own for cookie signatures, derived from the installation's secret
-  const cookieSecret = createHash('sha256').update(`formgate-dashboard-cookies:${ctx.secret}`).digest('base64url');
-  await app.register(cookie, { secret: cookieSecret });
+  // keys of their own for cookie signatures, derived from the installation's secrets: new cookies
+  // are signed with the current one, those signed before a rotation still read
+  const cookieKeys = ctx.keyring.derive('formgate-dashboard-cookies');
+  await app.register(cookie, { secret: cookieKeys.all });
   await app.register(formBody, { bodyLimit: BODY_LIMIT });
   await installSecurityHeaders(app, https);
   installOriginCheck(app, ctx.config.publicUrl);
+  const csrfCookie = https ? '__Host-fg_csrf' : 'fg_csrf';
   await app.register(csrf, {
-    cookieKey: https ? '__Host-fg_csrf' : 'fg_csrf',
+    cookieKey: csrfCookie,
     cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: https, signed: true },
-    csrfOpts: { hmacKey: cookieSecret },
+    csrfOpts: { hmacKey: cookieKeys.current },
     // A token is good for the session it was made in only (or for no session, on the login pages).
     getUserInfo: csrfUserInfo,
   });
   installSessions(app, ctx.sessions, session);
   // every change a page makes carries the token (the Origin check has run before)
+  const checkCsrf = csrfChecker(cookieKeys, csrfCookie, csrfUserInfo);
   app.addHook('preHandler', (request, reply, done) => {
     if (request.method === 'GET' || request.method === 'HEAD') return done();
-    app.csrfProtection(request, reply, done);
+    checkCsrf(request, reply, done);
   });
   const storageFailures = new StorageFailureLog();
   app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply, storageFailures));

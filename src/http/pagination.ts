@@ -1,7 +1,9 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { validationError } from '../errors.js';
+import { Keyring, type MacShape } from '../keyring.js';
 import { type Keyset, nextOf, type Page } from '../services/pagination.js';
 
+// 18 bytes of the HMAC: 24 base64url characters, none with ignored bits
+const CURSOR_MAC: MacShape = (digest) => digest.subarray(0, 18).toString('base64url');
 const CURSOR_SYNTAX = /^([A-Za-z0-9_-]{4,120})\.([A-Za-z0-9_-]{24})$/;
 
 /**
@@ -9,11 +11,15 @@ const CURSOR_SYNTAX = /^([A-Za-z0-9_-]{4,120})\.([A-Za-z0-9_-]{24})$/;
  * HMAC over it and the list it belongs to, so a modified cursor, or one from another list, is refused.
  */
 export class CursorCodec {
-  constructor(private readonly secret: string) {}
+  private readonly keyring: Keyring;
+
+  constructor(secret: Keyring | string) {
+    this.keyring = typeof secret === 'string' ? new Keyring(secret) : secret;
+  }
 
   encode(list: string, position: Keyset): string {
     const payload = Buffer.from(`${position.createdAt}.${position.id}`).toString('base64url');
-    return `${payload}.${this.mac(list, payload)}`;
+    return `${payload}.${this.keyring.sign(`cursor|${list}|${payload}`, CURSOR_MAC)}`;
   }
 
   decode(list: string, cursor: string): Keyset {
@@ -23,16 +29,10 @@ export class CursorCodec {
     const parts = CURSOR_SYNTAX.exec(cursor);
     if (!parts) throw refused();
     const payload = parts[1]!;
-    const given = Buffer.from(parts[2]!, 'base64url');
-    const expected = Buffer.from(this.mac(list, payload), 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
+    if (!this.keyring.verify(`cursor|${list}|${payload}`, parts[2]!, CURSOR_MAC)) throw refused();
     const match = /^(\d{1,16})\.([a-z2-7]{1,64})$/.exec(Buffer.from(payload, 'base64url').toString());
     if (!match) throw refused();
     return { createdAt: Number(match[1]), id: match[2]! };
-  }
-
-  private mac(list: string, payload: string): string {
-    return createHmac('sha256', this.secret).update(`cursor|${list}|${payload}`).digest().subarray(0, 18).toString('base64url');
   }
 }
 

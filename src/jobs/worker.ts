@@ -265,7 +265,17 @@ export class JobWorker {
       result = { outcome: 'ok', startedAt, finishedAt: this.now(), ...answerOf(receipt) };
     } catch (err) {
       result = this.failure(job, err, startedAt);
-      this.log.warn({ jobId: job.id, kind: job.kind, attempt: job.attempt, outcome: result.outcome, error: result.error }, 'delivery failed');
+      const about = {
+        jobId: job.id,
+        kind: job.kind,
+        formId: formIdOf(job),
+        submissionId: job.submissionId,
+        attempt: job.attempt,
+        statusCode: result.statusCode,
+      };
+      // given up: nobody will get this one unless someone retries it, so it is an error an operator must see
+      if (result.outcome === 'failed') this.log.error({ ...about, outcome: result.outcome, reason: result.error }, `delivery failed for good: ${result.error}`);
+      else this.log.warn({ ...about, outcome: result.outcome, error: result.error }, 'delivery failed');
     }
     this.observer?.delivered(job.kind, result.outcome === 'ok' ? 'sent' : result.outcome === 'retry' ? 'retried' : 'failed');
     if (job.lane === 'webhook' && this.destinations.answered(job.destination ?? 'webhook', result.finishedAt - result.startedAt, result.finishedAt)) {
@@ -322,4 +332,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer.unref();
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The form a job delivers for (every submission's job names it; an account's email has none). */
+function formIdOf(job: ClaimedJob): string | undefined {
+  const formId = (job.payload as { formId?: unknown } | null)?.formId;
+  return typeof formId === 'string' ? formId : undefined;
 }

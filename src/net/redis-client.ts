@@ -65,25 +65,47 @@ function dropWhenHung(redis: Redis, onHung: () => void): void {
   redis.once('end', () => clearInterval(heartbeat));
 }
 
-/** How long a starting instance waits for Redis before it serves on its own counters. */
-export const REDIS_READY_DEADLINE_MS = 5_000;
-
 /**
- * Waits until Redis answers, up to `deadlineMs`. Until then every limiter counts in this process
- * alone, so an instance that answered at once after a restart let each visitor past the shared
- * limits once more. Past the deadline it serves anyway (as when Redis goes away later) and says so.
+ * Waits until Redis answers, up to `deadlineMs` (FORMGATE_STARTUP_WAIT), saying so as ioredis
+ * retries. Until then every limiter counts in this process alone, so an instance that answered at
+ * once after a restart let each visitor past the shared limits once more. Past the deadline it
+ * serves anyway (as when Redis goes away later) and says so.
  */
-export async function whenRedisReady(redis: Redis, deadlineMs: number, logger: Logger): Promise<void> {
-  if (redis.status === 'ready') return;
+export async function whenRedisReady(redis: Redis, deadlineMs: number, logger: Logger, url = ''): Promise<void> {
+  if (redis.status === 'ready' || deadlineMs <= 0) return;
+  const started = Date.now();
+  let lastSaid = Number.NEGATIVE_INFINITY;
+  // ioredis retries every 50 ms at first: one line a second at most is what a person can read
+  const onRetry = (delayMs: number) => {
+    if (Date.now() - lastSaid < 1_000) return;
+    lastSaid = Date.now();
+    const left = Math.max(0, Math.ceil((deadlineMs - (Date.now() - started)) / 1000));
+    logger.info(
+      `waiting for Redis${url ? ` at ${withoutPassword(url)}` : ''}: next attempt in ${(delayMs / 1000).toFixed(1)} s, ${left} s left (FORMGATE_STARTUP_WAIT)`,
+    );
+  };
   const ready = await new Promise<boolean>((resolve) => {
     const done = (answered: boolean) => {
       clearTimeout(timer);
       redis.off('ready', onReady);
+      redis.off('reconnecting', onRetry);
       resolve(answered);
     };
     const onReady = () => done(true);
     const timer = setTimeout(() => done(false), deadlineMs);
     redis.once('ready', onReady);
+    redis.on('reconnecting', onRetry);
   });
   if (!ready) logger.warn(`Redis did not answer within ${deadlineMs / 1000} s; rate limits count in this instance alone until it does`);
+  else if (lastSaid > Number.NEGATIVE_INFINITY) logger.info('Redis answers');
+}
+
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'Redis';
+  }
 }

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Keyring } from '../keyring.js';
 import { normaliseEmail } from './email-address.js';
 
 /** How long an emailed sign-up link works. */
@@ -21,16 +21,20 @@ export interface SignupClaim {
  * stops working once an account has the address (the caller checks), or when it expires.
  */
 export class SignupLinks {
+  private readonly keyring: Keyring;
+
   constructor(
-    private readonly secret: string,
+    secret: Keyring | string,
     private readonly now: () => number = Date.now,
     private readonly lifetimeMs = SIGNUP_LINK_LIFETIME_MS,
-  ) {}
+  ) {
+    this.keyring = typeof secret === 'string' ? new Keyring(secret) : secret;
+  }
 
   /** A token for the address, working for the link's lifetime from now. */
   issue(email: string): string {
     const payload = Buffer.from(`${this.now() + this.lifetimeMs}.${normaliseEmail(email)}`).toString('base64url');
-    return `${payload}.${this.mac(payload)}`;
+    return `${payload}.${this.keyring.sign(`${PURPOSE}\n${payload}`)}`;
   }
 
   /** The claim of a token this installation issued and that has not expired; null for anything else. */
@@ -40,17 +44,11 @@ export class SignupLinks {
     if (!parts) return null;
     const payload = parts[1]!;
     // the text is compared, not its decoding: base64url's last character has bits a decoder ignores
-    const given = Buffer.from(parts[2]!);
-    const expected = Buffer.from(this.mac(payload));
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    if (!this.keyring.verify(`${PURPOSE}\n${payload}`, parts[2]!)) return null;
     const claim = PAYLOAD_SYNTAX.exec(Buffer.from(payload, 'base64url').toString());
     if (!claim) return null;
     const expiresAt = Number(claim[1]);
     if (expiresAt <= this.now()) return null;
     return { email: claim[2]!, expiresAt };
-  }
-
-  private mac(payload: string): string {
-    return createHmac('sha256', this.secret).update(`${PURPOSE}\n${payload}`).digest('base64url');
   }
 }

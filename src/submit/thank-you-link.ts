@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { Keyring, type MacShape } from '../keyring.js';
 import { httpOriginOf } from '../net/origin.js';
 import { supportedLanguage } from './languages/index.js';
 import { REDIRECT_MAX } from './origin-policy.js';
@@ -26,11 +26,15 @@ const PURPOSE = 'thanks/2';
  * only the defaults. The page also shows content only while the form still vouches for it.
  */
 export class ThankYouLinks {
+  private readonly keyring: Keyring;
+
   constructor(
-    private readonly secret: string,
+    secret: Keyring | string,
     private readonly now: () => number = Date.now,
     private readonly ttlMs = THANK_YOU_LINK_TTL_MS,
-  ) {}
+  ) {
+    this.keyring = typeof secret === 'string' ? new Keyring(secret) : secret;
+  }
 
   /** The link to send `visitor` to after a submission (the bare page when there is nothing to show). */
   build(submitUrl: string, formId: string, content: ThankYouContent, visitor: string): string {
@@ -46,7 +50,7 @@ export class ThankYouLinks {
     if ([...query.keys()].length === 0) return language ? `${base}?${PARAMS.language}=${language}` : base;
     if (language) query.set(PARAMS.language, language);
     query.set(PARAMS.expires, String(Math.ceil((this.now() + this.ttlMs) / 1000)));
-    query.set('s', this.sign(formId, visitor, query));
+    query.set('s', this.keyring.sign(signed(formId, visitor, query), LINK_MAC));
     return `${base}?${query}`;
   }
 
@@ -60,9 +64,7 @@ export class ThankYouLinks {
     const signature = query.get('s');
     if (!signature) return base;
     const unsigned = new URLSearchParams([...query].filter(([key]) => key !== 's'));
-    const expected = Buffer.from(this.sign(formId, visitor, unsigned));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return base;
+    if (!this.keyring.verify(signed(formId, visitor, unsigned), signature, LINK_MAC)) return base;
     if (!(Number(unsigned.get(PARAMS.expires)) * 1000 > this.now())) return base;
     const dark = unsigned.get(PARAMS.dark) === '1';
     // wording and the way back are the owner's only while the form lists the sites it comes from
@@ -76,8 +78,10 @@ export class ThankYouLinks {
       backUrl: backUrl && allowedOrigins.includes(httpOriginOf(backUrl) ?? '') ? backUrl : null,
     };
   }
+}
 
-  private sign(formId: string, visitor: string, query: URLSearchParams): string {
-    return createHmac('sha256', this.secret).update(`${PURPOSE}\n${formId}\n${visitor}\n${query}`).digest('base64url').slice(0, 22);
-  }
+const LINK_MAC: MacShape = (digest) => digest.toString('base64url').slice(0, 22);
+
+function signed(formId: string, visitor: string, query: URLSearchParams): string {
+  return `${PURPOSE}\n${formId}\n${visitor}\n${query}`;
 }

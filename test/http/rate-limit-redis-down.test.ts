@@ -79,7 +79,7 @@ describe('rate limits while Redis is down or hung', () => {
   });
 
   it('serves an instance started while Redis is down, counting in the process', async () => {
-    const alone = await startApp({ redisUrl: `redis://127.0.0.1:${await freePort()}`, rateLimitApi: '2/1m', rateLimitSubmit: '100/1m' });
+    const alone = await startApp({ redisUrl: `redis://127.0.0.1:${await freePort()}`, rateLimitApi: '2/1m', rateLimitSubmit: '100/1m', startupWait: '1s' });
     try {
       const owner = await createAccount(alone);
       const statuses: number[] = [];

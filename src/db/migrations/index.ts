@@ -49,13 +49,18 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-attempt-answers': attemptAnswers,
 };
 
-/** Brings the database to the newest schema; returns the names of the migrations applied. */
-export async function migrateToLatest(database: Database): Promise<string[]> {
+/** Brings the database to the newest schema; returns the names of the migrations applied, each told to `applied` with its duration. */
+export async function migrateToLatest(database: Database, applied: (name: string, ms: number) => void = () => undefined): Promise<string[]> {
   const migrator = new Migrator({
     db: database.db,
     provider: {
       async getMigrations() {
-        return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (db: Kysely<any>) => m.up(db, database.dialect) }]));
+        const timed = (name: string, m: Migration) => async (db: Kysely<any>) => {
+          const started = performance.now();
+          await m.up(db, database.dialect);
+          applied(name, Math.round(performance.now() - started));
+        };
+        return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: timed(name, m) }]));
       },
     },
   });

@@ -1,0 +1,78 @@
+import { serverVariables } from './env.js';
+
+/**
+ * FORMGATE_* names read outside the server, so not misspellings: the npm scripts' (the Node.js
+ * toolchain), the metrics switch, the test suite's and the benchmark's, and those the documentation's
+ * examples export.
+ */
+export const VARIABLES_READ_ELSEWHERE = [
+  'FORMGATE_METRICS',
+  'FORMGATE_NODE_TOOLCHAIN',
+  'FORMGATE_NODE_CACHE',
+  'FORMGATE_TEST_DB',
+  'FORMGATE_TEST_PG_URL',
+  'FORMGATE_TEST_CONCURRENCY',
+  'FORMGATE_TEST_LOG',
+  'FORMGATE_TEST_KEEP_LOG',
+  'FORMGATE_TEST_NGINX',
+  'FORMGATE_TEST_OLD_NODE',
+  'FORMGATE_FUZZ_SEED',
+  'FORMGATE_BENCH_SERVE_FLAGS',
+  'FORMGATE_BENCH_PG_URL',
+  'FORMGATE_BENCH_ONLY',
+  'FORMGATE_BENCH_DURATION',
+  'FORMGATE_BENCH_DIALECTS',
+  'FORMGATE_BENCH_WARMUP',
+  'FORMGATE_TOKEN',
+  'FORMGATE_WEBHOOK_SECRET',
+] as const;
+
+/** Every FORMGATE_* name something in the project reads. */
+export function knownVariables(): string[] {
+  return [...serverVariables(), ...VARIABLES_READ_ELSEWHERE];
+}
+
+/**
+ * One warning per FORMGATE_* variable that is set and that nothing reads, with the closest known
+ * name. A warning, not a refusal: a variable of a newer version left in place while rolling back,
+ * or one a deployment tool sets for its own use, must not stop a server from starting.
+ */
+export function unknownVariableWarnings(env: NodeJS.ProcessEnv, known: readonly string[] = knownVariables()): string[] {
+  const warnings: string[] = [];
+  for (const name of Object.keys(env).sort()) {
+    if (!name.startsWith('FORMGATE_') || known.includes(name)) continue;
+    const closest = closestName(name, known);
+    warnings.push(`${name} is not a variable Formgate reads, so it has no effect${closest ? `: did you mean ${closest}?` : ''}`);
+  }
+  return warnings;
+}
+
+/** The known name nearest to `name` when it is near enough to be a misspelling of it. */
+export function closestName(name: string, known: readonly string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate);
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  const suffix = name.length - 'FORMGATE_'.length;
+  return bestDistance <= Math.max(2, Math.floor(suffix / 3)) ? best : null;
+}
+
+/** Damerau–Levenshtein distance (optimal string alignment): a swap of two neighbours counts as one edit. */
+export function editDistance(a: string, b: string): number {
+  // three rows of the table are all the recurrence looks back at
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      row.push(d);
+    }
+    [before, previous] = [previous, row];
+  }
+  return previous[b.length]!;
+}
