@@ -42,6 +42,7 @@ const FIELDS: Record<string, string[]> = {
   '/invitations/:secret/logout': [],
   '/recipients/:secret': ['answer'],
   '/admin/workspaces/:workspaceId/plan': ['plan', 'back'],
+  '/admin/mail/test': [],
   '/forms/:formId/test-submission': ['message', 'email', 'name'],
   '/forms/:formId/templates/:kind': ['code', 'mode'],
   '/forms/:formId/templates/:kind/preview': ['code'],
