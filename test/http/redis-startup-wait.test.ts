@@ -1,11 +1,10 @@
 // A Redis that comes up after the instance: the start waits for it (FORMGATE_STARTUP_WAIT), saying
 // so, and shares its counters from the first request instead of counting alone.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { pino } from 'pino';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { until } from '../helpers/eventually.js';
+import { collectingLogger } from '../helpers/log-lines.js';
 import { type PrivateRedis, startPrivateRedis } from '../helpers/private-redis.js';
 
 describe('Redis not reachable yet at start', () => {
@@ -20,16 +19,7 @@ describe('Redis not reachable yet at start', () => {
   it('waits for it, one line a second saying how long is left, and is ready once it answers', async () => {
     redis = await startPrivateRedis();
     await redis.stop('SIGTERM');
-    const lines: Record<string, any>[] = [];
-    const logger = pino(
-      { level: 'info' },
-      new Writable({
-        write(chunk, _encoding, done) {
-          for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = collectingLogger();
     const starting = startApp({ redisUrl: redis.url, startupWait: '30s' }, { logger });
     await until('the instance says it waits for Redis', () => lines.some((line) => /^waiting for Redis/.test(line.msg)));
     const waiting = lines.find((line) => /^waiting for Redis/.test(line.msg))!;

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomInt } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import type { RawEnv } from '../../src/config/env.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../helpers/dashboard.js';
+import { collectingLogger } from '../helpers/log-lines.js';
 import { createAccount, createForm } from '../helpers/fixtures.js';
 import { assertProblem } from '../helpers/problems.js';
 import { BROWSER_ACCEPT, JSON_ACCEPT, post, request } from '../helpers/submit.js';
@@ -19,7 +19,7 @@ const clientAddress = () => `198.51.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 /** What nginx forwards for `client` when the client itself sent an X-Forwarded-For of its own choosing. */
 const forwardedFor = (client: string) => `${forged()}, ${client}`;
 
-async function withApp(env: RawEnv, run: (app: TestApp) => Promise<void>, logger?: pino.Logger): Promise<void> {
+async function withApp(env: RawEnv, run: (app: TestApp) => Promise<void>, logger?: Logger): Promise<void> {
   const app = await startApp(env, logger ? { logger } : {});
   try {
     await run(app);
@@ -102,13 +102,7 @@ describe('FORMGATE_TRUST_PROXY: the client is the address the trusted proxy appe
   });
 
   it('with a list of proxies, takes X-Forwarded-For only from them, and logs the client address it used', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { logger, lines } = collectingLogger();
     const proxy = freshLoopback();
     await withApp(
       { trustProxy: `${proxy}, 10.0.0.0/8` },
@@ -136,7 +130,7 @@ describe('FORMGATE_TRUST_PROXY: the client is the address the trusted proxy appe
         assert.equal(logged('direct')?.ip, direct);
         assert.equal(logged('dashboard-direct')?.ip, '127.0.0.1', 'the dashboard agrees: its test client is no listed proxy');
       },
-      pino({ level: 'info' }, sink),
+      logger,
     );
   });
 });

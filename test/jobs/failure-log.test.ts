@@ -1,28 +1,18 @@
 // A delivery given up for good is an error in the log, naming the form and why; one to be tried again is a warning.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import { openContext, type AppContext } from '../../src/context.js';
 import { type Channel, DeliveryError } from '../../src/jobs/channels/channel.js';
 import { enqueueJob } from '../../src/jobs/outbox.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import { testConfig } from '../helpers/app.js';
+import { collectingLogger } from '../helpers/log-lines.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 
 describe(`the delivery log lines (${TEST_DIALECT})`, () => {
   let database: TestDatabase;
   let ctx: AppContext;
-  const lines: Record<string, any>[] = [];
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    }),
-  );
+  const { logger, lines } = collectingLogger();
 
   before(async () => {
     database = await createTestDatabase();

@@ -5,14 +5,13 @@ import fs from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { pino } from 'pino';
 import type { Surfaces } from '../../src/app.js';
 import { listen } from '../../src/cli/serve.js';
 import { openContext, type AppContext } from '../../src/context.js';
 import { type TestApp, testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { collectingLogger } from '../helpers/log-lines.js';
 import { until } from '../helpers/eventually.js';
 import { createAccount } from '../helpers/fixtures.js';
 import { request } from '../helpers/submit.js';
@@ -110,7 +109,7 @@ for (const proxy of [NGINX, CADDY]) {
     let child: ChildProcess;
     let proxyPort: number;
     let folder: string;
-    const lines: Record<string, unknown>[] = [];
+    const { logger, lines } = collectingLogger();
     const logged = (id: string) => lines.find((line) => line.msg === 'request' && line.reqId === id);
     const via = (urlPath: string) => `http://127.0.0.1:${proxyPort}${urlPath}`;
 
@@ -124,13 +123,7 @@ for (const proxy of [NGINX, CADDY]) {
           rateLimitSubmit: '3/1m',
         }),
       );
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const line of chunk.toString().split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-          done();
-        },
-      });
-      surfaces = await listen(ctx, pino({ level: 'info' }, sink), { publicUrl: true, submitUrl: true });
+      surfaces = await listen(ctx, logger, { publicUrl: true, submitUrl: true });
       proxyPort = await freePort();
       folder = fs.mkdtempSync(path.join(os.tmpdir(), `formgate-${proxy.name.toLowerCase()}-`));
       child = proxy.start(folder, {
