@@ -1,7 +1,9 @@
 import { hash } from 'node:crypto';
 import { normalizeSafely } from './characters.js';
 import { MemoryRepeatLog, REPEAT_LIMIT, REPEAT_WINDOW_MS, type RepeatLog } from './repeats.js';
-import { gibberishFindings, linkFindings, markupFindings, phraseFindings, SPAM_THRESHOLD, WEIGHTS, type Finding, type ScannedField } from './score-rules.js';
+import { gibberishFindings } from './gibberish.js';
+import { phraseFindings } from './known-phrases.js';
+import { type Finding, linkFindings, markupFindings, type ScannedField, SPAM_THRESHOLD, WEIGHTS } from './score-rules.js';
 
 /** The automatic filter's answer for one submission; `reasons` name each signal that fired with its points. */
 export interface SpamVerdict {
