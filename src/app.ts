@@ -11,14 +11,15 @@ import type { NotFoundPage } from './http/browser-pages.js';
 import { installNotFound } from './http/not-found.js';
 import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
-import { answerClientError, ignoreUnknownExpectations } from './http/client-error.js';
+import { answerClientError, ignoreUnknownExpectations } from './web/client-error.js';
 import { installHostCheck } from './http/host-check.js';
 
-import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from './http/connection-drain.js';
+import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from './web/connection-drain.js';
 import { installJsonParser } from './http/json-body.js';
 import { redisStoreWithFallback } from './http/rate-limit-store.js';
-import { SearchLimits } from './http/search-limits.js';
-import { installRequestLog, requestId } from './http/request-log.js';
+import { SearchLimits } from './web/search-limits.js';
+import { installRequestLog } from './http/request-log.js';
+import { requestId } from './web/request-id.js';
 import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
 import { registerHealthRoute } from './http/routes/health.js';
@@ -66,13 +67,13 @@ function baseServer(ctx: AppContext, logger: FastifyBaseLogger, bodyLimit: numbe
     return503OnClosing: false,
     schemaController: serializersOnFirstUse(),
     // Errors Fastify and Node answer before any route runs are problem documents too.
-    frameworkErrors: answerFrameworkError(ctx.errorsDocUrl, notFound),
+    frameworkErrors: answerFrameworkError(ctx.errorsDocUrl, ctx.isStorageUnavailable, notFound),
     clientErrorHandler: answerClientError(ctx.errorsDocUrl),
   });
   ignoreUnknownExpectations(app.server);
   installJsonParser(app);
   installValidators(app);
-  installProblemHandler(app, ctx.errorsDocUrl, notFound);
+  installProblemHandler(app, ctx.errorsDocUrl, ctx.isStorageUnavailable, notFound);
   installClosingAnswer(app, ctx.errorsDocUrl);
   installRequestLog(app);
   installNotFound(app, ctx.errorsDocUrl, notFound);

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { Database, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { type StartupLog, waitForDatabase } from './db/startup-wait.js';
-import { CursorCodec } from './http/pagination.js';
+import { isStorageUnavailable } from './db/storage-errors.js';
 import { MailHealth } from './mail/mail-health.js';
 import { Metrics } from './metrics/metrics.js';
 import { Keyring } from './keyring.js';
@@ -28,6 +28,7 @@ import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
 import { VisitorLoad } from './submit/visitor-load.js';
+import { CursorCodec } from './web/pagination.js';
 
 /** Everything a surface or command needs, built in one place. */
 export interface AppContext {
@@ -74,6 +75,8 @@ export interface AppContext {
   metrics: Metrics | null;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
   errorsDocUrl(): string;
+  /** Whether an error says the database cannot take a write right now (db/storage-errors.ts): every surface answers it 503 without importing db. */
+  isStorageUnavailable(error: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -126,6 +129,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       mailHealth: new MailHealth(config),
       metrics: config.metrics.enabled ? new Metrics() : null,
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
+      isStorageUnavailable,
       close: () => database.destroy(),
     };
   } catch (error) {

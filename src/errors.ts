@@ -123,10 +123,15 @@ export class ProblemError extends Error {
   }
 }
 
-/** A `400 validation_error` naming each field and its problem. */
 /** Seconds a client is told to wait after a `503` (a dependency was unreachable), on every surface. */
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 30;
 
+/** The catalogue's answer to a database that cannot take a write right now (db/storage-errors.ts): nothing was stored, try again. */
+export function storageUnavailable(): ProblemError {
+  return new ProblemError('storage_unavailable', 'The database could not take the write right now; nothing was stored. Try again in a moment.');
+}
+
+/** A `400 validation_error` naming each field and its problem. */
 export function validationError(errors: string[], detail = 'The request is invalid.'): ProblemError {
   return new ProblemError('validation_error', detail, { errors });
 }

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { buildSurfaces, type Surfaces } from '../app.js';
 import { API_PREFIX, type Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
-import { DRAIN_DEADLINE_MS, IDLE_GRACE_MS } from '../http/connection-drain.js';
+import { DRAIN_DEADLINE_MS, IDLE_GRACE_MS } from '../web/connection-drain.js';
 import { startDelivery } from '../jobs/delivery.js';
 import { proxyTrustWarning } from '../net/client-address.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';

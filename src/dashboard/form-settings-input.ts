@@ -1,8 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { FormRow } from '../db/schema/form.js';
 import { validationError } from '../errors.js';
-import { describeValidation } from '../http/problem-handler.js';
-import { bodyAjv } from '../http/validation.js';
+import { bodyAjv, describeValidation } from '../web/validation.js';
 import { FormPatchBody } from '../schemas/form.js';
 import { allowedOriginsOf, type FormSettings } from '../services/forms.js';
 import { fromJson } from '../db/database.js';

@@ -1,28 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type * as Flexible from 'rate-limiter-flexible';
-import type { Config, RateLimit } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { visitorKey } from '../intake/rate-limit.js';
 import { normaliseEmail } from '../services/email-address.js';
+import { consume, limiter, type Refusal } from '../web/limiter.js';
 import type { DeviceCookies } from './device-cookie.js';
-
-// NOTE: as in intake/rate-limit.ts, only the files needed, not the package's index (about 10 MB).
-const load = createRequire(import.meta.url);
-const RateLimiterMemory: typeof Flexible.RateLimiterMemory = load('rate-limiter-flexible/lib/RateLimiterMemory.js');
-const RateLimiterRedis: typeof Flexible.RateLimiterRedis = load('rate-limiter-flexible/lib/RateLimiterRedis.js');
-const RateLimiterRes: typeof Flexible.RateLimiterRes = load('rate-limiter-flexible/lib/RateLimiterRes.js');
-
-/** Why an attempt was refused before any password was checked: how long to wait, and which limit. */
-export interface Refusal {
-  retryAfterSeconds: number;
-  /**
-   * `unknown-browser`: the account's failures from browsers that never logged in to it reached
-   * their limit; a browser that has, and a reset link, still get in.
-   */
-  reason?: 'attempts' | 'unknown-browser';
-}
 
 /** "Too many attempts; try again in 15 minutes": the same words on every page the limits guard. */
 export function refusalMessage(refusal: Refusal): string {
@@ -33,15 +17,6 @@ export function refusalMessage(refusal: Refusal): string {
     return `Too many attempts for this account from browsers it has not logged in from; ${wait}, log in from a browser you have used before, or reset your password.`;
   }
   return `Too many attempts; ${wait}.`;
-}
-
-/** A limiter for `limit` (null when off), shared by every instance through Redis when configured. */
-export function limiter(limit: RateLimit, keyPrefix: string, redis: Redis | null): Flexible.RateLimiterAbstract | null {
-  if (!limit) return null;
-  const options = { points: limit.max, duration: Math.max(1, Math.ceil(limit.windowMs / 1000)), keyPrefix };
-  const memory = new RateLimiterMemory(options);
-  // if Redis stops answering, each instance counts on its own rather than refusing every login
-  return redis ? new RateLimiterRedis({ ...options, storeClient: redis, rejectIfRedisNotReady: true, insuranceLimiter: memory }) : memory;
 }
 
 /**
@@ -112,18 +87,6 @@ export class LoginLimits {
   /** Counts a request that could be abused from one address (a reset link asked for) against its limit. */
   request(ip: string): Promise<Refusal | null> {
     return consume(this.perAddress, visitorKey(ip));
-  }
-}
-
-/** Counts one against `key`; a refusal says how long to wait. */
-export async function consume(limiter: Flexible.RateLimiterAbstract | null, key: string): Promise<Refusal | null> {
-  if (!limiter) return null;
-  try {
-    await limiter.consume(key);
-    return null;
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return { retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), reason: 'attempts' };
-    throw rejection;
   }
 }
 

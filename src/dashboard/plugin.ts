@@ -4,13 +4,13 @@ import formBody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
-import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
-import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
+import { StorageFailureLog } from '../domain/storage-failure-log.js';
+import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
 import { installAssets } from './assets.js';
 import { csrfChecker } from './csrf-keys.js';
 import { DeviceCookies } from './device-cookie.js';
 import { LoginLimits } from './login-limits.js';
-import type { SearchLimits } from '../http/search-limits.js';
+import type { SearchLimits } from '../web/search-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
@@ -39,7 +39,7 @@ import { registerWorkspacesRoutes } from './routes/workspaces.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
 import { SignupEmailLimits } from './signup-limits.js';
 import { csrfUserInfo, installSessions, sessionCookie } from './session.js';
-import type { SubmitSurface } from '../submit/server.js';
+import type { SubmitTarget } from './submit-post.js';
 import { ErrorPage } from './views/error-page.js';
 
 export interface DashboardOptions {
@@ -47,7 +47,7 @@ export interface DashboardOptions {
   /** Shared counters (login attempts) when several instances run; null: in this process. */
   redis: Redis | null;
   /** The submit surface: "Send a test submission" posts through it. */
-  submit: SubmitSurface;
+  submit: SubmitTarget;
   /** Searches per session and per client address (the API's, shared). */
   searchLimits: SearchLimits;
 }
@@ -86,7 +86,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
     checkCsrf(request, reply, done);
   });
   const storageFailures = new StorageFailureLog();
-  app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply, storageFailures));
+  app.setErrorHandler((error: FastifyError, request, reply) => errorPage(error, request, reply, storageFailures, ctx.isStorageUnavailable));
   installAssets(app);
 
   const limits = new LoginLimits(ctx.config, redis, new DeviceCookies(https));
@@ -124,6 +124,7 @@ function errorPage(
   request: FastifyRequest,
   reply: FastifyReply,
   storageFailures: StorageFailureLog,
+  isStorageUnavailable: (error: unknown) => boolean,
 ): FastifyReply {
   if (error instanceof PageError) return sendPage(reply, ErrorPage({ title: error.title, detail: error.detail }), error.status);
   if ('code' in error && (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')) {

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type * as Flexible from 'rate-limiter-flexible';
-import { accountKey, consume, type LoginLimits, limiter } from './login-limits.js';
+import { consume, limiter } from '../web/limiter.js';
+import { accountKey, type LoginLimits } from './login-limits.js';
 
 /** Sign-up emails one address is sent an hour (documented in docs/dashboard.md). */
 export const SIGNUP_EMAILS_PER_ADDRESS_PER_HOUR = 5;

@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { createRequire } from 'node:module';
 import type * as Flexible from 'rate-limiter-flexible';
-import type { Refusal } from './login-limits.js';
+import type { Refusal } from '../web/limiter.js';
 
-// NOTE: as in login-limits.ts, only the files needed, not the package's index.
+// NOTE: as in web/limiter.ts, only the files needed, not the package's index.
 const load = createRequire(import.meta.url);
 const RateLimiterMemory: typeof Flexible.RateLimiterMemory = load('rate-limiter-flexible/lib/RateLimiterMemory.js');
 const RateLimiterRedis: typeof Flexible.RateLimiterRedis = load('rate-limiter-flexible/lib/RateLimiterRedis.js');

@@ -1,4 +1,4 @@
-import { ProblemError } from '../errors.js';
+import { ProblemError, storageUnavailable } from '../errors.js';
 
 // SQLite's extended result codes, as better-sqlite3 names them (`SQLITE_IOERR_WRITE`, …): the disk is
 // full, the files turned read-only or cannot be opened, an I/O error, or the lock not had in time.
@@ -26,11 +26,6 @@ export function isStorageUnavailable(error: unknown): boolean {
   return false;
 }
 
-/** The catalogue's answer to such a failure: nothing was stored, try again. */
-export function storageUnavailable(): ProblemError {
-  return new ProblemError('storage_unavailable', 'The database could not take the write right now; nothing was stored. Try again in a moment.');
-}
-
 /** `error` as the problem it is answered with when it is a storage failure; anything else as it is. */
 export function asStorageProblem(error: unknown): unknown {
   return !(error instanceof ProblemError) && isStorageUnavailable(error) ? storageUnavailable() : error;
@@ -44,36 +39,5 @@ export async function unlessStorageUnavailable(write: Promise<unknown>): Promise
   } catch (error) {
     if (isStorageUnavailable(error)) return false;
     throw error;
-  }
-}
-
-/** How often, at most, requests refused for a database that cannot write are logged (then counted). */
-const STORAGE_LOG_INTERVAL_MS = 10_000;
-
-/**
- * Logs failures of a database that cannot write without flooding: a full disk refuses every write,
- * and a stack trace per request (or per poll of a worker) would fill the log as fast as visitors
- * arrive, and with it maybe the very disk that is full. The first failure is logged in full, then
- * at most one a `intervalMs`, saying how many more failed meanwhile.
- */
-export class StorageFailureLog {
-  private lastAt = Number.NEGATIVE_INFINITY;
-  private refused = 0;
-
-  constructor(
-    private readonly message = 'the database cannot take writes: requests are answered 503 storage_unavailable until it can',
-    private readonly intervalMs = STORAGE_LOG_INTERVAL_MS,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  note(log: { error(details: object, message: string): void }, err: unknown, details: object = {}): void {
-    const now = this.now();
-    if (now - this.lastAt < this.intervalMs) {
-      this.refused++;
-      return;
-    }
-    log.error({ err, ...details, alsoFailedSinceLastLine: this.refused }, this.message);
-    this.lastAt = now;
-    this.refused = 0;
   }
 }

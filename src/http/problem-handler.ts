@@ -1,15 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
-import { isStorageUnavailable, StorageFailureLog, storageUnavailable } from '../db/storage-errors.js';
-import { clip, PROBLEMS, ProblemError, problemAnchor, RETRY_AFTER_UNAVAILABLE_SECONDS, type ProblemCode } from '../errors.js';
+import { StorageFailureLog } from '../domain/storage-failure-log.js';
+import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
+import { problemBody } from '../web/problem-body.js';
+import { describeValidation } from '../web/validation.js';
 import { type NotFoundPage, wantsPage } from './browser-pages.js';
 
-/** Builds the problem document of 2.6 for a code. */
-export function problemBody(docsUrl: string, code: ProblemCode, detail: string, extra: Record<string, unknown> = {}) {
-  const { status, title } = PROBLEMS[code];
-  return { type: `${docsUrl}#${problemAnchor(code)}`, title, status, detail, code, ...extra };
-}
+/** Whether an error says the database cannot take a write right now: db's knowledge, handed in through the context. */
+export type StorageCheck = (error: unknown) => boolean;
 
+/** Answers `problem` as `application/problem+json`, with Retry-After on a 503. */
 export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem: ProblemError): FastifyReply {
   if (problem.status === 503) reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
   return reply
@@ -22,10 +22,10 @@ export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem:
  * One place that turns every failure into `application/problem+json`; 5xx details stay in the log.
  * A browser asking for a page outside the API (an unknown address whose path holds a NUL) gets a page.
  */
-export function installProblemHandler(app: FastifyInstance, docsUrl: () => string, pages?: NotFoundPage): void {
+export function installProblemHandler(app: FastifyInstance, docsUrl: () => string, isStorageUnavailable: StorageCheck, pages?: NotFoundPage): void {
   const storageFailures = new StorageFailureLog();
   app.setErrorHandler((error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply) => {
-    const problem = toProblem(error);
+    const problem = toProblem(error, isStorageUnavailable);
     if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) storageFailures.note(request.log, error);
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
@@ -38,10 +38,10 @@ export function installProblemHandler(app: FastifyInstance, docsUrl: () => strin
  * path segment over `maxParamLength`) would otherwise get Fastify's own JSON, quoting the whole URL.
  * A browser asking for a page (outside the API) gets the dashboard's error page instead.
  */
-export function answerFrameworkError(docsUrl: () => string, pages?: NotFoundPage) {
+export function answerFrameworkError(docsUrl: () => string, isStorageUnavailable: StorageCheck, pages?: NotFoundPage) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     reply.header('x-request-id', request.id);
-    const problem = toProblem(error);
+    const problem = toProblem(error, isStorageUnavailable);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
     return sendProblem(reply, docsUrl, problem);
@@ -65,7 +65,7 @@ export function installClosingAnswer(app: FastifyInstance, docsUrl: () => string
   });
 }
 
-function toProblem(error: FastifyError | ProblemError): ProblemError {
+function toProblem(error: FastifyError | ProblemError, isStorageUnavailable: StorageCheck): ProblemError {
   if (error instanceof ProblemError) return error;
   if (isStorageUnavailable(error)) return storageUnavailable();
   const e = error as FastifyError & { validationContext?: string };
@@ -96,45 +96,4 @@ function toProblem(error: FastifyError | ProblemError): ProblemError {
     return new ProblemError('validation_error', 'The request is invalid.', { errors: [`request: ${clip(e.message)}`] });
   }
   return new ProblemError('internal_error', 'The server failed to handle the request; it has been logged.');
-}
-
-/** The most `errors` entries one answer lists: a body of 200,000 unknown keys must not be answered with each of them. */
-export const MAX_LISTED_ERRORS = 50;
-
-/** Ajv errors as "field: problem", one per field and problem, in the order found, at most MAX_LISTED_ERRORS of them. */
-export function describeValidation(errors: ErrorObject[]): string[] {
-  const seen = new Set<string>();
-  for (const error of errors) {
-    const line = describeOne(error);
-    if (line) seen.add(line);
-  }
-  const lines = [...seen];
-  if (lines.length <= MAX_LISTED_ERRORS) return lines;
-  return [...lines.slice(0, MAX_LISTED_ERRORS - 1), `body: ${lines.length - MAX_LISTED_ERRORS + 1} more problems not listed`];
-}
-
-function describeOne(error: ErrorObject): string | null {
-  const field = clip(
-    error.instancePath
-      .split('/')
-      .slice(1)
-      .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
-      .join(''),
-  );
-  const at = (name: string) => (field ? `${field}.${name}` : name);
-  const p = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return `${at(String(p.missingProperty))}: is required`;
-    case 'additionalProperties':
-      return `${at(clip(String(p.additionalProperty)))}: is not a known field`;
-    case 'enum':
-      return `${field || 'value'}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'format':
-      return `${field || 'value'}: must be ${p.format === 'email' ? 'an e-mail address' : p.format === 'uri' ? 'an absolute URL' : `a valid ${String(p.format)}`}`;
-    case 'type':
-      return `${field || 'body'}: must be ${Array.isArray(p.type) ? p.type.join(' or ') : String(p.type)}`;
-    default:
-      return `${field || 'body'}: ${error.message ?? 'is invalid'}`;
-  }
 }

@@ -1,21 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { IncomingMessage } from 'node:http';
 import { normaliseAddress } from '../net/client-address.js';
 
-const SAFE_REQUEST_ID = /^[\w.:-]{1,64}$/;
 // The dashboard's emailed links carry their secret in the path: it never reaches the log.
 const SECRET_IN_PATH = /^(\/(?:reset-password|invitations)\/)[^/]+/;
 
 /** The path as logged: without the query, and with a link's secret replaced by `…`. */
 export function loggedPath(url: string): string {
   return url.split('?')[0]!.replace(SECRET_IN_PATH, '$1…');
-}
-
-/** A caller's `X-Request-Id` when it is sane, else a new one. */
-export function requestId(request: IncomingMessage): string {
-  const given = request.headers['x-request-id'];
-  return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /**

@@ -1,7 +1,7 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { validationError } from '../errors.js';
+import { bodyAjv, queryAjv } from '../web/validation.js';
 
 /**
  * Two Ajv instances: bodies are validated strictly (no type coercion, an unknown field refused, so
@@ -12,7 +12,7 @@ import { validationError } from '../errors.js';
  */
 export function installValidators(app: FastifyInstance): void {
   const strict = bodyAjv();
-  const coercing = addFormats.default(new Ajv.default({ ...COMMON, coerceTypes: 'array', removeAdditional: true }));
+  const coercing = queryAjv();
   // Compiled at each route's first request rather than before listening, for a quicker start.
   app.setValidatorCompiler(({ schema, httpPart }) => validatorOnFirstUse(() => (httpPart === 'body' ? strict : coercing).compile(schema)));
   app.addHook('preValidation', async (request) => {
@@ -32,13 +32,6 @@ export function installValidators(app: FastifyInstance): void {
       );
     }
   });
-}
-
-const COMMON = { allErrors: true, removeAdditional: false, useDefaults: true, strict: false } as const;
-
-/** The API's validator of bodies: the dashboard checks its forms with it too, so both say the same. */
-export function bodyAjv(): Ajv.default {
-  return addFormats.default(new Ajv.default({ ...COMMON, coerceTypes: false }));
 }
 
 /** A validator that compiles its schema when first called; Fastify reads `errors` after each call. */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { isStorageUnavailable, StorageFailureLog } from '../db/storage-errors.js';
+import { isStorageUnavailable } from '../db/storage-errors.js';
+import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';

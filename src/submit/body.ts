@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { clip, ProblemError, validationError } from '../errors.js';
-import { jsonNestsDeeperThan } from '../http/json-body.js';
+import { jsonNestsDeeperThan } from '../web/json-depth.js';
 import { MAX_DEPTH } from '../intake/field-paths.js';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../intake/fields.js';
 

@@ -1,12 +1,12 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS } from '../errors.js';
-import { answerClientError, ignoreUnknownExpectations } from '../http/client-error.js';
-import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from '../http/connection-drain.js';
-import { problemBody } from '../http/problem-handler.js';
-import { requestId } from '../http/request-log.js';
-import { asStorageProblem, StorageFailureLog } from '../db/storage-errors.js';
+import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
+import { answerClientError, ignoreUnknownExpectations } from '../web/client-error.js';
+import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from '../web/connection-drain.js';
+import { problemBody } from '../web/problem-body.js';
+import { requestId } from '../web/request-id.js';
+import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { fieldsFromPairs } from '../intake/fields.js';
 import { isUpgraded } from '../services/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
@@ -217,7 +217,7 @@ function answerFailure(
   reqId: string,
   submitting: boolean,
 ): void {
-  const known = asStorageProblem(error);
+  const known = !(error instanceof ProblemError) && deps.ctx.isStorageUnavailable(error) ? storageUnavailable() : error;
   const problem = known instanceof ProblemError ? known : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
   if (submitting) deps.ctx.metrics?.refused(problem.code);
   if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) deps.storageFailures.note(deps.log, error, { reqId });

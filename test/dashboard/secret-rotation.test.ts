@@ -2,7 +2,7 @@
 // listed in FORMGATE_SECRET_PREVIOUS, and stops once it is dropped; everything new is signed with the new one.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CursorCodec } from '../../src/http/pagination.js';
+import { CursorCodec } from '../../src/web/pagination.js';
 import { Keyring } from '../../src/keyring.js';
 import { SignupLinks } from '../../src/services/signup-links.js';
 import { ThankYouLinks } from '../../src/submit/thank-you-link.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
 import { describe, it } from 'node:test';
-import { answerClientError } from '../../src/http/client-error.js';
+import { answerClientError } from '../../src/web/client-error.js';
 
 const DOCS = 'http://formgate.test/docs/errors';
 

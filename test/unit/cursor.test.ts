@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { ProblemError } from '../../src/errors.js';
-import { CursorCodec } from '../../src/http/pagination.js';
+import { CursorCodec } from '../../src/web/pagination.js';
 
 const SECRET = 'unit-test-secret-0123456789abcdefghijklmnop';
 const POSITION = { createdAt: 1_731_000_000_123, id: 'abcdefghijklmnopqrst' };

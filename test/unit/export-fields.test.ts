@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { attachmentDisposition } from '../../src/http/attachment.js';
+import { attachmentDisposition } from '../../src/web/attachment.js';
 import { flattenFields } from '../../src/services/export-fields.js';
 
 const flat = (data: unknown) => Object.fromEntries(flattenFields(data));

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { asStorageProblem, isStorageUnavailable, StorageFailureLog, unlessStorageUnavailable } from '../../src/db/storage-errors.js';
+import { asStorageProblem, isStorageUnavailable, unlessStorageUnavailable } from '../../src/db/storage-errors.js';
+import { StorageFailureLog } from '../../src/domain/storage-failure-log.js';
 import { ProblemError } from '../../src/errors.js';
 
 const withCode = (code: string, message = 'driver error') => Object.assign(new Error(message), { code });

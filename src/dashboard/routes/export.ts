@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
-import { sendExport } from '../../http/attachment.js';
+import { sendExport } from '../../web/attachment.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../services/exports.js';
 import type { SubmissionScope } from '../../services/submissions.js';
 import { readFilter } from '../date-range.js';
-import type { SearchLimits } from '../../http/search-limits.js';
+import type { SearchLimits } from '../../web/search-limits.js';
 import { accountOf, requireAccount } from '../session.js';
 import { sessionKey } from './inbox.js';
 

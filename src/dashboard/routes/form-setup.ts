@@ -1,19 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import type { TestSent } from '../../services/test-submissions.js';
-import type { SubmitSurface } from '../../submit/server.js';
 import { setFlash } from '../flash.js';
 import { formFrame } from '../form-frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
-import { submitPoster } from '../submit-post.js';
+import { type SubmitTarget, submitPoster } from '../submit-post.js';
 import { FormSetupPage, TestResultPage } from '../views/form-setup-page.js';
 
 type FormParams = { Params: { formId: string } };
 type ResultParams = { Params: { formId: string; submissionId: string } };
 
 /** A form's Setup tab: its address and snippets, and "Send a test submission" through the real submit surface. */
-export function registerFormSetupRoutes(app: FastifyInstance, ctx: AppContext, submit: SubmitSurface): void {
+export function registerFormSetupRoutes(app: FastifyInstance, ctx: AppContext, submit: SubmitTarget): void {
   async function setupPage(request: FastifyRequest<FormParams>, reply: FastifyReply, refused?: Extract<TestSent, { stored: false }>) {
     const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
     const page = FormSetupPage({ frame, form, address: `${ctx.config.submitUrl}/${form.id}`, refused });

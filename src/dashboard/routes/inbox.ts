@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import type { CursorCodec } from '../../http/pagination.js';
-import type { SearchLimits } from '../../http/search-limits.js';
+import type { CursorCodec } from '../../web/pagination.js';
+import type { SearchLimits } from '../../web/search-limits.js';
 import { type Keyset, nextOf, type Page } from '../../services/pagination.js';
 import { fromJson } from '../../db/database.js';
 import { type FilterValues, filterQuery, readFilter } from '../date-range.js';

@@ -4,7 +4,7 @@ import { problemResponses } from '../../../schemas/common.js';
 import { FormCreateBody, FormListQuery, FormPageSchema, FormParams, FormPatchBody } from '../../../schemas/form.js';
 import { toFormResource } from '../../../services/forms.js';
 import { principalOf } from '../../auth.js';
-import { pageRequest, toEnvelope } from '../../pagination.js';
+import { pageRequest, toEnvelope } from '../../../web/pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
 

@@ -6,10 +6,10 @@ import { FormParams } from '../../../schemas/form.js';
 import { SubmissionExportQuery, SubmissionExportResponse, SubmissionListQuery, SubmissionPageSchema, SubmissionParams } from '../../../schemas/submission.js';
 import { WorkspaceParams } from '../../../schemas/workspace.js';
 import { submissionJson } from '../../../services/submissions.js';
-import { sendExport } from '../../attachment.js';
+import { sendExport } from '../../../web/attachment.js';
 import { principalOf } from '../../auth.js';
-import type { SearchLimits } from '../../search-limits.js';
-import { envelopeJson, pageRequest } from '../../pagination.js';
+import type { SearchLimits } from '../../../web/search-limits.js';
+import { envelopeJson, pageRequest } from '../../../web/pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
 

@@ -4,7 +4,7 @@ import { problemResponses } from '../../../schemas/common.js';
 import { WorkspaceBody, WorkspaceListQuery, WorkspacePageSchema, WorkspaceParams, WorkspacePatchBody } from '../../../schemas/workspace.js';
 import { toWorkspaceResource } from '../../../services/workspaces.js';
 import { principalOf } from '../../auth.js';
-import { pageRequest, toEnvelope } from '../../pagination.js';
+import { pageRequest, toEnvelope } from '../../../web/pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
 

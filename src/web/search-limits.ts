@@ -2,9 +2,9 @@ import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import type * as Flexible from 'rate-limiter-flexible';
 import type { Config } from '../config/config.js';
-import { consume, limiter, type Refusal } from '../dashboard/login-limits.js';
 import { ProblemError } from '../errors.js';
 import { visitorKey } from '../intake/rate-limit.js';
+import { consume, limiter, type Refusal } from './limiter.js';
 
 /**
  * Searches (`search` on the API's lists and exports, the dashboard inbox's and its exports) per

@@ -1,7 +1,7 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ProblemError } from '../errors.js';
-import { problemBody } from './problem-handler.js';
+import { problemBody } from './problem-body.js';
 
 /** A request Node's HTTP parser refused, before any route saw it, as a problem of the catalogue. */
 function clientProblem(error: NodeJS.ErrnoException): ProblemError {
