@@ -1,4 +1,4 @@
-import { DAY_MS } from '../db/schema/daily-count.js';
+import { DAY_MS } from '../domain/time.js';
 import type { SubmissionFilter } from '../services/submissions.js';
 import type { FieldErrors } from './field-errors.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { FormRow } from '../db/schema/form.js';
-import type { Plan } from '../db/schema/workspace.js';
+import type { Plan } from '../domain/plans.js';
 import { frameFor } from './frame.js';
 import { accountOf } from './session.js';
 import type { Frame } from './views/layout.js';

@@ -9,7 +9,8 @@ import { captchaFieldName, verifyCaptcha, type CaptchaVerifyUrls } from '../spam
 import { honeypotFilled, removeTrapField } from '../spam/honeypot.js';
 import type { SpamScorer } from '../spam/score.js';
 import { compileSpamWords } from '../spam/spam-words.js';
-import { captchaAnswer, isEmpty, submitterAddress, type ParsedSubmission } from './fields.js';
+import { submitterAddress } from '../domain/submitter-address.js';
+import { captchaAnswer, isEmpty, type ParsedSubmission } from './fields.js';
 import { visitorKey } from './rate-limit.js';
 import type { SubmissionWriter } from './writer.js';
 

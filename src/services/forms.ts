@@ -3,7 +3,7 @@ import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/schema/form.js';
 import { SingleFlight } from '../db/single-flight.js';
-import type { Plan } from '../db/schema/workspace.js';
+import type { Plan } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { newWebhookSecret } from '../jobs/channels/webhook.js';

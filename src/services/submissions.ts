@@ -8,7 +8,8 @@ import { candidatesMatch, indexCandidates, postgresMatches, type SearchScopeColu
 import { ProblemError, validationError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
 import { type Keyset, keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
-import { isUpgraded, PLANS } from './plans.js';
+import { PLANS } from '../domain/plans.js';
+import { isUpgraded } from './plans.js';
 import { countHeld, type FolderRow, listFolder, markNotSpam, reasonsOf } from './quarantine.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 

@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { fromJson } from '../db/database.js';
 import type { TemplateKind, TemplateRow } from '../db/schema/template.js';
 import { ProblemError, validationError } from '../errors.js';
-import { submitterAddress } from '../intake/fields.js';
+import { submitterAddress } from '../domain/submitter-address.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJob } from '../jobs/outbox.js';
 import { autoresponderMessage } from '../mail/autoresponder.js';

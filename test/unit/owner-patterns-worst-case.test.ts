@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { fieldsFromJson, fieldsFromPairs, isEmpty, submitterAddress, type ParsedSubmission } from '../../src/intake/fields.js';
+import { submitterAddress } from '../../src/domain/submitter-address.js';
+import { fieldsFromJson, fieldsFromPairs, isEmpty, type ParsedSubmission } from '../../src/intake/fields.js';
 import { deliveryJobs } from '../../src/jobs/submission-jobs.js';
 import { checkAutoresponderContent } from '../../src/mail/template-check.js';
 import { MAX_TEMPLATE_CHARS } from '../../src/mail/template-engine.js';
