@@ -16,6 +16,10 @@ import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } fro
 import type { Access, FormService } from './forms.js';
 import { requireUnchanged } from './read-only-fields.js';
 
+/** A form's stored template, as pages read it. */
+export type Template = TemplateRow;
+export type { TemplateKind };
+
 /** What a preview renders when the form has no submission yet (documented in docs/templates.md). */
 export const SAMPLE_DATA = { name: 'Jane Doe', email: 'jane@example.com', message: 'Hello! I would like to know more about your services.' };
 

@@ -11,6 +11,9 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueueAccountEmail, tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
 
+/** A stored token (its hash, never its secret), as the dashboard lists it. */
+export type Token = TokenRow;
+
 /** Who is calling the management API: an account, through one of its tokens. */
 export interface Principal {
   userId: string;

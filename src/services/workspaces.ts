@@ -16,6 +16,9 @@ import { requireUnchanged } from './read-only-fields.js';
 import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { UserService } from './users.js';
 
+/** A workspace as the service hands it to pages and routes. */
+export type Workspace = WorkspaceRow;
+
 // named, not `*`: see PreparedQuery
 const WORKSPACE_COLUMNS = [
   'id',
