@@ -1,8 +1,6 @@
 import { fromJson, toJson, type Database } from '../db/database.js';
-import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/schema/form.js';
-import { SingleFlight } from '../db/single-flight.js';
 import type { Plan } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -10,6 +8,7 @@ import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
+import { type IntakeForm, IntakeForms } from './intake-forms.js';
 import { planLimits } from './plans.js';
 import { requireUnchanged } from './read-only-fields.js';
 import type { RecipientService } from './recipients.js';
@@ -84,49 +83,9 @@ const FORM_COLUMNS = [
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
 
-export interface IntakeForm {
-  id: string;
-  workspaceId: string;
-  plan: Plan;
-  customHoneypot: string | null;
-  customSpamWords: string | null;
-  spamProtection: SpamProtection | null;
-  /** JSON array (text on SQLite): decides the deliveries. */
-  notificationEmails: unknown;
-  slackChannel: string | null;
-  webhookUrl: string | null;
-  /** The autoresponder template's `paused` (0/1), or null when there is none. */
-  autoresponderPaused: number | null;
-  captchaSecret: string | null;
-  /** JSON array (text on SQLite) of the origins that may post; empty: any. Read it with `allowedOriginsOf`. */
-  allowedOrigins: unknown;
-}
-
 export class FormService {
   private readonly secrets: FormSecrets;
-
-  /** What the submit pipeline needs of a form: looked up on every submission, so built once. */
-  private readonly intakeForm = new PreparedQuery<{ formId: string }, IntakeForm>((db, { formId }) =>
-    db
-      .selectFrom('forms')
-      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
-      .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
-      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-      .select([
-        'forms.id',
-        'forms.workspaceId',
-        'forms.customHoneypot',
-        'forms.customSpamWords',
-        'forms.spamProtection',
-        'forms.notificationEmails',
-        'forms.slackChannel',
-        'forms.webhookUrl',
-        'forms.allowedOrigins',
-        'workspaces.plan',
-      ])
-      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
-      .where('forms.id', '=', formId),
-  );
+  private readonly intake: IntakeForms;
 
   /** A form with its plan, when the account belongs to its workspace: every form route checks this. */
   private readonly memberForm = new PreparedQuery<{ formId: string; userId: string }, FormWithPlan>((db, { formId, userId }) =>
@@ -147,6 +106,7 @@ export class FormService {
     private readonly recipients: RecipientService,
   ) {
     this.secrets = new FormSecrets(database);
+    this.intake = new IntakeForms(database);
   }
 
   /** The workspace's forms, newest first; through the API (`api`), an upgraded workspace's only. */
@@ -327,14 +287,13 @@ export class FormService {
   }
 
   /** What the submit pipeline needs of a form, with its workspace's plan and the captcha secret in use; null when there is no such form. */
-  async getIntakeForm(formId: string): Promise<IntakeForm | null> {
-    return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
+  getIntakeForm(formId: string): Promise<IntakeForm | null> {
+    return this.intake.get(formId);
   }
 
   /** The forms intake looks up: kept in memory where the database counts their changes (SQLite). */
   intakeForms(): { get(formId: string): Promise<IntakeForm | undefined> } {
-    const lookup = async (formId: string) => (await this.getIntakeForm(formId)) ?? undefined;
-    return this.database.countsChanges ? new KeptRows<IntakeForm>(() => this.database.changeCount('intake_forms'), lookup) : new SingleFlight(lookup);
+    return this.intake.lookup();
   }
 
   /** The form's webhook signing secret, made on first use (webhook deliveries, the CLI); `not_found` when there is no such form. */
@@ -343,12 +302,8 @@ export class FormService {
   }
 
   /** Counts submissions dropped by a filled honeypot (they are not stored). */
-  async countHoneypotDrop(formId: string): Promise<void> {
-    await this.database.db
-      .updateTable('forms')
-      .set((eb) => ({ honeypotDrops: eb('honeypotDrops', '+', 1) }))
-      .where('id', '=', formId)
-      .execute();
+  countHoneypotDrop(formId: string): Promise<void> {
+    return this.intake.countHoneypotDrop(formId);
   }
 
   /** The form with its plan if the account belongs to its workspace (`not_found` otherwise); through the API, only in an upgraded workspace. */

@@ -7,7 +7,7 @@ import { deliveryJobs } from '../../src/jobs/submission-jobs.js';
 import { checkAutoresponderContent } from '../../src/mail/template-check.js';
 import { MAX_TEMPLATE_CHARS } from '../../src/mail/template-engine.js';
 import { notificationMessage } from '../../src/mail/notification.js';
-import type { IntakeForm } from '../../src/services/forms.js';
+import type { IntakeForm } from '../../src/services/intake-forms.js';
 import { searchTextOf } from '../../src/services/search-text.js';
 import { emailProblem } from '../../src/services/users.js';
 import { normalizeSafely } from '../../src/spam/characters.js';
