@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../src/context.js';
-import { DAY_MS } from '../../src/db/schema/daily-count.js';
+import { DAY_MS } from '../../src/domain/time.js';
 import { idAt } from '../../src/ids.js';
 import { freshDatabase, type BenchDialect } from '../lib/databases.js';
 import { createAccount, createForm, settle, withContext } from '../lib/fixtures.js';

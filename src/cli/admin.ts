@@ -4,8 +4,8 @@ import type { SecretProvider } from '../db/schema/form.js';
 import { describeDatabase } from '../db/database.js';
 import { ProblemError, validationError } from '../errors.js';
 import { DeliveryService } from '../services/deliveries.js';
-import { SECRET_PROVIDERS } from '../services/forms.js';
-import { isPlan, PLANS } from '../services/plans.js';
+import { SECRET_PROVIDERS } from '../services/form-secrets.js';
+import { isPlan, PLANS } from '../domain/plans.js';
 import { toTokenResource } from '../services/tokens.js';
 import { toWorkspaceResource } from '../services/workspaces.js';
 

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import type { SpamProtection } from '../db/schema/form.js';
-import { type Plan, PLANS } from '../db/schema/workspace.js';
+import { type Plan, PLANS } from '../domain/plans.js';
 import { SPAMD_DEFAULT_PORT, type SpamdAddress } from '../mail/spamd.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../spam/captcha.js';
 import {

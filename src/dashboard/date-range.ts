@@ -1,5 +1,5 @@
-import { DAY_MS } from '../db/schema/daily-count.js';
-import type { SubmissionFilter } from '../services/submissions.js';
+import { DAY_MS } from '../domain/time.js';
+import type { SubmissionFilter } from '../services/submission-search.js';
 import type { FieldErrors } from './field-errors.js';
 
 /** What the inbox's filter form sends, as typed: kept in the address bar and shown back in the form. */

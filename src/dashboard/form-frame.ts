@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { FormRow } from '../db/schema/form.js';
-import type { Plan } from '../db/schema/workspace.js';
+import type { Form } from '../services/forms.js';
+import type { Plan } from '../domain/plans.js';
 import { frameFor } from './frame.js';
 import { accountOf } from './session.js';
 import type { Frame } from './views/layout.js';
 
-export type FormWithPlan = FormRow & { plan: Plan };
+export type FormWithPlan = Form & { plan: Plan };
 
 /**
  * A form's page: the form with its workspace's plan (`not_found` unless the account belongs to its

@@ -1,10 +1,9 @@
 import type { ValidateFunction } from 'ajv';
-import type { FormRow } from '../db/schema/form.js';
+import type { Form } from '../services/forms.js';
 import { validationError } from '../errors.js';
 import { bodyAjv, describeValidation } from '../web/validation.js';
 import { FormPatchBody } from '../schemas/form.js';
-import { allowedOriginsOf, type FormSettings } from '../services/forms.js';
-import { fromJson } from '../db/database.js';
+import { allowedOriginsOf, type FormSettings, notificationEmailsOf } from '../services/forms.js';
 
 /** The two lists of the settings page: each entry its own input, an extra one to add. */
 export const SETTINGS_LISTS = ['notificationEmails', 'allowedOrigins'] as const;
@@ -31,12 +30,12 @@ export interface SettingsValues {
 export type SettingsAction = { kind: 'save' } | { kind: 'add'; list: SettingsList } | { kind: 'remove'; list: SettingsList; index: number };
 
 /** The stored form as the page shows it. */
-export function valuesOf(form: FormRow): SettingsValues {
+export function valuesOf(form: Form): SettingsValues {
   return {
     name: form.name,
     description: form.description ?? '',
     technology: form.technology ?? '',
-    notificationEmails: fromJson<string[]>(form.notificationEmails),
+    notificationEmails: notificationEmailsOf(form),
     emailThreading: form.emailThreading === 1,
     webhookUrl: form.webhookUrl ?? '',
     slackChannel: form.slackChannel ?? '',

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { WorkspaceRow } from '../db/schema/workspace.js';
+import type { Workspace } from '../services/workspaces.js';
 import { outboxDir } from '../mail/transport.js';
 import { takeFlash } from './flash.js';
 import { accountOf, csrfUserInfo } from './session.js';
@@ -24,7 +24,7 @@ export async function frameFor(
   request: FastifyRequest,
   reply: FastifyReply,
   ctx: AppContext,
-  options: { workspaceId?: string; workspace?: WorkspaceRow; section?: Section } = {},
+  options: { workspaceId?: string; workspace?: Workspace; section?: Section } = {},
 ): Promise<Frame> {
   const { user } = accountOf(request);
   const listed = await ctx.workspaces.listForUser(user.id, { limit: SWITCHER_LIMIT, after: null });
@@ -66,7 +66,7 @@ export async function workspaceFrame(
   ctx: AppContext,
   workspaceId: string,
   section: Section,
-): Promise<{ frame: Frame; workspace: WorkspaceRow }> {
+): Promise<{ frame: Frame; workspace: Workspace }> {
   const workspace = await ctx.workspaces.getForMember(accountOf(request).user.id, workspaceId);
   return { frame: await frameFor(request, reply, ctx, { workspace, section }), workspace };
 }

@@ -1,4 +1,4 @@
-import type { SpamProtection } from '../db/schema/form.js';
+import type { SpamProtection } from '../services/forms.js';
 
 /** The honeypot every form has (docs/submit.md): the snippet's trap unless the form names its own. */
 export const DEFAULT_HONEYPOT = '_gotcha';

@@ -1,4 +1,4 @@
-import type { TemplateKind } from '../db/schema/template.js';
+import type { TemplateKind } from '../services/templates.js';
 
 // What the editor holds before a template is saved: a working starting point, not an empty box.
 const NOTIFICATION = `<!doctype html>

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ProblemError } from '../errors.js';
-import { invalidToken, type Principal, type Scope, type TokenService } from '../services/tokens.js';
+import type { Scope } from '../domain/scopes.js';
+import { invalidToken, type Principal, type TokenService } from '../services/tokens.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -4,12 +4,14 @@ import type { SubmissionStatus } from '../db/schema/submission.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { deliveryPlan } from '../jobs/submission-jobs.js';
-import type { FormService, IntakeForm } from '../services/forms.js';
+import type { FormService } from '../services/forms.js';
+import type { IntakeForm } from '../services/intake-forms.js';
 import { captchaFieldName, verifyCaptcha, type CaptchaVerifyUrls } from '../spam/captcha.js';
 import { honeypotFilled, removeTrapField } from '../spam/honeypot.js';
 import type { SpamScorer } from '../spam/score.js';
 import { compileSpamWords } from '../spam/spam-words.js';
-import { captchaAnswer, isEmpty, submitterAddress, type ParsedSubmission } from './fields.js';
+import { submitterAddress } from '../domain/submitter-address.js';
+import { captchaAnswer, isEmpty, type ParsedSubmission } from './fields.js';
 import { visitorKey } from './rate-limit.js';
 import type { SubmissionWriter } from './writer.js';
 

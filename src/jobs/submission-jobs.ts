@@ -1,5 +1,5 @@
 import { fromJson, type Queryable } from '../db/database.js';
-import type { Plan } from '../db/schema/workspace.js';
+import type { Plan } from '../domain/plans.js';
 import { isUpgraded } from '../services/plans.js';
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
 import { normaliseEmail } from '../services/email-address.js';

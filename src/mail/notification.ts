@@ -1,4 +1,4 @@
-import { submitterAddress } from '../intake/fields.js';
+import { submitterAddress } from '../domain/submitter-address.js';
 import { headerText } from './header-text.js';
 import { mailDomain, notificationMessageId } from './message-id.js';
 import type { MailMessage } from './transport.js';

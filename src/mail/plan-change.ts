@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import type { Plan } from '../db/schema/workspace.js';
+import type { Plan } from '../domain/plans.js';
 import { isUpgraded, planLimits, submissionsLeft } from '../services/plans.js';
 import { type AccountMessage, enqueueAccountEmail } from './account-mail.js';
 import { ownerAddresses } from './quota-notice.js';

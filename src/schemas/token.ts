@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { SCOPES } from '../services/tokens.js';
+import { SCOPES } from '../domain/scopes.js';
 import { DateTime, NullableString, StringEnum } from './common.js';
 
 export const TokenSchema = Type.Object(

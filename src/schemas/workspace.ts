@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PLANS } from '../services/plans.js';
+import { PLANS } from '../domain/plans.js';
 import { DateTime, IgnoredDateTime, PageOf, PageQuery, StringEnum } from './common.js';
 
 const WorkspaceName = Type.String({ minLength: 1, maxLength: 128, description: '1 to 128 characters.' });

@@ -1,8 +1,7 @@
 import type { Database } from '../db/database.js';
-import type { Plan } from '../db/schema/workspace.js';
+import { isPlan, type Plan, PLANS } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
-import { isPlan, PLANS } from './plans.js';
 import type { WorkspaceService } from './workspaces.js';
 
 /** An account as the instance admin sees it. */

@@ -2,7 +2,8 @@ import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
-import { PLANS, planLimits } from './plans.js';
+import { PLANS } from '../domain/plans.js';
+import { planLimits } from './plans.js';
 
 /** Called inside the transaction that holds the first submission past a workspace's allowance. */
 export type AllowanceReached = (trx: Transaction<DB>, workspaceId: string) => Promise<void>;

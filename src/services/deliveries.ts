@@ -3,7 +3,7 @@ import { fromJson, type Database, type Queryable } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
 import type { AttemptOutcome, JobRow, JobStatus } from '../db/schema/job.js';
 import { ProblemError, validationError } from '../errors.js';
-import { submitterAddress } from '../intake/fields.js';
+import { submitterAddress } from '../domain/submitter-address.js';
 import { AUTORESPONDER_KIND } from '../jobs/channels/autoresponder.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { WEBHOOK_KIND } from '../jobs/channels/webhook.js';

@@ -5,7 +5,8 @@ import type { Access, FormService } from './forms.js';
 import { neutraliseFormula } from './csv-formulas.js';
 import { type Cell, flattenFields } from './export-fields.js';
 import { type Keyset, nextOf } from './pagination.js';
-import { type SubmissionFilter, type SubmissionListRow, type SubmissionScope, type SubmissionService, submissionJson } from './submissions.js';
+import type { SubmissionFilter, SubmissionListRow } from './submission-search.js';
+import { type SubmissionScope, type SubmissionService, submissionJson } from './submissions.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;

@@ -1,15 +1,14 @@
 import { fromJson, toJson, type Database } from '../db/database.js';
-import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/schema/form.js';
-import { SingleFlight } from '../db/single-flight.js';
-import type { Plan } from '../db/schema/workspace.js';
+import type { Plan } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { newWebhookSecret } from '../jobs/channels/webhook.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
+import { type IntakeForm, IntakeForms } from './intake-forms.js';
 import { planLimits } from './plans.js';
 import { requireUnchanged } from './read-only-fields.js';
 import type { RecipientService } from './recipients.js';
@@ -39,18 +38,6 @@ export interface FormSentBack {
   workspaceId?: string;
 }
 
-export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK'];
-/** The secrets people store (captcha secret keys, the Slack token); the webhook's is made by Formgate. */
-export type StoredSecretProvider = Exclude<SecretProvider, 'WEBHOOK'>;
-/** How long a stored secret may be, trimmed: real ones are 30 to 80 characters. */
-export const SECRET_MAX_LENGTH = 1024;
-
-/** That a secret is stored, and since when: never its value. */
-export interface SecretState {
-  provider: StoredSecretProvider;
-  updatedAt: number;
-}
-
 /** What deleting a form takes with it. */
 export interface FormDeletionCounts {
   accepted: number;
@@ -62,7 +49,11 @@ export interface FormDeletionCounts {
   pendingDeliveries: number;
 }
 
-type FormWithPlan = FormRow & { plan: Plan };
+/** A form as the service hands it to pages and routes. */
+export type Form = FormRow;
+/** A form with its workspace's plan: what every member check returns. */
+export type FormWithPlan = Form & { plan: Plan };
+export type { SpamProtection };
 
 /**
  * Who is asking: the REST API (`api`) is a paid feature, so through it a FREE workspace's forms
@@ -92,52 +83,9 @@ const FORM_COLUMNS = [
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
 
-export interface IntakeForm {
-  id: string;
-  workspaceId: string;
-  plan: Plan;
-  customHoneypot: string | null;
-  customSpamWords: string | null;
-  spamProtection: SpamProtection | null;
-  /** JSON array (text on SQLite): decides the deliveries. */
-  notificationEmails: unknown;
-  slackChannel: string | null;
-  webhookUrl: string | null;
-  /** The autoresponder template's `paused` (0/1), or null when there is none. */
-  autoresponderPaused: number | null;
-  captchaSecret: string | null;
-  /** JSON array (text on SQLite) of the origins that may post; empty: any. Read it with `allowedOriginsOf`. */
-  allowedOrigins: unknown;
-}
-
 export class FormService {
-  /** What the submit pipeline needs of a form: looked up on every submission, so built once. */
-  private readonly intakeForm = new PreparedQuery<{ formId: string }, IntakeForm>((db, { formId }) =>
-    db
-      .selectFrom('forms')
-      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
-      .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
-      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-      .select([
-        'forms.id',
-        'forms.workspaceId',
-        'forms.customHoneypot',
-        'forms.customSpamWords',
-        'forms.spamProtection',
-        'forms.notificationEmails',
-        'forms.slackChannel',
-        'forms.webhookUrl',
-        'forms.allowedOrigins',
-        'workspaces.plan',
-      ])
-      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
-      .where('forms.id', '=', formId),
-  );
-
-  /** The form's webhook signing secret: read on every webhook delivery. */
-  private readonly webhookSecretRow = new PreparedQuery<{ formId: string }, { secret: string }>((db, { formId }) =>
-    db.selectFrom('formSecrets').select('secret').where('formId', '=', formId).where('provider', '=', 'WEBHOOK'),
-  );
+  private readonly secrets: FormSecrets;
+  private readonly intake: IntakeForms;
 
   /** A form with its plan, when the account belongs to its workspace: every form route checks this. */
   private readonly memberForm = new PreparedQuery<{ formId: string; userId: string }, FormWithPlan>((db, { formId, userId }) =>
@@ -156,7 +104,10 @@ export class FormService {
     private readonly workspaces: WorkspaceService,
     private readonly allowPrivateWebhooks: boolean,
     private readonly recipients: RecipientService,
-  ) {}
+  ) {
+    this.secrets = new FormSecrets(database);
+    this.intake = new IntakeForms(database);
+  }
 
   /** The workspace's forms, newest first; through the API (`api`), an upgraded workspace's only. */
   async listForms(userId: string, workspaceId: string, page: PageRequest, options: { api?: boolean } = {}): Promise<Page<FormRow>> {
@@ -235,7 +186,7 @@ export class FormService {
         why: `must be the form’s workspace (${form.workspaceId}): a form cannot move to another workspace`,
       },
     ]);
-    this.checkSettings(settings, await this.storedProviders(formId));
+    this.checkSettings(settings, await this.secrets.providers(formId));
     const update: FormUpdate = {};
     for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {
       if (value === undefined) continue;
@@ -260,66 +211,38 @@ export class FormService {
   }
 
   /** Stores a dashboard-only secret (captcha secret key or Slack token) for a form (admin command). */
-  async setSecret(formId: string, provider: SecretProvider, secret: string): Promise<void> {
-    if (!secret.trim()) throw validationError(['secret: must not be empty']);
-    const form = await this.database.db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
-    if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
-    const now = Date.now();
-    await this.database.db
-      .insertInto('formSecrets')
-      .values({ formId, provider, secret, createdAt: now, updatedAt: now })
-      .onConflict((oc) => oc.columns(['formId', 'provider']).doUpdateSet({ secret, updatedAt: now }))
-      .execute();
+  setSecret(formId: string, provider: SecretProvider, secret: string): Promise<void> {
+    return this.secrets.set(formId, provider, secret);
   }
 
   /** Which of the form's secrets are stored and when each was last set, for a member: never the values. */
   async listSecrets(userId: string, formId: string): Promise<SecretState[]> {
     await this.formForMember(userId, formId);
-    const rows = await this.database.db
-      .selectFrom('formSecrets')
-      .select(['provider', 'updatedAt'])
-      .where('formId', '=', formId)
-      .where('provider', '!=', 'WEBHOOK')
-      .execute();
-    return rows.map((r) => ({ provider: r.provider as StoredSecretProvider, updatedAt: Number(r.updatedAt) }));
+    return this.secrets.list(formId);
   }
 
   /** Stores (or replaces) a captcha secret key or the Slack token, for a member; trimmed, 1 to 1024 characters without spaces. */
   async putSecret(userId: string, formId: string, provider: StoredSecretProvider, secret: string): Promise<void> {
     await this.formForMember(userId, formId);
-    const problem = secretProblem(provider, secret);
-    if (problem) throw validationError([`secret: ${problem}`], 'The secret was rejected.');
-    await this.setSecret(formId, provider, secret.trim());
+    await this.secrets.put(formId, provider, secret);
   }
 
   /** Removes a stored secret, for a member; not the one the form uses (its captcha provider, or the Slack token while a channel is set). */
   async removeSecret(userId: string, formId: string, provider: StoredSecretProvider): Promise<void> {
     const form = await this.formForMember(userId, formId);
-    if (!SECRET_PROVIDERS.includes(provider)) throw new ProblemError('not_found', `There is no ${provider} secret.`);
-    if (form.spamProtection === provider) {
-      throw new ProblemError(
-        'conflict',
-        `The form requires ${provider} on every submission; choose another spam protection (or None) before removing its secret key.`,
-      );
-    }
-    if (provider === 'SLACK' && form.slackChannel) {
-      throw new ProblemError('conflict', 'The form posts to a Slack channel with this token; clear the Slack channel before removing it.');
-    }
-    await this.database.db.deleteFrom('formSecrets').where('formId', '=', formId).where('provider', '=', provider).execute();
+    await this.secrets.remove(form, provider);
   }
 
   /** The webhook signing secret, for a member (made on first use). */
   async webhookSecretForMember(userId: string, formId: string): Promise<string> {
     await this.formForMember(userId, formId);
-    return this.webhookSecret(formId);
+    return this.secrets.webhookSecret(formId);
   }
 
   /** A new webhook signing secret replaces the old one, for a member; every webhook sent from now on is signed with it. */
   async rotateWebhookSecret(userId: string, formId: string): Promise<string> {
     await this.formForMember(userId, formId);
-    const secret = newWebhookSecret();
-    await this.setSecret(formId, 'WEBHOOK', secret);
-    return secret;
+    return this.secrets.rotateWebhookSecret(formId);
   }
 
   /** What deleting the form takes with it, for a member: its submissions by state, templates, secrets and deliveries not yet sent. */
@@ -364,42 +287,23 @@ export class FormService {
   }
 
   /** What the submit pipeline needs of a form, with its workspace's plan and the captcha secret in use; null when there is no such form. */
-  async getIntakeForm(formId: string): Promise<IntakeForm | null> {
-    return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
+  getIntakeForm(formId: string): Promise<IntakeForm | null> {
+    return this.intake.get(formId);
   }
 
   /** The forms intake looks up: kept in memory where the database counts their changes (SQLite). */
   intakeForms(): { get(formId: string): Promise<IntakeForm | undefined> } {
-    const lookup = async (formId: string) => (await this.getIntakeForm(formId)) ?? undefined;
-    return this.database.countsChanges ? new KeptRows<IntakeForm>(() => this.database.changeCount('intake_forms'), lookup) : new SingleFlight(lookup);
+    return this.intake.lookup();
   }
 
-  /** The form's webhook signing secret, made on first use; `not_found` when there is no such form. */
-  async webhookSecret(formId: string): Promise<string> {
-    // Read first: every webhook delivery asks, and only the first one for a form makes the secret.
-    const existing = await this.webhookSecretRow.executeTakeFirst(this.database.db, { formId });
-    if (existing) return existing.secret;
-    const form = await this.database.db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
-    if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
-    const now = Date.now();
-    // Concurrent first uses agree: the first insert wins and everyone reads it back.
-    await this.database.db
-      .insertInto('formSecrets')
-      .values({ formId, provider: 'WEBHOOK', secret: newWebhookSecret(), createdAt: now, updatedAt: now })
-      .onConflict((oc) => oc.columns(['formId', 'provider']).doNothing())
-      .execute();
-    const made = await this.webhookSecretRow.executeTakeFirst(this.database.db, { formId });
-    if (!made) throw new ProblemError('not_found', `Form ${formId} was not found.`);
-    return made.secret;
+  /** The form's webhook signing secret, made on first use (webhook deliveries, the CLI); `not_found` when there is no such form. */
+  webhookSecret(formId: string): Promise<string> {
+    return this.secrets.webhookSecret(formId);
   }
 
   /** Counts submissions dropped by a filled honeypot (they are not stored). */
-  async countHoneypotDrop(formId: string): Promise<void> {
-    await this.database.db
-      .updateTable('forms')
-      .set((eb) => ({ honeypotDrops: eb('honeypotDrops', '+', 1) }))
-      .where('id', '=', formId)
-      .execute();
+  countHoneypotDrop(formId: string): Promise<void> {
+    return this.intake.countHoneypotDrop(formId);
   }
 
   /** The form with its plan if the account belongs to its workspace (`not_found` otherwise); through the API, only in an upgraded workspace. */
@@ -408,11 +312,6 @@ export class FormService {
     if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
     if (access.api) requireUpgraded({ id: form.workspaceId, plan: form.plan });
     return form;
-  }
-
-  private async storedProviders(formId: string): Promise<Set<string>> {
-    const rows = await this.database.db.selectFrom('formSecrets').select('provider').where('formId', '=', formId).execute();
-    return new Set(rows.map((r) => r.provider));
   }
 
   /** The rules the schema cannot express: a public webhook address, a captcha only with its secret, origins as browsers write them. */
@@ -443,15 +342,6 @@ export function formNameProblem(name: string): string | null {
   return null;
 }
 
-/** Why a secret cannot be stored, or null: the shape every provider's keys and Slack's tokens have. */
-export function secretProblem(provider: string, secret: string): string | null {
-  if (!SECRET_PROVIDERS.includes(provider as SecretProvider)) return `must be one of ${SECRET_PROVIDERS.join(', ')}`;
-  const trimmed = secret.trim();
-  if (trimmed.length === 0 || trimmed.length > SECRET_MAX_LENGTH) return `must be 1 to ${SECRET_MAX_LENGTH} characters`;
-  if (/[\s\p{Cc}]/u.test(trimmed)) return 'must not contain spaces, line breaks or control characters';
-  return null;
-}
-
 function withoutPlan({ plan: _plan, ...form }: FormWithPlan): FormRow {
   return form;
 }
@@ -464,7 +354,7 @@ export function toFormResource(f: FormRow) {
     description: f.description,
     technology: f.technology,
     workspaceId: f.workspaceId,
-    notificationEmails: fromJson<string[]>(f.notificationEmails),
+    notificationEmails: notificationEmailsOf(f),
     emailThreading: f.emailThreading === 1,
     webhookUrl: f.webhookUrl,
     slackChannel: f.slackChannel,
@@ -475,6 +365,11 @@ export function toFormResource(f: FormRow) {
     createdAt: new Date(f.createdAt).toISOString(),
     updatedAt: new Date(f.updatedAt).toISOString(),
   };
+}
+
+/** A form's notification addresses as a list, from either dialect's JSON column. */
+export function notificationEmailsOf(form: { notificationEmails: unknown }): string[] {
+  return fromJson<string[]>(form.notificationEmails);
 }
 
 /** A form's allowed origins as a list, from either dialect's JSON column (empty: any page may post). */

@@ -14,6 +14,9 @@ import { emailProblem, type UserService } from './users.js';
 import { normaliseEmail } from './email-address.js';
 import { memberAddresses } from './recipient-states.js';
 
+/** A pending (or past) invitation, as the members page shows it. */
+export type Invitation = InvitationRow;
+
 /** How long an emailed invitation can be accepted. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;

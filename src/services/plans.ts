@@ -1,6 +1,4 @@
-import { type Plan, PLANS } from '../db/schema/workspace.js';
-
-export { PLANS };
+import type { Plan } from '../domain/plans.js';
 
 interface PlanLimits {
   forms: number;
@@ -23,10 +21,6 @@ export function planLimits(plan: Plan): PlanLimits {
 /** Upgraded workspaces have the REST API, the autoresponder and unbranded pages. */
 export function isUpgraded(plan: Plan): boolean {
   return plan !== 'FREE';
-}
-
-export function isPlan(value: string): value is Plan {
-  return (PLANS as readonly string[]).includes(value);
 }
 
 /** `submissionsQuota` of the API: what is left of the plan's allowance. */

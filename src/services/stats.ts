@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
-import { DAY_MS, dayOf } from '../db/schema/daily-count.js';
+import { dayOf } from '../db/schema/daily-count.js';
+import { DAY_MS } from '../domain/time.js';
 import type { FormService } from './forms.js';
 import type { WorkspaceService } from './workspaces.js';
 

@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { fromJson } from '../db/database.js';
 import type { TemplateKind, TemplateRow } from '../db/schema/template.js';
 import { ProblemError, validationError } from '../errors.js';
-import { submitterAddress } from '../intake/fields.js';
+import { submitterAddress } from '../domain/submitter-address.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJob } from '../jobs/outbox.js';
 import { autoresponderMessage } from '../mail/autoresponder.js';
@@ -15,6 +15,10 @@ import { fieldPaths } from '../mail/template-placeholders.js';
 import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
 import type { Access, FormService } from './forms.js';
 import { requireUnchanged } from './read-only-fields.js';
+
+/** A form's stored template, as pages read it. */
+export type Template = TemplateRow;
+export type { TemplateKind };
 
 /** What a preview renders when the form has no submission yet (documented in docs/templates.md). */
 export const SAMPLE_DATA = { name: 'Jane Doe', email: 'jane@example.com', message: 'Hello! I would like to know more about your services.' };

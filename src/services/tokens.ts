@@ -6,12 +6,13 @@ import { unlessStorageUnavailable } from '../db/storage-errors.js';
 import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
+import { isScope, SCOPES } from '../domain/scopes.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { enqueueAccountEmail, tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
 
-export const SCOPES = ['workspaces:read', 'workspaces:write', 'forms:read', 'forms:write', 'submissions:read', 'submissions:write'] as const;
-export type Scope = (typeof SCOPES)[number];
+/** A stored token (its hash, never its secret), as the dashboard lists it. */
+export type Token = TokenRow;
 
 /** Who is calling the management API: an account, through one of its tokens. */
 export interface Principal {
@@ -28,10 +29,6 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 
 function hashSecret(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
-}
-
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
 }
 
 // named, not `*`: see PreparedQuery

@@ -2,7 +2,8 @@ import { isUniqueViolation, type Database, type Queryable } from '../db/database
 import type { Transaction } from 'kysely';
 import type { DB } from '../db/schema/index.js';
 import type { UserRow } from '../db/schema/user.js';
-import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
+import type { WorkspaceRow } from '../db/schema/workspace.js';
+import type { Plan } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { normaliseEmail } from './email-address.js';
 import { newId } from '../ids.js';

@@ -2,18 +2,22 @@ import { sql } from 'kysely';
 import type { Config } from '../config/config.js';
 import { fromJson, type Database, type Queryable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import { submitterAddress } from '../intake/fields.js';
-import type { Plan, WorkspaceRow } from '../db/schema/workspace.js';
+import { submitterAddress } from '../domain/submitter-address.js';
+import type { WorkspaceRow } from '../db/schema/workspace.js';
+import { type Plan, PLANS } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { enqueuePlanChangeEmails } from '../mail/plan-change.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
-import { isUpgraded, PLANS, planLimits, submissionsLeft } from './plans.js';
+import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
 import { requireUnchanged } from './read-only-fields.js';
 import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { UserService } from './users.js';
+
+/** A workspace as the service hands it to pages and routes. */
+export type Workspace = WorkspaceRow;
 
 // named, not `*`: see PreparedQuery
 const WORKSPACE_COLUMNS = [

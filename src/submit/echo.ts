@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { submitterAddress, type ParsedSubmission } from '../intake/fields.js';
+import { submitterAddress } from '../domain/submitter-address.js';
+import type { ParsedSubmission } from '../intake/fields.js';
 import { sendJson } from './answer.js';
 
 /** The header that asks `/echo` for its diagnostic view (a GET's query holds the fields, so a header works for both methods). */

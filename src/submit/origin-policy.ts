@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { ProblemError } from '../errors.js';
 import { httpOriginOf, httpUrl } from '../net/origin.js';
-import { allowedOriginsOf, type IntakeForm } from '../services/forms.js';
+import { allowedOriginsOf } from '../services/forms.js';
+import type { IntakeForm } from '../services/intake-forms.js';
 
 /** The controls that send the visitor somewhere: after a success, and after a failure. */
 export type RedirectControl = '_redirect' | '_error';

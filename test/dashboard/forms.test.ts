@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DAY_MS, dayOf } from '../../src/db/schema/daily-count.js';
+import { dayOf } from '../../src/db/schema/daily-count.js';
+import { DAY_MS } from '../../src/domain/time.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { alertOf, flashOf, type Person, person } from '../helpers/members.js';
 

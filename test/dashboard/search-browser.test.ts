@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { idAt } from '../../src/ids.js';
 import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { searchTextOf } from '../../src/services/search-text.js';
-import { SEARCH_ROW_CAP } from '../../src/services/submissions.js';
+import { SEARCH_ROW_CAP } from '../../src/services/submission-search.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
 import { signUp } from '../helpers/dashboard.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SCOPES, type Scope } from '../../src/services/tokens.js';
+import { SCOPES, type Scope } from '../../src/domain/scopes.js';
 import type { TestApp } from './app.js';
 import { createToken, type Account } from './fixtures.js';
 import { assertProblem } from './problems.js';

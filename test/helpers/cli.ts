@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildConfig } from '../../src/config/config.js';
 import { openContext } from '../../src/context.js';
-import type { Scope } from '../../src/services/tokens.js';
+import type { Scope } from '../../src/domain/scopes.js';
 import type { TestDatabase } from './database.js';
 
 const execFileAsync = promisify(execFile);

@@ -1,6 +1,6 @@
-import type { Plan } from '../../src/db/schema/workspace.js';
+import type { Plan } from '../../src/domain/plans.js';
 import { newId } from '../../src/ids.js';
-import { SCOPES, type Scope } from '../../src/services/tokens.js';
+import { SCOPES, type Scope } from '../../src/domain/scopes.js';
 import type { TestApp } from './app.js';
 
 export interface Account {

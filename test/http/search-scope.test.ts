@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { idAt } from '../../src/ids.js';
 import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { searchTextOf } from '../../src/services/search-text.js';
-import { SEARCH_ROW_CAP } from '../../src/services/submissions.js';
+import { SEARCH_ROW_CAP } from '../../src/services/submission-search.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { type Account, createAccount, createForm } from '../helpers/fixtures.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProblemError } from '../../src/errors.js';
-import { fieldsFromJson, fieldsFromPairs, isBlankValue, isEmpty, submitterAddress, type ParsedSubmission } from '../../src/intake/fields.js';
+import { submitterAddress } from '../../src/domain/submitter-address.js';
+import { fieldsFromJson, fieldsFromPairs, isBlankValue, isEmpty, type ParsedSubmission } from '../../src/intake/fields.js';
 
 function fromQuery(query: string): ParsedSubmission {
   return fieldsFromPairs(new URLSearchParams(query));

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
-import { fieldsFromJson, fieldsFromPairs, isEmpty, submitterAddress, type ParsedSubmission } from '../../src/intake/fields.js';
+import { submitterAddress } from '../../src/domain/submitter-address.js';
+import { fieldsFromJson, fieldsFromPairs, isEmpty, type ParsedSubmission } from '../../src/intake/fields.js';
 import { deliveryJobs } from '../../src/jobs/submission-jobs.js';
 import { checkAutoresponderContent } from '../../src/mail/template-check.js';
 import { MAX_TEMPLATE_CHARS } from '../../src/mail/template-engine.js';
 import { notificationMessage } from '../../src/mail/notification.js';
-import type { IntakeForm } from '../../src/services/forms.js';
+import type { IntakeForm } from '../../src/services/intake-forms.js';
 import { searchTextOf } from '../../src/services/search-text.js';
 import { emailProblem } from '../../src/services/users.js';
 import { normalizeSafely } from '../../src/spam/characters.js';

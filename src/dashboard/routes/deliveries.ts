@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import type { JobStatus } from '../../db/schema/job.js';
+import type { DeliveryRecord } from '../../services/deliveries.js';
 import { ProblemError, validationError } from '../../errors.js';
 import type { Keyset } from '../../services/pagination.js';
 import { setFlash } from '../flash.js';
@@ -13,7 +13,7 @@ import { formPath } from '../views/form-layout.js';
 const PAGE_SIZE = 25;
 
 /** What each filter of the page lists (All: every status). */
-const FILTER_STATUS: Record<DeliveryFilter, JobStatus | undefined> = { all: undefined, waiting: 'pending', failed: 'failed', delivered: 'done' };
+const FILTER_STATUS: Record<DeliveryFilter, DeliveryRecord['status'] | undefined> = { all: undefined, waiting: 'pending', failed: 'failed', delivered: 'done' };
 
 export const QUEUED_AGAIN = 'Queued again: it will be tried within a few seconds';
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
-import { SECRET_PROVIDERS, type StoredSecretProvider } from '../../services/forms.js';
+import { SECRET_PROVIDERS, type StoredSecretProvider } from '../../services/form-secrets.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
 import { formFrame } from '../form-frame.js';

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { CursorCodec } from '../../web/pagination.js';
 import type { SearchLimits } from '../../web/search-limits.js';
 import { type Keyset, nextOf, type Page } from '../../services/pagination.js';
-import { fromJson } from '../../db/database.js';
+import { submissionFields } from '../../services/submissions.js';
 import { type FilterValues, filterQuery, readFilter } from '../date-range.js';
 import { formFrame } from '../form-frame.js';
 import { workspaceFrame } from '../frame.js';
@@ -74,7 +74,7 @@ function pageProps(
   path: string,
 ) {
   const good = goodValues(list.values, list.errors);
-  const rows: InboxRow[] = page.rows.map((row) => ({ ...row, data: fromJson(row.data) }));
+  const rows: InboxRow[] = page.rows.map((row) => ({ ...row, data: submissionFields(row) }));
   return {
     rows,
     values: list.values,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../../context.js';
-import type { TemplateKind, TemplateRow } from '../../db/schema/template.js';
+import type { Template, TemplateKind } from '../../services/templates.js';
 import { ProblemError } from '../../errors.js';
 import { MAX_TEMPLATE_CHARS } from '../../mail/template-engine.js';
 import { placeholderFor } from '../../mail/template-placeholders.js';
@@ -36,7 +36,7 @@ function kindOf(value: string): TemplateKind {
   throw new ProblemError('not_found', `There is no ${value} template.`);
 }
 
-function stateOf(row: TemplateRow | undefined): TemplateState | null {
+function stateOf(row: Template | undefined): TemplateState | null {
   if (!row) return null;
   return { updatedAt: row.updatedAt, paused: row.paused === 1, pausedReasons: row.pausedReasons ? (JSON.parse(row.pausedReasons) as string[]) : [] };
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
-import type { TokenRow } from '../../db/schema/token.js';
+import type { Token } from '../../services/tokens.js';
 import { ProblemError, validationError } from '../../errors.js';
 import { endOfDayUtc, tokenInputProblems, tokenStatus } from '../../services/tokens.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
@@ -22,7 +22,7 @@ interface TokenBody {
 
 type TokenParams = { Params: { tokenId: string } };
 
-function toItem(token: TokenRow, now = Date.now()): TokenItem {
+function toItem(token: Token, now = Date.now()): TokenItem {
   const { id, name, createdAt, lastUsedAt, expiresAt } = token;
   return { id, name, createdAt, lastUsedAt, expiresAt, scopes: JSON.parse(token.scopes) as string[], status: tokenStatus(token, now) };
 }

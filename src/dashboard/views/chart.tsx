@@ -1,4 +1,4 @@
-import { DAY_MS } from '../../db/schema/daily-count.js';
+import { DAY_MS } from '../../domain/time.js';
 import type { DayCount } from '../../services/stats.js';
 
 // The plot's own units: stretched to the chart's width and the stylesheet's height (preserveAspectRatio none),

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import type { SpamProtection } from '../../db/schema/form.js';
-import { SECRET_MAX_LENGTH, type SecretState, type StoredSecretProvider } from '../../services/forms.js';
+import type { SpamProtection } from '../../services/forms.js';
+import { SECRET_MAX_LENGTH, type SecretState, type StoredSecretProvider } from '../../services/form-secrets.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
 import { CsrfInput, Panel, Time } from './components.js';

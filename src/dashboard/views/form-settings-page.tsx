@@ -1,5 +1,5 @@
 import { ALLOWED_ORIGINS_MAX } from '../../schemas/form.js';
-import type { SecretState } from '../../services/forms.js';
+import type { SecretState } from '../../services/form-secrets.js';
 import type { RecipientStatus } from '../../services/recipients.js';
 import { normaliseEmail } from '../../services/email-address.js';
 import type { FieldErrors } from '../field-errors.js';

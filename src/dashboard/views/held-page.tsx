@@ -1,4 +1,4 @@
-import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { Workspace } from '../../services/workspaces.js';
 import type { FolderRow } from '../../services/quarantine.js';
 import { EmptyState, Panel } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -10,7 +10,7 @@ import { HeldExplanation } from './submission-page.js';
 interface HeldPageProps {
   frame: Frame;
   form: { id: string; name: string; workspaceId: string };
-  workspace: Pick<WorkspaceRow, 'plan'>;
+  workspace: Pick<Workspace, 'plan'>;
   rows: FolderRow[];
   pager: Pager;
 }

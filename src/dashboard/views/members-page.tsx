@@ -1,5 +1,5 @@
-import type { InvitationRow } from '../../db/schema/invitation.js';
-import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { Invitation } from '../../services/invitations.js';
+import type { Workspace } from '../../services/workspaces.js';
 import type { Member } from '../../services/team.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
@@ -7,9 +7,9 @@ import { type Frame, Layout } from './layout.js';
 
 export interface MembersPageProps {
   frame: Frame;
-  workspace: WorkspaceRow;
+  workspace: Workspace;
   members: Member[];
-  invitations: InvitationRow[];
+  invitations: Invitation[];
   seats: { taken: number; limit: number | null };
   /** The viewer: their id and whether they own the workspace (owners change the team). */
   viewer: { userId: string; owner: boolean };

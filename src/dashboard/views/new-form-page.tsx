@@ -1,4 +1,4 @@
-import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { Workspace } from '../../services/workspaces.js';
 import { planLimits } from '../../services/plans.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
@@ -7,7 +7,7 @@ import { planName } from './workspace-page.js';
 
 interface NewFormPageProps {
   frame: Frame;
-  workspace: WorkspaceRow;
+  workspace: Workspace;
   formCount: number;
   name: string;
   errors?: FieldErrors;

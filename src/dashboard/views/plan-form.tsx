@@ -1,5 +1,5 @@
 import type { WorkspaceSummary } from '../../services/admin.js';
-import { PLANS } from '../../services/plans.js';
+import { PLANS } from '../../domain/plans.js';
 import { CsrfInput } from './components.js';
 
 /** The admin's plan change for one workspace: a select labelled with its name, and a button that says what it does. */

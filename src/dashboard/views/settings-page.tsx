@@ -1,4 +1,4 @@
-import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { Workspace } from '../../services/workspaces.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
@@ -6,7 +6,7 @@ import { PlanSummary } from './workspace-page.js';
 
 interface SettingsPageProps {
   frame: Frame;
-  workspace: WorkspaceRow;
+  workspace: Workspace;
   formCount: number;
   memberCount: number;
   /** The name as typed, when a rename was refused. */

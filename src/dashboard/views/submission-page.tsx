@@ -1,4 +1,4 @@
-import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { Workspace } from '../../services/workspaces.js';
 import { type DeliveryRecord, writtenToFile } from '../../services/deliveries.js';
 import { planLimits } from '../../services/plans.js';
 import type { SubmissionDetail } from '../../services/submissions.js';
@@ -11,7 +11,7 @@ import { deliveryKindName, folderAndFile } from './delivery-words.js';
 interface SubmissionPageProps {
   frame: Frame;
   submission: SubmissionDetail;
-  workspace: Pick<WorkspaceRow, 'plan' | 'submissionsUsed'>;
+  workspace: Pick<Workspace, 'plan' | 'submissionsUsed'>;
   deliveries: DeliveryRecord[];
   /** When quarantined spam is purged: its arrival plus the retention period. */
   expiresAt: number;
@@ -80,7 +80,7 @@ function StatusNote({ submission, workspace, expiresAt }: { submission: Submissi
 }
 
 /** What holds a submission and what releases it (services/workspaces.ts setPlan; the allowance never resets by itself). */
-export function HeldExplanation({ plan }: { plan: WorkspaceRow['plan'] }) {
+export function HeldExplanation({ plan }: { plan: Workspace['plan'] }) {
   const allowance = planLimits(plan).submissions.toLocaleString('en-US');
   const held = planLimits(plan).held.toLocaleString('en-US');
   return (

@@ -1,4 +1,4 @@
-import type { TemplateKind } from '../../db/schema/template.js';
+import type { TemplateKind } from '../../services/templates.js';
 import { CsrfInput, Panel } from './components.js';
 import { FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';

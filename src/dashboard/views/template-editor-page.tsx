@@ -1,4 +1,4 @@
-import type { TemplateKind } from '../../db/schema/template.js';
+import type { TemplateKind } from '../../services/templates.js';
 import type { TemplateError } from '../template-errors.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';

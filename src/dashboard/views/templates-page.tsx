@@ -1,4 +1,4 @@
-import type { TemplateKind } from '../../db/schema/template.js';
+import type { TemplateKind } from '../../services/templates.js';
 import { Panel, Time } from './components.js';
 import { type FormTab, FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';

@@ -1,4 +1,4 @@
-import { SCOPES } from '../../services/tokens.js';
+import { SCOPES } from '../../domain/scopes.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError } from './components.js';
 

@@ -1,5 +1,5 @@
-import type { FormRow } from '../../db/schema/form.js';
-import type { WorkspaceRow } from '../../db/schema/workspace.js';
+import type { Form } from '../../services/forms.js';
+import type { Workspace } from '../../services/workspaces.js';
 import type { WorkspaceStats } from '../../services/stats.js';
 import { isUpgraded, planLimits, submissionsLeft } from '../../services/plans.js';
 import { DailyChart, Sparkline } from './chart.js';
@@ -17,7 +17,7 @@ function number(n: number): string {
 }
 
 /** The plan, its limits and what is left of the allowance (the API's `submissionsQuota`). */
-export function PlanSummary({ workspace, formCount, memberCount }: { workspace: WorkspaceRow; formCount: number; memberCount: number }) {
+export function PlanSummary({ workspace, formCount, memberCount }: { workspace: Workspace; formCount: number; memberCount: number }) {
   const limits = planLimits(workspace.plan);
   return (
     <Panel title="Plan and allowance">
@@ -58,9 +58,9 @@ export function PlanSummary({ workspace, formCount, memberCount }: { workspace: 
 
 interface WorkspacePageProps {
   frame: Frame;
-  workspace: WorkspaceRow;
+  workspace: Workspace;
   /** This page of the workspace's forms, newest first. */
-  forms: FormRow[];
+  forms: Form[];
   stats: WorkspaceStats;
   formCount: number;
   memberCount: number;

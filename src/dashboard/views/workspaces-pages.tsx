@@ -1,4 +1,4 @@
-import type { Plan } from '../../db/schema/workspace.js';
+import type { Plan } from '../../domain/plans.js';
 import { planLimits, submissionsLeft } from '../../services/plans.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, EmptyState, Field, FormError, Panel } from './components.js';

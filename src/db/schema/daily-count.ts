@@ -1,3 +1,5 @@
+import { DAY_MS } from '../../domain/time.js';
+
 /**
  * A form's submissions of one day (UTC), counted as they are written: `accepted` counts every
  * submission that is not spam (held ones too: they arrived), `spam` the quarantined ones. Deleting a
@@ -13,8 +15,6 @@ export interface DailyCountTable {
   /** When the day's newest submission arrived (epoch ms): the form's last submission is its newest day's. */
   lastAt: number;
 }
-
-export const DAY_MS = 86_400_000;
 
 /** The day (UTC) an epoch-ms time falls on, as `daily_counts` numbers it. */
 export function dayOf(ms: number): number {

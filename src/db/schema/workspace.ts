@@ -1,8 +1,5 @@
 import type { Generated, Insertable, Selectable } from 'kysely';
-
-export type Plan = 'FREE' | 'BUNDLE_50000' | 'DEALIFY';
-/** Every plan, in the spec's order. */
-export const PLANS: readonly Plan[] = ['FREE', 'BUNDLE_50000', 'DEALIFY'];
+import type { Plan } from '../../domain/plans.js';
 
 export interface WorkspaceTable {
   id: string;

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
-import { submitterAddress } from '../../intake/fields.js';
+import { submitterAddress } from '../../domain/submitter-address.js';
 import { autoresponderMessage } from '../../mail/autoresponder.js';
 import { autoresponderMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer } from '../../mail/transport.js';

@@ -1,4 +1,4 @@
-import type { Scope } from '../../../services/tokens.js';
+import type { Scope } from '../../../domain/scopes.js';
 
 /**
  * Declares an operation's scope once: the auth hook reads `config.scope`, the OpenAPI document

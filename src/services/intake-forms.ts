@@ -1,0 +1,73 @@
+import type { Database } from '../db/database.js';
+import { KeptRows } from '../db/kept-rows.js';
+import { PreparedQuery } from '../db/prepared-query.js';
+import type { SpamProtection } from '../db/schema/form.js';
+import { SingleFlight } from '../db/single-flight.js';
+import type { Plan } from '../domain/plans.js';
+
+/** What the submit pipeline needs of a form, read in one query with its plan and captcha secret. */
+export interface IntakeForm {
+  id: string;
+  workspaceId: string;
+  plan: Plan;
+  customHoneypot: string | null;
+  customSpamWords: string | null;
+  spamProtection: SpamProtection | null;
+  /** JSON array (text on SQLite): decides the deliveries. */
+  notificationEmails: unknown;
+  slackChannel: string | null;
+  webhookUrl: string | null;
+  /** The autoresponder template's `paused` (0/1), or null when there is none. */
+  autoresponderPaused: number | null;
+  captchaSecret: string | null;
+  /** JSON array (text on SQLite) of the origins that may post; empty: any. Read it with `allowedOriginsOf`. */
+  allowedOrigins: unknown;
+}
+
+/** The forms as the submit pipeline looks them up, on every submission: no membership, no API rules. */
+export class IntakeForms {
+  /** What the submit pipeline needs of a form: looked up on every submission, so built once. */
+  private readonly intakeForm = new PreparedQuery<{ formId: string }, IntakeForm>((db, { formId }) =>
+    db
+      .selectFrom('forms')
+      .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
+      .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
+      .select([
+        'forms.id',
+        'forms.workspaceId',
+        'forms.customHoneypot',
+        'forms.customSpamWords',
+        'forms.spamProtection',
+        'forms.notificationEmails',
+        'forms.slackChannel',
+        'forms.webhookUrl',
+        'forms.allowedOrigins',
+        'workspaces.plan',
+      ])
+      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
+      .where('forms.id', '=', formId),
+  );
+
+  constructor(private readonly database: Database) {}
+
+  /** The form with its workspace's plan and the captcha secret in use; null when there is no such form. */
+  async get(formId: string): Promise<IntakeForm | null> {
+    return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
+  }
+
+  /** Kept in memory where the database counts the forms' changes (SQLite); one lookup at a time per form elsewhere. */
+  lookup(): { get(formId: string): Promise<IntakeForm | undefined> } {
+    const lookup = async (formId: string) => (await this.get(formId)) ?? undefined;
+    return this.database.countsChanges ? new KeptRows<IntakeForm>(() => this.database.changeCount('intake_forms'), lookup) : new SingleFlight(lookup);
+  }
+
+  /** Counts submissions dropped by a filled honeypot (they are not stored). */
+  async countHoneypotDrop(formId: string): Promise<void> {
+    await this.database.db
+      .updateTable('forms')
+      .set((eb) => ({ honeypotDrops: eb('honeypotDrops', '+', 1) }))
+      .where('id', '=', formId)
+      .execute();
+  }
+}
