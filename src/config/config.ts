@@ -1,9 +1,8 @@
 import net from 'node:net';
 import path from 'node:path';
-import type { SpamProtection } from '../db/schema/form.js';
+import type { SpamProtection } from '../domain/captcha-providers.js';
 import { type Plan, PLANS } from '../domain/plans.js';
-import { SPAMD_DEFAULT_PORT, type SpamdAddress } from '../mail/spamd.js';
-import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../spam/captcha.js';
+import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../domain/captcha-providers.js';
 import {
   ConfigError,
   type LogFormat,
@@ -21,6 +20,15 @@ import {
 import { envName, type RawEnv } from './env.js';
 
 export { ConfigError } from './checks.js';
+
+/** Where SpamAssassin's spamd listens (FORMGATE_SPAMD_URL). */
+export interface SpamdAddress {
+  host: string;
+  port: number;
+}
+
+/** spamd's port when FORMGATE_SPAMD_URL names none. */
+const SPAMD_DEFAULT_PORT = 783;
 
 export type DatabaseConfig = { dialect: 'sqlite'; file: string } | { dialect: 'postgres'; url: string };
 

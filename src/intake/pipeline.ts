@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
-import type { SpamProtection } from '../db/schema/form.js';
+import type { SpamProtection } from '../domain/captcha-providers.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { deliveryPlan } from '../jobs/submission-jobs.js';
 import type { FormService } from '../services/forms.js';
 import type { IntakeForm } from '../services/intake-forms.js';
-import { captchaFieldName, verifyCaptcha, type CaptchaVerifyUrls } from '../spam/captcha.js';
-import { honeypotFilled, removeTrapField } from '../spam/honeypot.js';
+import { captchaFieldName, verifyCaptcha } from '../spam/captcha.js';
+import type { CaptchaVerifyUrls } from '../domain/captcha-providers.js';
+import { honeypotFilled, removeTrapField } from './honeypot.js';
 import type { SpamScorer } from '../spam/score.js';
 import { compileSpamWords } from '../spam/spam-words.js';
 import { submitterAddress } from '../domain/submitter-address.js';

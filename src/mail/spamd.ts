@@ -1,10 +1,5 @@
 import net from 'node:net';
-
-/** Where SpamAssassin's spamd listens (FORMGATE_SPAMD_URL). */
-export interface SpamdAddress {
-  host: string;
-  port: number;
-}
+import type { SpamdAddress } from '../config/config.js';
 
 /** spamd's verdict on one message: `Spam: True ; 7.3 / 5.0` and the rules that hit. */
 export interface SpamdVerdict {
@@ -23,7 +18,6 @@ export interface SpamdOptions {
   maxResponseBytes?: number;
 }
 
-export const SPAMD_DEFAULT_PORT = 783;
 export const SPAMD_TIMEOUT_MS = 10_000;
 // A SYMBOLS answer is a status line, two headers and one line of rule names.
 export const SPAMD_MAX_RESPONSE_BYTES = 64 * 1024;

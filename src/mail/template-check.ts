@@ -1,5 +1,6 @@
 import { createTransport } from 'nodemailer';
-import { askSpamd, type SpamdAddress } from './spamd.js';
+import type { SpamdAddress } from '../config/config.js';
+import { askSpamd } from './spamd.js';
 import type { MailMessage } from './transport.js';
 import { htmlToText } from './html-to-text.js';
 

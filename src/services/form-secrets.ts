@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import type { SecretProvider, SpamProtection } from '../db/schema/form.js';
+import type { SecretProvider } from '../db/schema/form.js';
+import type { SpamProtection } from '../domain/captcha-providers.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newWebhookSecret } from '../jobs/channels/webhook.js';
 

@@ -1,6 +1,7 @@
 import { fromJson, toJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import type { FormRow, FormUpdate, SecretProvider, SpamProtection } from '../db/schema/form.js';
+import type { FormRow, FormUpdate, SecretProvider } from '../db/schema/form.js';
+import type { SpamProtection } from '../domain/captcha-providers.js';
 import type { Plan } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
-import type { SpamProtection } from '../db/schema/form.js';
+import type { SpamProtection } from '../domain/captcha-providers.js';
 import { SingleFlight } from '../db/single-flight.js';
 import type { Plan } from '../domain/plans.js';
 

@@ -1,14 +1,4 @@
-import type { SpamProtection } from '../db/schema/form.js';
-
-/** Where each provider's verify endpoint is: the public ones, or stand-ins in tests. */
-export type CaptchaVerifyUrls = Record<SpamProtection, string>;
-
-export const DEFAULT_CAPTCHA_VERIFY_URLS: CaptchaVerifyUrls = {
-  BOTPOISON: 'https://api.botpoison.com/verify',
-  GOOGLE_RECAPTCHA_V2: 'https://www.google.com/recaptcha/api/siteverify',
-  HCAPTCHA: 'https://api.hcaptcha.com/siteverify',
-  TURNSTILE: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
-};
+import type { CaptchaVerifyUrls, SpamProtection } from '../domain/captcha-providers.js';
 
 /**
  * `missing`: the visitor sent no answer. `failed`: the answer, or the form's secret key, was refused

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SpamProtection } from '../../src/db/schema/form.js';
-import type { CaptchaVerifyUrls } from '../../src/spam/captcha.js';
+import type { SpamProtection } from '../../src/domain/captcha-providers.js';
+import type { CaptchaVerifyUrls } from '../../src/domain/captcha-providers.js';
 
 /** What the stand-in accepts: this secret and token, and (unless undefined) only from this visitor address. */
 export interface CaptchaExpectation {

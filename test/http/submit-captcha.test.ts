@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SpamProtection } from '../../src/db/schema/form.js';
+import type { SpamProtection } from '../../src/domain/captcha-providers.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { CAPTCHA_SECRET, CAPTCHA_TOKEN, startCaptchaProvider, type CaptchaProvider } from '../helpers/captcha-provider.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';

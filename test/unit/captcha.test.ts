@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { SpamProtection } from '../../src/db/schema/form.js';
-import { captchaFieldName, DEFAULT_CAPTCHA_VERIFY_URLS, MAX_CAPTCHA_TOKEN_LENGTH, verifyCaptcha, type CaptchaOutcome } from '../../src/spam/captcha.js';
+import type { SpamProtection } from '../../src/domain/captcha-providers.js';
+import { captchaFieldName, MAX_CAPTCHA_TOKEN_LENGTH, verifyCaptcha, type CaptchaOutcome } from '../../src/spam/captcha.js';
+import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../../src/domain/captcha-providers.js';
 import { startCaptchaProvider, type CaptchaProvider } from '../helpers/captcha-provider.js';
 
 const SECRET = 'sk-right';

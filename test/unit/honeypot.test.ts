@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../../src/intake/fields.js';
-import { honeypotFilled, removeTrapField } from '../../src/spam/honeypot.js';
+import { honeypotFilled, removeTrapField } from '../../src/intake/honeypot.js';
 
 const fromQuery = (query: string): ParsedSubmission => fieldsFromPairs(new URLSearchParams(query));
 

@@ -11,7 +11,7 @@ import type { IntakeForm } from '../../src/services/intake-forms.js';
 import { searchTextOf } from '../../src/services/search-text.js';
 import { emailProblem } from '../../src/services/users.js';
 import { normalizeSafely } from '../../src/spam/characters.js';
-import { honeypotFilled, removeTrapField } from '../../src/spam/honeypot.js';
+import { honeypotFilled, removeTrapField } from '../../src/intake/honeypot.js';
 import { SpamScorer } from '../../src/spam/score.js';
 import { compileSpamWords } from '../../src/spam/spam-words.js';
 import { SUBMIT_BODY_LIMIT } from '../../src/submit/body.js';

@@ -1,6 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-export type SpamProtection = 'BOTPOISON' | 'GOOGLE_RECAPTCHA_V2' | 'HCAPTCHA' | 'TURNSTILE';
+import type { SpamProtection } from '../../domain/captcha-providers.js';
 /** WEBHOOK: the form's Standard Webhooks signing secret, made by Formgate (`formgate forms webhook-secret`). */
 export type SecretProvider = SpamProtection | 'SLACK' | 'WEBHOOK';
 

@@ -1,5 +1,5 @@
-import { fieldPath } from '../intake/field-paths.js';
-import { isBlankValue, type ParsedSubmission } from '../intake/fields.js';
+import { fieldPath } from './field-paths.js';
+import { isBlankValue, type ParsedSubmission } from './fields.js';
 
 const BUILT_IN_TRAPS = ['_honeypot', '_gotcha'];
 
