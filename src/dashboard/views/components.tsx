@@ -67,6 +67,37 @@ export function FormError({ errors }: { errors?: FieldErrors }) {
   );
 }
 
+/**
+ * The end of every page that asks before a change that cannot be undone: the one (danger) button
+ * that makes it, and Cancel back to where the person came from. `children`: hidden fields it posts.
+ */
+export function ConfirmForm({
+  csrf,
+  action,
+  button,
+  cancel,
+  children,
+}: {
+  csrf: string;
+  action: string;
+  button: string;
+  cancel: string;
+  children?: ComponentChildren;
+}) {
+  return (
+    <form method="post" action={action} class="actions">
+      <CsrfInput token={csrf} />
+      {children}
+      <button type="submit" class="danger">
+        {button}
+      </button>
+      <a class="button secondary" href={cancel}>
+        Cancel
+      </a>
+    </form>
+  );
+}
+
 /** A block with a heading of its own: one task of a page. */
 export function Panel({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
   const headingId = `${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-heading`;

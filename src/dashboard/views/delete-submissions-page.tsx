@@ -1,6 +1,6 @@
 import type { SubmissionDetail } from '../../services/submissions.js';
 import { summaryOf } from '../submission-fields.js';
-import { CsrfInput, Panel, Time } from './components.js';
+import { ConfirmForm, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
 interface DeleteProps {
@@ -37,19 +37,12 @@ export function DeleteSubmissionsPage({ frame, submissions, back }: DeleteProps)
             );
           })}
         </ul>
-        <form method="post" action="/submissions/delete" class="actions">
-          <CsrfInput token={frame.csrf} />
+        <ConfirmForm csrf={frame.csrf} action="/submissions/delete" button={count === 1 ? 'Delete submission' : `Delete ${count} submissions`} cancel={back}>
           <input type="hidden" name="back" value={back} />
           {submissions.map((s) => (
             <input type="hidden" name="id" value={s.id} key={s.id} />
           ))}
-          <button type="submit" class="danger">
-            {count === 1 ? 'Delete submission' : `Delete ${count} submissions`}
-          </button>
-          <a class="button secondary" href={back}>
-            Cancel
-          </a>
-        </form>
+        </ConfirmForm>
       </Panel>
     </Layout>
   );

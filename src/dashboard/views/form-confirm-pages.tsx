@@ -1,6 +1,6 @@
 import type { FormDeletionCounts } from '../../services/forms.js';
 import type { FormWithPlan } from '../form-frame.js';
-import { CsrfInput } from './components.js';
+import { ConfirmForm } from './components.js';
 import { formPath, FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';
 
@@ -21,15 +21,7 @@ export function RotateWebhookSecretPage({ frame, form }: { frame: Frame; form: F
           and the retries of failed ones: a receiver that still checks with the old secret refuses them until you give it the new one.
         </p>
         <p class="muted">The old secret cannot be brought back. The new one is shown on the next page, to copy.</p>
-        <form method="post" action={`/forms/${form.id}/settings/webhook-secret/rotate#webhook-secret`} class="actions">
-          <CsrfInput token={frame.csrf} />
-          <button type="submit" class="danger">
-            Rotate secret
-          </button>
-          <a class="button secondary" href={back}>
-            Cancel
-          </a>
-        </form>
+        <ConfirmForm csrf={frame.csrf} action={`/forms/${form.id}/settings/webhook-secret/rotate#webhook-secret`} button="Rotate secret" cancel={back} />
       </div>
     </FormLayout>
   );
@@ -57,15 +49,7 @@ export function DeleteFormPage({ frame, form, counts }: { frame: Frame; form: Fo
           </li>
         </ul>
         <p>Pages that still post to it get “not found”. Submissions already sent by email, webhook or Slack stay where they arrived.</p>
-        <form method="post" action={`/forms/${form.id}/delete`} class="actions">
-          <CsrfInput token={frame.csrf} />
-          <button type="submit" class="danger">
-            Delete form
-          </button>
-          <a class="button secondary" href={formPath(form.id, 'settings')}>
-            Cancel
-          </a>
-        </form>
+        <ConfirmForm csrf={frame.csrf} action={`/forms/${form.id}/delete`} button="Delete form" cancel={formPath(form.id, 'settings')} />
       </div>
     </FormLayout>
   );

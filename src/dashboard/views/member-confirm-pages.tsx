@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { CsrfInput, Panel } from './components.js';
+import { ConfirmForm, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
 interface ConfirmProps {
@@ -17,15 +17,7 @@ function ConfirmPage({ frame, title, children, action, button, cancel }: Confirm
     <Layout title={title} frame={frame}>
       <Panel title="Are you sure?" id="confirm">
         {children}
-        <form method="post" action={action} class="actions">
-          <CsrfInput token={frame.csrf} />
-          <button type="submit" class="danger">
-            {button}
-          </button>
-          <a class="button secondary" href={cancel}>
-            Cancel
-          </a>
-        </form>
+        <ConfirmForm csrf={frame.csrf} action={action} button={button} cancel={cancel} />
       </Panel>
     </Layout>
   );

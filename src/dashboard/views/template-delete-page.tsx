@@ -1,5 +1,5 @@
 import type { TemplateKind } from '../../services/templates.js';
-import { CsrfInput, Panel } from './components.js';
+import { ConfirmForm, Panel } from './components.js';
 import { FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { KIND_TITLE } from './template-editor-page.js';
@@ -16,15 +16,7 @@ export function DeleteTemplatePage({ frame, form, kind }: { frame: Frame; form: 
             : 'The autoresponder is turned off: the people who submit the form get no answer.'}{' '}
           Its code is not kept; copy it first if you may want it again.
         </p>
-        <form method="post" action={templatePath(form.id, kind, 'delete')} class="actions">
-          <CsrfInput token={frame.csrf} />
-          <button type="submit" class="danger">
-            Delete template
-          </button>
-          <a class="button secondary" href={templatePath(form.id, kind)}>
-            Cancel
-          </a>
-        </form>
+        <ConfirmForm csrf={frame.csrf} action={templatePath(form.id, kind, 'delete')} button="Delete template" cancel={templatePath(form.id, kind)} />
       </Panel>
     </FormLayout>
   );

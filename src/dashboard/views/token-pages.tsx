@@ -1,4 +1,4 @@
-import { CsrfInput, Panel, Time } from './components.js';
+import { ConfirmForm, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { ApiNotes } from './token-form.js';
 import { ScopeList, type TokenItem } from './tokens-page.js';
@@ -77,15 +77,7 @@ export function RevokeTokenPage({ frame, token }: { frame: Frame; token: TokenIt
         <p class="muted">
           Last used: <Time ms={token.lastUsedAt} />
         </p>
-        <form method="post" action={`/account/tokens/${encodeURIComponent(token.id)}/revoke`} class="actions">
-          <CsrfInput token={frame.csrf} />
-          <button type="submit" class="danger">
-            Revoke token
-          </button>
-          <a class="button secondary" href="/account/tokens">
-            Cancel
-          </a>
-        </form>
+        <ConfirmForm csrf={frame.csrf} action={`/account/tokens/${encodeURIComponent(token.id)}/revoke`} button="Revoke token" cancel="/account/tokens" />
       </div>
     </Layout>
   );
