@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { isStorageUnavailable, StorageFailureLog } from '../db/storage-errors.js';
-import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
+import type { Channel, DeliveryReceipt } from './channels/channel.js';
+import { DeliveryError } from '../domain/delivery-error.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
 import { DestinationSlots } from './destination-slots.js';
