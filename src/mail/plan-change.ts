@@ -1,8 +1,6 @@
-import type { Queryable } from '../db/database.js';
 import type { Plan } from '../db/schema/workspace.js';
 import { isUpgraded, planLimits, submissionsLeft } from '../services/plans.js';
-import { type AccountMessage, enqueueAccountEmail } from './account-mail.js';
-import { ownerAddresses } from './quota-notice.js';
+import type { AccountMessage } from './account-mail.js';
 
 export interface PlanChange {
   workspace: { id: string; name: string; ownerId: string; submissionsUsed: number };
@@ -10,17 +8,6 @@ export interface PlanChange {
   to: Plan;
   /** Held submissions the change released. */
   released: number;
-}
-
-/**
- * Tells each owner of the workspace that its plan changed (what a payment or an admin did), in the
- * transaction that changed it: one email per owner, so no owner sees the others' addresses.
- */
-export async function enqueuePlanChangeEmails(trx: Queryable, change: PlanChange, publicUrl: string): Promise<number> {
-  const owners = await ownerAddresses(trx, change.workspace);
-  const message = planChangeMessage(change, publicUrl);
-  for (const { email } of owners) await enqueueAccountEmail(trx, email, message);
-  return owners.length;
 }
 
 /** What the email says: the new plan, the allowance left, and what was released. */

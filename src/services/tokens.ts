@@ -8,7 +8,8 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { enqueueAccountEmail, tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
+import { tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
+import { enqueueAccountEmail } from './mail-outbox.js';
 
 export const SCOPES = ['workspaces:read', 'workspaces:write', 'forms:read', 'forms:write', 'submissions:read', 'submissions:write'] as const;
 export type Scope = (typeof SCOPES)[number];
