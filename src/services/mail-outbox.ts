@@ -5,7 +5,7 @@ import { enqueueJob, enqueueJobs } from '../jobs/outbox.js';
 import { type AccountMessage, accountEmail, automaticEmail } from '../mail/account-mail.js';
 import { type PlanChange, planChangeMessage } from '../mail/plan-change.js';
 import { quotaNoticeMessage } from '../mail/quota-notice.js';
-import { planLimits } from './plans.js';
+import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
 
 // The emails services decide to send: src/mail/ builds each message, and it is enqueued here in the
 // caller's transaction (the outbox), so it goes out (with retries) exactly when what it tells of commits.
@@ -21,7 +21,12 @@ export function enqueueAccountEmail(trx: Queryable, to: string, message: Account
  */
 export async function enqueuePlanChangeEmails(trx: Queryable, change: PlanChange, publicUrl: string): Promise<number> {
   const owners = await ownerAddresses(trx, change.workspace);
-  const message = planChangeMessage(change, publicUrl);
+  const terms = {
+    allowance: planLimits(change.to).submissions,
+    left: submissionsLeft(change.to, change.workspace.submissionsUsed),
+    upgraded: isUpgraded(change.to),
+  };
+  const message = planChangeMessage(change, terms, publicUrl);
   for (const { email } of owners) await enqueueAccountEmail(trx, email, message);
   return owners.length;
 }
