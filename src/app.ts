@@ -37,7 +37,7 @@ import { SubmitRateLimiter, visitorKey } from './intake/rate-limit.js';
 import { proxyTrust, trustsProxies } from './net/client-address.js';
 import { connectRedis, whenRedisReady } from './net/redis-client.js';
 import { SubmissionWriter } from './intake/writer.js';
-import { quotaNoticeJobs } from './mail/quota-notice.js';
+import { quotaNoticeJobs } from './services/mail-outbox.js';
 import { SpamScorer } from './spam/score.js';
 import { createSubmitSurface, type SubmitSurface } from './submit/server.js';
 import { ThankYouLinks } from './submit/thank-you-link.js';

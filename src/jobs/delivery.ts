@@ -4,7 +4,7 @@ import { ProblemError } from '../errors.js';
 import { observedMailer } from '../mail/mail-health.js';
 import { createMailer, type Mailer } from '../mail/transport.js';
 import { AUTORESPONDER_KIND, AutoresponderChannel } from './channels/autoresponder.js';
-import { DeliveryError } from './channels/channel.js';
+import { DeliveryError } from '../domain/delivery-error.js';
 import { EMAIL_KIND, EmailChannel } from './channels/email.js';
 import { NOTIFICATION_KIND, NotificationChannel } from './channels/notification.js';
 import { SLACK_KIND, SlackChannel } from './channels/slack.js';

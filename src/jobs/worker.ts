@@ -2,12 +2,14 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { isStorageUnavailable } from '../db/storage-errors.js';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
-import { DeliveryError, type Channel, type DeliveryReceipt } from './channels/channel.js';
+import { type AttemptOptions, attemptJob } from './attempt.js';
+import type { Channel } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
 import { DestinationSlots } from './destination-slots.js';
 import { LANES, type Lane } from './lanes.js';
-import { DEFAULT_RETRY_POLICY, retryDelay, type RetryPolicy } from './retry-policy.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 
 export interface WorkerOptions {
   /** Jobs in flight at once in this instance, in each lane (email, webhook, Slack: jobs/lanes.ts). */
@@ -61,23 +63,17 @@ export class JobWorker {
   private readonly busyConcurrency: number;
   private readonly pollIntervalMs: number;
   private readonly leaseMs: number;
-  private readonly heartbeatMs: number;
-  private readonly jobTimeoutMs: number;
-  private readonly retry: RetryPolicy;
   private readonly now: () => number;
-  private readonly random: () => number;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly observer: DeliveryObserver | undefined;
+  /** How each try is sent and judged (jobs/attempt.ts). */
+  private readonly attempt: AttemptOptions;
+  private readonly leases: LeaseKeeper;
   private readonly inFlight = new Set<Promise<void>>();
-  /** The jobs under way whose leases the heartbeat renews, by id. */
-  private readonly underWay = new Map<string, ClaimedJob>();
-  /** When the lease of each job under way ends, as this worker last claimed or renewed it. */
-  private readonly leaseEnds = new Map<string, number>();
   private readonly claimFailures = new StorageFailureLog('claiming jobs failed: the database cannot write; trying again at each poll');
   private readonly inLane: Record<Lane, number> = Object.fromEntries(LANES.map((lane) => [lane, 0])) as Record<Lane, number>;
   /** The webhooks under way by destination, and how fast each answers: how many more of one a claim may take. */
   private readonly destinations = new DestinationSlots();
-  private heartbeat: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -103,13 +99,18 @@ export class JobWorker {
     // NOTE: short, so that a dead instance's jobs are taken over within about 30 s; the heartbeat
     // keeps a live worker's lease however long its send takes.
     this.leaseMs = options.leaseMs ?? 30_000;
-    this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
-    this.jobTimeoutMs = options.jobTimeoutMs ?? 2 * 60_000;
-    this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
     this.now = options.now ?? Date.now;
-    this.random = options.random ?? Math.random;
     this.log = options.logger ?? silent;
     this.observer = options.observer;
+    this.attempt = {
+      timeoutMs: options.jobTimeoutMs ?? 2 * 60_000,
+      retry: options.retry ?? DEFAULT_RETRY_POLICY,
+      now: this.now,
+      random: options.random ?? Math.random,
+      log: this.log,
+    };
+    const heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
+    this.leases = new LeaseKeeper(this.queue, { leaseMs: this.leaseMs, heartbeatMs, now: this.now, log: this.log });
   }
 
   /** Starts polling in the background. */
@@ -147,32 +148,12 @@ export class JobWorker {
     await Promise.race([Promise.allSettled([...this.inFlight]), deadline]);
     clearTimeout(timer);
     if (this.inFlight.size > 0) this.log.warn({ jobs: this.inFlight.size }, 'stopped with deliveries in flight; they run again when their lease expires');
-    this.stopHeartbeat();
+    this.leases.stop();
   }
 
-  /**
-   * Extends the leases of the jobs under way (the heartbeat calls it every `heartbeatMs`). A job whose
-   * lease was lost meanwhile (the process stalled past it) belongs to whoever claimed it since: its
-   * outcome here will not be recorded over theirs.
-   */
-  async renewLeases(): Promise<void> {
-    const jobs = [...this.underWay.values()];
-    if (jobs.length === 0) return;
-    try {
-      const now = this.now();
-      const held = await this.queue.renew(jobs, now, this.leaseMs);
-      for (const id of held) if (this.leaseEnds.has(id)) this.leaseEnds.set(id, now + this.leaseMs);
-      const lost = jobs.filter((job) => !held.has(job.id) && this.underWay.has(job.id));
-      if (lost.length === 0) return;
-      // renewed no more: the lease is someone else's now (the slot stays taken until the send ends)
-      for (const job of lost) {
-        this.underWay.delete(job.id);
-        this.leaseEnds.delete(job.id);
-      }
-      this.log.warn({ jobIds: lost.map((job) => job.id) }, 'lost the lease of deliveries under way; another worker took them over');
-    } catch (err) {
-      this.log.error({ err }, 'renewing leases failed; trying again at the next heartbeat');
-    }
+  /** Extends the leases of the jobs under way now, as the heartbeat does every `heartbeatMs` (jobs/lease-keeper.ts). */
+  renewLeases(): Promise<void> {
+    return this.leases.renew();
   }
 
   private schedule(ms: number): void {
@@ -212,19 +193,15 @@ export class JobWorker {
       return [];
     }
     return jobs.map((job) => {
-      this.underWay.set(job.id, job);
-      this.leaseEnds.set(job.id, claimedAt + this.leaseMs);
+      this.leases.hold(job, claimedAt);
       this.inLane[job.lane] += 1;
       if (job.lane === 'webhook') this.destinations.started(job.id, job.destination ?? 'webhook', claimedAt);
-      this.startHeartbeat();
       const run = this.run(job).finally(() => {
         this.inFlight.delete(run);
-        this.underWay.delete(job.id);
-        this.leaseEnds.delete(job.id);
+        this.leases.drop(job.id);
         this.inLane[job.lane] -= 1;
         // a destination held to its limit may have more due: claimed again once half of its slots are free
         const destinationRefill = this.destinations.ended(job.id);
-        if (this.underWay.size === 0) this.stopHeartbeat();
         if (this.running && (this.inLane[job.lane] === this.slots().refillAt || destinationRefill)) this.wake();
       });
       this.inFlight.add(run);
@@ -238,17 +215,6 @@ export class JobWorker {
     return Object.fromEntries(LANES.map((lane) => [lane, Math.max(0, total - this.inLane[lane])]));
   }
 
-  private startHeartbeat(): void {
-    if (this.heartbeat) return;
-    this.heartbeat = setInterval(() => void this.renewLeases(), this.heartbeatMs);
-    this.heartbeat.unref();
-  }
-
-  private stopHeartbeat(): void {
-    clearInterval(this.heartbeat);
-    this.heartbeat = undefined;
-  }
-
   /** How many jobs of a lane may be in flight now, and at how few still in flight to claim again. */
   private slots(): { total: number; refillAt: number } {
     if (this.foreground?.busy()) return { total: this.busyConcurrency, refillAt: Math.floor(this.busyConcurrency / 2) };
@@ -257,27 +223,7 @@ export class JobWorker {
 
   /** Sends one job and records the outcome; never rejects. */
   private async run(job: ClaimedJob): Promise<void> {
-    const startedAt = this.now();
-    let result: AttemptResult;
-    try {
-      const channel = this.channels[job.kind];
-      if (!channel) throw new DeliveryError(`no channel delivers jobs of kind "${job.kind}"`, { permanent: true });
-      const receipt = await withTimeout(channel.send(job), this.jobTimeoutMs);
-      result = { outcome: 'ok', startedAt, finishedAt: this.now(), ...answerOf(receipt) };
-    } catch (err) {
-      result = this.failure(job, err, startedAt);
-      const about = {
-        jobId: job.id,
-        kind: job.kind,
-        formId: formIdOf(job),
-        submissionId: job.submissionId,
-        attempt: job.attempt,
-        statusCode: result.statusCode,
-      };
-      // given up: nobody will get this one unless someone retries it, so it is an error an operator must see
-      if (result.outcome === 'failed') this.log.error({ ...about, outcome: result.outcome, reason: result.error }, `delivery failed for good: ${result.error}`);
-      else this.log.warn({ ...about, outcome: result.outcome, error: result.error }, 'delivery failed');
-    }
+    const result = await attemptJob(job, this.channels, this.attempt);
     this.observer?.delivered(job.kind, result.outcome === 'ok' ? 'sent' : result.outcome === 'retry' ? 'retried' : 'failed');
     if (job.lane === 'webhook' && this.destinations.answered(job.destination ?? 'webhook', result.finishedAt - result.startedAt, result.finishedAt)) {
       this.wake(); // it may have more slots now: claimed again at once, not at the next poll
@@ -298,7 +244,7 @@ export class JobWorker {
         if (tries > 1) this.log.info({ jobId: job.id, tries }, 'recorded a delivery once the database could write again');
         return;
       } catch (err) {
-        const leaseHolds = this.now() + 2 * RECORD_RETRY_MS < (this.leaseEnds.get(job.id) ?? 0);
+        const leaseHolds = this.now() + 2 * RECORD_RETRY_MS < this.leases.leaseEnd(job.id);
         if (!isStorageUnavailable(err) || !leaseHolds) {
           this.log.error({ err, jobId: job.id }, 'recording a delivery failed; the job runs again when its lease expires');
           return;
@@ -308,35 +254,4 @@ export class JobWorker {
       }
     }
   }
-
-  private failure(job: ClaimedJob, err: unknown, startedAt: number): AttemptResult {
-    const permanent = err instanceof DeliveryError && err.permanent;
-    const statusCode = err instanceof DeliveryError ? err.statusCode : undefined;
-    const error = err instanceof Error ? err.message : String(err);
-    const finishedAt = this.now();
-    if (permanent || job.attempt >= this.retry.maxAttempts) return { outcome: 'failed', startedAt, finishedAt, statusCode, error };
-    return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt: finishedAt + retryDelay(this.retry, job.attempt, this.random) };
-  }
-}
-
-/** What a try that went through records of its receipt. */
-// biome-ignore lint/suspicious/noConfusingVoidType: what Channel.send resolves to
-function answerOf(receipt: DeliveryReceipt | void): Pick<AttemptResult, 'statusCode' | 'response' | 'writtenTo'> {
-  if (!receipt) return {};
-  return { statusCode: receipt.statusCode ?? undefined, response: receipt.response, writtenTo: receipt.writtenTo };
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** The form a job delivers for (every submission's job names it; an account's email has none). */
-function formIdOf(job: ClaimedJob): string | undefined {
-  const formId = (job.payload as { formId?: unknown } | null)?.formId;
-  return typeof formId === 'string' ? formId : undefined;
 }

@@ -1,7 +1,5 @@
-import type { Queryable } from '../db/database.js';
-import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
-import { enqueueJob } from '../jobs/outbox.js';
 import { headerText } from './header-text.js';
+import type { MailMessage } from './transport.js';
 
 /** An email about an account or a workspace (a reset link, an invitation, a plan change). */
 export interface AccountMessage {
@@ -32,18 +30,20 @@ export function renderAccountMessage(message: AccountMessage): { subject: string
   return { subject, text, html };
 }
 
-/**
- * Enqueues the email in the caller's transaction, so it goes out (with retries) exactly when the
- * change it tells of is committed. Automatic mail: vacation responders must not answer it (RFC 3834).
- */
-export function enqueueAccountEmail(trx: Queryable, to: string, message: AccountMessage): Promise<string> {
-  const payload: EmailPayload = {
-    to: [to],
-    ...renderAccountMessage(message),
-    headers: { 'Auto-Submitted': 'auto-generated' },
-    ...(message.oneTimeLink ? { oneTimeLink: true } : {}),
-  };
-  return enqueueJob(trx, { kind: EMAIL_KIND, payload });
+/** An account email as the email channel sends it; the caller enqueues it (services/mail-outbox.ts). */
+export interface AccountEmail extends MailMessage {
+  /** The message holds a one-time link: the job keeps no text of it once sent. */
+  oneTimeLink?: boolean;
+}
+
+/** The account message to one address, ready to enqueue in the transaction that made the change it tells of. */
+export function accountEmail(to: string, message: AccountMessage): AccountEmail {
+  return { ...automaticEmail(to, renderAccountMessage(message)), ...(message.oneTimeLink ? { oneTimeLink: true } : {}) };
+}
+
+/** Automatic mail to one address: vacation responders must not answer it (RFC 3834). */
+export function automaticEmail(to: string, rendered: { subject: string; text: string; html: string }): MailMessage {
+  return { to: [to], ...rendered, headers: { 'Auto-Submitted': 'auto-generated' } };
 }
 
 /** Where a token was made: the dashboard (from the client's address) or the command line. */

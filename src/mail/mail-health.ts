@@ -1,6 +1,6 @@
 import { createTransport } from 'nodemailer';
 import type { Config } from '../config/config.js';
-import { DeliveryError } from '../jobs/channels/channel.js';
+import { DeliveryError } from '../domain/delivery-error.js';
 import { type MailReceipt, type Mailer, outboxDir } from './transport.js';
 
 /** How often at most the SMTP server is asked whether it answers (a connection and EHLO, no message). */

@@ -1,54 +1,7 @@
-import type { Config } from '../config/config.js';
-import type { Queryable } from '../db/database.js';
-import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
-import { enqueueJobs } from '../jobs/outbox.js';
-import { planLimits } from '../services/plans.js';
 import { headerText } from './header-text.js';
 
-/**
- * Enqueues the email telling a workspace's owners that its allowance ran out, in the transaction
- * that held the first submission past it: one job per owner, so no owner sees the others' addresses
- * and one refusing server does not send the rest theirs twice. Returns the job ids (none with no owner to tell).
- */
-export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, config: Pick<Config, 'publicUrl'>): Promise<string[]> {
-  const workspace = await trx.selectFrom('workspaces').select(['id', 'name', 'plan', 'ownerId']).where('id', '=', workspaceId).executeTakeFirst();
-  if (!workspace) return [];
-  // Owners decide on an upgrade; members cannot, so they are not told.
-  const owners = await ownerAddresses(trx, workspace);
-  const message = quotaNoticeMessage({
-    name: workspace.name,
-    id: workspace.id,
-    plan: workspace.plan,
-    allowance: planLimits(workspace.plan).submissions,
-    held: planLimits(workspace.plan).held,
-    url: config.publicUrl,
-  });
-  return enqueueJobs(
-    trx,
-    owners.map(({ email }) => ({
-      kind: EMAIL_KIND,
-      // Automatic mail: vacation responders must not answer it (RFC 3834).
-      payload: { to: [email], ...message, headers: { 'Auto-Submitted': 'auto-generated' } } satisfies EmailPayload,
-    })),
-  );
-}
-
-/** The addresses of a workspace's owners (its creator and any member with the owner role): who decides on its plan. */
-export async function ownerAddresses(trx: Queryable, workspace: { id: string; ownerId: string }): Promise<{ email: string }[]> {
-  return trx
-    .selectFrom('users')
-    .select('email')
-    .where((eb) =>
-      eb.or([
-        eb('id', '=', workspace.ownerId),
-        eb('id', 'in', eb.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', workspace.id).where('role', '=', 'owner')),
-      ]),
-    )
-    .orderBy('email')
-    .execute();
-}
-
-interface NoticeFacts {
+/** What the notice tells: the workspace, its plan's allowance, and where to upgrade. */
+export interface NoticeFacts {
   name: string;
   id: string;
   plan: string;

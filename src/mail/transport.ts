@@ -4,7 +4,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import { createTransport } from 'nodemailer';
 import { ConfigError, type Config } from '../config/config.js';
 import { newId } from '../ids.js';
-import { DeliveryError } from '../jobs/channels/channel.js';
+import { DeliveryError } from '../domain/delivery-error.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { literalHeaderText } from './header-text.js';
 

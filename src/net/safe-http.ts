@@ -3,7 +3,7 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import { DeliveryError } from '../jobs/channels/channel.js';
+import { DeliveryError } from '../domain/delivery-error.js';
 import { isLocalhostName, nonPublicAddressClass } from './public-address.js';
 
 export interface ResolvedAddress {

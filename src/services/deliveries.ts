@@ -1,13 +1,13 @@
-import { type Kysely, sql } from 'kysely';
-import { fromJson, type Database, type Queryable } from '../db/database.js';
-import type { DB } from '../db/schema/index.js';
+import { fromJson, type Database } from '../db/database.js';
 import type { AttemptOutcome, JobRow, JobStatus } from '../db/schema/job.js';
-import { ProblemError, validationError } from '../errors.js';
+import { validationError } from '../errors.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { AUTORESPONDER_KIND } from '../jobs/channels/autoresponder.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { WEBHOOK_KIND } from '../jobs/channels/webhook.js';
 import { CUT_OFF_ERROR } from '../jobs/claim-query.js';
+import { memberForm, requireForm, requireMemberForm, STATUS_LITERALS } from './delivery-queries.js';
+import { type RetryTarget, retryDeliveries, retryForMember } from './delivery-retries.js';
 import type { Keyset } from './pagination.js';
 
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'done', 'failed'];
@@ -56,9 +56,6 @@ export interface DeliveryPage {
 
 /** A delivery of the form's log, with where it goes: an email's address (the autoresponder's too, read from its submission), a webhook's URL; null for Slack. */
 export type FormDelivery = DeliveryRecord & { to: string | null; submittedAt: string };
-
-/** What a member asks to send again: one delivery of the form, or every failed one of it. */
-export type RetryTarget = { jobId: string } | { allFailed: true };
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -149,21 +146,7 @@ export class DeliveryService {
    * id, of another form or workspace, is `not_found`, and nothing changes). Returns the ids queued.
    */
   async retryForMember(userId: string, formId: string, target: RetryTarget, now = Date.now()): Promise<string[]> {
-    return this.database.transaction(async (trx) => {
-      await requireMemberForm(trx, userId, formId);
-      if ('allFailed' in target) return requeueFailedOfForm(trx, formId, now);
-      const job = await trx
-        .selectFrom('jobs')
-        .innerJoin('submissions', 'submissions.id', 'jobs.submissionId')
-        .select(['jobs.id', 'jobs.status'])
-        .where('jobs.id', '=', target.jobId)
-        .where('submissions.formId', '=', formId)
-        .executeTakeFirst();
-      if (!job) throw new ProblemError('not_found', `There is no delivery ${target.jobId}.`);
-      if (job.status !== 'failed') throw notFailed(job);
-      await requeue(trx, [job.id], now);
-      return [job.id];
-    });
+    return retryForMember(this.database, userId, formId, target, now);
   }
 
   /**
@@ -171,17 +154,7 @@ export class DeliveryService {
    * form. Returns the ids queued. A job that has not failed cannot be retried (it is waiting or done).
    */
   async retry(target: { jobId: string } | { formId: string }, now = Date.now()): Promise<string[]> {
-    return this.database.transaction(async (trx) => {
-      if ('formId' in target) {
-        await requireForm(trx, target.formId);
-        return requeueFailedOfForm(trx, target.formId, now);
-      }
-      const job = await trx.selectFrom('jobs').select(['id', 'status']).where('id', '=', target.jobId).executeTakeFirst();
-      if (!job) throw new ProblemError('not_found', `There is no delivery ${target.jobId}.`);
-      if (job.status !== 'failed') throw notFailed(job);
-      await requeue(trx, [job.id], now);
-      return [job.id];
-    });
+    return retryDeliveries(this.database, target, now);
   }
 
   /** Jobs with every try made at each (and the try under way), in the order given. */
@@ -277,57 +250,6 @@ function destinationOf(row: JobRow & { answeredData: unknown; answeredControls: 
     return submitterAddress({ data: fromJson<Record<string, unknown>>(row.answeredData), controls: storedEmailControls(row.answeredControls) });
   }
   return record.recipient;
-}
-
-// Statuses as SQL literals, never from input: a partial index serves only a query that names its value.
-const STATUS_LITERALS = { pending: sql.lit<JobStatus>('pending'), done: sql.lit<JobStatus>('done'), failed: sql.lit<JobStatus>('failed') } as const;
-
-/** The refusal of a retry of a delivery that is waiting or done. */
-function notFailed(job: { id: string; status: JobStatus }): ProblemError {
-  return new ProblemError('conflict', `Delivery ${job.id} is ${job.status}; only a failed delivery can be retried.`);
-}
-
-/** Queues failed jobs at once with a fresh budget of tries; a job no longer failed (sent again meanwhile) is left alone. */
-async function requeue(trx: Queryable, ids: string[], now: number): Promise<void> {
-  await trx
-    .updateTable('jobs')
-    .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, tryStartedAt: null, updatedAt: now })
-    .where('id', 'in', ids)
-    .where('status', '=', 'failed')
-    .execute();
-}
-
-/** Every failed job of a form's submissions queued again, in one statement (no list of ids, however many): their ids. */
-async function requeueFailedOfForm(trx: Queryable, formId: string, now: number): Promise<string[]> {
-  const queued = await trx
-    .updateTable('jobs')
-    .set({ status: 'pending', attempts: 0, runAt: now, leaseUntil: null, tryStartedAt: null, updatedAt: now })
-    .where('status', '=', STATUS_LITERALS.failed)
-    .where('submissionId', 'in', (eb) => eb.selectFrom('submissions').select('submissions.id').where('submissions.formId', '=', formId))
-    .returning('id')
-    .execute();
-  return queued.map((j) => j.id);
-}
-
-/** The form, if the account belongs to its workspace: a subquery for `exists`. */
-function memberForm(db: Queryable, userId: string, formId: string) {
-  return db
-    .selectFrom('forms')
-    .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
-    .select(sql.lit(1).as('one'))
-    .where('forms.id', '=', formId)
-    .where('workspaceMembers.userId', '=', userId);
-}
-
-/** `not_found` unless the form exists and the account belongs to its workspace (the same answer for both). */
-async function requireMemberForm(db: Queryable, userId: string, formId: string): Promise<void> {
-  const form = await memberForm(db, userId, formId).executeTakeFirst();
-  if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
-}
-
-async function requireForm(db: Kysely<DB>, formId: string): Promise<void> {
-  const form = await db.selectFrom('forms').select('id').where('id', '=', formId).executeTakeFirst();
-  if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
 }
 
 /** The `to` of an email job's payload: one address, or several joined (an email job queued before one per recipient). */

@@ -5,7 +5,7 @@ import type { UserRow } from '../db/schema/user.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { enqueueAccountEmail } from '../mail/account-mail.js';
+import { enqueueAccountEmail } from './mail-outbox.js';
 import { invitationEmail } from '../mail/invitation-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';

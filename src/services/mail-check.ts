@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { DeliveryError } from '../jobs/channels/channel.js';
+import { DeliveryError } from '../domain/delivery-error.js';
 import { createMailer, outboxDir, TEST_TIMEOUT_MS } from '../mail/transport.js';
 
 /** How this installation's mail leaves, as the admin page shows it: never the SMTP password. */

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { ProblemError, validationError } from '../errors.js';
-import { enqueueAccountEmail } from '../mail/account-mail.js';
+import { enqueueAccountEmail } from './mail-outbox.js';
 import { hashSecret, newSecret } from './secrets.js';
 import type { SessionService } from './sessions.js';
 import { revokeAllTokens } from './tokens.js';

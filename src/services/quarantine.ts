@@ -6,7 +6,7 @@ import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
 import { countAgainstAllowance } from './allowance.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
-import { quotaNoticeJobs } from '../mail/quota-notice.js';
+import { quotaNoticeJobs } from './mail-outbox.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { lockWorkspace } from './seats.js';
 import { searchTextOf } from './search-text.js';

@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import { fromJson, type Database, type Queryable } from '../db/database.js';
 import type { ConfirmationState, RecipientConfirmationRow } from '../db/schema/recipient-confirmation.js';
 import { ProblemError } from '../errors.js';
-import { enqueueAccountEmail } from '../mail/account-mail.js';
+import { enqueueAccountEmail } from './mail-outbox.js';
 import { recipientConfirmationEmail } from '../mail/recipient-confirmation-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
 import { memberAddresses } from './recipient-states.js';

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import type { UserRow } from '../db/schema/user.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
-import { enqueueAccountEmail } from '../mail/account-mail.js';
+import { enqueueAccountEmail } from './mail-outbox.js';
 import type { SignupLinks } from './signup-links.js';
 import { emailProblem, type UserService } from './users.js';
 import { normaliseEmail } from './email-address.js';

@@ -9,7 +9,8 @@ import type { TokenRow } from '../db/schema/token.js';
 import { isScope, SCOPES } from '../domain/scopes.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
-import { enqueueAccountEmail, tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
+import { tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
+import { enqueueAccountEmail } from './mail-outbox.js';
 
 /** A stored token (its hash, never its secret), as the dashboard lists it. */
 export type Token = TokenRow;

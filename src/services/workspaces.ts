@@ -9,7 +9,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
-import { enqueuePlanChangeEmails } from '../mail/plan-change.js';
+import { enqueuePlanChangeEmails } from './mail-outbox.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
 import { requireUnchanged } from './read-only-fields.js';

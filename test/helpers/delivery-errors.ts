@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DeliveryError } from '../../src/jobs/channels/channel.js';
+import { DeliveryError } from '../../src/domain/delivery-error.js';
 
 /** Runs the call and returns the DeliveryError it must reject with. */
 export async function deliveryErrorOf(call: Promise<unknown>): Promise<DeliveryError> {

@@ -2,7 +2,7 @@
 // route: posts to `url`, its host resolved to `address`, and prints how the call ended as one JSON
 // line. Exits 0 when the call settled, whatever its outcome; a crash exits non-zero.
 import { postJsonSafely } from '../../src/net/safe-http.js';
-import { DeliveryError } from '../../src/jobs/channels/channel.js';
+import { DeliveryError } from '../../src/domain/delivery-error.js';
 
 const [url, address, allowPrivate] = process.argv.slice(2) as [string, string, string];
 const lookup = async () => [{ address, family: address.includes(':') ? 6 : 4 }];

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openContext, type AppContext } from '../../src/context.js';
-import { type Channel, DeliveryError } from '../../src/jobs/channels/channel.js';
+import type { Channel } from '../../src/jobs/channels/channel.js';
+import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { enqueueJob } from '../../src/jobs/outbox.js';
 import { JobWorker } from '../../src/jobs/worker.js';
 import { testConfig } from '../helpers/app.js';

@@ -4,7 +4,7 @@
 // of its first try, so a receiver (or a restored backup's second send) can be recognised as a copy.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { quotaNoticeJobs } from '../../src/mail/quota-notice.js';
+import { quotaNoticeJobs } from '../../src/services/mail-outbox.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';

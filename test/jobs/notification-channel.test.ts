@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/db/database.js';
-import { DeliveryError, type Job } from '../../src/jobs/channels/channel.js';
+import type { Job } from '../../src/jobs/channels/channel.js';
+import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { NotificationChannel } from '../../src/jobs/channels/notification.js';
 import { createMailer, type Mailer } from '../../src/mail/transport.js';
 import { startApp, type TestApp } from '../helpers/app.js';

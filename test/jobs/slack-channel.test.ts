@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { DeliveryError, type Job } from '../../src/jobs/channels/channel.js';
+import type { Job } from '../../src/jobs/channels/channel.js';
+import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { SlackChannel, slackText } from '../../src/jobs/channels/slack.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';

@@ -5,8 +5,8 @@ import { autoresponderMessage } from '../../mail/autoresponder.js';
 import { autoresponderMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer } from '../../mail/transport.js';
 import { isUpgraded } from '../../services/plans.js';
+import { DeliveryError } from '../../domain/delivery-error.js';
 import {
-  DeliveryError,
   lookupBySubmission,
   renderStoredTemplate,
   storedEmailControls,

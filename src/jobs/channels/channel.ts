@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import { fromJson } from '../../db/database.js';
 import { sharedTemplateWorkers } from '../../mail/template-workers.js';
 import type { MailReceipt } from '../../mail/transport.js';
+import { DeliveryError } from '../../domain/delivery-error.js';
 
 /** A claimed job as a channel sees it: the payload already parsed. */
 export interface Job<P = unknown> {
@@ -33,19 +34,6 @@ export interface Channel {
 /** A mailer's receipt as the worker records it. */
 export function mailReceipt(receipt: MailReceipt): DeliveryReceipt {
   return 'written' in receipt ? { writtenTo: receipt.written } : { statusCode: receipt.statusCode, response: receipt.sent };
-}
-
-/** A failed delivery; `permanent` ones are not retried (a 5xx SMTP reply, an HTTP 4xx). */
-export class DeliveryError extends Error {
-  readonly permanent: boolean;
-  readonly statusCode: number | undefined;
-
-  constructor(message: string, options: { permanent: boolean; statusCode?: number; cause?: unknown }) {
-    super(message, { cause: options.cause });
-    this.name = 'DeliveryError';
-    this.permanent = options.permanent;
-    this.statusCode = options.statusCode;
-  }
 }
 
 /** The submission a job delivers; a job without one cannot be delivered. */

@@ -1,6 +1,7 @@
 import { emailJobMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer, MailMessage } from '../../mail/transport.js';
-import { DeliveryError, type Channel, type DeliveryReceipt, type Job, mailReceipt } from './channel.js';
+import { DeliveryError } from '../../domain/delivery-error.js';
+import { type Channel, type DeliveryReceipt, type Job, mailReceipt } from './channel.js';
 
 /** What an 'email' job carries: a message ready to send (the sender is always FORMGATE_MAIL_FROM). */
 export interface EmailPayload extends MailMessage {

@@ -5,8 +5,8 @@ import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
 import { receivingAddresses, withheldReason } from '../../services/recipient-states.js';
 import { normaliseEmail } from '../../services/email-address.js';
+import { DeliveryError } from '../../domain/delivery-error.js';
 import {
-  DeliveryError,
   lookupBySubmission,
   renderedOrDefaultLayout,
   storedEmailControls,

@@ -1,7 +1,8 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { fieldRows } from '../../mail/notification.js';
-import { DeliveryError, lookupBySubmission, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { DeliveryError } from '../../domain/delivery-error.js';
+import { lookupBySubmission, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
 
 export const SLACK_KIND = 'slack';
 

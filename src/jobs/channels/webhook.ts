@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { SingleFlight } from '../../db/single-flight.js';
 import { postJsonSafely, type HostLookup } from '../../net/safe-http.js';
-import { DeliveryError, type Channel, type Job } from './channel.js';
+import { DeliveryError } from '../../domain/delivery-error.js';
+import type { Channel, Job } from './channel.js';
 
 export const WEBHOOK_KIND = 'webhook';
 

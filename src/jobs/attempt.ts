@@ -1,0 +1,74 @@
+import type { Logger } from 'pino';
+import { DeliveryError } from '../domain/delivery-error.js';
+import type { Channel, DeliveryReceipt } from './channels/channel.js';
+import type { AttemptResult, ClaimedJob } from './job-queue.js';
+import { retryDelay, type RetryPolicy } from './retry-policy.js';
+
+export interface AttemptOptions {
+  /** A send still running after this counts as a transient failure. */
+  timeoutMs: number;
+  retry: RetryPolicy;
+  now: () => number;
+  random: () => number;
+  log: Pick<Logger, 'warn' | 'error'>;
+}
+
+/**
+ * Sends one claimed job through its channel and decides how the try ended (sent, retried later, or
+ * given up), logging a failure; never rejects, so the worker always has an outcome to record.
+ */
+export async function attemptJob(job: ClaimedJob, channels: Record<string, Channel>, options: AttemptOptions): Promise<AttemptResult> {
+  const startedAt = options.now();
+  try {
+    const channel = channels[job.kind];
+    if (!channel) throw new DeliveryError(`no channel delivers jobs of kind "${job.kind}"`, { permanent: true });
+    const receipt = await withTimeout(channel.send(job), options.timeoutMs);
+    return { outcome: 'ok', startedAt, finishedAt: options.now(), ...answerOf(receipt) };
+  } catch (err) {
+    const result = failure(job, err, startedAt, options);
+    const about = {
+      jobId: job.id,
+      kind: job.kind,
+      formId: formIdOf(job),
+      submissionId: job.submissionId,
+      attempt: job.attempt,
+      statusCode: result.statusCode,
+    };
+    // given up: nobody will get this one unless someone retries it, so it is an error an operator must see
+    if (result.outcome === 'failed')
+      options.log.error({ ...about, outcome: result.outcome, reason: result.error }, `delivery failed for good: ${result.error}`);
+    else options.log.warn({ ...about, outcome: result.outcome, error: result.error }, 'delivery failed');
+    return result;
+  }
+}
+
+function failure(job: ClaimedJob, err: unknown, startedAt: number, options: AttemptOptions): AttemptResult {
+  const permanent = err instanceof DeliveryError && err.permanent;
+  const statusCode = err instanceof DeliveryError ? err.statusCode : undefined;
+  const error = err instanceof Error ? err.message : String(err);
+  const finishedAt = options.now();
+  if (permanent || job.attempt >= options.retry.maxAttempts) return { outcome: 'failed', startedAt, finishedAt, statusCode, error };
+  return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt: finishedAt + retryDelay(options.retry, job.attempt, options.random) };
+}
+
+/** What a try that went through records of its receipt. */
+// biome-ignore lint/suspicious/noConfusingVoidType: what Channel.send resolves to
+function answerOf(receipt: DeliveryReceipt | void): Pick<AttemptResult, 'statusCode' | 'response' | 'writtenTo'> {
+  if (!receipt) return {};
+  return { statusCode: receipt.statusCode ?? undefined, response: receipt.response, writtenTo: receipt.writtenTo };
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The form a job delivers for (every submission's job names it; an account's email has none). */
+function formIdOf(job: ClaimedJob): string | undefined {
+  const formId = (job.payload as { formId?: unknown } | null)?.formId;
+  return typeof formId === 'string' ? formId : undefined;
+}

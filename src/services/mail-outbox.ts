@@ -1,0 +1,71 @@
+import type { Config } from '../config/config.js';
+import type { Queryable } from '../db/database.js';
+import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
+import { enqueueJob, enqueueJobs } from '../jobs/outbox.js';
+import { type AccountMessage, accountEmail, automaticEmail } from '../mail/account-mail.js';
+import { type PlanChange, planChangeMessage } from '../mail/plan-change.js';
+import { quotaNoticeMessage } from '../mail/quota-notice.js';
+import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
+
+// The emails services decide to send: src/mail/ builds each message, and it is enqueued here in the
+// caller's transaction (the outbox), so it goes out (with retries) exactly when what it tells of commits.
+
+/** Enqueues an account email (a reset link, an invitation, a new token) in the caller's transaction. */
+export function enqueueAccountEmail(trx: Queryable, to: string, message: AccountMessage): Promise<string> {
+  return enqueueJob(trx, { kind: EMAIL_KIND, payload: accountEmail(to, message) satisfies EmailPayload });
+}
+
+/**
+ * Tells each owner of the workspace that its plan changed (what a payment or an admin did), in the
+ * transaction that changed it: one email per owner, so no owner sees the others' addresses.
+ */
+export async function enqueuePlanChangeEmails(trx: Queryable, change: PlanChange, publicUrl: string): Promise<number> {
+  const owners = await ownerAddresses(trx, change.workspace);
+  const terms = {
+    allowance: planLimits(change.to).submissions,
+    left: submissionsLeft(change.to, change.workspace.submissionsUsed),
+    upgraded: isUpgraded(change.to),
+  };
+  const message = planChangeMessage(change, terms, publicUrl);
+  for (const { email } of owners) await enqueueAccountEmail(trx, email, message);
+  return owners.length;
+}
+
+/**
+ * Enqueues the email telling a workspace's owners that its allowance ran out, in the transaction
+ * that held the first submission past it: one job per owner, so no owner sees the others' addresses
+ * and one refusing server does not send the rest theirs twice. Returns the job ids (none with no owner to tell).
+ */
+export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, config: Pick<Config, 'publicUrl'>): Promise<string[]> {
+  const workspace = await trx.selectFrom('workspaces').select(['id', 'name', 'plan', 'ownerId']).where('id', '=', workspaceId).executeTakeFirst();
+  if (!workspace) return [];
+  // Owners decide on an upgrade; members cannot, so they are not told.
+  const owners = await ownerAddresses(trx, workspace);
+  const message = quotaNoticeMessage({
+    name: workspace.name,
+    id: workspace.id,
+    plan: workspace.plan,
+    allowance: planLimits(workspace.plan).submissions,
+    held: planLimits(workspace.plan).held,
+    url: config.publicUrl,
+  });
+  return enqueueJobs(
+    trx,
+    owners.map(({ email }) => ({ kind: EMAIL_KIND, payload: automaticEmail(email, message) satisfies EmailPayload })),
+  );
+}
+
+/** The addresses of a workspace's owners (its creator and any member with the owner role): who decides on its plan. */
+export async function ownerAddresses(trx: Queryable, workspace: { id: string; ownerId: string }): Promise<{ email: string }[]> {
+  return trx
+    .selectFrom('users')
+    .select('email')
+    .where((eb) =>
+      eb.or([
+        eb('id', '=', workspace.ownerId),
+        eb('id', 'in', eb.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', workspace.id).where('role', '=', 'owner')),
+      ]),
+    )
+    .orderBy('email')
+    .execute();
+}
