@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type * as Flexible from 'rate-limiter-flexible';
 import type { Config } from '../config/config.js';
 import { visitorKey } from '../intake/rate-limit.js';
-import { normaliseEmail } from '../services/email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 import { consume, limiter, type Refusal } from '../web/limiter.js';
 import type { DeviceCookies } from './device-cookie.js';
 

@@ -30,7 +30,7 @@ async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Pr
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
 export function startDelivery(
-  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics'>,
+  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients'>,
   logger: Logger,
   options: WorkerOptions = {},
 ): Delivery {
@@ -38,7 +38,7 @@ export function startDelivery(
   const log = logger.child({ component: 'delivery' });
   const channels = {
     [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
-    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients),
+    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients, ctx.recipients),
     [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl),
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),

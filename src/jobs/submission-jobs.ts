@@ -1,8 +1,7 @@
 import { fromJson, type Queryable } from '../db/database.js';
-import type { Plan } from '../domain/plans.js';
-import { isUpgraded } from '../services/plans.js';
+import { type Plan, isUpgraded } from '../domain/plans.js';
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
-import { normaliseEmail } from '../services/email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 import { NOTIFICATION_KIND, type NotificationPayload } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
 import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';

@@ -9,7 +9,7 @@ export interface PlanChange {
   released: number;
 }
 
-/** What the new plan grants, as services/plans.ts reckons it: the caller works it out, so mail holds no plan rules. */
+/** What the new plan grants, as domain/plans.ts reckons it: the caller works it out, so mail holds no plan rules. */
 export interface NewPlanTerms {
   /** Accepted submissions the plan grants. */
   allowance: number;

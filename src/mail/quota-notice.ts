@@ -6,7 +6,7 @@ export interface NoticeFacts {
   id: string;
   plan: string;
   allowance: number;
-  /** Submissions held past the allowance at most (services/plans.ts). */
+  /** Submissions held past the allowance at most (domain/plans.ts). */
   held: number;
   url: string;
 }

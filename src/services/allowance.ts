@@ -2,8 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Dialect } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
-import { PLANS } from '../domain/plans.js';
-import { planLimits } from './plans.js';
+import { PLANS, planLimits } from '../domain/plans.js';
 
 /** Called inside the transaction that holds the first submission past a workspace's allowance. */
 export type AllowanceReached = (trx: Transaction<DB>, workspaceId: string) => Promise<void>;

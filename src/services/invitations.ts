@@ -11,7 +11,7 @@ import { hashSecret, newSecret } from './secrets.js';
 import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { TeamService } from './team.js';
 import { emailProblem, type UserService } from './users.js';
-import { normaliseEmail } from './email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 import { memberAddresses } from './recipient-states.js';
 
 /** A pending (or past) invitation, as the members page shows it. */

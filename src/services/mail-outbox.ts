@@ -5,7 +5,7 @@ import { enqueueJob, enqueueJobs } from '../jobs/outbox.js';
 import { type AccountMessage, accountEmail, automaticEmail } from '../mail/account-mail.js';
 import { type PlanChange, planChangeMessage } from '../mail/plan-change.js';
 import { quotaNoticeMessage } from '../mail/quota-notice.js';
-import { isUpgraded, planLimits, submissionsLeft } from './plans.js';
+import { isUpgraded, planLimits, submissionsLeft } from '../domain/plans.js';
 
 // The emails services decide to send: src/mail/ builds each message, and it is enqueued here in the
 // caller's transaction (the outbox), so it goes out (with retries) exactly when what it tells of commits.

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { normaliseEmail } from './email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 
 // NOTE: apart from recipients.ts so that the notification channel can ask without importing the
 // outbox (jobs/outbox → lanes → channels: an import cycle).

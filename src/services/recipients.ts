@@ -5,9 +5,9 @@ import { ProblemError } from '../errors.js';
 import { enqueueAccountEmail } from './mail-outbox.js';
 import { recipientConfirmationEmail } from '../mail/recipient-confirmation-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
-import { memberAddresses } from './recipient-states.js';
+import { memberAddresses, receivingAddresses, withheldReason } from './recipient-states.js';
 import { lockWorkspace } from './seats.js';
-import { normaliseEmail } from './email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 
 /** Confirmation links one workspace may have emailed in the last hour: the mail cannot be used to write to strangers in bulk. */
 export const CONFIRMATIONS_PER_WORKSPACE_HOUR = 20;
@@ -51,6 +51,16 @@ export class RecipientService {
 
   get enabled(): boolean {
     return this.config.confirmRecipients;
+  }
+
+  /** The addresses among `emails` that may get the workspace's notifications now (for the notification channel). */
+  receivingAddresses(db: Queryable, workspaceId: string, emails: readonly string[]): Promise<Set<string>> {
+    return receivingAddresses(db, workspaceId, emails);
+  }
+
+  /** Why an address gets no notification: what the delivery log shows. */
+  withheldReason(db: Queryable, workspaceId: string, address: string): Promise<string> {
+    return withheldReason(db, workspaceId, address);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
-import { planLimits } from './plans.js';
+import { planLimits } from '../domain/plans.js';
 
 // The member limit's seats, shared by the team (invitations, joins) and the CLI's add-member.
 

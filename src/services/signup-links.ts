@@ -1,5 +1,5 @@
 import { Keyring } from '../keyring.js';
-import { normaliseEmail } from './email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 
 /** How long an emailed sign-up link works. */
 export const SIGNUP_LINK_LIFETIME_MS = 24 * 60 * 60_000;

@@ -6,7 +6,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { enqueueAccountEmail } from './mail-outbox.js';
 import type { SignupLinks } from './signup-links.js';
 import { emailProblem, type UserService } from './users.js';
-import { normaliseEmail } from './email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 
 export const SIGNUP_LINK_INVALID = 'This sign-up link has expired or is not valid.';
 export const SIGNUP_LINK_USED = 'This sign-up link was already used: an account has this address. Log in.';

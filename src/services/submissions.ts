@@ -7,8 +7,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { inRange, LIST_COLUMNS, listedOf, type SubmissionFilter, type SubmissionListRow, SubmissionSearch } from './submission-search.js';
 import type { Access, FormService } from './forms.js';
 import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
-import { PLANS } from '../domain/plans.js';
-import { isUpgraded } from './plans.js';
+import { PLANS, isUpgraded } from '../domain/plans.js';
 import { countHeld, type FolderRow, listFolder, markNotSpam, reasonsOf } from './quarantine.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 

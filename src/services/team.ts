@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/database.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
-import { planLimits } from './plans.js';
+import { planLimits } from '../domain/plans.js';
 import type { RecipientService } from './recipients.js';
 import { seatsTaken } from './seats.js';
 import type { WorkspaceService } from './workspaces.js';

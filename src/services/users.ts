@@ -5,7 +5,7 @@ import type { UserRow } from '../db/schema/user.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import type { Plan } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
-import { normaliseEmail } from './email-address.js';
+import { normaliseEmail } from '../domain/email-address.js';
 import { newId } from '../ids.js';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js';
 import { revokeAllTokens } from './tokens.js';

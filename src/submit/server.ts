@@ -8,7 +8,7 @@ import { problemBody } from '../web/problem-body.js';
 import { requestId } from '../web/request-id.js';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { fieldsFromPairs } from '../intake/fields.js';
-import { isUpgraded } from '../services/plans.js';
+import { isUpgraded } from '../domain/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
 import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
 import { allowedOriginsOf } from '../services/forms.js';

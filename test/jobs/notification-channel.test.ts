@@ -61,7 +61,7 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     for (const name of ['Ada', 'Grace', 'Alan', 'Edsger']) ids.push((await postJson(app, form.id, { name }, visitor())).body.id);
     await app.ctx.database.db.deleteFrom('submissions').where('id', '=', ids[2]!).execute();
     const { database, queries } = counting(app.ctx.database);
-    const channel = new NotificationChannel(database, mailer, 'forms@example.test', false);
+    const channel = new NotificationChannel(database, mailer, 'forms@example.test', false, app.ctx.recipients);
 
     const outcomes = await Promise.allSettled(ids.slice(0, 3).map((id) => channel.send(jobFor(id))));
     assert.equal(queries(), 1, 'one query for the three jobs');
@@ -90,7 +90,7 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     const account = await createAccount(app);
     const form = await createForm(app, account, { name: 'Split', notificationEmails: ['one@example.com', 'two@example.com'] });
     const id = (await postJson(app, form.id, { name: 'Ada' }, visitor())).body.id as string;
-    const channel = new NotificationChannel(app.ctx.database, mailer, 'forms@example.test', false);
+    const channel = new NotificationChannel(app.ctx.database, mailer, 'forms@example.test', false, app.ctx.recipients);
     const before = sink.messages.length;
 
     await channel.send({ ...jobFor(id), payload: { formId: form.id, to: 'TWO@example.com' } });

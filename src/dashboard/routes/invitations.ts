@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { type InvitationView, refusal } from '../../services/invitations.js';
-import { normaliseEmail } from '../../services/email-address.js';
+import { normaliseEmail } from '../../domain/email-address.js';
 import { setFlash } from '../flash.js';
 import { csrfToken } from '../frame.js';
 import { PageError } from '../page-error.js';

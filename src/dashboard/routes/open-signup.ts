@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
-import { normaliseEmail } from '../../services/email-address.js';
+import { normaliseEmail } from '../../domain/email-address.js';
 import { fieldErrors } from '../field-errors.js';
 import { setFlash, takeFlash } from '../flash.js';
 import { csrfToken } from '../frame.js';

@@ -5,7 +5,7 @@ import type { Template, TemplateKind } from '../../services/templates.js';
 import { ProblemError } from '../../errors.js';
 import { MAX_TEMPLATE_CHARS } from '../../mail/template-engine.js';
 import { placeholderFor } from '../../mail/template-placeholders.js';
-import { isUpgraded } from '../../services/plans.js';
+import { isUpgraded } from '../../domain/plans.js';
 import { SAMPLE_DATA } from '../../services/templates.js';
 import { setFlash } from '../flash.js';
 import { formFrame } from '../form-frame.js';

@@ -1,5 +1,5 @@
 import type { AccountSummary, WorkspaceSummary } from '../../services/admin.js';
-import { submissionsLeft } from '../../services/plans.js';
+import { submissionsLeft } from '../../domain/plans.js';
 import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { type MailCheck, MailPanel } from './mail-panel.js';

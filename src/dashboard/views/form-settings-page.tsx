@@ -1,7 +1,7 @@
 import { ALLOWED_ORIGINS_MAX } from '../../schemas/form.js';
 import type { SecretState } from '../../services/form-secrets.js';
 import type { RecipientStatus } from '../../services/recipients.js';
-import { normaliseEmail } from '../../services/email-address.js';
+import { normaliseEmail } from '../../domain/email-address.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';

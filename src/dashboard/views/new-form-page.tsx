@@ -1,5 +1,5 @@
 import type { Workspace } from '../../services/workspaces.js';
-import { planLimits } from '../../services/plans.js';
+import { planLimits } from '../../domain/plans.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';

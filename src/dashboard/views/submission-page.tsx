@@ -1,6 +1,6 @@
 import type { Workspace } from '../../services/workspaces.js';
 import { type DeliveryRecord, writtenToFile } from '../../services/deliveries.js';
-import { planLimits } from '../../services/plans.js';
+import { planLimits } from '../../domain/plans.js';
 import type { SubmissionDetail } from '../../services/submissions.js';
 import { timeText } from '../submission-fields.js';
 import { CsrfInput, Panel, Time } from './components.js';

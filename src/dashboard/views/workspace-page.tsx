@@ -1,7 +1,7 @@
 import type { Form } from '../../services/forms.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { WorkspaceStats } from '../../services/stats.js';
-import { isUpgraded, planLimits, submissionsLeft } from '../../services/plans.js';
+import { isUpgraded, planLimits, submissionsLeft } from '../../domain/plans.js';
 import { DailyChart, Sparkline } from './chart.js';
 import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';

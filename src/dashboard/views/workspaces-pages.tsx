@@ -1,5 +1,4 @@
-import type { Plan } from '../../domain/plans.js';
-import { planLimits, submissionsLeft } from '../../services/plans.js';
+import { type Plan, planLimits, submissionsLeft } from '../../domain/plans.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, EmptyState, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';

@@ -4,7 +4,7 @@ import { submitterAddress } from '../../domain/submitter-address.js';
 import { autoresponderMessage } from '../../mail/autoresponder.js';
 import { autoresponderMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer } from '../../mail/transport.js';
-import { isUpgraded } from '../../services/plans.js';
+import { isUpgraded } from '../../domain/plans.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 import {
   lookupBySubmission,

@@ -1,10 +1,9 @@
 import DataLoader from 'dataloader';
-import type { Database } from '../../db/database.js';
+import type { Database, Queryable } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
-import { receivingAddresses, withheldReason } from '../../services/recipient-states.js';
-import { normaliseEmail } from '../../services/email-address.js';
+import { normaliseEmail } from '../../domain/email-address.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 import {
   lookupBySubmission,
@@ -31,6 +30,15 @@ export interface NotificationPayload {
 }
 
 /**
+ * Who may get a workspace's notifications: the rules of services/recipient-states.ts, which the
+ * recipient service offers and jobs/delivery.ts hands in (the work layer does not reach up to services).
+ */
+export interface RecipientRules {
+  receivingAddresses(db: Queryable, workspaceId: string, emails: readonly string[]): Promise<Set<string>>;
+  withheldReason(db: Queryable, workspaceId: string, address: string): Promise<string>;
+}
+
+/**
  * Emails a submission to one of its form's `notificationEmails`. The job names the submission and
  * the recipient; the form's settings and notification template are read when it is sent, so a
  * recipient removed meanwhile is not written to and the layout is the one the form has then.
@@ -42,6 +50,7 @@ export class NotificationChannel implements Channel {
     private readonly mailFrom: string,
     /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the workspace's team get notifications only once confirmed. */
     private readonly confirmRecipients: boolean,
+    private readonly rules: RecipientRules,
   ) {}
 
   /** Whether an address may get a workspace's notifications now, asked for the jobs that start together in one query per workspace. */
@@ -53,7 +62,8 @@ export class NotificationChannel implements Channel {
         byWorkspace.get(workspaceId)!.add(email);
       }
       const allowed = new Map<string, Set<string>>();
-      for (const [workspaceId, emails] of byWorkspace) allowed.set(workspaceId, await receivingAddresses(this.database.db, workspaceId, [...emails]));
+      for (const [workspaceId, emails] of byWorkspace)
+        allowed.set(workspaceId, await this.rules.receivingAddresses(this.database.db, workspaceId, [...emails]));
       return keys.map(({ workspaceId, email }) => allowed.get(workspaceId)!.has(email));
     },
     // nothing kept between batches: a decline counts from the next notification on
@@ -83,7 +93,7 @@ export class NotificationChannel implements Channel {
     const targets = await this.confirmedAmong(row.workspaceId, to !== undefined ? [to] : recipients);
     if (targets.length === 0) {
       // NOTE: permanent, so the delivery log shows why; "Retry" sends it once the address has confirmed
-      throw new DeliveryError(await withheldReason(this.database.db, row.workspaceId, to ?? recipients[0]!), { permanent: true });
+      throw new DeliveryError(await this.rules.withheldReason(this.database.db, row.workspaceId, to ?? recipients[0]!), { permanent: true });
     }
     const data = fromJson<Record<string, unknown>>(row.data);
     const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data);
