@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config/config.js';
 import { sql } from 'kysely';
-import { Database, MissingDatabaseError } from './db/database.js';
+import { Database, describeDatabase, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { type StartupLog, waitForDatabase } from './db/startup-wait.js';
 import { isStorageUnavailable } from './db/storage-errors.js';
@@ -92,7 +92,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
   try {
     await waitForDatabase(database, config.database, config.startupWaitMs, log);
     if (options.existing && !(await holdsFormgate(database))) throw new MissingDatabaseError(config.database, 'holds no Formgate data');
-    await logMigrations(database, log);
+    await logMigrations(database, config, log);
     const secret = config.secret ?? (await installationSecret(database));
     const keyring = new Keyring(secret, config.secretPrevious);
     const users = new UserService(database, config.defaultPlan);
@@ -139,9 +139,9 @@ export async function openContext(config: Config, options: { existing?: boolean;
 }
 
 /** Says which migrations were applied and how long each took: an operator upgrading wants to see the schema change. */
-async function logMigrations(database: Database, log: StartupLog): Promise<void> {
+async function logMigrations(database: Database, config: Config, log: StartupLog): Promise<void> {
   const started = Date.now();
-  const applied = await migrateToLatest(database, (name, ms) => log.info(`migration ${name} ran in ${ms} ms`));
+  const applied = await migrateToLatest(database, (name, ms) => log.info(`migration ${name} ran in ${ms} ms`), describeDatabase(config.database));
   if (applied.length > 0) log.info(`database schema brought up to date: ${applied.length} migration(s) in ${Date.now() - started} ms`);
 }
 

@@ -6,6 +6,7 @@ import { buildConfig, ConfigError, type Config } from '../config/config.js';
 import { readEnv } from '../config/env.js';
 import { unknownVariableWarnings } from '../config/unknown-variables.js';
 import { MissingDatabaseError } from '../db/database.js';
+import { NewerSchemaError } from '../db/migrations/newer-schema.js';
 import { ProblemError } from '../errors.js';
 
 const json = process.argv.includes('--json');
@@ -141,7 +142,8 @@ try {
     fail('usage', error.message.replace(/^error: /, ''), undefined, 2);
   }
   if (error instanceof ProblemError) fail(error.code, error.detail, error.extra.errors as string[] | undefined, 1);
-  // a missing database is the configuration's fault: the command ran from the wrong folder or with the wrong URL
-  if (error instanceof ConfigError || error instanceof MissingDatabaseError) fail('config', error.message, undefined, 2);
+  // a missing database is the configuration's fault: the command ran from the wrong folder or with the wrong URL;
+  // a database migrated by a newer program is the setup's too (a downgrade, or the wrong database)
+  if (error instanceof ConfigError || error instanceof MissingDatabaseError || error instanceof NewerSchemaError) fail('config', error.message, undefined, 2);
   fail('internal_error', (error as Error).message ?? String(error), undefined, 1);
 }

@@ -20,6 +20,7 @@ import { webhookDestinations } from './0016-webhook-destinations.js';
 import { searchScope } from './0017-search-scope.js';
 import { recipientConfirmations } from './0018-recipient-confirmations.js';
 import { attemptAnswers } from './0019-attempt-answers.js';
+import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
 export interface Migration {
@@ -49,8 +50,17 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-attempt-answers': attemptAnswers,
 };
 
-/** Brings the database to the newest schema; returns the names of the migrations applied, each told to `applied` with its duration. */
-export async function migrateToLatest(database: Database, applied: (name: string, ms: number) => void = () => undefined): Promise<string[]> {
+/**
+ * Brings the database to the newest schema; returns the names of the migrations applied, each told to
+ * `applied` with its duration. A database migrated by a newer program is refused (NewerSchemaError,
+ * naming `databaseName`) before anything is written.
+ */
+export async function migrateToLatest(
+  database: Database,
+  applied: (name: string, ms: number) => void = () => undefined,
+  databaseName?: string,
+): Promise<string[]> {
+  await refuseNewerSchema(database, Object.keys(MIGRATIONS), databaseName);
   const migrator = new Migrator({
     db: database.db,
     provider: {
