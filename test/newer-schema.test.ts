@@ -11,11 +11,10 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.js';
 
 const LISTEN = { FORMGATE_HOST: '127.0.0.1', FORMGATE_PORT: '0', FORMGATE_SUBMIT_PORT: '0' };
 const FUTURE = '0999-from-the-future';
-const NEWEST_KNOWN = '0019-attempt-answers';
 
 /** The refusal, whoever prints it: both versions, the migration, and what to do. */
-function assertRefusal(message: string): void {
-  assert.ok(message.includes(`it has migration ${FUTURE}, which this program (v${VERSION}, newest migration ${NEWEST_KNOWN}) does not know`), message);
+function assertRefusal(message: string, newestKnown: string): void {
+  assert.ok(message.includes(`it has migration ${FUTURE}, which this program (v${VERSION}, newest migration ${newestKnown}) does not know`), message);
   assert.match(message, /was migrated by a newer Formgate/);
   assert.match(message, /Run the newer version \(or restore the backup taken before the upgrade\)/);
   assert.doesNotMatch(message, /corrupted migrations/);
@@ -25,7 +24,9 @@ function assertRefusal(message: string): void {
 describe('a program older than its database schema', () => {
   let database: TestDatabase;
   let env: NodeJS.ProcessEnv;
+  /** What a fresh database records: this program's migrations, the newest last. */
   let migrated: string[];
+  const refusal = (message: string) => assertRefusal(message, migrated.at(-1)!);
   const servers: ServerProcess[] = [];
 
   /** The rows of the migration table and how many accounts exist: what a refusal must leave as it was. */
@@ -48,6 +49,7 @@ describe('a program older than its database schema', () => {
     const db = Database.open(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir }).database);
     try {
       migrated = (await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db.db)).rows.map((r) => r.name);
+      assert.match(migrated.at(-1)!, /^00\d\d-/, 'a fresh database recorded the migrations');
       await sql`insert into kysely_migration (name, timestamp) values (${FUTURE}, ${new Date().toISOString()})`.execute(db.db);
     } finally {
       await db.destroy();
@@ -59,14 +61,10 @@ describe('a program older than its database schema', () => {
     await database?.drop();
   });
 
-  it('knows every migration of a fresh database', () => {
-    assert.equal(migrated.at(-1), NEWEST_KNOWN, 'NEWEST_KNOWN is the newest migration: update it with a new one');
-  });
-
   it('openContext refuses with NewerSchemaError naming the database', async () => {
     await assert.rejects(openContext(buildConfig({ databaseUrl: database.url, dataDir: database.dataDir })), (error: unknown) => {
       assert.ok(error instanceof NewerSchemaError, String(error));
-      assertRefusal(error.message);
+      refusal(error.message);
       assert.deepEqual(error.unknown, [FUTURE]);
       assert.match(error.message, database.url.startsWith('sqlite:') ? /the database sqlite:\/.*formgate\.db was migrated/ : /the database postgres:\/\//);
       return true;
@@ -79,7 +77,7 @@ describe('a program older than its database schema', () => {
     const exit = await server.waitForExit(20_000);
     assert.deepEqual(exit, { code: 2, signal: null }, server.stderr());
     assert.match(server.stderr(), /^formgate: the database .* was migrated by a newer Formgate/);
-    assertRefusal(server.stderr());
+    refusal(server.stderr());
     assert.ok(!server.lines.some((line) => /^Formgate is ready/.test(line.json?.msg ?? '')), 'never ready');
   });
 
@@ -88,12 +86,12 @@ describe('a program older than its database schema', () => {
     assert.equal(json.code, 2, json.stderr);
     const body = JSON.parse(json.stdout.trim());
     assert.equal(body.error.code, 'config');
-    assertRefusal(body.error.message);
+    refusal(body.error.message);
 
     const text = await runCli(env, ['migrate']);
     assert.equal(text.code, 2, text.stdout);
     assert.equal(text.stdout, '');
-    assertRefusal(text.stderr);
+    refusal(text.stderr);
   });
 
   it('changed nothing: the future migration is still recorded and no account was made', async () => {
