@@ -9,6 +9,7 @@ import { DRAIN_DEADLINE_MS, IDLE_GRACE_MS } from '../web/connection-drain.js';
 import { startDelivery } from '../jobs/delivery.js';
 import { proxyTrustWarning } from '../net/client-address.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
+import { startDeliveryPurge } from '../jobs/delivery-purge.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
 import { mailWarning, outboxDir } from '../mail/transport.js';
 import { openToOthers } from '../private-files.js';
@@ -81,6 +82,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   warnAboutOpenFiles(config, logger);
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);
+  const stopDeliveryPurge = startDeliveryPurge(ctx, logger);
   const delivery = startDelivery(ctx, logger);
   const searchIndexer = startSearchIndexing(ctx, logger);
   const trustWarning = proxyTrustWarning(config.trustProxy, config.host);
@@ -111,6 +113,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
     }, STOP_DEADLINE_MS).unref();
     try {
       stopSpamPurge();
+      stopDeliveryPurge();
       // Connections and deliveries wind down side by side: what is cut at its deadline is safe (an
       // unanswered request was never acknowledged; a delivery runs again once its lease ends).
       const [drained] = await Promise.all([surfaces.close({ deadlineMs: DRAIN_DEADLINE_MS, idleGraceMs: IDLE_GRACE_MS }), delivery.stop(DELIVERY_DEADLINE_MS)]);

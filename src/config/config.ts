@@ -72,6 +72,8 @@ export interface Config {
   startupWaitMs: number;
   /** Quarantined spam is purged this long after it arrived. */
   spamRetentionMs: number;
+  /** Finished deliveries (jobs, their tries, written .eml files) are removed this long after they finished; null: kept forever. */
+  deliveryRetentionMs: number | null;
   /** Each captcha provider's verify endpoint (stand-in servers in tests). */
   captchaVerifyUrls: Record<SpamProtection, string>;
   /** Slack's Web API base (`…/chat.postMessage` is appended); a stand-in in tests. */
@@ -242,6 +244,15 @@ function parseDays(value: string | undefined, fallback: number, key: keyof RawEn
   return days;
 }
 
+/** Days as ms, or null (kept forever) for `0` or `off`: an operator may have to keep records longer than any default. */
+function parseRetention(value: string | undefined, fallback: number, key: keyof RawEnv): number | null {
+  const text = value?.trim().toLowerCase();
+  if (text === 'off' || text === '0') return null;
+  if (value !== undefined && !/^\d{1,5}$/.test(value.trim()))
+    throw new ConfigError(`${envName(key)} must be a whole number of days, or 0 or off to keep them forever, got "${value}"`);
+  return parseDays(value, fallback, key) * 86_400_000;
+}
+
 /** `spamd://host:port` or `host:port` (IPv6 in brackets); the port is 783 when left out. */
 export function parseSpamdUrl(value: string | undefined): SpamdAddress | null {
   if (value === undefined) return null;
@@ -332,6 +343,7 @@ export function buildConfig(raw: RawEnv): Config {
     logFormat: parseLogFormat(raw.logFormat),
     startupWaitMs: parseStartupWait(raw.startupWait),
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
+    deliveryRetentionMs: parseRetention(raw.deliveryRetentionDays, 30, 'deliveryRetentionDays'),
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
     spamd: parseSpamdUrl(raw.spamdUrl),
     signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),

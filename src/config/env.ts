@@ -23,6 +23,7 @@ export interface RawEnv {
   allowPrivateWebhooks?: string;
   logLevel?: string;
   spamRetentionDays?: string;
+  deliveryRetentionDays?: string;
   botpoisonVerifyUrl?: string;
   recaptchaVerifyUrl?: string;
   hcaptchaVerifyUrl?: string;
@@ -63,6 +64,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   allowPrivateWebhooks: 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS',
   logLevel: 'FORMGATE_LOG_LEVEL',
   spamRetentionDays: 'FORMGATE_SPAM_RETENTION_DAYS',
+  deliveryRetentionDays: 'FORMGATE_DELIVERY_RETENTION_DAYS',
   botpoisonVerifyUrl: 'FORMGATE_BOTPOISON_VERIFY_URL',
   recaptchaVerifyUrl: 'FORMGATE_RECAPTCHA_VERIFY_URL',
   hcaptchaVerifyUrl: 'FORMGATE_HCAPTCHA_VERIFY_URL',

@@ -266,3 +266,16 @@ describe('readEnv', () => {
     });
   });
 });
+
+describe('buildConfig: FORMGATE_DELIVERY_RETENTION_DAYS', () => {
+  it('keeps delivery records 30 days by default, N days when set, forever with 0 or off', () => {
+    assert.equal(buildConfig({}).deliveryRetentionMs, 30 * 86_400_000);
+    assert.equal(buildConfig({ deliveryRetentionDays: ' 90 ' }).deliveryRetentionMs, 90 * 86_400_000);
+    assert.equal(buildConfig({ deliveryRetentionDays: '0' }).deliveryRetentionMs, null);
+    assert.equal(buildConfig({ deliveryRetentionDays: 'OFF' }).deliveryRetentionMs, null);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    for (const value of ['30d', '-1', 'forever', '1.5', '']) assertConfigError({ deliveryRetentionDays: value }, 'FORMGATE_DELIVERY_RETENTION_DAYS');
+  });
+});

@@ -43,7 +43,9 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       ctx.deliveries.forSubmission(submission.id),
     ]);
     const expiresAt = submission.createdAt + ctx.config.spamRetentionMs;
-    return sendPage(reply, SubmissionPage({ frame, submission, workspace, deliveries, expiresAt }));
+    const retentionMs = ctx.config.deliveryRetentionMs;
+    const deliveryRetention = retentionMs === null ? null : { days: Math.round(retentionMs / 86_400_000), keptSince: Date.now() - retentionMs };
+    return sendPage(reply, SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention }));
   });
 
   app.post<{ Params: { submissionId: string }; Body: { back?: unknown } }>(

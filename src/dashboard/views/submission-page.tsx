@@ -15,10 +15,12 @@ interface SubmissionPageProps {
   deliveries: DeliveryRecord[];
   /** When quarantined spam is purged: its arrival plus the retention period. */
   expiresAt: number;
+  /** FORMGATE_DELIVERY_RETENTION_DAYS: deliveries finished longer ago than this are no longer recorded; null: kept forever. */
+  deliveryRetention: { days: number; keptSince: number } | null;
 }
 
 /** One submission: every field, when it came, its status and why, and each of its deliveries. */
-export function SubmissionPage({ frame, submission, workspace, deliveries, expiresAt }: SubmissionPageProps) {
+export function SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention }: SubmissionPageProps) {
   const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId };
   const spam = submission.status === 'spam';
   const listPath = spam ? formPath(form.id, 'spam') : submission.status === 'held' ? `${formPath(form.id)}/held` : formPath(form.id);
@@ -53,7 +55,7 @@ export function SubmissionPage({ frame, submission, workspace, deliveries, expir
         <FieldList data={submission.data} />
       </Panel>
       <Panel title="Deliveries" id="deliveries">
-        <Deliveries submission={submission} deliveries={deliveries} />
+        <Deliveries submission={submission} deliveries={deliveries} retention={deliveryRetention} />
       </Panel>
     </FormLayout>
   );
@@ -174,14 +176,22 @@ function Value({ value }: { value: unknown }) {
   return <span class="value-text">{text}</span>;
 }
 
-function Deliveries({ submission, deliveries }: { submission: SubmissionDetail; deliveries: DeliveryRecord[] }) {
+interface DeliveriesProps {
+  submission: SubmissionDetail;
+  deliveries: DeliveryRecord[];
+  retention: SubmissionPageProps['deliveryRetention'];
+}
+
+function Deliveries({ submission, deliveries, retention }: DeliveriesProps) {
   if (deliveries.length === 0) {
     const why =
       submission.status === 'spam'
         ? 'Spam is never delivered. Marked Not spam, it gets the form’s deliveries.'
         : submission.status === 'held'
           ? 'Held submissions are delivered once released.'
-          : 'None: the form sends no email notification, autoresponder, webhook or Slack message.';
+          : retention && submission.createdAt < retention.keptSince
+            ? `No longer recorded: finished deliveries are kept for ${retention.days} days, so this one’s (if it had any) were removed.`
+            : 'None: the form sends no email notification, autoresponder, webhook or Slack message.';
     return <p class="muted">{why}</p>;
   }
   return (
