@@ -182,4 +182,22 @@ describe('repair-counts: the counts derived from the submissions', () => {
     for (const account of [first, second]) assert.deepEqual(await storedCounts(app, account.workspaceId), await freshCount(app, account.workspaceId));
     await assert.rejects(repairCounts(app.ctx.database, { workspaceId: 'nope' }), { code: 'not_found' });
   });
+
+  it('counts each submission once when they arrive while the repair runs (accepted and spam)', async () => {
+    const account = await createAccount(app);
+    const form = await app.ctx.forms.createForm(account.userId, account.workspaceId, { name: 'Busy', customSpamWords: 'casino' });
+    // spam alone first (a batch of spam takes no workspace row), then a mix
+    const posts = Array.from({ length: 90 }, (_, i) => submit(app, form.id, i < 30 || i % 3 === 0 ? 'Win big at the casino tonight' : undefined));
+    const repairs = (async () => {
+      for (let i = 0; i < 12; i++) await repairCounts(app.ctx.database, { workspaceId: account.workspaceId, exact: i % 2 === 1 });
+    })();
+    await Promise.all([...posts, repairs]);
+    const stored = await storedCounts(app, account.workspaceId);
+    assert.deepEqual(stored, await freshCount(app, account.workspaceId));
+    assert.equal(
+      stored.reduce((n, r) => n + r.accepted + r.spam, 0),
+      90,
+    );
+    assert.equal(await used(app, account.workspaceId), 40);
+  });
 });
