@@ -3,6 +3,7 @@ import { openContext, type AppContext } from '../context.js';
 import type { SecretProvider } from '../db/schema/form.js';
 import { describeDatabase } from '../db/database.js';
 import { ProblemError, validationError } from '../errors.js';
+import { repairCounts as repair } from '../services/count-repair.js';
 import { DeliveryService } from '../services/deliveries.js';
 import { SECRET_PROVIDERS } from '../services/form-secrets.js';
 import { isPlan, PLANS } from '../domain/plans.js';
@@ -141,6 +142,27 @@ export function retryDeliveries(config: Config, opts: { job?: string; form?: str
         queued.length > 0
           ? `Queued ${queued.length} failed deliver${queued.length === 1 ? 'y' : 'ies'} again: ${queued.join(', ')}.`
           : 'No failed deliveries to retry.',
+      ],
+    };
+  });
+}
+
+export function repairCounts(config: Config, opts: { workspace?: string; exact?: boolean }): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    const started = Date.now();
+    const report = await repair(ctx.database, { workspaceId: opts.workspace, exact: opts.exact });
+    const ms = Date.now() - started;
+    const { dayCounts: d, submissionsUsed: u } = report;
+    return {
+      json: { ...report, ms },
+      text: [
+        `Checked ${report.workspacesChecked} workspace(s) in ${ms} ms${report.exact ? ' (exact)' : ''}.`,
+        `Day counts: ${d.checked} checked, ${d.corrected} corrected (${d.inserted} added, ${d.deleted} removed).`,
+        `Allowance used: ${u.checked} checked, ${u.corrected} corrected.`,
+        ...report.changed.map(
+          (c) =>
+            `  ${c.workspaceId}: ${c.dayCountsCorrected} day count(s)${c.submissionsUsed ? `, used ${c.submissionsUsed.from} → ${c.submissionsUsed.to}` : ''}`,
+        ),
       ],
     };
   });

@@ -132,6 +132,14 @@ deliveries
   .addOption(jsonOption())
   .action((o) => run((c) => admin.retryDeliveries(c, o))());
 
+program
+  .command('repair-counts')
+  .description('recompute the counts derived from the submissions (day counts, the allowance used), a transaction per workspace')
+  .option('--workspace <id>', 'only this workspace')
+  .option('--exact', 'set the day counts to exactly the stored submissions, forgetting deleted and purged ones')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.repairCounts(c, o))());
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
