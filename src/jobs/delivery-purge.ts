@@ -5,8 +5,7 @@ import type { Database } from '../db/database.js';
 import { purgeOutboxFiles } from '../mail/outbox-files.js';
 import { outboxDir } from '../mail/transport.js';
 import { purgeFinishedJobs } from './finished-jobs.js';
-
-const PURGE_EVERY_MS = 60 * 60 * 1000;
+import { runHourly } from './hourly.js';
 
 export interface DeliveryPurgeResult {
   jobs: number;
@@ -37,17 +36,13 @@ export async function purgeDeliveryRecords(
  */
 export function startDeliveryPurge(ctx: AppContext, log: Logger): () => void {
   if (ctx.config.deliveryRetentionMs === null) return () => {};
-  const purge = async () => {
-    try {
+  return runHourly(
+    async () => {
       const removed = await purgeDeliveryRecords(ctx.database, ctx.config);
       if (removed && (removed.jobs > 0 || removed.files > 0)) log.info(removed, 'removed delivery records past FORMGATE_DELIVERY_RETENTION_DAYS');
       else log.debug(removed ?? {}, 'no delivery records past FORMGATE_DELIVERY_RETENTION_DAYS');
-    } catch (err) {
-      log.error({ err }, 'delivery record purge failed; trying again in an hour');
-    }
-  };
-  void purge();
-  const timer = setInterval(() => void purge(), PURGE_EVERY_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+    },
+    log,
+    'delivery record purge failed',
+  );
 }

@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+
+const EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Runs `task` at start and then every hour in this instance (each instance runs its own; the tasks
+ * are safe side by side). A failure is logged as `failure` and tried again at the next hour.
+ * Returns what stops it.
+ */
+export function runHourly(task: () => Promise<void>, log: Logger, failure: string): () => void {
+  const run = async () => {
+    try {
+      await task();
+    } catch (err) {
+      log.error({ err }, `${failure}; trying again in an hour`);
+    }
+  };
+  void run();
+  const timer = setInterval(() => void run(), EVERY_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
