@@ -5,7 +5,6 @@ import type { Config } from '../config/config.js';
 import { Database, describeDatabase } from '../db/database.js';
 import { type MovePlan, type MoveResult, moveToPostgres } from '../db/move/move.js';
 import { MoveRefusedError } from '../db/move/refusal.js';
-import { waitForDatabase } from '../db/startup-wait.js';
 import { startProgress } from './progress.js';
 
 export interface MoveOptions {
@@ -30,8 +29,8 @@ export async function move(config: Config, opts: MoveOptions): Promise<number> {
       );
     }
     if (config.database.file === ':memory:') throw new MoveRefusedError('the configured database is in memory: there is nothing to move.');
-    const names = { source: describeDatabase(config.database), target: describeDatabase({ dialect: 'postgres', url: targetUrl }) };
-    const result = await withDatabases(config, targetUrl, names.target, (source, target) =>
+    const names = { source: describeDatabase(config.database), target: describeDatabase({ dialect: 'postgres', url: targetUrl }), targetUrl };
+    const result = await withDatabases(config, targetUrl, (source, target) =>
       moveToPostgres(source, target, names, {
         planned: async (plan) => {
           printPlan(out, names, plan);
@@ -84,17 +83,11 @@ function checkTargetUrl(value: string): string {
   return value.trim();
 }
 
-/** Opens the SQLite source (which must exist) and the target (which must answer), runs `fn`, closes both. */
-async function withDatabases<T>(config: Config, targetUrl: string, targetName: string, fn: (source: Database, target: Database) => Promise<T>): Promise<T> {
+/** Opens the SQLite source (which must exist) and the target, runs `fn`, closes both. */
+async function withDatabases<T>(config: Config, targetUrl: string, fn: (source: Database, target: Database) => Promise<T>): Promise<T> {
   const source = Database.open(config.database, { mustExist: true });
-  const targetConfig = { dialect: 'postgres' as const, url: targetUrl };
-  const target = Database.open(targetConfig);
+  const target = Database.open({ dialect: 'postgres', url: targetUrl });
   try {
-    try {
-      await waitForDatabase(target, targetConfig, 0, { info: () => undefined });
-    } catch (error) {
-      throw new MoveRefusedError(`${(error as Error).message}. Check --to: the server, the user and password, and that the database ${targetName} exists.`);
-    }
     return await fn(source, target);
   } finally {
     await source.destroy();

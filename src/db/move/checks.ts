@@ -1,6 +1,7 @@
 // The refusals of `formgate move` that look at the databases: each is made before anything is written.
 import { sql } from 'kysely';
 import type { Database } from '../database.js';
+import { waitForDatabase } from '../startup-wait.js';
 import { migrationNames } from '../migrations/index.js';
 import { NewerSchemaError } from '../migrations/newer-schema.js';
 import { MoveRefusedError } from './refusal.js';
@@ -66,5 +67,14 @@ export async function checkTargetEmpty(target: Database, targetName: string): Pr
       `the target database ${targetName} holds tables that are not Formgate's (${tables.join(', ')}): give the URL of a new, empty database (\`createdb formgate\`).`,
       tables,
     );
+  }
+}
+
+/** The target must answer (once, within 10 s: the operator is there to try again). */
+export async function checkTargetReachable(target: Database, url: string, targetName: string): Promise<void> {
+  try {
+    await waitForDatabase(target, { dialect: 'postgres', url }, 0, { info: () => undefined });
+  } catch (error) {
+    throw new MoveRefusedError(`${(error as Error).message}. Check --to: the server, the user and password, and that the database ${targetName} exists.`);
   }
 }

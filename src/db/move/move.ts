@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../database.js';
 import { migrateToLatest } from '../migrations/index.js';
-import { checkSourceSchema, checkTargetEmpty } from './checks.js';
+import { checkSourceSchema, checkTargetEmpty, checkTargetReachable } from './checks.js';
 import { advanceSequences, checksumTarget, copyTable } from './copy.js';
 import { type CopiedTable, matchTables, readSourceTables, readTargetTables, skipReason } from './schema.js';
 import type { TableChecksum } from './values.js';
@@ -52,7 +52,7 @@ export interface MoveHooks {
 }
 
 /**
- * Moves the installation in `source` (SQLite) into `target` (PostgreSQL, empty): checks both, then
+ * Moves the installation in `source` (SQLite) into `target` (PostgreSQL at `names.targetUrl`, empty): checks both, then
  * inside one read transaction of the source (so every table is copied as of one moment) tells
  * `hooks.planned` the plan, migrates the target to this program's schema, and copies every table in
  * one transaction of the target (a failure leaves it with the empty schema only). Then reads the
@@ -61,10 +61,11 @@ export interface MoveHooks {
 export async function moveToPostgres(
   source: Database,
   target: Database,
-  names: { source: string; target: string },
+  names: { source: string; target: string; targetUrl: string },
   hooks: MoveHooks,
 ): Promise<MoveResult | null> {
   await checkSourceSchema(source, names.source);
+  await checkTargetReachable(target, names.targetUrl, names.target);
   await checkTargetEmpty(target, names.target);
   const versionBefore = await dataVersion(source);
   const copyStarted = Date.now();
