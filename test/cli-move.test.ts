@@ -91,7 +91,9 @@ describe('formgate move: refusals that need no PostgreSQL', () => {
       assert.equal(older.code, 2, older.stderr);
       assert.match(older.stderr, new RegExp(`older schema than this program's: it lacks migration\\(s\\) ${last!.name}.*formgate migrate`));
 
-      sqlite.prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?), (?, ?)').run(last!.name, last!.timestamp, '9999-from-the-future', last!.timestamp);
+      sqlite
+        .prepare('INSERT INTO kysely_migration (name, timestamp) VALUES (?, ?), (?, ?)')
+        .run(last!.name, last!.timestamp, '9999-from-the-future', last!.timestamp);
       const newer = await runCli(cliEnv(source), ['move', '--to', UNREACHABLE, '--dry-run']);
       assert.equal(newer.code, 2, newer.stderr);
       assert.match(newer.stderr, /was migrated by a newer Formgate: it has migration 9999-from-the-future/);
@@ -179,7 +181,17 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     await app.ctx.database.db.updateTable('jobs').set({ status: 'done', attempts: 1, updatedAt: Date.now() }).where('id', '=', adaJob.id).execute();
     await app.ctx.database.db
       .insertInto('jobAttempts')
-      .values({ id: newId(), jobId: adaJob.id, startedAt: Date.now(), finishedAt: Date.now(), outcome: 'ok', statusCode: 200, error: null, response: null, writtenTo: null })
+      .values({
+        id: newId(),
+        jobId: adaJob.id,
+        startedAt: Date.now(),
+        finishedAt: Date.now(),
+        outcome: 'ok',
+        statusCode: 200,
+        error: null,
+        response: null,
+        writtenTo: null,
+      })
       .execute();
 
     // then 20,000 older submissions in bulk, with their day counts and allowance as intake keeps them
@@ -235,6 +247,8 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     assert.equal(report.verified, true);
     assert.equal(report.sourceChanged, false);
     assert.deepEqual(report.start, { FORMGATE_DATABASE_URL: target.url });
+    assert.equal(report.plan.tables.find((t: { name: string }) => t.name === 'submissions').rows, BULK + 3);
+    assert.ok(report.plan.skipped.some((t: { name: string }) => t.name === 'submissions_search'));
     const submissions = report.tables.find((t: { name: string }) => t.name === 'submissions');
     assert.deepEqual([submissions.sourceRows, submissions.targetRows, submissions.match], [BULK + 3, BULK + 3, true]);
     assert.ok(
@@ -248,8 +262,10 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     // the same installation on PostgreSQL, with its delivery worker
     moved = await startApp({ allowPrivateWebhooks: 'true' }, { database: target, delivery: true });
     assert.equal(moved.ctx.secret, secret, 'the instance secret came along');
-    await until('the two pending webhooks are sent', async () =>
-      (await moved!.ctx.database.db.selectFrom('jobs').select('id').where('status', '=', 'pending').execute()).length === 0 && receiver.requests.length >= 2,
+    await until(
+      'the two pending webhooks are sent',
+      async () =>
+        (await moved!.ctx.database.db.selectFrom('jobs').select('id').where('status', '=', 'pending').execute()).length === 0 && receiver.requests.length >= 2,
     );
     const sent = receiver.requests.map((r) => r.headers['webhook-id']).sort();
     assert.deepEqual(sent, [posted[1], posted[2]].sort(), 'the pending ones once each, with their same ids; the delivered one not again');
@@ -260,7 +276,10 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     assert.deepEqual(samePage.body, secondPage.body);
     const found = await moved.api('GET', `/workspaces/${account.workspaceId}/submissions?search=NEEDLE-in-the`, { token: account.token });
     assert.deepEqual(found.body, needle.body);
-    assert.equal((await moved.api('GET', `/workspaces/${account.workspaceId}`, { token: account.token })).body.submissionsQuota, workspace.body.submissionsQuota);
+    assert.equal(
+      (await moved.api('GET', `/workspaces/${account.workspaceId}`, { token: account.token })).body.submissionsQuota,
+      workspace.body.submissionsQuota,
+    );
     assert.deepEqual(await moved.ctx.stats.formDays(account.userId, form.id), days);
 
     const session = new DashboardClient(moved);

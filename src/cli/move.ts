@@ -30,9 +30,11 @@ export async function move(config: Config, opts: MoveOptions): Promise<number> {
     }
     if (config.database.file === ':memory:') throw new MoveRefusedError('the configured database is in memory: there is nothing to move.');
     const names = { source: describeDatabase(config.database), target: describeDatabase({ dialect: 'postgres', url: targetUrl }), targetUrl };
+    let planned: MovePlan | null = null;
     const result = await withDatabases(config, targetUrl, (source, target) =>
       moveToPostgres(source, target, names, {
         planned: async (plan) => {
+          planned = plan;
           printPlan(out, names, plan);
           if (opts.dryRun) return false;
           if (!opts.yes) await confirm(names.target, plan);
@@ -44,7 +46,7 @@ export async function move(config: Config, opts: MoveOptions): Promise<number> {
     );
     if (result === null) {
       out('Dry run: nothing was changed. Run it again without --dry-run to copy.');
-      if (opts.json) process.stdout.write(`${JSON.stringify({ source: names.source, target: names.target, dryRun: true })}\n`);
+      if (opts.json) process.stdout.write(`${JSON.stringify({ source: names.source, target: names.target, dryRun: true, plan: planned })}\n`);
       return 0;
     }
     printResult(out, result);
@@ -58,7 +60,7 @@ export async function move(config: Config, opts: MoveOptions): Promise<number> {
     }
     if (opts.json) {
       const start = code === 0 ? { FORMGATE_DATABASE_URL: targetUrl } : null;
-      process.stdout.write(`${JSON.stringify({ source: names.source, target: names.target, dryRun: false, ...result, start })}\n`);
+      process.stdout.write(`${JSON.stringify({ source: names.source, target: names.target, dryRun: false, plan: planned, ...result, start })}\n`);
     }
     return code;
   } catch (error) {

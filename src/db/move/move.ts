@@ -92,8 +92,15 @@ export async function moveToPostgres(
     await target.db.transaction().execute(async (trx) => {
       const write = trx.withoutPlugins();
       for (const table of tables) {
-        sums.set(table.name, await copyTable(read, write, table, (_, rows) => meter.advance(rows)));
-        await advanceSequences(write, table);
+        try {
+          sums.set(table.name, await copyTable(read, write, table, (_, rows) => meter.advance(rows)));
+          await advanceSequences(write, table);
+        } catch (error) {
+          throw new Error(
+            `copying table ${table.name} failed: ${(error as Error).message}. Nothing was copied: the target holds Formgate's schema with no rows, and the move can be run again once the cause is fixed.`,
+            { cause: error },
+          );
+        }
       }
     });
     meter.finish();
