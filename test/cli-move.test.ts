@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -295,5 +295,48 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     const again = await runMove(env, ['--to', target.url, '--yes']);
     assert.equal(again.code, 2, 'a second move into the now-used database is refused');
     assert.match(again.stderr, /is not empty: \d+ table\(s\) hold rows \(.*submissions.*\)/);
+  });
+});
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+describe('formgate move on a terminal', { skip: PG_ONLY || (!hasScript && 'needs util-linux `script` to give the command a terminal') }, () => {
+  let source: TestDatabase;
+  let target: TestDatabase;
+  before(async () => {
+    source = await createTestDatabase('sqlite');
+    target = await createTestDatabase('postgres');
+    assert.equal((await runCli(cliEnv(source), ['migrate'])).code, 0);
+    assert.equal((await runCli(cliEnv(source), ['users', 'create', '--email', 'owner@example.com'])).code, 0);
+  });
+  after(async () => {
+    await source?.drop();
+    await target?.drop();
+  });
+
+  /** The move run in a pseudo-terminal (util-linux `script`), `typed` as the answer to its question. */
+  function onTerminal(typed: string): { code: number | null; output: string } {
+    const command = [process.execPath, ...FROM_SOURCE, 'move', '--to', target.url].map((a) => `'${a}'`).join(' ');
+    const run = spawnSync('script', ['-qec', command, '/dev/null'], {
+      cwd: PROJECT_ROOT,
+      env: cliEnv(source),
+      input: `${typed}\n`,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    return { code: run.status, output: run.stdout };
+  }
+
+  it('asks, copies nothing unless the answer is yes, and copies on yes', async () => {
+    const declined = onTerminal('y');
+    assert.equal(declined.code, 2, declined.output);
+    assert.match(declined.output, /Copy \d+ row\(s\) into postgres:\/\/.*\? Formgate must be stopped meanwhile\. Type yes to go on:/);
+    assert.match(declined.output, /move refused: not confirmed: nothing was copied/);
+    assert.deepEqual(await tablesWithRows(target.url), []);
+
+    const confirmed = onTerminal('yes');
+    assert.equal(confirmed.code, 0, confirmed.output);
+    assert.match(confirmed.output, /Every table verified/);
+    assert.deepEqual(await tablesWithRows(target.url), ['settings', 'users', 'workspace_members', 'workspaces']);
   });
 });
