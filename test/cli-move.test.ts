@@ -168,6 +168,7 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     const form = await createForm(app, account, { webhookUrl: receiver.url, name: 'Applications' });
     const webhookSecret = await app.ctx.forms.webhookSecret(form.id);
     await app.ctx.forms.setSecret(form.id, 'TURNSTILE', 'turnstile-secret');
+    const template = (await app.ctx.templates.putTemplate(account.userId, form.id, 'notification', '<p>New application from {{name}}</p>')).template;
 
     // three submissions through the real pipeline: their webhooks wait in the outbox (no worker here)
     const posted: string[] = [];
@@ -255,7 +256,19 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
       report.tables.every((t: { match: boolean; sourceRows: number }) => t.match),
       'every table matches',
     );
-    for (const table of ['settings', 'users', 'sessions', 'tokens', 'workspaces', 'forms', 'form_secrets', 'jobs', 'job_attempts', 'daily_counts']) {
+    for (const table of [
+      'settings',
+      'users',
+      'sessions',
+      'tokens',
+      'workspaces',
+      'forms',
+      'form_secrets',
+      'templates',
+      'jobs',
+      'job_attempts',
+      'daily_counts',
+    ]) {
       assert.ok(report.tables.find((t: { name: string; sourceRows: number }) => t.name === table)?.sourceRows > 0, `${table} was copied`);
     }
 
@@ -270,6 +283,7 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     const sent = receiver.requests.map((r) => r.headers['webhook-id']).sort();
     assert.deepEqual(sent, [posted[1], posted[2]].sort(), 'the pending ones once each, with their same ids; the delivered one not again');
     assert.equal(await moved.ctx.forms.webhookSecret(form.id), webhookSecret);
+    assert.deepEqual(await moved.ctx.templates.getTemplate(account.userId, form.id, 'notification'), template);
 
     const samePage = await moved.api('GET', `/forms/${form.id}/submissions?limit=25&startingAfter=${firstPage.body.nextCursor}`, { token: account.token });
     assert.equal(samePage.status, 200, 'the token and a cursor taken before the move');

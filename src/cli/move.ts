@@ -25,7 +25,8 @@ export async function move(config: Config, opts: MoveOptions): Promise<number> {
     if (config.database.dialect !== 'sqlite') {
       throw new MoveRefusedError(
         `the configured database (FORMGATE_DATABASE_URL) is already PostgreSQL: ${describeDatabase(config.database)}. ` +
-          'formgate move copies an SQLite installation into PostgreSQL; to copy one PostgreSQL database into another, use pg_dump and pg_restore.',
+          'formgate move copies an SQLite installation into PostgreSQL: run it with the environment Formgate ran with on SQLite (FORMGATE_DATABASE_URL unset or sqlite:…). ' +
+          'To copy one PostgreSQL database into another, use pg_dump and pg_restore.',
       );
     }
     if (config.database.file === ':memory:') throw new MoveRefusedError('the configured database is in memory: there is nothing to move.');
