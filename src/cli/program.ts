@@ -140,6 +140,19 @@ program
   .addOption(jsonOption())
   .action((o) => run((c) => admin.repairCounts(c, o))());
 
+program
+  .command('move')
+  .description('copy the whole installation from its SQLite database into an empty PostgreSQL database, then verify the copy (stop Formgate first)')
+  .requiredOption('--to <url>', 'the empty PostgreSQL database to move to, e.g. postgres://formgate:password@127.0.0.1:5432/formgate')
+  .option('--dry-run', 'only show what would be copied (each table and its rows); change nothing')
+  .option('--yes', 'copy without asking (required when not on a terminal)')
+  .addOption(jsonOption())
+  .action(async (o) => {
+    // loaded lazily, as serve is: the other commands need none of it
+    const { move } = await import('./move.js');
+    process.exitCode = await move(loadConfig(), o);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

@@ -81,3 +81,8 @@ export async function migrateToLatest(
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/** The names of this program's migrations, oldest first: a database migrated by it records exactly these. */
+export function migrationNames(): string[] {
+  return Object.keys(MIGRATIONS);
+}
