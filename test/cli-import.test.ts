@@ -143,10 +143,22 @@ describe('formgate import', () => {
     const there = (await source.api('GET', `/forms/${seeded.big}`, { token: seeded.token })).body;
     const here = (await target.api('GET', `/forms/${seeded.big}`, { token })).body;
     assert.deepEqual(here, { ...there, spamProtection: null });
-    assert.ok(summary.toDo.some((l) => l.includes(seeded.big) && l.includes('TURNSTILE') && l.includes('set-secret')));
-    assert.ok(summary.toDo.some((l) => l.includes(seeded.big) && l.includes('--provider SLACK')));
-    assert.ok(summary.toDo.some((l) => l.includes(seeded.big) && l.includes('webhook-secret')));
-    assert.ok(summary.toDo.some((l) => l.startsWith('Spam')));
+    assert.ok(
+      summary.toDo.some((l) => l.includes(seeded.big) && l.includes('TURNSTILE') && l.includes('set-secret')),
+      summary.toDo.join('\n'),
+    );
+    assert.ok(
+      summary.toDo.some((l) => l.includes(seeded.big) && l.includes('--provider SLACK')),
+      summary.toDo.join('\n'),
+    );
+    assert.ok(
+      summary.toDo.some((l) => l.includes(seeded.big) && l.includes('webhook-secret')),
+      summary.toDo.join('\n'),
+    );
+    assert.ok(
+      summary.toDo.some((l) => l.startsWith('Spam')),
+      summary.toDo.join('\n'),
+    );
     const template = await target.api('GET', `/forms/${seeded.big}/templates/notification`, { token });
     assert.equal(template.body.code, '<p>New message from {{data.name}}</p>');
 
@@ -192,7 +204,10 @@ describe('formgate import', () => {
     const third = await importInto(target, { workspace: seeded.workspaceId });
     assert.deepEqual(third.workspaces, { created: 0, existing: 1, conflicts: 0, skipped: 0 });
     assert.deepEqual(third.submissions, { created: 150, existing: SUBMISSIONS, conflicts: 0, skipped: 0 });
-    assert.ok(third.toDo.some((l) => l.includes(seeded.small) && l.includes('changed at the source since it was imported (name)')));
+    assert.ok(
+      third.toDo.some((l) => l.includes(seeded.small) && l.includes('changed at the source since it was imported (name)')),
+      third.toDo.join('\n'),
+    );
     assert.deepEqual(await accepted(target, [seeded.small]), await accepted(source, [seeded.small]));
     const repair = await repairCounts(target.ctx.database, { exact: true });
     assert.equal(repair.dayCounts.corrected, 0);
@@ -228,7 +243,8 @@ describe('formgate import', () => {
   });
 
   it('reports ids taken by another account as conflicts and leaves them untouched', async () => {
-    const other = await startApp();
+    // this instance asks recipients to confirm: imported addresses wait for a link, sent by nobody yet
+    const other = await startApp({ confirmRecipients: 'on' });
     try {
       await other.ctx.users.createUser('owner@example.com');
       const stranger = await other.ctx.users.createUser('stranger@example.com');
@@ -293,13 +309,27 @@ describe('formgate import', () => {
       assert.deepEqual(summary.forms, { created: 1, existing: 0, conflicts: 1, skipped: 0 });
       assert.equal(summary.submissions.conflicts, 1);
       assert.equal(summary.submissions.created, SUBMISSIONS - 100 - 1);
-      assert.ok(summary.conflicts.some((l) => l.includes(takenId)));
+      assert.ok(
+        summary.conflicts.some((l) => l.includes(takenId)),
+        summary.conflicts.join('\n'),
+      );
       const mine = await db.selectFrom('workspaces').select(['name', 'ownerId']).where('id', '=', seeded.secondWorkspace).executeTakeFirstOrThrow();
       assert.deepEqual(mine, { name: 'Mine', ownerId: stranger.user.id });
       const form = await db.selectFrom('forms').select(['name', 'workspaceId']).where('id', '=', seeded.small).executeTakeFirstOrThrow();
       assert.deepEqual(form, { name: 'Theirs', workspaceId: stranger.workspace.id });
       const row = await db.selectFrom('submissions').select(['formId', 'data']).where('id', '=', takenId).executeTakeFirstOrThrow();
       assert.equal(row.formId, theirs.id);
+      const waiting = await db
+        .selectFrom('recipientConfirmations')
+        .select(['email', 'state', 'lastSentAt'])
+        .where('workspaceId', '=', seeded.workspaceId)
+        .execute();
+      assert.deepEqual(waiting, [{ email: 'team@example.com', state: 'pending', lastSentAt: null }]);
+      assert.equal(await count(other, 'jobs'), 0, 'no confirmation link emailed');
+      assert.ok(
+        summary.toDo.some((l) => l.includes('team@example.com receive notifications once confirmed')),
+        summary.toDo.join('\n'),
+      );
     } finally {
       await other.close();
     }
@@ -331,6 +361,14 @@ describe('formgate import', () => {
     const scope = await run(['--from', source.baseUrl, '--token', narrow, '--owner', 'owner@example.com']);
     assert.match(JSON.parse(scope.stdout).error.message, /lacks workspaces:read, submissions:read/);
     assert.equal(await count(target, 'workspaces'), workspacesBefore);
+
+    // without --json: the summary as text on stdout, progress on stderr
+    const text = await runCli(env, ['import', ...base]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, new RegExp(`Submissions +0 created, ${SUBMISSIONS + 153} already here, 0 conflict\\(s\\), 0 skipped`));
+    assert.match(text.stdout, /To do:\n/);
+    assert.match(text.stdout, /Point each HTML form's action at http:\/\/\S+\/<form id>: the ids are unchanged/);
+    assert.match(text.stderr, /formgate: Importing submissions: \d+/);
   });
 });
 

@@ -37,6 +37,7 @@ const TRIES = 8;
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 60_000;
 const TIMEOUT_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 15 * 60_000;
 
 /** Reads workspaces, forms, templates and submissions from another server, page by page. */
 export class SourceApi {
@@ -110,7 +111,8 @@ export class SourceApi {
       if (attempt >= tries)
         throw new SourceError(`${failure}, ${tries} times; nothing more was read. Run the import again later: it goes on where it stopped.`, 0, null);
       const backoff = Math.min((this.options.baseDelayMs ?? BASE_DELAY_MS) * 2 ** (attempt - 1), this.options.maxDelayMs ?? MAX_DELAY_MS);
-      const delay = Math.min(retryAfterMs ?? backoff * (0.5 + Math.random() / 2), this.options.maxDelayMs ?? MAX_DELAY_MS);
+      // the source's own Retry-After wins over the backoff, within reason
+      const delay = retryAfterMs !== null ? Math.min(retryAfterMs, MAX_RETRY_AFTER_MS) : backoff * (0.5 + Math.random() / 2);
       this.options.onRetry?.(failure, delay);
       await sleep(delay);
     }
