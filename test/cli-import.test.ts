@@ -362,8 +362,8 @@ describe('formgate import', () => {
     assert.match(JSON.parse(scope.stdout).error.message, /lacks workspaces:read, submissions:read/);
     assert.equal(await count(target, 'workspaces'), workspacesBefore);
 
-    // without --json: the summary as text on stdout, progress on stderr
-    const text = await runCli(env, ['import', ...base]);
+    // without --json: the summary as text on stdout, progress on stderr; the token read from stdin
+    const text = await runWithInput(env, ['import', '--from', source.baseUrl, '--token', '-', '--owner', 'owner@example.com'], `${seeded.token}\n`);
     assert.equal(text.code, 0, text.stderr);
     assert.match(text.stdout, new RegExp(`Submissions +0 created, ${SUBMISSIONS + 153} already here, 0 conflict\\(s\\), 0 skipped`));
     assert.match(text.stdout, /To do:\n/);
@@ -377,4 +377,21 @@ function childEnv(app: TestApp): NodeJS.ProcessEnv {
   const config = app.ctx.config;
   const url = config.database.dialect === 'sqlite' ? `sqlite:${config.database.file}` : config.database.url;
   return cliEnv({ url, dataDir: config.dataDir, drop: async () => undefined });
+}
+
+/** Runs `formgate <args>` with `input` on its stdin. */
+function runWithInput(env: NodeJS.ProcessEnv, args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [...FROM_SOURCE, ...args], { cwd: PROJECT_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.end(input);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    }),
+  );
 }

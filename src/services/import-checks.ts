@@ -30,6 +30,8 @@ export interface CheckedForm {
   settings: Required<Omit<FormSettings, 'spamProtection'>>;
   /** The CAPTCHA the source asks for: set here only once its secret key is stored (it never travels). */
   spamProtection: SpamProtection | null;
+  /** Whether the source shows `allowedOrigins` (another Formgate does, the hosted service does not). */
+  showsOrigins: boolean;
   dropped: string[];
 }
 
@@ -102,6 +104,7 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
       allowedOrigins: [...new Set(origins as string[])].slice(0, 20),
     },
     spamProtection,
+    showsOrigins: Array.isArray(raw.allowedOrigins),
     dropped,
   };
 }
