@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { SourceApi } from '../src/cli/import-source.js';
 import { runImport, type ImportSummary } from '../src/cli/import.js';
@@ -239,6 +241,43 @@ describe('formgate import', () => {
       assert.equal(repair.submissionsUsed.corrected, 0);
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('stops with what it did when the source fails for good, only ever GETting; the next run goes on', async () => {
+    // a proxy in front of the source that fails every request after the 30th
+    const methods = new Set<string>();
+    let served = 0;
+    const proxy = createServer(async (request, response) => {
+      methods.add(request.method!);
+      if (++served > 30) {
+        response.writeHead(503).end();
+        return;
+      }
+      const answer = await fetch(`${source.baseUrl}${request.url!.slice('/public/v1'.length)}`, { headers: { authorization: request.headers.authorization! } });
+      response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(await answer.text());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const fresh = await startApp();
+    try {
+      await fresh.ctx.users.createUser('owner@example.com');
+      const baseUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/public/v1`;
+      const failing = new SourceApi({ baseUrl, token: seeded.token, tries: 2, baseDelayMs: 1 });
+      const stopped = await runImport(fresh.ctx, failing, { owner: 'owner@example.com' }, quiet);
+      assert.match(stopped.stopped ?? '', /503 from \/public\/v1\/forms\/.*, 2 times/);
+      assert.ok(stopped.submissions.created > 0 && stopped.submissions.created < SUBMISSIONS, `${stopped.submissions.created} before it stopped`);
+      assert.equal(await count(fresh, 'submissions'), stopped.submissions.created, 'whole pages committed, nothing half-written');
+      assert.deepEqual([...methods], ['GET']);
+
+      const resumed = await importInto(fresh);
+      assert.equal(resumed.stopped, undefined);
+      assert.equal(resumed.submissions.existing, stopped.submissions.created);
+      assert.deepEqual(await accepted(fresh, [seeded.big, seeded.small]), await accepted(source, [seeded.big, seeded.small]));
+      const repair = await repairCounts(fresh.ctx.database, { exact: true });
+      assert.equal(repair.dayCounts.corrected + repair.submissionsUsed.corrected, 0);
+    } finally {
+      await fresh.close();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 

@@ -162,6 +162,9 @@ class ImportRun {
       await this.templates(form);
       await this.submissions(form);
     }
+    if ((await this.imports.allowanceLeft(workspace.id)) === 0) {
+      this.summary.toDo.push(`${label}: has used all of its plan's allowance of submissions here: new ones are held until it grows.`);
+    }
   }
 
   /** The form written or found here (null: a conflict or skipped), with what is left to do for it. */

@@ -4,7 +4,7 @@ import { insertRows } from '../db/insert-rows.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
 import { normaliseEmail } from '../domain/email-address.js';
-import { isPlan, isUpgraded, type Plan, planLimits } from '../domain/plans.js';
+import { isPlan, isUpgraded, type Plan, planLimits, submissionsLeft } from '../domain/plans.js';
 import { ProblemError } from '../errors.js';
 import type { CheckedForm, CheckedSubmission, CheckedWorkspace } from './import-checks.js';
 import { memberAddresses } from './recipient-states.js';
@@ -216,6 +216,16 @@ export class ImportService {
       .execute();
     const receiving = new Set([...members, ...confirmed.map((row) => row.email)]);
     return emails.filter((email) => !receiving.has(email));
+  }
+
+  /** What is left of the workspace's allowance here (imported submissions count, as at the source). */
+  async allowanceLeft(workspaceId: string): Promise<number> {
+    const workspace = await this.database.db
+      .selectFrom('workspaces')
+      .select(['plan', 'submissionsUsed'])
+      .where('id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return submissionsLeft(workspace.plan, Number(workspace.submissionsUsed));
   }
 
   /** The providers whose secrets the form has here (a CAPTCHA key, SLACK): what is left to store. */
