@@ -3,6 +3,7 @@
 import type { Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
 import { ProblemError } from '../errors.js';
+import { notificationEmailsOf } from '../services/forms.js';
 import { checkForm, checkSubmission, checkWorkspace, type CheckedForm, isProblem } from '../services/import-checks.js';
 import { ImportService } from '../services/imports.js';
 import type { CommandResult } from './admin.js';
@@ -211,7 +212,7 @@ class ImportRun {
         `${label}: messages to Slack ${here.slackChannel} need the Slack token: \`formgate forms set-secret --form ${form.id} --provider SLACK --secret …\`.`,
       );
     }
-    const waiting = await this.imports.unconfirmedRecipients(workspaceId, form.settings.notificationEmails);
+    const waiting = await this.imports.unconfirmedRecipients(workspaceId, notificationEmailsOf(here));
     if (waiting.length > 0) toDo.push(`${label}: ${waiting.join(', ')} receive notifications once confirmed: send the links from its Settings page.`);
     return form;
   }
