@@ -8,6 +8,7 @@ import { checkForm, checkSubmission, checkWorkspace, type CheckedForm, isProblem
 import { ImportService } from '../services/imports.js';
 import type { CommandResult } from './admin.js';
 import { SourceApi, SourceError } from './import-source.js';
+import { type ImportSummary, type KindCounts, summaryText } from './import-summary.js';
 import { startProgress, type Progress } from './progress.js';
 
 export interface ImportOptions {
@@ -16,33 +17,6 @@ export interface ImportOptions {
   owner: string;
   workspace?: string;
   json?: boolean;
-}
-
-export interface KindCounts {
-  created: number;
-  existing: number;
-  conflicts: number;
-  /** Not imported: invalid at the source, or refused here (see `skipped` lines). */
-  skipped: number;
-}
-
-/** What a run did, per kind, and what is left for the operator. */
-export interface ImportSummary {
-  source: string;
-  owner: string;
-  workspaces: KindCounts;
-  forms: KindCounts;
-  templates: KindCounts;
-  submissions: KindCounts;
-  /** Ids taken here by something else: never touched. */
-  conflicts: string[];
-  /** Items not imported, and why. */
-  skipped: string[];
-  /** What the API cannot carry, or this installation did not keep: what the operator does next. */
-  toDo: string[];
-  /** Why the run stopped before the end (run it again to go on); absent when it finished. */
-  stopped?: string;
-  ms: number;
 }
 
 const NEEDED_SCOPES = ['workspaces:read', 'forms:read', 'submissions:read'];
@@ -307,26 +281,6 @@ class ImportRun {
     if (shown <= LINES_PER_KIND) this.summary[list].push(line);
     else if (shown === LINES_PER_KIND + 1) this.summary[list].push(`… and more (see the counts).`);
   }
-}
-
-/** The summary as an operator reads it. */
-function summaryText(s: ImportSummary, submitUrl: string): string[] {
-  const kind = (name: string, c: KindCounts) =>
-    `${name.padEnd(12)} ${c.created} created, ${c.existing} already here, ${c.conflicts} conflict(s), ${c.skipped} skipped`;
-  return [
-    `Imported from ${s.source} for ${s.owner} in ${(s.ms / 1000).toFixed(1)} s${s.stopped ? ' (stopped before the end)' : ''}:`,
-    kind('Workspaces', s.workspaces),
-    kind('Forms', s.forms),
-    kind('Templates', s.templates),
-    kind('Submissions', s.submissions),
-    ...(s.conflicts.length > 0 ? ['', 'Conflicts (left untouched):', ...s.conflicts.map((l) => `  ${l}`)] : []),
-    ...(s.skipped.length > 0 ? ['', 'Skipped:', ...s.skipped.map((l) => `  ${l}`)] : []),
-    '',
-    'To do:',
-    ...s.toDo.map((l) => `  - ${l}`),
-    `  - Point each HTML form's action at ${submitUrl}/<form id>: the ids are unchanged.`,
-    ...(s.stopped ? ['', `Stopped: ${s.stopped}`, 'Run the same command again: it goes on where it stopped.'] : []),
-  ];
 }
 
 /** `--from` as a URL: http or https only. */
