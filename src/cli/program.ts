@@ -153,6 +153,29 @@ program
     process.exitCode = await move(loadConfig(), o);
   });
 
+program
+  .command('import')
+  .description(
+    'copy workspaces, forms, templates and submissions from the hosted service or another Formgate (its management API) into workspaces of an account here; sends nothing; run again to add what is new',
+  )
+  .requiredOption('--from <base_url>', 'the source’s management API base URL, with its version path (https://…/public/v1)')
+  .requiredOption('--token <token>', 'a token of the source with workspaces:read, forms:read, submissions:read; - reads it from stdin')
+  .requiredOption('--owner <email>', 'the account here that owns the imported workspaces (it must exist)')
+  .option('--workspace <id>', 'only this workspace of the source')
+  .addOption(jsonOption())
+  .action(async (o) => {
+    const { importCommand } = await import('./import.js');
+    const { SourceError } = await import('./import-source.js');
+    try {
+      const result = await importCommand(loadConfig(), { ...o, json });
+      process.stdout.write(json ? `${JSON.stringify(result.json)}\n` : `${result.text.join('\n')}\n`);
+      if (result.stopped) process.exitCode = 1;
+    } catch (error) {
+      if (error instanceof SourceError) fail(error.code === 'usage' ? 'usage' : 'source', error.message, undefined, error.code === 'usage' ? 2 : 1);
+      throw error;
+    }
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

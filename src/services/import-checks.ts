@@ -1,0 +1,161 @@
+// What an import accepts of another server's answers (formgate import): the source is not trusted,
+// so every Workspace, Form and Submission it sends is checked against the limits of the spec (2.2
+// to 2.4, section 8) before anything is written, and a bad one is skipped with the reason why.
+import type { SpamProtection } from '../domain/captcha-providers.js';
+import { originProblem } from '../net/origin.js';
+import { webhookUrlProblem } from '../net/public-address.js';
+import { formNameProblem, type FormSettings } from './forms.js';
+
+/** Ids are kept as they are: an HTML form posts to {submit_url}/<id>, so only URL-safe characters. */
+const ID_SHAPE = /^[A-Za-z0-9._~-]{1,128}$/;
+const SPAM_PROTECTION: readonly string[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'];
+const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
+// fields nest this deep at most (a walk of the data stays far from the stack's limit)
+const MAX_DEPTH = 32;
+
+export interface CheckedWorkspace {
+  id: string;
+  name: string;
+  plan: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A form's settings as stored here, and what of the source's could not be kept (for the operator). */
+export interface CheckedForm {
+  id: string;
+  workspaceId: string;
+  createdAt: number;
+  updatedAt: number;
+  settings: Required<Omit<FormSettings, 'spamProtection'>>;
+  /** The CAPTCHA the source asks for: set here only once its secret key is stored (it never travels). */
+  spamProtection: SpamProtection | null;
+  /** Whether the source shows `allowedOrigins` (another Formgate does, the hosted service does not). */
+  showsOrigins: boolean;
+  dropped: string[];
+}
+
+export interface CheckedSubmission {
+  id: string;
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+type Problem = { problem: string };
+
+export function checkWorkspace(raw: unknown): CheckedWorkspace | Problem {
+  if (!isObject(raw)) return { problem: 'not an object' };
+  const { id, name, plan } = raw;
+  if (!isId(id)) return { problem: 'id: missing or not URL-safe (1 to 128 characters)' };
+  if (!isText(name, 1, 128)) return { problem: `workspace ${id}: name must be 1 to 128 characters` };
+  if (typeof plan !== 'string') return { problem: `workspace ${id}: plan missing` };
+  return { id, name, plan, createdAt: timeOf(raw.createdAt), updatedAt: timeOf(raw.updatedAt) };
+}
+
+/** The form's settings within the limits of 2.3; a setting this installation refuses is dropped and named. */
+export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedForm | Problem {
+  if (!isObject(raw)) return { problem: 'not an object' };
+  const { id } = raw;
+  if (!isId(id)) return { problem: 'id: missing or not URL-safe (1 to 128 characters)' };
+  if (typeof raw.name !== 'string' || formNameProblem(raw.name)) return { problem: `form ${id}: name must be 1 to 128 characters` };
+  if (typeof raw.workspaceId !== 'string') return { problem: `form ${id}: workspaceId missing` };
+  const dropped: string[] = [];
+  const text = (field: string, max: number): string | null => {
+    const value = raw[field];
+    if (value === null || value === undefined) return null;
+    if (isText(value, 0, max)) return value;
+    dropped.push(`${field} (not a text of at most ${max} characters)`);
+    return null;
+  };
+  const emails = list(raw.notificationEmails).filter((email) => {
+    if (isText(email, 3, 128) && EMAIL_SHAPE.test(email)) return true;
+    dropped.push(`notificationEmails: ${JSON.stringify(email)} (not an e-mail address)`);
+    return false;
+  });
+  const origins = list(raw.allowedOrigins).filter((origin) => {
+    if (typeof origin === 'string' && !origin.includes('\u0000') && originProblem(origin) === null) return true;
+    dropped.push(`allowedOrigins: ${JSON.stringify(origin)} (not an origin)`);
+    return false;
+  });
+  let webhookUrl = text('webhookUrl', 512);
+  const webhookProblem = webhookUrl ? webhookUrlProblem(webhookUrl, allowPrivateWebhooks) : null;
+  if (webhookProblem) {
+    dropped.push(`webhookUrl ${webhookUrl} (${webhookProblem})`);
+    webhookUrl = null;
+  }
+  const spam = raw.spamProtection;
+  const spamProtection = typeof spam === 'string' && SPAM_PROTECTION.includes(spam) ? (spam as SpamProtection) : null;
+  if (spam != null && spamProtection === null) dropped.push(`spamProtection ${JSON.stringify(spam)} (unknown provider)`);
+  return {
+    id,
+    workspaceId: raw.workspaceId,
+    createdAt: timeOf(raw.createdAt),
+    updatedAt: timeOf(raw.updatedAt),
+    settings: {
+      name: raw.name,
+      description: text('description', 512),
+      technology: text('technology', 128),
+      notificationEmails: [...new Set(emails as string[])].slice(0, 100),
+      emailThreading: raw.emailThreading === true,
+      webhookUrl,
+      slackChannel: text('slackChannel', 128),
+      customHoneypot: text('customHoneypot', 128),
+      customSpamWords: text('customSpamWords', 2560),
+      allowedOrigins: [...new Set(origins as string[])].slice(0, 20),
+    },
+    spamProtection,
+    showsOrigins: Array.isArray(raw.allowedOrigins),
+    dropped,
+  };
+}
+
+/** A submission of `formId` as 2.4 shows it: its id, its fields as an object, and when it arrived. */
+export function checkSubmission(raw: unknown, formId: string): CheckedSubmission | Problem {
+  if (!isObject(raw)) return { problem: 'not an object' };
+  const { id, data } = raw;
+  if (!isId(id)) return { problem: 'id: missing or not URL-safe (1 to 128 characters)' };
+  if (raw.formId !== formId) return { problem: `submission ${id}: listed under form ${formId} but its formId is ${JSON.stringify(raw.formId)}` };
+  if (!isObject(data) || unstorable(data, 0)) {
+    return { problem: `submission ${id}: data is not an object of fields (or nests deeper than ${MAX_DEPTH}, or holds the character U+0000)` };
+  }
+  const createdAt = typeof raw.createdAt === 'string' ? Date.parse(raw.createdAt) : Number.NaN;
+  if (!Number.isFinite(createdAt)) return { problem: `submission ${id}: createdAt is not an ISO 8601 date-time` };
+  return { id, data, createdAt };
+}
+
+export function isProblem(value: object): value is Problem {
+  return 'problem' in value;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is string {
+  return typeof value === 'string' && ID_SHAPE.test(value);
+}
+
+// PostgreSQL stores no U+0000 in text or jsonb
+function isText(value: unknown, min: number, max: number): value is string {
+  if (typeof value !== 'string' || value.includes('\u0000')) return false;
+  const length = [...value].length;
+  return length >= min && length <= max;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function timeOf(value: unknown): number {
+  const ms = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+  return Number.isFinite(ms) ? ms : Date.now();
+}
+
+/** Whether a name or value anywhere in `value` holds U+0000, or it nests deeper than intake lets a submission. */
+function unstorable(value: unknown, depth: number): boolean {
+  if (depth > MAX_DEPTH) return true;
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some((inner) => unstorable(inner, depth + 1));
+  if (isObject(value)) return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || unstorable(inner, depth + 1));
+  return false;
+}
