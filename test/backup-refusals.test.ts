@@ -160,6 +160,34 @@ describe(`formgate backup and restore refusals (${TEST_DIALECT})`, () => {
     }
   });
 
+  it('migrates the backup of an older version once restored, logging each migration', async () => {
+    const older = await createTestDatabase();
+    const into = await createTestDatabase();
+    try {
+      const ctx = await openContext(buildConfig({ databaseUrl: older.url, dataDir: older.dataDir }));
+      try {
+        // the schema as it was before 0019: its two columns gone, and its row
+        await ctx.database.db.schema.alterTable('job_attempts').dropColumn('response').execute();
+        await ctx.database.db.schema.alterTable('job_attempts').dropColumn('written_to').execute();
+        await ctx.database.db
+          .deleteFrom('kysely_migration' as any)
+          .where('name', '=', '0019-attempt-answers')
+          .execute();
+      } finally {
+        await ctx.close();
+      }
+      const made = await runCli(cliEnv(older), ['backup', '--json']);
+      assert.equal(made.code, 0, made.stderr);
+      const restored = await runCli(cliEnv(into), ['restore', JSON.parse(made.stdout).file, '--json']);
+      assert.equal(restored.code, 0, restored.stderr + restored.stdout);
+      assert.match(restored.stderr, /^formgate: migration 0019-attempt-answers ran in \d+ ms$/m);
+      assert.equal(JSON.parse(restored.stdout).deliveriesPaused, true);
+    } finally {
+      await older.drop();
+      await into.drop();
+    }
+  });
+
   it('says which package holds pg_dump when it is missing', { skip: TEST_DIALECT !== 'postgres' && 'PostgreSQL only' }, async () => {
     const refused = await runCli({ ...cliEnv(source), PATH: '/nonexistent' }, ['backup', '--to', path.join(source.dataDir, 'no-pg-dump'), '--json']);
     assert.equal(refused.code, 2);
