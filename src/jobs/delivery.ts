@@ -69,6 +69,8 @@ export function startDelivery(
     ...options,
   });
   logDeliverySwitch(ctx.deliverySwitch, log);
+  // resumed: what waited goes at once rather than at the next poll
+  ctx.deliverySwitch.onChange((state) => state.paused || worker.wake());
   worker.start();
   return {
     worker,
