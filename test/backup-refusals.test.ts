@@ -65,6 +65,16 @@ describe(`formgate backup and restore refusals (${TEST_DIALECT})`, () => {
     assert.equal(fs.statSync(path.dirname(backupFile)).mode & 0o077, 0);
   });
 
+  it('refuses to back up a database that is not there, naming it, and leaves no file', async () => {
+    const missing = TEST_DIALECT === 'sqlite' ? `sqlite:${path.join(source.dataDir, 'missing.db')}` : `${new URL('/formgate_not_there', source.url)}`;
+    const file = path.join(source.dataDir, 'of-nothing');
+    const refused = await runCli({ ...cliEnv(source), FORMGATE_DATABASE_URL: missing }, ['backup', '--to', file, '--json']);
+    assert.equal(refused.code, 2);
+    assert.equal(problem(refused).code, 'config');
+    assert.match(problem(refused).message, /^the database .+ does not exist/);
+    assert.equal(fs.existsSync(file), false);
+  });
+
   it('never overwrites a file', async () => {
     const file = path.join(source.dataDir, 'taken');
     fs.writeFileSync(file, 'something else');

@@ -120,7 +120,11 @@ async function backupSqlite(source: string, file: string, now: Date): Promise<In
 async function backupPostgres(config: Config, url: string, file: string): Promise<InstallationCounts> {
   const database = Database.open(config.database, { mustExist: true });
   try {
-    if ((await postgresTableCount(database)) === 0) throw new MissingDatabaseError(config.database, 'holds no Formgate data');
+    const tables = await postgresTableCount(database).catch((error: Error & { code?: string }) => {
+      if (error.code === '3D000') throw new MissingDatabaseError(config.database);
+      throw error;
+    });
+    if (tables === 0) throw new MissingDatabaseError(config.database, 'holds no Formgate data');
     return await dumpPostgres(database, url, file);
   } finally {
     await database.destroy();
