@@ -131,10 +131,11 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
   const searchLimits = new SearchLimits(ctx.config, redis);
-  const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis);
+  const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis, ctx.deliverySwitch);
   registerHealthRoute(api, health);
   if (ctx.metrics && ctx.config.metrics.enabled) {
     ctx.metrics.watchBacklog(() => health.readBacklog());
+    ctx.metrics.watchDeliveriesPaused(() => ctx.deliverySwitch.paused());
     registerMetrics(api, ctx.metrics, ctx.config.metrics.token);
   }
   registerErrorDocsRoute(api);

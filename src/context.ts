@@ -11,6 +11,8 @@ import { Keyring } from './keyring.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { DeliveryService } from './services/deliveries.js';
+import { DeliveryPauseService } from './services/delivery-pause.js';
+import { DeliverySwitch } from './jobs/delivery-switch.js';
 import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
@@ -63,6 +65,10 @@ export interface AppContext {
   templates: TemplateService;
   /** The delivery log and its retries. */
   deliveries: DeliveryService;
+  /** Whether deliveries are paused (FORMGATE_DELIVERIES or the database's switch), read every 2 s at most. */
+  deliverySwitch: DeliverySwitch;
+  /** Pausing and resuming every instance's deliveries, and how many wait. */
+  deliveryPause: DeliveryPauseService;
   /** Submissions per day (daily_counts): the dashboard's charts and forms list. */
   stats: StatsService;
   /** The dashboard's "Send a test submission" and where it went. */
@@ -102,6 +108,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const submissions = new SubmissionService(database, workspaces, forms, config);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
+    const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
     return {
       config,
       database,
@@ -123,6 +130,8 @@ export async function openContext(config: Config, options: { existing?: boolean;
       exports: new ExportService(submissions, forms, workspaces),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
       deliveries: new DeliveryService(database),
+      deliverySwitch,
+      deliveryPause: new DeliveryPauseService(database, deliverySwitch),
       stats: new StatsService(database, workspaces, forms),
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),

@@ -19,8 +19,8 @@ export interface CommandResult {
 // the commands print their result on stdout (one JSON object with --json): waits and migrations go to stderr
 const stderrLog = { info: (message: string) => void process.stderr.write(`formgate: ${message}\n`) };
 
-/** Runs a command on the existing database; a refusal names that database, so a wrong folder or URL shows at once. */
-async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+/** Runs a command on the existing database (the other command files use it too); a refusal names that database, so a wrong folder or URL shows at once. */
+export async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const ctx = await openContext(config, { existing: true, logger: stderrLog });
   try {
     return await fn(ctx);

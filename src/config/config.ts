@@ -94,7 +94,11 @@ export interface Config {
   confirmRecipients: boolean;
   /** `GET /metrics` on the dashboard's port: off (404), open, or behind a bearer token. */
   metrics: MetricsAccess;
+  /** FORMGATE_DELIVERIES=paused: no delivery leaves this instance, whatever the database's switch says. */
+  deliveriesPaused: boolean;
 }
+
+const DELIVERY_MODES = ['on', 'paused'] as const;
 
 /** FORMGATE_METRICS: `off`, `on`, or the bearer token a scraper must send. */
 export type MetricsAccess = { enabled: false } | { enabled: true; token: string | null };
@@ -352,6 +356,7 @@ export function buildConfig(raw: RawEnv): Config {
     deliveryLeaseMs: parseDeliveryLease(raw.deliveryLease),
     confirmRecipients: raw.confirmRecipients === undefined ? true : parseFlag(raw.confirmRecipients, 'confirmRecipients'),
     metrics: parseMetrics(raw.metrics),
+    deliveriesPaused: parseChoice(raw.deliveries, DELIVERY_MODES, 'on', 'deliveries') === 'paused',
     captchaVerifyUrls: {
       BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,
       GOOGLE_RECAPTCHA_V2: raw.recaptchaVerifyUrl ? parseUrl(raw.recaptchaVerifyUrl, 'recaptchaVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.GOOGLE_RECAPTCHA_V2,

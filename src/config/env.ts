@@ -35,6 +35,7 @@ export interface RawEnv {
   sessionIdleTimeout?: string;
   sessionMaxAge?: string;
   deliveryLease?: string;
+  deliveries?: string;
   confirmRecipients?: string;
   metrics?: string;
   secretPrevious?: string;
@@ -76,6 +77,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   sessionIdleTimeout: 'FORMGATE_SESSION_IDLE_TIMEOUT',
   sessionMaxAge: 'FORMGATE_SESSION_MAX_AGE',
   deliveryLease: 'FORMGATE_DELIVERY_LEASE',
+  deliveries: 'FORMGATE_DELIVERIES',
   confirmRecipients: 'FORMGATE_CONFIRM_RECIPIENTS',
   metrics: 'FORMGATE_METRICS',
   secretPrevious: 'FORMGATE_SECRET_PREVIOUS',

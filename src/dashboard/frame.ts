@@ -27,7 +27,12 @@ export async function frameFor(
   options: { workspaceId?: string; workspace?: Workspace; section?: Section } = {},
 ): Promise<Frame> {
   const { user } = accountOf(request);
-  const listed = await ctx.workspaces.listForUser(user.id, { limit: SWITCHER_LIMIT, after: null });
+  const isAdmin = user.isAdmin === 1;
+  // the switch's cached reading (every 2 s at most): only the instance admin can resume
+  const [listed, deliveries] = await Promise.all([
+    ctx.workspaces.listForUser(user.id, { limit: SWITCHER_LIMIT, after: null }),
+    isAdmin ? ctx.deliverySwitch.read() : null,
+  ]);
   const workspaces = listed.rows.map((w) => ({ id: w.id, name: w.name }));
   let current: Frame['current'] = null;
   if (options.workspace || options.workspaceId) {
@@ -52,7 +57,8 @@ export async function frameFor(
     flash: takeFlash(request, reply),
     account: { email: user.email, isAdmin: user.isAdmin === 1 },
     // only the instance admin can set FORMGATE_SMTP_URL; no one else is told where the files are
-    unsentMail: user.isAdmin === 1 && !ctx.config.smtpUrl ? { folder: outboxDir(ctx.config) } : null,
+    unsentMail: isAdmin && !ctx.config.smtpUrl ? { folder: outboxDir(ctx.config) } : null,
+    deliveriesPaused: deliveries?.paused ? { source: deliveries.source, pause: deliveries.pause } : null,
     workspaces,
     current,
     section: options.section,

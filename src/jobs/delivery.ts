@@ -10,6 +10,7 @@ import { NOTIFICATION_KIND, NotificationChannel } from './channels/notification.
 import { SLACK_KIND, SlackChannel } from './channels/slack.js';
 import { WEBHOOK_KIND, WebhookChannel } from './channels/webhook.js';
 import { JobWorker, type WorkerOptions } from './worker.js';
+import type { DeliveriesState, DeliverySwitch } from './delivery-switch.js';
 
 export interface Delivery {
   worker: JobWorker;
@@ -28,9 +29,25 @@ async function signingSecret(ctx: Pick<AppContext, 'forms'>, formId: string): Pr
   }
 }
 
+/** Says at start when deliveries are paused, and at each pause and resume any instance makes. */
+function logDeliverySwitch(deliverySwitch: DeliverySwitch, log: Pick<Logger, 'info' | 'warn'>): void {
+  const tell = (state: DeliveriesState, atStart: boolean) => {
+    const fields = { deliveries: state.paused ? 'paused' : 'on', source: state.source, pausedAt: state.pause?.at, pausedBy: state.pause?.by };
+    if (!state.paused) return log.info(fields, 'deliveries resumed: waiting emails, webhooks and Slack messages are sent now');
+    const why = state.source === 'environment' ? 'FORMGATE_DELIVERIES=paused' : `paused by ${state.pause?.by ?? 'unknown'} at ${state.pause?.at ?? 'unknown'}`;
+    const resume = state.source === 'environment' ? 'unset FORMGATE_DELIVERIES and restart' : 'run `formgate deliveries resume`';
+    log.warn(
+      fields,
+      `deliveries are paused (${why})${atStart ? '' : ' by a change in the database'}: submissions are taken and their emails, webhooks and Slack messages wait; ${resume} to send them`,
+    );
+  };
+  deliverySwitch.onChange((state) => tell(state, false));
+  void deliverySwitch.read().then((state) => state.paused && tell(state, true));
+}
+
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
 export function startDelivery(
-  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients'>,
+  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch'>,
   logger: Logger,
   options: WorkerOptions = {},
 ): Delivery {
@@ -48,8 +65,12 @@ export function startDelivery(
     foreground: ctx.visitors,
     leaseMs: ctx.config.deliveryLeaseMs,
     observer: ctx.metrics ?? undefined,
+    paused: () => ctx.deliverySwitch.paused(),
     ...options,
   });
+  logDeliverySwitch(ctx.deliverySwitch, log);
+  // resumed: what waited goes at once rather than at the next poll
+  ctx.deliverySwitch.onChange((state) => state.paused || worker.wake());
   worker.start();
   return {
     worker,

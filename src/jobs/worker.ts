@@ -34,6 +34,8 @@ export interface WorkerOptions {
   logger?: Pick<Logger, 'info' | 'warn' | 'error'>;
   /** Told how each try ended (the metrics' deliveries counter). */
   observer?: DeliveryObserver;
+  /** Asked before each claim: while it answers true nothing is claimed and jobs wait (jobs/delivery-switch.ts). */
+  paused?: () => Promise<boolean>;
 }
 
 /** What watches the tries: `kind` is the job's channel. */
@@ -66,6 +68,7 @@ export class JobWorker {
   private readonly now: () => number;
   private readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
   private readonly observer: DeliveryObserver | undefined;
+  private readonly paused: () => Promise<boolean>;
   /** How each try is sent and judged (jobs/attempt.ts). */
   private readonly attempt: AttemptOptions;
   private readonly leases: LeaseKeeper;
@@ -102,6 +105,7 @@ export class JobWorker {
     this.now = options.now ?? Date.now;
     this.log = options.logger ?? silent;
     this.observer = options.observer;
+    this.paused = options.paused ?? (async () => false);
     this.attempt = {
       timeoutMs: options.jobTimeoutMs ?? 2 * 60_000,
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
@@ -186,6 +190,8 @@ export class JobWorker {
   /** Claims up to `limits` jobs of each lane and starts each; the promises settle when each has been recorded. */
   private async claimAndStart(limits: LaneLimits): Promise<[ClaimedJob, Promise<void>][]> {
     if (this.stopping || !LANES.some((lane) => (limits[lane] ?? 0) > 0)) return [];
+    // paused: jobs stay pending where they are, and the next poll asks again
+    if (await this.paused()) return [];
     const claimedAt = this.now();
     const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs, this.destinations.allowance(claimedAt));
     if (this.stopping) {

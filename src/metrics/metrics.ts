@@ -47,6 +47,7 @@ export class Metrics {
   private readonly deliveries: Counter<'channel' | 'outcome'>;
   private readonly deliveryChildren = new Map<string, CounterChild>();
   private backlog: (() => Promise<BacklogReading>) | null = null;
+  private deliveriesPaused: (() => Promise<boolean>) | null = null;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -91,6 +92,15 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'formgate_deliveries_paused',
+      help: '1 while deliveries are paused (FORMGATE_DELIVERIES=paused or `formgate deliveries pause`): no email, webhook or Slack message leaves; 0 otherwise.',
+      registers: [this.registry],
+      async collect() {
+        const paused = await metrics.deliveriesPaused?.();
+        if (paused !== undefined) this.set(paused ? 1 : 0);
+      },
+    });
+    new Gauge({
       name: 'formgate_delivery_oldest_due_age_seconds',
       help: 'How long the oldest due delivery has waited; 0 when none is due.',
       registers: [this.registry],
@@ -99,6 +109,11 @@ export class Metrics {
         if (reading) this.set(reading.oldestDueAgeSeconds);
       },
     });
+  }
+
+  /** Where the paused gauge reads from (the delivery switch, cached). */
+  watchDeliveriesPaused(read: () => Promise<boolean>): void {
+    this.deliveriesPaused = read;
   }
 
   /** Where the backlog gauges read from (the health check's cached reading). */

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Database } from '../db/database.js';
 import type { Backlog, BacklogReading } from '../jobs/backlog.js';
+import type { DeliverySwitch } from '../jobs/delivery-switch.js';
 import type { MailCheck, MailHealth } from '../mail/mail-health.js';
 import { VERSION } from '../version.js';
 
@@ -43,6 +44,7 @@ export class HealthService {
     private readonly mail: MailHealth,
     private readonly backlog: Backlog,
     private readonly redis: Redis | null,
+    private readonly deliverySwitch: DeliverySwitch | null = null,
   ) {}
 
   /** Every check, the overall status and the HTTP status a load balancer acts on. */
@@ -68,6 +70,7 @@ export class HealthService {
 
   private async deliveriesCheck(): Promise<Check> {
     let reading: BacklogReading;
+    const switchState = this.deliverySwitch?.read();
     try {
       reading = await this.backlog.read();
     } catch {
@@ -75,6 +78,16 @@ export class HealthService {
     }
     const due = Object.fromEntries(Object.entries(reading.lanes).map(([lane, { due }]) => [lane, due]));
     const check = { oldestDueAgeSeconds: reading.oldestDueAgeSeconds, due, degradedAfterSeconds: BACKLOG_DEGRADED_AFTER_SECONDS };
+    // NOTE: paused holds every instance alike: degraded (200), never 503, or a load balancer would drop them all
+    const state = await switchState;
+    if (state?.paused)
+      return {
+        status: 'degraded',
+        reason: 'paused',
+        pausedBy: state.source === 'environment' ? 'FORMGATE_DELIVERIES' : state.pause?.by,
+        pausedAt: state.pause?.at ?? null,
+        ...check,
+      };
     if (reading.oldestDueAgeSeconds > BACKLOG_DEGRADED_AFTER_SECONDS) return { status: 'degraded', reason: 'backlog_old', ...check };
     return { status: 'ok', ...check };
   }

@@ -43,6 +43,7 @@ const FIELDS: Record<string, string[]> = {
   '/recipients/:secret': ['answer'],
   '/admin/workspaces/:workspaceId/plan': ['plan', 'back'],
   '/admin/mail/test': [],
+  '/admin/deliveries': ['deliveries'],
   '/forms/:formId/test-submission': ['message', 'email', 'name'],
   '/forms/:formId/templates/:kind': ['code', 'mode'],
   '/forms/:formId/templates/:kind/preview': ['code'],

@@ -53,6 +53,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /account/tokens/:tokenId/revoke': PATH_ONLY,
   'GET /admin': { own: 'the instance admin’s page; neither account is the admin (the listings test checks it is refused)' },
   'POST /admin/mail/test': { own: 'the instance admin’s test email, to their own address; neither account is the admin' },
+  'POST /admin/deliveries': { own: 'the installation-wide deliveries switch, the instance admin’s alone; neither account is the admin' },
   'POST /admin/workspaces/:workspaceId/plan': { variants: [{ body: { plan: 'DEALIFY' } }] },
   'GET /signup': LOGGED_OUT,
   'POST /signup': LOGGED_OUT,

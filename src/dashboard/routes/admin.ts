@@ -19,7 +19,7 @@ interface Cursors {
   workspaces?: string;
 }
 
-/** The instance admin's page: accounts, workspaces, plan changes and the mail check. Anyone else gets the 404 page. */
+/** The instance admin's page: accounts, workspaces, plan changes, the mail check and the deliveries switch. Anyone else gets the 404 page. */
 export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis: Redis | null = null): void {
   // checked before anything is read, so the page's existence shows to no one else
   const requireAdmin = async (request: FastifyRequest) => ctx.admin.requireAdmin(accountOf(request).user);
@@ -34,6 +34,18 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     if (refusal) setMailTestResult(reply, { refused: Math.max(1, Math.ceil(refusal.retryAfterSeconds / 60)) });
     else setMailTestResult(reply, await mail.sendTest(user.email));
     return seeOther(reply, '/admin#mail');
+  });
+
+  // the installation-wide switch: every instance stops (or starts) sending within two seconds
+  app.post<{ Body: { deliveries?: string } }>('/admin/deliveries', { preHandler }, async (request, reply) => {
+    const wanted = request.body?.deliveries;
+    if (wanted !== 'paused' && wanted !== 'on') throw new ProblemError('validation_error', 'deliveries must be paused or on');
+    const { user } = accountOf(request);
+    const status = wanted === 'paused' ? await ctx.deliveryPause.pause(user.email) : await ctx.deliveryPause.resume();
+    request.log.warn({ deliveries: wanted, by: user.email }, `deliveries ${wanted === 'paused' ? 'paused' : 'resumed'} from the admin page`);
+    const held = status.paused ? `Deliveries are paused: ${status.waiting.toLocaleString('en-US')} waiting.` : 'Deliveries resumed: what waited is being sent.';
+    setFlash(reply, held);
+    return seeOther(reply, '/admin#deliveries');
   });
 
   app.get<{ Querystring: Record<string, unknown> }>('/admin', { preHandler }, (request, reply) => adminPage(request, reply, cursorsOf(request.query)));
@@ -60,10 +72,11 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     const { user } = accountOf(request);
     const accountsAfter = cursors.accounts === undefined ? null : ctx.cursors.decode('admin-accounts', cursors.accounts);
     const workspacesAfter = cursors.workspaces === undefined ? null : ctx.cursors.decode('admin-workspaces', cursors.workspaces);
-    const [frame, accounts, workspaces] = await Promise.all([
+    const [frame, accounts, workspaces, deliveries] = await Promise.all([
       frameFor(request, reply, ctx, { section: 'admin' }),
       ctx.admin.listAccounts(user, { limit: PAGE_SIZE, after: accountsAfter }),
       ctx.admin.listWorkspaces(user, { limit: PAGE_SIZE, after: workspacesAfter }),
+      ctx.deliveryPause.status(),
     ]);
     const link = (list: 'accounts' | 'workspaces', last: { createdAt: number; id: string } | undefined) => {
       if (!last) return null;
@@ -77,7 +90,11 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     const query = new URLSearchParams({ ...cursors }).toString();
     const back = `/admin${query ? `?${query}` : ''}`;
     const mailCheck = { setup: mail.setup(), result: takeMailTestResult(request, reply) };
-    return sendPage(reply, AdminPage({ frame, accounts: accounts.rows, workspaces: workspaces.rows, next, back, planError, mail: mailCheck }), status);
+    return sendPage(
+      reply,
+      AdminPage({ frame, accounts: accounts.rows, workspaces: workspaces.rows, next, back, planError, mail: mailCheck, deliveries }),
+      status,
+    );
   }
 }
 

@@ -1,4 +1,6 @@
 import type { AccountSummary, WorkspaceSummary } from '../../services/admin.js';
+import type { DeliveriesStatus } from '../../services/delivery-pause.js';
+import { DeliveriesSwitchPanel } from './deliveries-switch-panel.js';
 import { submissionsLeft } from '../../domain/plans.js';
 import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
@@ -16,6 +18,7 @@ interface AdminPageProps {
   /** A refused plan change: the workspace and the message shown beside its plan. */
   planError?: { workspaceId: string; message: string };
   mail: MailCheck;
+  deliveries: DeliveriesStatus;
 }
 
 const number = (n: number) => n.toLocaleString('en-US');
@@ -112,9 +115,10 @@ function Workspaces({
 }
 
 /** The instance admin's page: every account and workspace, and each workspace's plan. */
-export function AdminPage({ frame, accounts, workspaces, next, back, planError, mail }: AdminPageProps) {
+export function AdminPage({ frame, accounts, workspaces, next, back, planError, mail, deliveries }: AdminPageProps) {
   return (
     <Layout title="Instance admin" frame={frame}>
+      <DeliveriesSwitchPanel status={deliveries} csrf={frame.csrf} />
       <MailPanel mail={mail} csrf={frame.csrf} />
       <Panel title="Accounts">
         <Accounts accounts={accounts} />

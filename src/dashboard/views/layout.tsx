@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { assetUrl } from '../assets.js';
+import type { DeliveriesState } from '../../jobs/delivery-switch.js';
 import { CsrfInput } from './components.js';
+import { pausedBy } from './deliveries-switch-panel.js';
 
 export type Section = 'forms' | 'members' | 'tokens' | 'account' | 'admin' | 'settings' | 'workspaces';
 
@@ -11,6 +13,8 @@ export interface Frame {
   account: { email: string; isAdmin: boolean };
   /** For the instance admin when no SMTP server is configured: where emails are written instead. */
   unsentMail?: { folder: string } | null;
+  /** For the instance admin while deliveries are paused: by what, to say so on every page. */
+  deliveriesPaused?: Pick<DeliveriesState, 'source' | 'pause'> | null;
   workspaces: { id: string; name: string }[];
   current: { id: string; name: string } | null;
   section?: Section;
@@ -91,6 +95,21 @@ function UnsentMailBanner({ folder }: { folder: string }) {
   );
 }
 
+/** Told to the instance admin on every page while no email, webhook or Slack message leaves. */
+function PausedDeliveriesBanner({ paused }: { paused: NonNullable<Frame['deliveriesPaused']> }) {
+  return (
+    <section class="mail-banner" aria-labelledby="paused-banner-title">
+      <p class="mail-banner-line">
+        <strong id="paused-banner-title">Deliveries are paused.</strong>
+      </p>
+      <p class="mail-banner-line">
+        No email, webhook or Slack message is sent (paused by {pausedBy(paused)}); submissions are kept and their deliveries wait.{' '}
+        <a href="/admin#deliveries">Deliveries switch</a>
+      </p>
+    </section>
+  );
+}
+
 function AccountMenu({ frame }: { frame: Frame }) {
   return (
     <details class="menu menu-end">
@@ -157,6 +176,7 @@ export function Layout({ title, heading, frame, children, scripts }: LayoutProps
           </nav>
           <AccountMenu frame={frame} />
         </header>
+        {frame.deliveriesPaused && <PausedDeliveriesBanner paused={frame.deliveriesPaused} />}
         {frame.unsentMail && <UnsentMailBanner folder={frame.unsentMail.folder} />}
         <main id="main" tabIndex={-1}>
           {frame.flash && (
