@@ -140,6 +140,30 @@ program
   .addOption(jsonOption())
   .action((o) => run((c) => admin.repairCounts(c, o))());
 
+// Backup, restore and the deliveries switch (issue 27): src/cli/backup.ts, restore.ts, delivery-pause.ts
+deliveries
+  .command('pause')
+  .description('stop every instance sending emails, webhooks and Slack messages (within 2 s); submissions are still taken and their deliveries wait')
+  .addOption(jsonOption())
+  .action(() => run(async (c) => (await import('./delivery-pause.js')).pauseDeliveries(c))());
+deliveries
+  .command('resume')
+  .description('let every instance send again: what waited is sent once, with the same webhook-id and Message-ID')
+  .addOption(jsonOption())
+  .action(() => run(async (c) => (await import('./delivery-pause.js')).resumeDeliveries(c))());
+program
+  .command('backup')
+  .description('a consistent copy of the running installation: SQLite through its online backup API, PostgreSQL through pg_dump --format=custom')
+  .option('--to <file>', 'where to write it (default: FORMGATE_DATA_DIR/backups/formgate-<UTC time>.db or .pgdump)')
+  .addOption(jsonOption())
+  .action((o) => run(async (c) => (await import('./backup.js')).backup(c, o))());
+program
+  .command('restore')
+  .description('restore a backup into the configured, empty database (FORMGATE_DATABASE_URL); it starts with deliveries paused')
+  .argument('<file>', 'a file made by formgate backup')
+  .addOption(jsonOption())
+  .action((file: string) => run(async (c) => (await import('./restore.js')).restore(c, file))());
+
 program
   .command('move')
   .description('copy the whole installation from its SQLite database into an empty PostgreSQL database, then verify the copy (stop Formgate first)')
@@ -175,30 +199,6 @@ program
       throw error;
     }
   });
-
-// Backup, restore and the deliveries switch (issue 27): src/cli/backup.ts, restore.ts, delivery-pause.ts
-deliveries
-  .command('pause')
-  .description('stop every instance sending emails, webhooks and Slack messages (within 2 s); submissions are still taken and their deliveries wait')
-  .addOption(jsonOption())
-  .action(() => run(async (c) => (await import('./delivery-pause.js')).pauseDeliveries(c))());
-deliveries
-  .command('resume')
-  .description('let every instance send again: what waited is sent once, with the same webhook-id and Message-ID')
-  .addOption(jsonOption())
-  .action(() => run(async (c) => (await import('./delivery-pause.js')).resumeDeliveries(c))());
-program
-  .command('backup')
-  .description('a consistent copy of the running installation: SQLite through its online backup API, PostgreSQL through pg_dump --format=custom')
-  .option('--to <file>', 'where to write it (default: FORMGATE_DATA_DIR/backups/formgate-<UTC time>.db or .pgdump)')
-  .addOption(jsonOption())
-  .action((o) => run(async (c) => (await import('./backup.js')).backup(c, o))());
-program
-  .command('restore')
-  .description('restore a backup into the configured, empty database (FORMGATE_DATABASE_URL); it starts with deliveries paused')
-  .argument('<file>', 'a file made by formgate backup')
-  .addOption(jsonOption())
-  .action((file: string) => run(async (c) => (await import('./restore.js')).restore(c, file))());
 
 try {
   await program.parseAsync(process.argv);
