@@ -33,6 +33,8 @@ const FIELDS: Record<string, string[]> = {
   '/account/tokens/:tokenId/revoke': [],
   '/workspaces/new': ['name'],
   '/w/:workspaceId/settings': ['name'],
+  '/w/:workspaceId/erase/preview': ['email'],
+  '/w/:workspaceId/erase': ['email'],
   '/w/:workspaceId/forms/new': ['name'],
   '/w/:workspaceId/invitations': ['email'],
   '/w/:workspaceId/invitations/:invitationId/revoke': [],
