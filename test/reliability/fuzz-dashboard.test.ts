@@ -62,6 +62,7 @@ const FIELDS: Record<string, string[]> = {
     'customHoneypot',
     'customSpamWords',
     'spamProtection',
+    'retentionDays',
     'action',
     'adding.notificationEmails',
     'adding.allowedOrigins',
