@@ -27,6 +27,7 @@ import { registerMetrics } from './http/routes/metrics.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
+import { registerErasureRoutes } from './http/routes/v1/erasure.js';
 import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
@@ -146,6 +147,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerWorkspaceRoutes(typed, ctx);
       registerFormRoutes(typed, ctx);
       registerSubmissionRoutes(typed, ctx, searchLimits);
+      registerErasureRoutes(typed, ctx);
       registerTemplateRoutes(typed, ctx);
     },
     { prefix: API_PREFIX },

@@ -20,6 +20,7 @@ import { RecipientService } from './services/recipients.js';
 import { SessionService } from './services/sessions.js';
 import { SignupLinks } from './services/signup-links.js';
 import { SignupService } from './services/signups.js';
+import { ErasureService } from './services/erasure.js';
 import { ExportService } from './services/exports.js';
 import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
@@ -62,6 +63,8 @@ export interface AppContext {
   submissions: SubmissionService;
   /** CSV and JSON exports of submissions, streamed. */
   exports: ExportService;
+  /** Erasing a person: every submission of a workspace holding an email address, found and deleted. */
+  erasure: ErasureService;
   templates: TemplateService;
   /** The delivery log and its retries. */
   deliveries: DeliveryService;
@@ -109,6 +112,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
+    const metrics = config.metrics.enabled ? new Metrics() : null;
     return {
       config,
       database,
@@ -128,6 +132,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       recipients,
       submissions,
       exports: new ExportService(submissions, forms, workspaces),
+      erasure: new ErasureService(database, workspaces, metrics),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
       deliveries: new DeliveryService(database),
       deliverySwitch,
@@ -136,7 +141,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
       mailHealth: new MailHealth(config),
-      metrics: config.metrics.enabled ? new Metrics() : null,
+      metrics,
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       isStorageUnavailable,
       close: () => database.destroy(),

@@ -43,6 +43,7 @@ async function seedSource(source: TestApp): Promise<Seeded> {
     customHoneypot: 'website',
     customSpamWords: 'casino',
     allowedOrigins: ['https://shop.example.com'],
+    retentionDays: 3650,
   });
   await ctx.forms.setSecret(big.id, 'TURNSTILE', 'secret-key');
   await ctx.forms.updateForm(user.id, big.id, { spamProtection: 'TURNSTILE' });

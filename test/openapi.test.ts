@@ -55,6 +55,8 @@ const ADDITIONS: SpecOperation[] = [
     success: 200,
     body: false,
   },
+  { method: 'post', path: '/workspaces/{workspaceId}/erasure/preview', scope: 'submissions:write', query: {}, success: 200, body: true },
+  { method: 'post', path: '/workspaces/{workspaceId}/erasure', scope: 'submissions:write', query: {}, success: 200, body: true },
 ];
 
 /** Every operation of the spec is built, and the additions: the document must describe each of them. */

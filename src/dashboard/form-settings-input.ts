@@ -1,9 +1,10 @@
 import type { ValidateFunction } from 'ajv';
 import type { Form } from '../services/forms.js';
+import { RETENTION_DAYS } from '../domain/retention.js';
 import { validationError } from '../errors.js';
 import { bodyAjv, describeValidation } from '../web/validation.js';
 import { FormPatchBody } from '../schemas/form.js';
-import { allowedOriginsOf, type FormSettings, notificationEmailsOf } from '../services/forms.js';
+import { allowedOriginsOf, type FormSettings, notificationEmailsOf, retentionDaysProblem } from '../services/forms.js';
 
 /** The two lists of the settings page: each entry its own input, an extra one to add. */
 export const SETTINGS_LISTS = ['notificationEmails', 'allowedOrigins'] as const;
@@ -22,6 +23,8 @@ export interface SettingsValues {
   customSpamWords: string;
   spamProtection: string;
   allowedOrigins: string[];
+  /** Days submissions are kept, as typed; empty: kept until deleted. */
+  retentionDays: string;
   /** What the "Add" inputs hold. */
   adding: Record<SettingsList, string>;
 }
@@ -43,6 +46,7 @@ export function valuesOf(form: Form): SettingsValues {
     customSpamWords: form.customSpamWords ?? '',
     spamProtection: form.spamProtection ?? '',
     allowedOrigins: allowedOriginsOf(form),
+    retentionDays: form.retentionDays === null ? '' : String(form.retentionDays),
     adding: { notificationEmails: '', allowedOrigins: '' },
   };
 }
@@ -76,6 +80,7 @@ export function readSettings(body: Record<string, unknown> | undefined): { value
     customSpamWords: text(b.customSpamWords),
     spamProtection: first(b.spamProtection),
     allowedOrigins: list('allowedOrigins'),
+    retentionDays: first(b.retentionDays).trim(),
     adding: { notificationEmails: first(b.addNotificationEmails).trim(), allowedOrigins: first(b.addAllowedOrigins).trim() },
   };
   return { values, action: actionOf(first(b.action)) };
@@ -110,6 +115,17 @@ export function withAdded(values: SettingsValues): SettingsValues {
 
 let patchBody: ValidateFunction | null = null;
 
+/** The days as typed: empty is off (null); anything else must be a whole number within RETENTION_DAYS. */
+function retentionDaysOf(typed: string): number | null {
+  if (typed === '') return null;
+  const days = /^\d{1,6}$/.test(typed) ? Number(typed) : Number.NaN;
+  if (retentionDaysProblem(days)) {
+    const problem = `retentionDays: must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or empty to keep submissions until you delete them`;
+    throw validationError([problem], 'The request body is invalid.');
+  }
+  return days;
+}
+
 /**
  * The settings as the API's PATCH body (an empty text is null, a cleared choice too), checked by the
  * API's own schema and validator: a refusal names the field and says what the API would say.
@@ -128,6 +144,7 @@ export function settingsPatch(values: SettingsValues): FormSettings {
     customSpamWords: orNull(values.customSpamWords),
     spamProtection: orNull(values.spamProtection),
     allowedOrigins: values.allowedOrigins,
+    retentionDays: retentionDaysOf(values.retentionDays),
   };
   patchBody ??= bodyAjv().compile(FormPatchBody);
   if (!patchBody(patch)) throw validationError(describeValidation(patchBody.errors ?? []), 'The request body is invalid.');

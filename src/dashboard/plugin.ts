@@ -35,6 +35,7 @@ import { registerTemplateRoutes } from './routes/templates.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js';
+import { registerErasureRoutes } from './routes/erasure.js';
 import { registerWorkspacesRoutes } from './routes/workspaces.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
 import { SignupEmailLimits } from './signup-limits.js';
@@ -100,6 +101,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerTokenRoutes(app, ctx, limits);
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);
+  registerErasureRoutes(app, ctx);
   registerAdminRoutes(app, ctx, redis);
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);

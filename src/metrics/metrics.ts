@@ -26,6 +26,8 @@ export type Surface = 'submit' | 'api' | 'dashboard';
 export type SubmissionOutcome = 'accepted' | 'held' | 'spam' | 'dropped';
 /** How one try at a delivery ended: sent, to be tried again, or given up for good. */
 export type DeliveryOutcome = 'sent' | 'retried' | 'failed';
+/** Why submissions were deleted without anyone choosing them one by one: a form's retention, or erasing a person. */
+export type DeletionReason = 'retention' | 'erasure';
 
 // Seconds: a submission on SQLite takes ~1–5 ms, a slow dashboard page a second.
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -48,6 +50,7 @@ export class Metrics {
   private readonly deliveryChildren = new Map<string, CounterChild>();
   private backlog: (() => Promise<BacklogReading>) | null = null;
   private deliveriesPaused: (() => Promise<boolean>) | null = null;
+  private readonly deletions: Counter<'reason'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -80,6 +83,15 @@ export class Metrics {
       labelNames: ['channel', 'outcome'],
       registers: [this.registry],
     });
+    this.deletions = new Counter({
+      name: 'formgate_submissions_deleted_total',
+      help: 'Submissions deleted with their deliveries by a form’s retention (hourly) or by erasing a person, by reason.',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    // both shown from the start, at 0
+    this.deletions.labels('retention').inc(0);
+    this.deletions.labels('erasure').inc(0);
     const metrics = this;
     new Gauge({
       name: 'formgate_delivery_backlog',
@@ -148,5 +160,10 @@ export class Metrics {
   /** A delivery's try ended. */
   delivered(channel: string, outcome: DeliveryOutcome): void {
     kept(this.deliveryChildren, `${channel} ${outcome}`, () => this.deliveries.labels(channel, outcome)).inc();
+  }
+
+  /** Submissions deleted by a form's retention or by erasing a person. */
+  submissionsDeleted(reason: DeletionReason, count: number): void {
+    if (count > 0) this.deletions.labels(reason).inc(count);
   }
 }

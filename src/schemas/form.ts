@@ -1,4 +1,5 @@
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
+import { RETENTION_DAYS } from '../domain/retention.js';
 import { DateTime, IgnoredDateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
 const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
@@ -38,6 +39,15 @@ const settings = {
       'and only then are `_feedback.*` wording and a link back to the form shown on the built-in pages. Empty (the default): any page may post. ' +
       'Sent on PATCH, it replaces the whole list.',
   }),
+  retentionDays: Type.Unsafe<number | null>({
+    type: ['integer', 'null'],
+    minimum: RETENTION_DAYS.min,
+    maximum: RETENTION_DAYS.max,
+    description:
+      `An addition to the spec: how many days the form keeps its submissions (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}). ` +
+      'Every hour, submissions older than that (in the inbox, in the spam folder or held) are deleted for good, with their deliveries; this cannot be undone. ' +
+      'Null (the default): submissions are kept until someone deletes them. Deleted submissions stay counted in the allowance and the day counts, as when deleted one by one.',
+  }),
 };
 
 const FormName = Type.String({ minLength: 1, maxLength: 128, description: '1 to 128 characters.' });
@@ -57,6 +67,7 @@ export const FormSchema = Type.Object(
     customSpamWords: settings.customSpamWords,
     spamProtection: settings.spamProtection,
     allowedOrigins: Type.Array(Type.String(), { description: settings.allowedOrigins.description }),
+    retentionDays: settings.retentionDays,
     createdAt: DateTime,
     updatedAt: DateTime,
   },

@@ -3,6 +3,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider } from '../db/schema/form.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { type Plan, planLimits } from '../domain/plans.js';
+import { RETENTION_DAYS } from '../domain/retention.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { originProblem } from '../net/origin.js';
@@ -27,6 +28,8 @@ export interface FormSettings {
   customSpamWords?: string | null;
   spamProtection?: SpamProtection | null;
   allowedOrigins?: string[];
+  /** Days a submission is kept before the hourly retention deletes it; null: kept until deleted. */
+  retentionDays?: number | null;
 }
 
 /**
@@ -79,6 +82,7 @@ const FORM_COLUMNS = [
   'spamProtection',
   'allowedOrigins',
   'honeypotDrops',
+  'retentionDays',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
@@ -157,6 +161,7 @@ export class FormService {
         customSpamWords: settings.customSpamWords ?? null,
         spamProtection: settings.spamProtection ?? null,
         allowedOrigins: settings.allowedOrigins ?? [],
+        retentionDays: settings.retentionDays ?? null,
         createdAt: now,
         updatedAt: now,
       };
@@ -325,6 +330,8 @@ export class FormService {
       const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks);
       if (problem) problems.push(`webhookUrl: ${problem}`);
     }
+    const retention = retentionDaysProblem(settings.retentionDays);
+    if (retention) problems.push(retention);
     if (settings.spamProtection && !providers.has(settings.spamProtection)) {
       problems.push(
         `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it first on the form's Settings page in the dashboard (Secret keys), or with formgate forms set-secret`,
@@ -339,6 +346,15 @@ export function formNameProblem(name: string): string | null {
   const length = [...name].length;
   if (length < 1 || length > 128) return 'name: must be 1 to 128 characters';
   if (name.includes('\u0000')) return 'name: must not contain the character U+0000';
+  return null;
+}
+
+/** A form's retention is a whole number of days within RETENTION_DAYS, or null (kept); the dashboard's input is checked here too. */
+export function retentionDaysProblem(days: number | null | undefined): string | null {
+  if (days === undefined || days === null) return null;
+  if (!Number.isInteger(days) || days < RETENTION_DAYS.min || days > RETENTION_DAYS.max) {
+    return `retentionDays: must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep submissions until they are deleted`;
+  }
   return null;
 }
 
@@ -362,6 +378,7 @@ export function toFormResource(f: FormRow) {
     customSpamWords: f.customSpamWords,
     spamProtection: f.spamProtection,
     allowedOrigins: allowedOriginsOf(f),
+    retentionDays: f.retentionDays,
     createdAt: new Date(f.createdAt).toISOString(),
     updatedAt: new Date(f.updatedAt).toISOString(),
   };

@@ -4,7 +4,7 @@
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
-import { formNameProblem, type FormSettings } from './forms.js';
+import { formNameProblem, retentionDaysProblem, type FormSettings } from './forms.js';
 
 /** Ids are kept as they are: an HTML form posts to {submit_url}/<id>, so only URL-safe characters. */
 const ID_SHAPE = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -32,6 +32,8 @@ export interface CheckedForm {
   spamProtection: SpamProtection | null;
   /** Whether the source shows `allowedOrigins` (another Formgate does, the hosted service does not). */
   showsOrigins: boolean;
+  /** The source shows `retentionDays` (another Formgate): only then is a difference worth naming. */
+  showsRetention: boolean;
   dropped: string[];
 }
 
@@ -83,6 +85,13 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
     dropped.push(`webhookUrl ${webhookUrl} (${webhookProblem})`);
     webhookUrl = null;
   }
+  // Formgate's own addition (issue 27): the hosted service does not show it
+  let retentionDays: number | null = null;
+  if (raw.retentionDays !== undefined && raw.retentionDays !== null) {
+    const problem = typeof raw.retentionDays === 'number' ? retentionDaysProblem(raw.retentionDays) : 'not a number';
+    if (problem === null) retentionDays = raw.retentionDays as number;
+    else dropped.push(`retentionDays ${JSON.stringify(raw.retentionDays)} (${problem})`);
+  }
   const spam = raw.spamProtection;
   const spamProtection = typeof spam === 'string' && SPAM_PROTECTION.includes(spam) ? (spam as SpamProtection) : null;
   if (spam != null && spamProtection === null) dropped.push(`spamProtection ${JSON.stringify(spam)} (unknown provider)`);
@@ -102,9 +111,11 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
       customHoneypot: text('customHoneypot', 128),
       customSpamWords: text('customSpamWords', 2560),
       allowedOrigins: [...new Set(origins as string[])].slice(0, 20),
+      retentionDays,
     },
     spamProtection,
     showsOrigins: Array.isArray(raw.allowedOrigins),
+    showsRetention: 'retentionDays' in raw,
     dropped,
   };
 }

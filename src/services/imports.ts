@@ -246,6 +246,7 @@ function differences(here: Record<string, unknown>, form: CheckedForm): string[]
   const source: Record<string, unknown> = { ...form.settings, emailThreading: form.settings.emailThreading ? 1 : 0 };
   // a source that does not show a setting has not changed it
   if (!form.showsOrigins) delete source.allowedOrigins;
+  if (!form.showsRetention) delete source.retentionDays;
   const differs = Object.keys(source).filter((key) => {
     const mine = key === 'notificationEmails' || key === 'allowedOrigins' ? fromJson(here[key]) : here[key];
     return JSON.stringify(mine) !== JSON.stringify(source[key]);

@@ -94,6 +94,33 @@ describe(`dashboard in Chromium: a form's settings (${TEST_DIALECT})`, { skip: n
     assert.deepEqual(await resource(formId), saved);
   });
 
+  it('sets and clears how long submissions are kept, saying what happens', async () => {
+    const formId = await newForm('Kept');
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    const days = page.getByLabel('Delete submissions after (days)');
+    assert.equal(await days.inputValue(), '');
+    const hint = await page.locator(`#${await days.getAttribute('aria-describedby')}`).textContent();
+    assert.match(hint ?? '', /deleted for good/);
+    assert.match(hint ?? '', /cannot be undone/);
+    await days.fill('90');
+    await save();
+    assert.equal((await resource(formId)).retentionDays, 90);
+    assert.ok(await page.getByText('Now: submissions are deleted 90 days after they arrive.').isVisible());
+    await page.getByRole('heading', { name: 'Keeping submissions' }).scrollIntoViewIfNeeded();
+    await checkPage(page, 'form-settings-retention');
+
+    await page.getByLabel('Delete submissions after (days)').fill('0');
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
+    await page.getByText('Must be a whole number of days from 1 to 3650, or empty to keep submissions until you delete them.').waitFor();
+    assert.equal(await page.getByLabel('Delete submissions after (days)').getAttribute('aria-invalid'), 'true');
+    assert.equal((await resource(formId)).retentionDays, 90, 'nothing saved');
+
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    await page.getByLabel('Delete submissions after (days)').fill('');
+    await save();
+    assert.equal((await resource(formId)).retentionDays, null);
+  });
+
   it('works from the keyboard alone: add an address, remove one, Enter saves', async () => {
     const formId = await newForm('Keyboard');
     await app.ctx.forms.updateForm(userId, formId, { notificationEmails: ['ada@example.com'] });

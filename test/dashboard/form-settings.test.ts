@@ -51,6 +51,7 @@ const BLANK = {
   customSpamWords: '',
   spamProtection: '',
   allowedOrigins: [] as string[],
+  retentionDays: '',
 };
 
 describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
@@ -101,7 +102,7 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
     // a textarea's line breaks arrive as CRLF
     const answer = await owner.client.post(
       `/forms/${formId}/settings`,
-      fieldsOf({ ...settings, description: 'The form\r\non the contact page', customSpamWords: 'casino\r\nlottery' }),
+      fieldsOf({ ...settings, retentionDays: ' 30 ', description: 'The form\r\non the contact page', customSpamWords: 'casino\r\nlottery' }),
     );
     assert.equal(answer.status, 303, answer.html.slice(0, 500));
     assert.equal(answer.location, `/forms/${formId}/settings`);
@@ -110,6 +111,7 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
       { ...saved, id: undefined, workspaceId: undefined, createdAt: undefined, updatedAt: undefined },
       {
         ...settings,
+        retentionDays: 30,
         id: undefined,
         workspaceId: undefined,
         createdAt: undefined,
@@ -124,14 +126,25 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
     assert.match(shown.html, /id="field-emailThreading"[^>]*checked/);
     assert.match(shown.html, /<option value="HCAPTCHA" selected>hCaptcha \(secret key stored\)<\/option>/);
     assert.match(shown.html, /<textarea id="field-customSpamWords"[^>]*>casino\nlottery<\/textarea>/);
+    assert.match(shown.html, /id="field-retentionDays"[^>]*value="30"/);
+    assert.match(shown.html, /Now: submissions are deleted 30 days after they arrive\./);
 
     // clearing: empty texts become null, the lists empty
     const cleared = await owner.client.post(`/forms/${formId}/settings`, fieldsOf({ ...BLANK, name: 'Contact us' }));
     assert.equal(cleared.status, 303);
     const after = await resource(formId);
     assert.deepEqual(
-      [after.description, after.technology, after.notificationEmails, after.emailThreading, after.webhookUrl, after.spamProtection, after.allowedOrigins],
-      [null, null, [], false, null, null, []],
+      [
+        after.description,
+        after.technology,
+        after.notificationEmails,
+        after.emailThreading,
+        after.webhookUrl,
+        after.spamProtection,
+        after.allowedOrigins,
+        after.retentionDays,
+      ],
+      [null, null, [], false, null, null, [], null],
     );
   });
 
@@ -173,6 +186,26 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
       assert.equal(textOf(answer.html, id), message, what);
       assert.deepEqual(await resource(formId), before, `${what}: nothing changed`);
     }
+  });
+
+  it('refuses a retention that is not a whole number of days from 1 to 3650 beside its field, and changes nothing', async () => {
+    const formId = await newForm();
+    await owner.client.get(`/forms/${formId}/settings`);
+    const before = await resource(formId);
+    for (const typed of ['0', '3651', '-5', '1.5', 'thirty', '30 days', '9999999']) {
+      const answer = await owner.client.post(`/forms/${formId}/settings`, fieldsOf({ ...BLANK, retentionDays: typed }));
+      assert.equal(answer.status, 400, typed);
+      assert.equal(
+        textOf(answer.html, 'field-retentionDays-error'),
+        'Must be a whole number of days from 1 to 3650, or empty to keep submissions until you delete them.',
+        typed,
+      );
+      assert.match(answer.html, new RegExp(`id="field-retentionDays"[^>]*value="${typed.replace('.', '\\.')}"`), `${typed}: shown again as typed`);
+      assert.deepEqual(await resource(formId), before, `${typed}: nothing changed`);
+    }
+    const edge = await owner.client.post(`/forms/${formId}/settings`, fieldsOf({ ...BLANK, retentionDays: '3650' }));
+    assert.equal(edge.status, 303);
+    assert.equal((await resource(formId)).retentionDays, 3650);
   });
 
   it('refuses a U+0000 as every dashboard page does (the hook the API shares), and changes nothing', async () => {

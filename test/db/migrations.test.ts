@@ -180,6 +180,12 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
 }
 
 /** Back to before 0018-recipient-confirmations: its table (and so its indexes). */
+/** Back to the forms table before 0020-form-retention: its column and its partial index. */
+async function undoFormRetention(raw: Kysely<any>): Promise<void> {
+  await sql`DROP INDEX forms_retention`.execute(raw);
+  await sql`ALTER TABLE forms DROP COLUMN retention_days`.execute(raw);
+}
+
 /** Back to the job_attempts table before 0019-attempt-answers. */
 async function undoAttemptAnswers(raw: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE job_attempts DROP COLUMN written_to`.execute(raw);
@@ -295,6 +301,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
@@ -350,6 +357,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
     for (const { name } of counting.rows) await sql.raw(`DROP TRIGGER ${name}`).execute(raw);
     await sql`DROP TABLE change_counts`.execute(raw);
     // and 0012's allowed origins and 0013's dashboard tables
+    await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw, { searchScope: false });
@@ -377,6 +385,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0017-search-scope',
       '0018-recipient-confirmations',
       '0019-attempt-answers',
+      '0020-form-retention',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -403,6 +412,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
@@ -431,6 +441,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0017-search-scope',
       '0018-recipient-confirmations',
       '0019-attempt-answers',
+      '0020-form-retention',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -451,6 +462,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
@@ -466,6 +478,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0017-search-scope',
       '0018-recipient-confirmations',
       '0019-attempt-answers',
+      '0020-form-retention',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -484,6 +497,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoFormPages(raw);
@@ -506,6 +520,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0017-search-scope',
       '0018-recipient-confirmations',
       '0019-attempt-answers',
+      '0020-form-retention',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -529,6 +544,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await undoSearchScope(raw);
@@ -551,7 +567,12 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
     }
     await insert('s3', 'f1', 'w1', 'note\nheliotrope three');
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0017-search-scope', '0018-recipient-confirmations', '0019-attempt-answers']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0017-search-scope',
+      '0018-recipient-confirmations',
+      '0019-attempt-answers',
+      '0020-form-retention',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
     const seqOf = async (id: string) => (await sql<{ seq: number }>`SELECT seq FROM submissions WHERE id = ${id}`.execute(raw)).rows[0]!.seq;
@@ -584,6 +605,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0018'`.execute(raw);
@@ -593,7 +615,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       raw,
     );
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations', '0019-attempt-answers']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations', '0019-attempt-answers', '0020-form-retention']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
     assert.deepEqual(rows, [

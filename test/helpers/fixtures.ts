@@ -23,6 +23,7 @@ export const FORM_FIELDS = [
   'id',
   'name',
   'notificationEmails',
+  'retentionDays',
   'slackChannel',
   'spamProtection',
   'technology',

@@ -23,6 +23,7 @@ const DEFAULTS = {
   customSpamWords: null,
   spamProtection: null,
   allowedOrigins: [] as string[],
+  retentionDays: null,
 };
 
 /** Every setting given a value (spamProtection needs a stored secret, so it stays null here). */
@@ -37,9 +38,10 @@ const FULL = {
   customSpamWords: 'casino, lottery',
   spamProtection: null,
   allowedOrigins: ['https://example.com', 'https://www.example.com', 'http://localhost:3000'],
+  retentionDays: 30,
 };
 
-const NULLABLE = ['description', 'technology', 'webhookUrl', 'slackChannel', 'customHoneypot', 'customSpamWords', 'spamProtection'] as const;
+const NULLABLE = ['description', 'technology', 'webhookUrl', 'slackChannel', 'customHoneypot', 'customSpamWords', 'spamProtection', 'retentionDays'] as const;
 const PROVIDERS = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
 
 const EMAIL_128 = `${'a'.repeat(64)}@${'b'.repeat(51)}.example.com`;
@@ -66,6 +68,7 @@ const AT_LIMIT = {
   webhookUrl: URL_PREFIX + 'p'.repeat(512 - URL_PREFIX.length),
   notificationEmails: [EMAIL_128, ...emails(99)],
   allowedOrigins: [originOf(256), ...origins(19)],
+  retentionDays: 3650,
 };
 
 /** Each field one past its limit (or otherwise just outside what it allows). */
@@ -85,6 +88,9 @@ const PAST_LIMIT: [string, unknown][] = [
   ['allowedOrigins', origins(21)],
   ['allowedOrigins', [originOf(257)]],
   ['allowedOrigins', ['https://example.com', 'https://example.com']],
+  ['retentionDays', 0],
+  ['retentionDays', 3651],
+  ['retentionDays', -1],
 ];
 
 /** Values of the wrong type, or outside an enumeration. */
@@ -112,6 +118,9 @@ const WRONG_TYPES: [string, unknown][] = [
   ['spamProtection', 'turnstile'],
   ['spamProtection', 'RECAPTCHA_V3'],
   ['spamProtection', 'SLACK'],
+  ['retentionDays', '30'],
+  ['retentionDays', 1.5],
+  ['retentionDays', true],
 ];
 
 const REFUSED_WEBHOOKS = [
@@ -721,6 +730,7 @@ describe('forms API', () => {
         customHoneypot: 'url',
         customSpamWords: 'crypto',
         allowedOrigins: ['https://example.net'],
+        retentionDays: 7,
       };
       const all = await patch(account, form.id, every);
       assertJson(all, 200);

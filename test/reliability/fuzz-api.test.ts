@@ -53,6 +53,8 @@ const OPERATIONS: Record<string, OperationFuzz> = {
   'GET /workspaces/{workspaceId}/submissions': {},
   'GET /forms/{formId}/submissions/export': {},
   'DELETE /submissions/{submissionId}': { consumes: 'submissionId' },
+  'POST /workspaces/{workspaceId}/erasure/preview': {},
+  'POST /workspaces/{workspaceId}/erasure': {},
   'GET /forms/{formId}/templates/{kind}': {},
   'PUT /forms/{formId}/templates/{kind}': {},
   'DELETE /forms/{formId}/templates/{kind}': {},

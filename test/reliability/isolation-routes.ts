@@ -39,6 +39,9 @@ export const API_ENTRIES: Record<string, Entry> = {
   'DELETE /forms/:formId/templates/:kind': PATH_ONLY,
   'POST /forms/:formId/templates/:kind/preview': { variants: [{ body: { data: { name: 'x' } } }, { body: { data: 'not an object' } }] },
   'DELETE /submissions/:submissionId': PATH_ONLY,
+  // the victim's visitor wrote from this address (two-accounts.ts): erasing it elsewhere must find nothing of theirs
+  'POST /workspaces/:workspaceId/erasure/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },
+  'POST /workspaces/:workspaceId/erasure': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: '' } }] },
 };
 
 /** Dashboard routes, keyed "METHOD path" as Fastify registered them. */
@@ -114,6 +117,9 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /w/:workspaceId/forms/new': { variants: [{ body: { name: 'Planted form' } }] },
   'GET /w/:workspaceId/settings': PATH_ONLY,
   'POST /w/:workspaceId/settings': { variants: [{ body: { name: 'Taken over' } }] },
+  'GET /w/:workspaceId/erase': PATH_ONLY,
+  'POST /w/:workspaceId/erase/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }] },
+  'POST /w/:workspaceId/erase': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },
   'GET /w/:workspaceId/submissions': { variants: [{}, { query: { search: SHARED_WORD } }] },
   'GET /w/:workspaceId/members': PATH_ONLY,
   'GET /w/:workspaceId/members/:userId/remove': PATH_ONLY,

@@ -17,13 +17,15 @@ interface FieldProps {
   required?: boolean;
   maxLength?: number;
   readOnly?: boolean;
+  /** `numeric` for a whole number (a text input, as GOV.UK advises, with the digits keyboard). */
+  inputMode?: 'numeric';
 }
 
 /**
  * A labelled input with its hint and its message. The message is tied to the input
  * (aria-describedby, aria-invalid), so a screen reader reads it with the field.
  */
-export function Field({ label, name, type = 'text', value, errors, hint, autocomplete, required, maxLength, readOnly }: FieldProps) {
+export function Field({ label, name, type = 'text', value, errors, hint, autocomplete, required, maxLength, readOnly, inputMode }: FieldProps) {
   const id = `field-${name}`;
   const error = errors?.[name];
   const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
@@ -45,6 +47,7 @@ export function Field({ label, name, type = 'text', value, errors, hint, autocom
         required={required}
         maxLength={maxLength}
         readOnly={readOnly}
+        inputMode={inputMode}
         aria-invalid={error ? 'true' : undefined}
         aria-describedby={described}
       />

@@ -1,3 +1,4 @@
+import { RETENTION_DAYS } from '../../domain/retention.js';
 import { ALLOWED_ORIGINS_MAX } from '../../schemas/form.js';
 import type { SecretState } from '../../services/form-secrets.js';
 import type { RecipientStatus } from '../../services/recipients.js';
@@ -342,6 +343,21 @@ export function FormSettingsPage({
             values={values}
             errors={errors}
           />
+        </Panel>
+        <Panel title="Keeping submissions" id="retention">
+          <Field
+            label="Delete submissions after (days)"
+            name="retentionDays"
+            value={values.retentionDays}
+            errors={errors}
+            inputMode="numeric"
+            hint={`Optional; a number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}. Once an hour, this form’s submissions older than that are deleted for good: those in the inbox, in spam and held ones, with the records of their emails and webhooks. This cannot be undone, so export what you want to keep first. Leave it empty to keep submissions until you delete them.`}
+          />
+          {form.retentionDays !== null && (
+            <p class="notice" id="retention-now">
+              {`Now: submissions are deleted ${form.retentionDays} ${form.retentionDays === 1 ? 'day' : 'days'} after they arrive.`}
+            </p>
+          )}
         </Panel>
         <div class="actions form-actions">
           <button type="submit" name="action" value="save">

@@ -27,6 +27,14 @@ export function SettingsPage({ frame, workspace, formCount, memberCount, name, e
         </form>
       </Panel>
       <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} />
+      <Panel title="Erase a person">
+        <p>Delete every submission that holds someone’s email address, when they ask you to: you see how many first.</p>
+        <p>
+          <a class="button secondary" href={`/w/${workspace.id}/erase`}>
+            Erase a person’s submissions…
+          </a>
+        </p>
+      </Panel>
       <Panel title="Identifier">
         <p class="muted">The API and the command line name this workspace by its ID.</p>
         <p>

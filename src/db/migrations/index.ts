@@ -20,6 +20,7 @@ import { webhookDestinations } from './0016-webhook-destinations.js';
 import { searchScope } from './0017-search-scope.js';
 import { recipientConfirmations } from './0018-recipient-confirmations.js';
 import { attemptAnswers } from './0019-attempt-answers.js';
+import { formRetention } from './0020-form-retention.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -48,6 +49,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-search-scope': searchScope,
   '0018-recipient-confirmations': recipientConfirmations,
   '0019-attempt-answers': attemptAnswers,
+  '0020-form-retention': formRetention,
 };
 
 /**

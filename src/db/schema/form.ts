@@ -23,6 +23,8 @@ export interface FormTable {
   allowedOrigins: Generated<unknown>;
   /** Submissions dropped by a filled honeypot: not stored, only counted. */
   honeypotDrops: Generated<number>;
+  /** Days a submission is kept before the hourly retention deletes it; null: kept until deleted (migration 0020). */
+  retentionDays: Generated<number | null>;
   createdAt: number;
   updatedAt: number;
 }
