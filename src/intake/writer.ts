@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { toJson, type Database, type Dialect } from '../db/database.js';
+import { addDayCounts } from '../db/day-counts.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { insertRows } from '../db/insert-rows.js';
 import { dayOf } from '../db/schema/daily-count.js';
@@ -206,17 +207,5 @@ async function countDays(
     if (status === 'spam') count.spam++;
     else count.accepted++;
   }
-  const counts = [...byForm.values()].sort((a, b) => (a.formId < b.formId ? -1 : a.formId > b.formId ? 1 : 0));
-  await trx
-    .insertInto('dailyCounts')
-    .values(counts)
-    .onConflict((oc) =>
-      oc.columns(['formId', 'day']).doUpdateSet((eb) => ({
-        accepted: eb('dailyCounts.accepted', '+', eb.ref('excluded.accepted')),
-        spam: eb('dailyCounts.spam', '+', eb.ref('excluded.spam')),
-        // two instances' clocks may disagree: the newest time wins
-        lastAt: sql<number>`${sql.raw(dialect === 'postgres' ? 'GREATEST' : 'MAX')}(daily_counts.last_at, excluded.last_at)`,
-      })),
-    )
-    .execute();
+  await addDayCounts(trx, dialect, [...byForm.values()]);
 }

@@ -1,5 +1,6 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { fromJson, toJson, type Database, type Dialect } from '../db/database.js';
+import { addDayCounts } from '../db/day-counts.js';
 import { insertRows } from '../db/insert-rows.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
@@ -269,15 +270,5 @@ async function countDays(trx: Transaction<DB>, dialect: Dialect, formId: string,
       count.lastAt = Math.max(count.lastAt, createdAt);
     } else byDay.set(day, { formId, workspaceId, day, accepted: 1, spam: 0, lastAt: createdAt });
   }
-  const counts = [...byDay.values()].sort((a, b) => a.day - b.day);
-  await trx
-    .insertInto('dailyCounts')
-    .values(counts)
-    .onConflict((oc) =>
-      oc.columns(['formId', 'day']).doUpdateSet((eb) => ({
-        accepted: eb('dailyCounts.accepted', '+', eb.ref('excluded.accepted')),
-        lastAt: sql<number>`${sql.raw(dialect === 'postgres' ? 'GREATEST' : 'MAX')}(daily_counts.last_at, excluded.last_at)`,
-      })),
-    )
-    .execute();
+  await addDayCounts(trx, dialect, [...byDay.values()]);
 }
