@@ -10,6 +10,7 @@ import { DELIVERIES_PAUSED_KEY } from '../src/db/deliveries-setting.js';
 import { postgresTableCount } from '../src/db/postgres-backup.js';
 import { cliEnv, killRunningCli, runCli, type CliResult } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
+import { buildPreviousRelease, migrationsSince } from './helpers/previous-release.js';
 
 // What `formgate backup` and `formgate restore` refuse, each with a message that names what is
 // wrong and what to do, and with nothing written.
@@ -170,29 +171,24 @@ describe(`formgate backup and restore refusals (${TEST_DIALECT})`, () => {
     }
   });
 
-  it('migrates the backup of an older version once restored, logging each migration', async () => {
+  it('migrates the backup of an older version once restored, logging each migration', { timeout: 120_000 }, async () => {
+    // a database as the previous release leaves it, made by that release's own program
+    const previous = await buildPreviousRelease();
     const older = await createTestDatabase();
     const into = await createTestDatabase();
     try {
-      const ctx = await openContext(buildConfig({ databaseUrl: older.url, dataDir: older.dataDir }));
-      try {
-        // the schema as it was before 0019: its two columns gone, and its row
-        await ctx.database.db.schema.alterTable('job_attempts').dropColumn('response').execute();
-        await ctx.database.db.schema.alterTable('job_attempts').dropColumn('written_to').execute();
-        await ctx.database.db
-          .deleteFrom('kysely_migration' as any)
-          .where('name', '=', '0019-attempt-answers')
-          .execute();
-      } finally {
-        await ctx.close();
-      }
+      const migrated = await runCli(cliEnv(older), ['migrate', '--json'], previous.program);
+      assert.equal(migrated.code, 0, migrated.stderr);
       const made = await runCli(cliEnv(older), ['backup', '--json']);
       assert.equal(made.code, 0, made.stderr);
       const restored = await runCli(cliEnv(into), ['restore', JSON.parse(made.stdout).file, '--json']);
       assert.equal(restored.code, 0, restored.stderr + restored.stdout);
-      assert.match(restored.stderr, /^formgate: migration 0019-attempt-answers ran in \d+ ms$/m);
+      const newer = await migrationsSince(previous.commit);
+      assert.ok(newer.length > 0, `this version has migrations ${previous.version} did not`);
+      for (const file of newer) assert.match(restored.stderr, new RegExp(`^formgate: migration ${file.replace(/\.ts$/, '')} ran in \\d+ ms$`, 'm'));
       assert.equal(JSON.parse(restored.stdout).deliveriesPaused, true);
     } finally {
+      previous.remove();
       await older.drop();
       await into.drop();
     }

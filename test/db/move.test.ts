@@ -71,8 +71,8 @@ describe('formgate move: what it copies', () => {
     const withNewTable = [...tables, { name: 'form_heartbeats', columns: ['id'], parents: [] }];
     const refusal = (pattern: RegExp) => (error: unknown) => error instanceof MoveRefusedError && error.details.some((d) => pattern.test(d));
     assert.throws(() => matchTables(withNewTable, target), refusal(/table form_heartbeats is in the SQLite database but not on PostgreSQL/));
-    const withNewColumn = tables.map((t) => (t.name === 'forms' ? { ...t, columns: [...t.columns, 'retention_days'] } : t));
-    assert.throws(() => matchTables(withNewColumn, target), refusal(/forms: column\(s\) retention_days only in the SQLite database/));
+    const withNewColumn = tables.map((t) => (t.name === 'forms' ? { ...t, columns: [...t.columns, 'colour_scheme'] } : t));
+    assert.throws(() => matchTables(withNewColumn, target), refusal(/forms: column\(s\) colour_scheme only in the SQLite database/));
     const pgOnly = new Map(target).set('heartbeats', [{ name: 'id', type: 'text', identityAlways: false, sequence: false }]);
     assert.throws(() => matchTables(tables, pgOnly), refusal(/table heartbeats is on PostgreSQL but not in the SQLite database/));
   });
