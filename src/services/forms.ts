@@ -162,6 +162,8 @@ export class FormService {
         spamProtection: settings.spamProtection ?? null,
         allowedOrigins: settings.allowedOrigins ?? [],
         retentionDays: settings.retentionDays ?? null,
+        uploadsEnabled: 1,
+        uploadLimits: null,
         createdAt: now,
         updatedAt: now,
       };

@@ -52,6 +52,7 @@ export class UserService {
       ownerId: user.id,
       submissionsUsed: 0,
       quotaNotifiedAt: null,
+      fileBytes: 0,
       createdAt: now,
       updatedAt: now,
     };

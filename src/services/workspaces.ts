@@ -128,6 +128,7 @@ export class WorkspaceService {
         ownerId: userId,
         submissionsUsed: 0,
         quotaNotifiedAt: null,
+        fileBytes: 0,
         createdAt: now,
         updatedAt: now,
       };

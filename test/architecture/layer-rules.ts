@@ -16,7 +16,7 @@ export const LAYERS: readonly Layer[] = [
   { name: 'web', parts: ['web'] },
   { name: 'rules', parts: ['services', 'intake'] },
   { name: 'work', parts: ['jobs', 'mail', 'spam', 'metrics'] },
-  { name: 'storage', parts: ['db'] },
+  { name: 'storage', parts: ['db', 'files'] },
   {
     name: 'leaves',
     parts: ['domain', 'errors.ts', 'ids.ts', 'version.ts', 'keyring.ts', 'private-files.ts', 'config', 'net', 'schemas'],

@@ -180,6 +180,20 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
 }
 
 /** Back to before 0018-recipient-confirmations: its table (and so its indexes). */
+/** Back to before 0021-file-uploads: its tables and columns, and on SQLite 0012's trigger as it was. */
+async function undoFileUploads(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE unclaimed_files`.execute(raw);
+  await sql`DROP TABLE submission_files`.execute(raw);
+  if (TEST_DIALECT === 'sqlite') {
+    await sql`DROP TRIGGER forms_intake_update`.execute(raw);
+    await sql`CREATE TRIGGER forms_intake_update AFTER UPDATE OF workspace_id, custom_honeypot, custom_spam_words, spam_protection, notification_emails, slack_channel, webhook_url, allowed_origins ON forms
+      BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'intake_forms'; END`.execute(raw);
+  }
+  await sql`ALTER TABLE forms DROP COLUMN upload_limits`.execute(raw);
+  await sql`ALTER TABLE forms DROP COLUMN uploads_enabled`.execute(raw);
+  await sql`ALTER TABLE workspaces DROP COLUMN file_bytes`.execute(raw);
+}
+
 /** Back to the forms table before 0020-form-retention: its column and its partial index. */
 async function undoFormRetention(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX forms_retention`.execute(raw);
@@ -301,6 +315,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
@@ -342,6 +357,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFileUploads(raw);
     await undoSearchScope(raw);
     // back to 0008's schema, where the insert trigger wrote the index itself
     await sql`DROP TABLE search_backlog`.execute(raw);
@@ -386,6 +402,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0018-recipient-confirmations',
       '0019-attempt-answers',
       '0020-form-retention',
+      '0021-file-uploads',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -412,6 +429,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
@@ -442,6 +460,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0018-recipient-confirmations',
       '0019-attempt-answers',
       '0020-form-retention',
+      '0021-file-uploads',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -462,6 +481,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
@@ -479,6 +499,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0018-recipient-confirmations',
       '0019-attempt-answers',
       '0020-form-retention',
+      '0021-file-uploads',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -497,6 +518,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
@@ -521,6 +543,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0018-recipient-confirmations',
       '0019-attempt-answers',
       '0020-form-retention',
+      '0021-file-uploads',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -544,6 +567,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
@@ -572,6 +596,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0018-recipient-confirmations',
       '0019-attempt-answers',
       '0020-form-retention',
+      '0021-file-uploads',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -605,6 +630,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
     await undoRecipientConfirmations(raw);
@@ -615,7 +641,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       raw,
     );
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations', '0019-attempt-answers', '0020-form-retention']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations', '0019-attempt-answers', '0020-form-retention', '0021-file-uploads']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
     assert.deepEqual(rows, [

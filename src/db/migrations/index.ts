@@ -21,6 +21,7 @@ import { searchScope } from './0017-search-scope.js';
 import { recipientConfirmations } from './0018-recipient-confirmations.js';
 import { attemptAnswers } from './0019-attempt-answers.js';
 import { formRetention } from './0020-form-retention.js';
+import { fileUploads } from './0021-file-uploads.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-recipient-confirmations': recipientConfirmations,
   '0019-attempt-answers': attemptAnswers,
   '0020-form-retention': formRetention,
+  '0021-file-uploads': fileUploads,
 };
 
 /**

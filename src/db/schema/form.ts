@@ -25,6 +25,10 @@ export interface FormTable {
   honeypotDrops: Generated<number>;
   /** Days a submission is kept before the hourly retention deletes it; null: kept until deleted (migration 0020). */
   retentionDays: Generated<number | null>;
+  /** 1: file parts are stored (the default, migration 0021); 0: dropped, the rest of the submission kept. */
+  uploadsEnabled: Generated<number>;
+  /** JSON of the form's own FileUploadLimits (domain/uploads.ts); null: the defaults (text on SQLite, jsonb on PostgreSQL). */
+  uploadLimits: Generated<unknown>;
   createdAt: number;
   updatedAt: number;
 }

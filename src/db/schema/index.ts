@@ -5,6 +5,7 @@ import type { FormSecretTable, FormTable } from './form.js';
 import type { JobAttemptTable, JobTable } from './job.js';
 import type { RecipientConfirmationTable } from './recipient-confirmation.js';
 import type { SubmissionTable } from './submission.js';
+import type { SubmissionFileTable, UnclaimedFileTable } from './submission-file.js';
 import type { TemplateTable } from './template.js';
 import type { TokenTable } from './token.js';
 import type { SettingTable, UserTable } from './user.js';
@@ -23,6 +24,8 @@ export interface DB {
   forms: FormTable;
   formSecrets: FormSecretTable;
   submissions: SubmissionTable;
+  submissionFiles: SubmissionFileTable;
+  unclaimedFiles: UnclaimedFileTable;
   jobs: JobTable;
   jobAttempts: JobAttemptTable;
   templates: TemplateTable;

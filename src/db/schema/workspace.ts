@@ -11,6 +11,8 @@ export interface WorkspaceTable {
   submissionsUsed: number;
   /** When the owners were told the allowance ran out; cleared when it grows again. */
   quotaNotifiedAt: Generated<number | null>;
+  /** Bytes of the workspace's stored files, against the plan's storage allowance (migration 0021). */
+  fileBytes: Generated<number>;
   createdAt: number;
   updatedAt: number;
 }

@@ -1,0 +1,37 @@
+// Where the bytes of uploaded files live (issue 28): a folder on this machine, or an S3-compatible
+// bucket that several instances share (FORMGATE_FILES). Rows in submission_files say which object
+// belongs to which submission; the store only keeps bytes under keys Formgate makes.
+import type { Readable } from 'node:stream';
+
+/** An object's bytes as a stream, and how many there are. */
+export interface StoredFile {
+  body: Readable;
+  size: number;
+}
+
+export interface FileStore {
+  /** `folder` or `s3`: for logs, /healthz and /metrics. */
+  readonly kind: 'folder' | 's3';
+  /** Where the files go, without credentials ("folder /var/lib/formgate/files", "s3://bucket/prefix at https://…"). */
+  describe(): string;
+  /**
+   * Streams `body` to `key` as it arrives, never holding it whole in memory; resolves with the bytes
+   * written. When `body` fails (the visitor went away, a limit was passed and the caller destroyed
+   * it) it rejects, and nothing is left under `key`.
+   */
+  write(key: string, body: Readable, contentType: string): Promise<number>;
+  /** The object's bytes; null when there is none under `key`. */
+  read(key: string): Promise<StoredFile | null>;
+  /** Deletes the objects; one that is not there is no error. */
+  remove(keys: readonly string[]): Promise<void>;
+  /** Resolves when the store can be written and read (a small probe), rejects with why not: /healthz. */
+  check(): Promise<void>;
+}
+
+/**
+ * The key of a new file: the workspace, then a random id. Never anything a visitor sent, so no
+ * filename can reach a path, and a workspace's files can be found by their prefix.
+ */
+export function storageKey(workspaceId: string, fileId: string): string {
+  return `${workspaceId}/${fileId}`;
+}

@@ -1,0 +1,38 @@
+// Links to a file that work without a token until they expire (issue 28): what a webhook payload and
+// a Slack message carry, so a receiver such as Zapier can fetch the file. Signed with the
+// installation's secret (a key derived for this use alone), so rotating the secret keeps links
+// handed out before valid (FORMGATE_SECRET_PREVIOUS) and no other signature passes for one.
+import type { Keyring } from '../keyring.js';
+
+/** How long a link in a webhook or a Slack message works: a week, as a receiver may retry for days. */
+export const FILE_LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+export class FileLinks {
+  private readonly keys: Keyring;
+
+  /** `baseUrl`: the management API's base (`https://forms.example.com/public/v1`). */
+  constructor(
+    keyring: Keyring,
+    private readonly baseUrl: string,
+  ) {
+    this.keys = keyring.derive('file-links');
+  }
+
+  /** The file's address of the management API: it answers a bearer token with `submissions:read` on its workspace. */
+  url(fileId: string): string {
+    return `${this.baseUrl}/files/${fileId}`;
+  }
+
+  /** The same address, signed to work without a token until `expiresAt` (epoch ms). */
+  signedUrl(fileId: string, expiresAt: number): string {
+    const expires = Math.floor(expiresAt / 1000);
+    return `${this.url(fileId)}?expires=${expires}&signature=${this.keys.sign(`${fileId}.${expires}`)}`;
+  }
+
+  /** Whether `expires` and `signature` (from the query) sign `fileId` and have not expired at `now`. */
+  verify(fileId: string, expires: string | undefined, signature: string | undefined, now = Date.now()): boolean {
+    if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false;
+    if (Number(expires) * 1000 <= now) return false;
+    return this.keys.verify(`${fileId}.${expires}`, signature);
+  }
+}
