@@ -8,6 +8,9 @@ import { isStorageUnavailable } from './db/storage-errors.js';
 import { MailHealth } from './mail/mail-health.js';
 import { Metrics } from './metrics/metrics.js';
 import { Keyring } from './keyring.js';
+import type { FileStore } from './files/file-store.js';
+import { openFileStore } from './files/open-file-store.js';
+import { FileLinks } from './files/signed-links.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { DeliveryService } from './services/deliveries.js';
@@ -78,6 +81,10 @@ export interface AppContext {
   testSubmissions: TestSubmissionService;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
   visitors: VisitorLoad;
+  /** Where uploaded files' bytes live (FORMGATE_FILES): a folder or an S3-compatible bucket. */
+  files: FileStore;
+  /** A file's address of the management API, and signed, expiring ones for webhooks and Slack. */
+  fileLinks: FileLinks;
   /** The outcome of the last email and whether the SMTP server answers, for `/healthz`. */
   mailHealth: MailHealth;
   /** Prometheus metrics; null when FORMGATE_METRICS is off, so that nothing counts per request. */
@@ -140,6 +147,8 @@ export async function openContext(config: Config, options: { existing?: boolean;
       stats: new StatsService(database, workspaces, forms),
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
+      files: openFileStore(config.files),
+      fileLinks: new FileLinks(keyring, config.baseUrl),
       mailHealth: new MailHealth(config),
       metrics,
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,

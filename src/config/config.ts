@@ -1,5 +1,6 @@
 import net from 'node:net';
 import path from 'node:path';
+import { type FilesConfig, parseFilesLocation } from './files-location.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { type Plan, PLANS } from '../domain/plans.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../domain/captcha-providers.js';
@@ -74,6 +75,8 @@ export interface Config {
   spamRetentionMs: number;
   /** Finished deliveries (jobs, their tries, written .eml files) are removed this long after they finished; null: kept forever. */
   deliveryRetentionMs: number | null;
+  /** Where uploaded files go (FORMGATE_FILES): a folder, by default `files/` beside the SQLite database (or in the data folder), or an S3-compatible bucket. */
+  files: FilesConfig;
   /** Each captcha provider's verify endpoint (stand-in servers in tests). */
   captchaVerifyUrls: Record<SpamProtection, string>;
   /** Slack's Web API base (`…/chat.postMessage` is appended); a stand-in in tests. */
@@ -296,6 +299,17 @@ function parseDatabase(value: string | undefined, dataDir: string): DatabaseConf
   throw new ConfigError(`${envName('databaseUrl')} must start with sqlite: or postgres://, got "${value}"`);
 }
 
+function parseFiles(value: string | undefined, dataDir: string, databaseUrl: string | undefined): FilesConfig {
+  const database = parseDatabase(databaseUrl, dataDir);
+  // beside the database file, as the outbox is: one folder to back up and move with it
+  const besideDatabase = database.dialect === 'sqlite' && database.file !== ':memory:' ? path.dirname(path.resolve(database.file)) : dataDir;
+  try {
+    return parseFilesLocation(value, path.join(besideDatabase, 'files'));
+  } catch (error) {
+    throw new ConfigError(`${envName('files')} ${(error as Error).message}`);
+  }
+}
+
 function sessionLimits(raw: RawEnv): { sessionIdleMs: number; sessionMaxAgeMs: number } {
   const sessionIdleMs = parseDuration(raw.sessionIdleTimeout, '7d', 'sessionIdleTimeout');
   const sessionMaxAgeMs = parseDuration(raw.sessionMaxAge, '30d', 'sessionMaxAge');
@@ -356,6 +370,7 @@ export function buildConfig(raw: RawEnv): Config {
     deliveryLeaseMs: parseDeliveryLease(raw.deliveryLease),
     confirmRecipients: raw.confirmRecipients === undefined ? true : parseFlag(raw.confirmRecipients, 'confirmRecipients'),
     metrics: parseMetrics(raw.metrics),
+    files: parseFiles(raw.files, dataDir, raw.databaseUrl),
     deliveriesPaused: parseChoice(raw.deliveries, DELIVERY_MODES, 'on', 'deliveries') === 'paused',
     captchaVerifyUrls: {
       BOTPOISON: raw.botpoisonVerifyUrl ? parseUrl(raw.botpoisonVerifyUrl, 'botpoisonVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.BOTPOISON,

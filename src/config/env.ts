@@ -24,6 +24,7 @@ export interface RawEnv {
   logLevel?: string;
   spamRetentionDays?: string;
   deliveryRetentionDays?: string;
+  files?: string;
   botpoisonVerifyUrl?: string;
   recaptchaVerifyUrl?: string;
   hcaptchaVerifyUrl?: string;
@@ -66,6 +67,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   logLevel: 'FORMGATE_LOG_LEVEL',
   spamRetentionDays: 'FORMGATE_SPAM_RETENTION_DAYS',
   deliveryRetentionDays: 'FORMGATE_DELIVERY_RETENTION_DAYS',
+  files: 'FORMGATE_FILES',
   botpoisonVerifyUrl: 'FORMGATE_BOTPOISON_VERIFY_URL',
   recaptchaVerifyUrl: 'FORMGATE_RECAPTCHA_VERIFY_URL',
   hcaptchaVerifyUrl: 'FORMGATE_HCAPTCHA_VERIFY_URL',
