@@ -8,6 +8,7 @@ import { DeliveryError } from '../domain/delivery-error.js';
 import { EMAIL_KIND, EmailChannel } from './channels/email.js';
 import { NOTIFICATION_KIND, NotificationChannel } from './channels/notification.js';
 import { SLACK_KIND, SlackChannel } from './channels/slack.js';
+import { DeliveryFiles } from './channels/submission-files.js';
 import { WEBHOOK_KIND, WebhookChannel } from './channels/webhook.js';
 import { JobWorker, type WorkerOptions } from './worker.js';
 import type { DeliveriesState, DeliverySwitch } from './delivery-switch.js';
@@ -47,18 +48,22 @@ function logDeliverySwitch(deliverySwitch: DeliverySwitch, log: Pick<Logger, 'in
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
 export function startDelivery(
-  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch'>,
+  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch' | 'fileLinks'>,
   logger: Logger,
   options: WorkerOptions = {},
 ): Delivery {
   const mailer = observedMailer(createMailer(ctx.config), ctx.mailHealth);
   const log = logger.child({ component: 'delivery' });
+  const files = new DeliveryFiles(ctx.database, ctx.fileLinks);
   const channels = {
     [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
-    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients, ctx.recipients),
-    [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl),
+    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients, ctx.recipients, {
+      store: files,
+      publicUrl: ctx.config.publicUrl,
+    }),
+    [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl, files),
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
-    [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId) }),
+    [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId), files }),
   };
   const worker = new JobWorker(ctx.database, channels, {
     logger: log,

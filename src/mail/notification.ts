@@ -1,3 +1,4 @@
+import { deliveredFileOf, readableSize, type DeliveredFile } from '../domain/file-values.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { headerText } from './header-text.js';
 import { mailDomain, notificationMessageId } from './message-id.js';
@@ -16,6 +17,12 @@ export interface NotificationInput {
   mailFrom: string;
   /** The form's notification template, rendered; the default layout when absent. */
   rendered?: { html: string; text: string } | null;
+  /**
+   * The submission's stored files, which the default layout lists with a link to `submissionUrl`
+   * (the dashboard's page of the submission: an email is forwarded and kept, a login is asked there).
+   */
+  files?: readonly DeliveredFile[];
+  submissionUrl?: string;
 }
 
 /** A notification, plus the display name `_email.from` asks for (the address stays the configured sender). */
@@ -42,7 +49,8 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     headers['In-Reply-To'] = root;
     headers.References = root;
   }
-  const body = input.rendered ?? defaultLayout(form.name, submission, layoutOptionsOf(controls));
+  const files = { list: input.files ?? [], url: input.submissionUrl ?? '' };
+  const body = input.rendered ?? defaultLayout(form.name, submission, layoutOptionsOf(controls), files);
   return {
     to: [input.to],
     subject,
@@ -54,11 +62,18 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
   };
 }
 
-/** The submitted fields as name/value rows: nested names dotted (`car.color`), arrays joined. */
-export function fieldRows(data: Record<string, unknown>): [string, string][] {
-  const rows: [string, string][] = [];
+/**
+ * The submitted fields as name/value rows: nested names dotted (`car.color`), arrays joined. With
+ * `leaf`, an object it answers for is one row of its answer (a file: one row, not four).
+ */
+export function fieldRows(data: Record<string, unknown>): [string, string][];
+export function fieldRows<T>(data: Record<string, unknown>, leaf: (value: object) => T | undefined): [string, string | T][];
+export function fieldRows<T>(data: Record<string, unknown>, leaf?: (value: object) => T | undefined): [string, string | T][] {
+  const rows: [string, string | T][] = [];
   const walk = (prefix: string, value: unknown) => {
-    if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) rows.push([prefix, value.map(String).join(', ')]);
+    const own = leaf && value !== null && typeof value === 'object' ? leaf(value) : undefined;
+    if (own !== undefined) rows.push([prefix, own]);
+    else if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) rows.push([prefix, value.map(String).join(', ')]);
     else if (Array.isArray(value))
       value.forEach((v, i) => {
         walk(`${prefix}[${i}]`, v);
@@ -91,30 +106,57 @@ function layoutOptionsOf(controls: Record<string, string>): LayoutOptions {
   };
 }
 
-function defaultLayout(formName: string, submission: NotificationInput['submission'], options: LayoutOptions): { html: string; text: string } {
-  const rows = fieldRows(submission.data);
+/** The submission's files for the default layout: the stored ones, and the page they are downloaded from. */
+interface LayoutFiles {
+  list: readonly DeliveredFile[];
+  url: string;
+}
+
+/** How a file reads beside its field: `cv.pdf (47.1 KB, application/pdf)`. */
+function fileSummary(file: DeliveredFile): string {
+  return `${file.name} (${readableSize(file.size)}, ${file.type})`;
+}
+
+function defaultLayout(
+  formName: string,
+  submission: NotificationInput['submission'],
+  options: LayoutOptions,
+  files: LayoutFiles,
+): { html: string; text: string } {
+  const rows = files.list.length === 0 ? fieldRows(submission.data) : fieldRows(submission.data, (value) => deliveredFileOf(value, files.list));
   const when = `${new Date(submission.createdAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
   const title = options.title === undefined ? `New submission to ${formName}` : options.title;
   const footer = `Submission ${submission.id}`;
+  const linked = files.list.length > 0 && files.url !== '';
+  const filesNote = `${files.list.length === 1 ? 'The file is' : `The ${files.list.length} files are`} downloaded from the submission's page in Formgate (log in first)`;
   const text = [
     title === null ? when : `${title} (${when})`,
     '',
-    ...rows.map(([name, value]) => `${name}: ${value}`),
+    ...rows.map(([name, value]) => `${name}: ${typeof value === 'string' ? value : fileSummary(value)}`),
+    ...(linked ? ['', `${filesNote}:`, files.url] : []),
     ...(options.footer ? ['', footer] : []),
   ].join('\n');
   const cell = 'padding:8px 12px;border-bottom:1px solid #e5e7eb;vertical-align:top;text-align:left;';
+  const link = 'color:#1d4ed8;';
+  const valueHtml = (value: string | DeliveredFile) =>
+    typeof value === 'string'
+      ? escapeHtml(value).replace(/\r?\n/g, '<br>')
+      : `${linked ? `<a href="${escapeHtml(files.url)}" style="${link}">${escapeHtml(value.name)}</a>` : escapeHtml(value.name)} <span style="color:#6b7280;">(${escapeHtml(readableSize(value.size))}, ${escapeHtml(value.type)})</span>`;
   const htmlRows = rows
     .map(
       ([name, value]) =>
-        `<tr><th style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${escapeHtml(value).replace(/\r?\n/g, '<br>')}</td></tr>`,
+        `<tr><th style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${valueHtml(value)}</td></tr>`,
     )
     .join('');
   const heading = title === null ? '' : `<h1 style="margin:0 0 4px;font-size:18px;color:#111827;">${escapeHtml(title)}</h1>\n`;
+  const filesHtml = linked
+    ? `\n<p style="margin:16px 0 0;font-size:14px;color:#374151;">${escapeHtml(filesNote)}: <a href="${escapeHtml(files.url)}" style="${link}">open the submission</a>.</p>`
+    : '';
   const footerHtml = options.footer ? `\n<p style="margin:16px 0 0;font-size:12px;color:#9ca3af;">${escapeHtml(footer)}</p>` : '';
   const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;">
 <div style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">
 ${heading}<p style="margin:0 0 16px;font-size:13px;color:#6b7280;">${escapeHtml(when)}</p>
-<table style="width:100%;border-collapse:collapse;font-size:14px;">${htmlRows}</table>${footerHtml}
+<table style="width:100%;border-collapse:collapse;font-size:14px;">${htmlRows}</table>${filesHtml}${footerHtml}
 </div></body></html>`;
   return { html, text };
 }

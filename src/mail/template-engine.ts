@@ -87,7 +87,8 @@ export function compileTemplate(
 const RUNTIME: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false, helpers: {}, partials: {} };
 
 /**
- * Renders with the submission's fields under `data`, any shape (objects print as `name: value`
+ * Renders with the submission's fields under `data`, any shape, and its files under `files` (a
+ * notification's; an empty list otherwise) (objects print as `name: value`
  * lines). Time and output are bounded while rendering, not after: every printed value and every
  * loop iteration is counted (`RenderBudget`). Throws RenderLimitError past a limit.
  */
@@ -95,9 +96,10 @@ export function renderTemplate(
   template: CompiledTemplate,
   data: Record<string, unknown>,
   limits: RenderLimits = TEMPLATE_LIMITS,
+  files: readonly unknown[] = [],
 ): { html: string; text: string } {
   const budget = new RenderBudget(limits);
-  const html = template.render({ data: plainCopy(data) }, { ...RUNTIME, helpers: budgetedHelpers(handlebars(), budget) });
+  const html = template.render({ data: plainCopy(data), files: plainCopy(files) }, { ...RUNTIME, helpers: budgetedHelpers(handlebars(), budget) });
   budget.checkOutput(html.length);
   return { html, text: htmlToText(html) };
 }

@@ -23,7 +23,7 @@ function run(job: TemplateJob): TemplateOutcome {
   }
   if ('errors' in compiled) return { ok: false, problem: 'invalid', errors: compiled.errors };
   try {
-    return { ok: true, ...renderTemplate(compiled, job.kind === 'render' ? job.data : {}, limits) };
+    return { ok: true, ...renderTemplate(compiled, job.kind === 'render' ? job.data : {}, limits, job.kind === 'render' ? job.files : undefined) };
   } catch (error) {
     if (error instanceof RenderLimitError) return { ok: false, problem: error.limit === 'time' ? 'too_slow' : 'too_large', message: error.message };
     // what Handlebars throws while rendering (a block helper used wrongly) is a fault of the template, whatever the data

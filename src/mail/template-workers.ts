@@ -14,8 +14,22 @@ export interface TemplateLimits {
 export type TemplateJob = { limits: TemplateLimits } & (
   | { kind: 'check'; code: string }
   /** `keep: false`: code seen once (a draft being previewed) is not kept among the compiled templates. */
-  | { kind: 'render'; code: string; data: Record<string, unknown>; keep?: boolean }
+  /** `files`: what a notification template reads as `files` (the submission's files with their links). */
+  | { kind: 'render'; code: string; data: Record<string, unknown>; files?: readonly TemplateFile[]; keep?: boolean }
 );
+
+/** A file as a notification template sees it in `{{#each files}}`. */
+export interface TemplateFile {
+  field: string;
+  name: string;
+  type: string;
+  /** Bytes. */
+  size: number;
+  /** The size as people read it (`47.1 KB`). */
+  sizeText: string;
+  /** Where it is downloaded: the submission's page in the dashboard, behind a login. */
+  url: string;
+}
 
 /** The result of a job: the email's HTML and text, or why there is none. */
 export type TemplateOutcome =
@@ -77,8 +91,8 @@ export class TemplateWorkers {
   }
 
   /** Renders stored code with a submission's fields (compiled code is kept by each thread). */
-  render(code: string, data: Record<string, unknown>): Promise<TemplateOutcome> {
-    return this.submit({ kind: 'render', code, data, limits: this.limits });
+  render(code: string, data: Record<string, unknown>, files: readonly TemplateFile[] = []): Promise<TemplateOutcome> {
+    return this.submit({ kind: 'render', code, data, files, limits: this.limits });
   }
 
   /**

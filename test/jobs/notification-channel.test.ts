@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/database.js';
 import type { Job } from '../../src/jobs/channels/channel.js';
 import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { NotificationChannel } from '../../src/jobs/channels/notification.js';
+import { DeliveryFiles } from '../../src/jobs/channels/submission-files.js';
 import { createMailer, type Mailer } from '../../src/mail/transport.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
@@ -61,7 +62,10 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     for (const name of ['Ada', 'Grace', 'Alan', 'Edsger']) ids.push((await postJson(app, form.id, { name }, visitor())).body.id);
     await app.ctx.database.db.deleteFrom('submissions').where('id', '=', ids[2]!).execute();
     const { database, queries } = counting(app.ctx.database);
-    const channel = new NotificationChannel(database, mailer, 'forms@example.test', false, app.ctx.recipients);
+    const channel = new NotificationChannel(database, mailer, 'forms@example.test', false, app.ctx.recipients, {
+      store: new DeliveryFiles(database, app.ctx.fileLinks),
+      publicUrl: app.ctx.config.publicUrl,
+    });
 
     const outcomes = await Promise.allSettled(ids.slice(0, 3).map((id) => channel.send(jobFor(id))));
     assert.equal(queries(), 1, 'one query for the three jobs');
@@ -90,7 +94,10 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     const account = await createAccount(app);
     const form = await createForm(app, account, { name: 'Split', notificationEmails: ['one@example.com', 'two@example.com'] });
     const id = (await postJson(app, form.id, { name: 'Ada' }, visitor())).body.id as string;
-    const channel = new NotificationChannel(app.ctx.database, mailer, 'forms@example.test', false, app.ctx.recipients);
+    const channel = new NotificationChannel(app.ctx.database, mailer, 'forms@example.test', false, app.ctx.recipients, {
+      store: new DeliveryFiles(app.ctx.database, app.ctx.fileLinks),
+      publicUrl: app.ctx.config.publicUrl,
+    });
     const before = sink.messages.length;
 
     await channel.send({ ...jobFor(id), payload: { formId: form.id, to: 'TWO@example.com' } });

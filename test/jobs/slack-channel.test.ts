@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Job } from '../../src/jobs/channels/channel.js';
 import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { SlackChannel, slackText } from '../../src/jobs/channels/slack.js';
+import { DeliveryFiles } from '../../src/jobs/channels/submission-files.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSlackStandIn, type SlackStandIn } from '../helpers/slack-stand-in.js';
@@ -50,7 +51,7 @@ describe('Slack deliveries', () => {
     const form = await slackForm('#sales');
     const answer = await postJson(app, form.id, { name: 'Grace' }, { localAddress: '127.0.8.2' });
     const job: Job = { id: 'j', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
-    const channel = new SlackChannel(app.ctx.database, slack.url);
+    const channel = new SlackChannel(app.ctx.database, slack.url, new DeliveryFiles(app.ctx.database, app.ctx.fileLinks));
     const outcome = async () =>
       channel.send(job).then(
         () => 'ok',
@@ -77,7 +78,7 @@ describe('Slack deliveries', () => {
     const answer = await postJson(app, form.id, { name: 'Edsger' }, { localAddress: '127.0.8.3' });
     const job: Job = { id: 'j2', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
     const transient = async (apiUrl: string) => {
-      const err = await new SlackChannel(app.ctx.database, apiUrl).send(job).then(
+      const err = await new SlackChannel(app.ctx.database, apiUrl, new DeliveryFiles(app.ctx.database, app.ctx.fileLinks)).send(job).then(
         () => assert.fail('delivered'),
         (e: unknown) => e,
       );

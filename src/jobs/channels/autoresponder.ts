@@ -6,6 +6,7 @@ import { autoresponderMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer } from '../../mail/transport.js';
 import { isUpgraded } from '../../domain/plans.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
+import { withoutFileUrls } from '../../domain/file-values.js';
 import {
   lookupBySubmission,
   renderStoredTemplate,
@@ -63,7 +64,8 @@ export class AutoresponderChannel implements Channel {
     const data = fromJson<Record<string, unknown>>(row.data);
     const to = submitterAddress({ data, controls: storedEmailControls(row.emailControls) });
     if (!to) throw new DeliveryError('the submission has no address to answer', { permanent: true });
-    const body = await renderStoredTemplate('autoresponder', row.code, data);
+    // NOTE: no link to a file in an answer to whoever typed an address into the form: the template gets no `files`, and file objects no `url`
+    const body = await renderStoredTemplate('autoresponder', row.code, withoutFileUrls(data));
     const replyTo = fromJson<string[]>(row.notificationEmails)[0];
     const messageId = autoresponderMessageId(row.id, mailDomain(this.mailFrom));
     return mailReceipt(await this.mailer.send({ ...autoresponderMessage({ formName: row.name, to, replyTo, body }), messageId }));

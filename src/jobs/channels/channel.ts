@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { fromJson } from '../../db/database.js';
-import { sharedTemplateWorkers } from '../../mail/template-workers.js';
+import { sharedTemplateWorkers, type TemplateFile } from '../../mail/template-workers.js';
 import type { MailReceipt } from '../../mail/transport.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 
@@ -75,8 +75,13 @@ export function storedEmailControls(stored: unknown): Record<string, string> {
  * longer compiles, or whose output outgrows 1 MiB on this submission, fails the job for good: trying
  * again renders the same. One that ran out of time is tried again later, when the machine may be less busy.
  */
-export async function renderStoredTemplate(kind: string, code: string, data: Record<string, unknown>): Promise<{ html: string; text: string }> {
-  const outcome = await sharedTemplateWorkers().render(code, data);
+export async function renderStoredTemplate(
+  kind: string,
+  code: string,
+  data: Record<string, unknown>,
+  files: readonly TemplateFile[] = [],
+): Promise<{ html: string; text: string }> {
+  const outcome = await sharedTemplateWorkers().render(code, data, files);
   if (outcome.ok) return { html: outcome.html, text: outcome.text };
   if (outcome.problem === 'invalid') throw new DeliveryError(`the ${kind} template no longer compiles: ${outcome.errors[0]}`, { permanent: true });
   throw new DeliveryError(`the ${kind} template could not be rendered: ${outcome.message}`, { permanent: outcome.problem === 'too_large' });
@@ -86,6 +91,10 @@ export async function renderStoredTemplate(kind: string, code: string, data: Rec
  * The notification template rendered for one submission, or null (the default layout) when it cannot
  * be: the owner still gets the submission, laid out with every field, rather than no email.
  */
-export async function renderedOrDefaultLayout(code: string, data: Record<string, unknown>): Promise<{ html: string; text: string } | null> {
-  return renderStoredTemplate('notification', code, data).catch(() => null);
+export async function renderedOrDefaultLayout(
+  code: string,
+  data: Record<string, unknown>,
+  files: readonly TemplateFile[] = [],
+): Promise<{ html: string; text: string } | null> {
+  return renderStoredTemplate('notification', code, data, files).catch(() => null);
 }

@@ -5,6 +5,8 @@ import { notificationMessage } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
 import { normaliseEmail } from '../../domain/email-address.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
+import { readableSize, type DeliveredFile } from '../../domain/file-values.js';
+import type { TemplateFile } from '../../mail/template-workers.js';
 import {
   lookupBySubmission,
   renderedOrDefaultLayout,
@@ -16,6 +18,7 @@ import {
   type Job,
   mailReceipt,
 } from './channel.js';
+import type { DeliveryFiles } from './submission-files.js';
 
 export const NOTIFICATION_KIND = 'notification';
 
@@ -51,6 +54,8 @@ export class NotificationChannel implements Channel {
     /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the workspace's team get notifications only once confirmed. */
     private readonly confirmRecipients: boolean,
     private readonly rules: RecipientRules,
+    /** The submissions' files, listed with a link to the submission's page at `publicUrl` (FORMGATE_PUBLIC_URL). */
+    private readonly files: { store: DeliveryFiles; publicUrl: string },
   ) {}
 
   /** Whether an address may get a workspace's notifications now, asked for the jobs that start together in one query per workspace. */
@@ -96,13 +101,18 @@ export class NotificationChannel implements Channel {
       throw new DeliveryError(await this.rules.withheldReason(this.database.db, row.workspaceId, to ?? recipients[0]!), { permanent: true });
     }
     const data = fromJson<Record<string, unknown>>(row.data);
-    const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data);
+    const files = await this.files.store.of(row.id, data);
+    // NOTE: the dashboard's page, not a signed link: an email is forwarded and kept for years, and the page asks for a login
+    const submissionUrl = `${this.files.publicUrl}/submissions/${encodeURIComponent(row.id)}`;
+    const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data, templateFiles(files, submissionUrl));
     const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
     const form = { id: row.formId, name: row.name, emailThreading: row.emailThreading === 1 };
     // an older job of several recipients: the last message's receipt stands for all of them
     let receipt: DeliveryReceipt = {};
     for (const recipient of targets) {
-      receipt = mailReceipt(await this.mailer.send(notificationMessage({ form, to: recipient, submission, mailFrom: this.mailFrom, rendered })));
+      receipt = mailReceipt(
+        await this.mailer.send(notificationMessage({ form, to: recipient, submission, mailFrom: this.mailFrom, rendered, files, submissionUrl })),
+      );
     }
     return receipt;
   }
@@ -117,6 +127,11 @@ export class NotificationChannel implements Channel {
     const allowed = await Promise.all(addresses.map((address) => this.receiving.load({ workspaceId, email: normaliseEmail(address) })));
     return addresses.filter((_, i) => allowed[i]);
   }
+}
+
+/** The files as a notification template reads them (`{{#each files}}`). */
+function templateFiles(files: readonly DeliveredFile[], submissionUrl: string): TemplateFile[] {
+  return files.map((file) => ({ field: file.field, name: file.name, type: file.type, size: file.size, sizeText: readableSize(file.size), url: submissionUrl }));
 }
 
 /** Email addresses compared as their owners read them: case aside, spaces around trimmed. */

@@ -2,7 +2,9 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { fieldRows } from '../../mail/notification.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
+import { deliveredFileOf, readableSize, type DeliveredFile } from '../../domain/file-values.js';
 import { lookupBySubmission, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import type { DeliveryFiles } from './submission-files.js';
 
 export const SLACK_KIND = 'slack';
 
@@ -29,6 +31,10 @@ export class SlackChannel implements Channel {
   constructor(
     private readonly database: Database,
     private readonly apiUrl: string,
+    /** The submissions' files: each shown by name with a link signed for 7 days when the message is sent. */
+    private readonly files: DeliveryFiles,
+    /** For tests: the moment the files' links are made. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   private readonly submissions = lookupBySubmission((submissionIds) =>
@@ -51,12 +57,15 @@ export class SlackChannel implements Channel {
         { permanent: true },
       );
 
+    const data = fromJson<Record<string, unknown>>(row.data);
+    const files = await this.files.of(row.id, data);
+    const now = this.now();
     const response = await fetch(`${this.apiUrl}/chat.postMessage`, {
       method: 'POST',
       headers: { authorization: `Bearer ${row.token}`, 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({
         channel: row.slackChannel,
-        text: slackText(row.name, fromJson<Record<string, unknown>>(row.data)),
+        text: slackText(row.name, data, files, (file) => this.files.signedUrl(file, now)),
         unfurl_links: false,
         unfurl_media: false,
       }),
@@ -73,10 +82,23 @@ export class SlackChannel implements Channel {
   }
 }
 
-/** A readable message: the form's name, then one `name: value` line per field (Slack's own escaping applied). */
-export function slackText(formName: string, data: Record<string, unknown>): string {
-  const lines = fieldRows(data).map(([name, value]) => `*${escapeSlack(name)}:* ${escapeSlack(value)}`);
-  return [`New submission to *${escapeSlack(formName)}*`, ...lines].join('\n');
+/**
+ * A readable message: the form's name, then one `name: value` line per field (Slack's own escaping
+ * applied); a file is its name linked to `link(file)` and its size, and a last line says how long the links work.
+ */
+export function slackText(
+  formName: string,
+  data: Record<string, unknown>,
+  files: readonly DeliveredFile[] = [],
+  link: (file: DeliveredFile) => string = () => '',
+): string {
+  const rows = files.length === 0 ? fieldRows(data) : fieldRows(data, (value) => deliveredFileOf(value, files));
+  const lines = rows.map(
+    ([name, value]) =>
+      `*${escapeSlack(name)}:* ${typeof value === 'string' ? escapeSlack(value) : `<${escapeSlack(link(value))}|${escapeSlack(value.name)}> (${readableSize(value.size)})`}`,
+  );
+  const expiry = files.length === 0 ? [] : ['_Links to files work for 7 days._'];
+  return [`New submission to *${escapeSlack(formName)}*`, ...lines, ...expiry].join('\n');
 }
 
 // Slack reads &, < and > as markup (links, mentions); everything else is shown as sent.

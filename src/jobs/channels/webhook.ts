@@ -3,7 +3,9 @@ import { Webhook } from 'standardwebhooks';
 import { SingleFlight } from '../../db/single-flight.js';
 import { postJsonSafely, type HostLookup } from '../../net/safe-http.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
+import { withFileLinks } from '../../domain/file-values.js';
 import type { Channel, Job } from './channel.js';
+import type { DeliveryFiles } from './submission-files.js';
 
 export const WEBHOOK_KIND = 'webhook';
 
@@ -22,7 +24,12 @@ export interface WebhookChannelOptions {
   timeoutMs?: number;
   /** For tests: resolve host names without DNS. */
   lookup?: HostLookup;
-  /** For tests: the moment the signature is made. */
+  /**
+   * The submission's files, whose objects get a signed link made at send time in place of the
+   * management API's address. Absent (tests of the transport alone): the fields are posted as queued.
+   */
+  files?: DeliveryFiles;
+  /** For tests: the moment the signature (and the files' links) are made. */
   now?: () => Date;
 }
 
@@ -43,8 +50,8 @@ export class WebhookChannel implements Channel {
       throw new DeliveryError('the webhook job has no url, formId or fields', { permanent: true });
     }
     const secret = await this.secrets.get(payload.formId);
-    const body = JSON.stringify(payload.fields);
     const timestamp = (this.options.now ?? (() => new Date()))();
+    const body = JSON.stringify(await this.withSignedFileLinks(job, payload.fields as Record<string, unknown>, timestamp));
     let signature: string;
     try {
       // NOTE: the id is the submission's idempotency key, so a receiver drops the duplicates that at-least-once delivery brings.
@@ -65,6 +72,17 @@ export class WebhookChannel implements Channel {
       lookup: this.options.lookup,
     });
     throwUnlessDelivered(status);
+  }
+
+  /**
+   * The fields with each of the submission's files linked for 7 days from now, so that a receiver
+   * fetches it without a token; what the body is signed over. Fields naming no file are unchanged.
+   */
+  private async withSignedFileLinks(job: Job, fields: Record<string, unknown>, now: Date): Promise<Record<string, unknown>> {
+    const files = this.options.files;
+    if (!files) return fields;
+    const stored = await files.of(job.submissionId, fields);
+    return withFileLinks(fields, stored, (file) => files.signedUrl(file, now.getTime()));
   }
 }
 
