@@ -254,6 +254,21 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     assert.equal(String(mail2.parsed.html).trim(), expected);
   });
 
+  it('answers the visitor without a link to any file: the autoresponder gets no files and file objects no url', async () => {
+    const form = await createForm(app, account, { name: 'Support', notificationEmails: ['help@acme.example'] });
+    const code = '<p>Thanks {{data.name}}. {{data.cv}} [{{data.cv.url}}] {{#each files}}{{url}}{{/each}}</p>';
+    assert.equal((await app.api('PUT', `/forms/${form.id}/templates/autoresponder`, { token: account.token, body: { code } })).status, 200);
+    const fileId = newId();
+    const visitor = 'visitor@example.org';
+    const data = { name: 'Ada', email: visitor, cv: { name: 'cv.pdf', type: 'application/pdf', size: 4, url: app.ctx.fileLinks.url(fileId) } };
+    assert.equal((await postJson(app, form.id, data, from())).status, 200);
+    const answer = await eventually(async () => sink.messages.find((m) => m.envelopeTo.includes(visitor)), 'the autoresponder');
+    const html = String(answer.parsed.html);
+    assert.ok(html.includes('name: cv.pdf'), html);
+    assert.ok(html.includes('[]'), html);
+    assert.ok(!html.includes('/files/') && !(answer.parsed.text ?? '').includes('/files/'), html);
+  });
+
   /** A submission with one file to a form whose notification template lists `files`. */
   async function submitWithFilesAndTemplate(cv: TestFile): Promise<string> {
     const form = await createForm(app, account, { name: 'Templated' });
