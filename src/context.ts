@@ -140,7 +140,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       submissions,
       exports: new ExportService(submissions, forms, workspaces),
       erasure: new ErasureService(database, workspaces, metrics),
-      templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
+      templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom }), config),
       deliveries: new DeliveryService(database),
       deliverySwitch,
       deliveryPause: new DeliveryPauseService(database, deliverySwitch),

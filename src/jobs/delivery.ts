@@ -59,7 +59,7 @@ export function startDelivery(
     [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
     [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients, ctx.recipients, {
       store: files,
-      publicUrl: ctx.config.publicUrl,
+      config: ctx.config,
     }),
     [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl, files),
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),

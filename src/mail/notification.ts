@@ -2,6 +2,7 @@ import { deliveredFileOf, readableSize, type DeliveredFile } from '../domain/fil
 import { submitterAddress } from '../domain/submitter-address.js';
 import { headerText } from './header-text.js';
 import { mailDomain, notificationMessageId } from './message-id.js';
+import type { TemplateFile } from './template-workers.js';
 import type { MailMessage } from './transport.js';
 
 export { headerText } from './header-text.js';
@@ -60,6 +61,19 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     headers,
     fromName: headerText(controls['_email.from'], NAME_MAX) || null,
   };
+}
+
+/**
+ * Where a notification links a submission's files: its page in the dashboard, which asks for a
+ * login. NOTE: not a signed link: an email is forwarded and kept for years.
+ */
+export function submissionPageUrl(publicUrl: string, submissionId: string): string {
+  return `${publicUrl}/submissions/${encodeURIComponent(submissionId)}`;
+}
+
+/** The files as a notification template reads them (`{{#each files}}`). */
+export function templateFiles(files: readonly DeliveredFile[], submissionUrl: string): TemplateFile[] {
+  return files.map((file) => ({ field: file.field, name: file.name, type: file.type, size: file.size, sizeText: readableSize(file.size), url: submissionUrl }));
 }
 
 /**

@@ -99,8 +99,8 @@ export class TemplateWorkers {
    * Renders code that is being written (the dashboard's live preview): as `render`, but the compiled
    * draft is not kept, so a person typing does not push the stored templates out of each thread's cache.
    */
-  renderDraft(code: string, data: Record<string, unknown>): Promise<TemplateOutcome> {
-    return this.submit({ kind: 'render', code, data, keep: false, limits: this.limits });
+  renderDraft(code: string, data: Record<string, unknown>, files: readonly TemplateFile[] = []): Promise<TemplateOutcome> {
+    return this.submit({ kind: 'render', code, data, files, keep: false, limits: this.limits });
   }
 
   /** Ends the threads; jobs still waiting fail. */

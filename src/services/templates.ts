@@ -1,13 +1,16 @@
+import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { fromJson } from '../db/database.js';
+import { storedFilesOfSubmissions } from '../db/delivered-files.js';
 import type { TemplateKind, TemplateRow } from '../db/schema/template.js';
+import { fileIdsNamedIn, withoutFileUrls, type DeliveredFile } from '../domain/file-values.js';
 import { ProblemError, validationError } from '../errors.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJob } from '../jobs/outbox.js';
 import { autoresponderMessage } from '../mail/autoresponder.js';
 import { headerText } from '../mail/header-text.js';
-import { notificationMessage } from '../mail/notification.js';
+import { notificationMessage, submissionPageUrl, templateFiles } from '../mail/notification.js';
 import { SpamdError } from '../mail/spamd.js';
 import { TEMPLATE_LIMITS } from '../mail/template-engine.js';
 import type { AutoresponderChecker } from '../mail/template-check.js';
@@ -56,6 +59,8 @@ export class TemplateService {
     private readonly database: Database,
     private readonly forms: FormService,
     private readonly checker: AutoresponderChecker,
+    /** FORMGATE_PUBLIC_URL: a notification links a submission's files to its page there (read when used: serve sets it once listening). */
+    private readonly config: Pick<Config, 'publicUrl'>,
     private readonly renderer: TemplateWorkers = sharedTemplateWorkers(),
   ) {}
 
@@ -132,7 +137,9 @@ export class TemplateService {
     const form = await this.forms.formForMember(userId, formId, access);
     const template = await this.findTemplate(formId, kind);
     if (!template && kind === 'autoresponder') throw notFound(formId, kind);
-    const fields = data ?? (seesSubmissions ? await this.latestSubmissionData(formId) : SAMPLE_DATA);
+    const latest = data === undefined && seesSubmissions ? ((await this.newestSubmissions(formId, 1))[0] ?? null) : null;
+    const fields = data ?? latest?.data ?? SAMPLE_DATA;
+    const files = await this.filesOf(kind, latest);
     if (!template) {
       // no notification template: the default layout is what would be sent
       const message = notificationMessage({
@@ -140,10 +147,16 @@ export class TemplateService {
         to: 'preview@formgate.invalid',
         submission: { id: 'preview', createdAt: Date.now(), data: fields, emailControls: null },
         mailFrom: 'preview@formgate.invalid',
+        files: files.list,
+        submissionUrl: files.url,
       });
       return { html: message.html ?? '', text: message.text };
     }
-    const rendered = await this.renderer.render(template.code, fields);
+    const rendered = await this.renderer.render(
+      template.code,
+      kind === 'autoresponder' ? withoutFileUrls(fields) : fields,
+      templateFiles(files.list, files.url),
+    );
     if (rendered.ok) return { html: rendered.html, text: rendered.text };
     if (rendered.problem === 'invalid') throw new ProblemError('template_invalid', 'The stored template no longer compiles.', { errors: rendered.errors });
     const against = data ? 'with this data' : fields === SAMPLE_DATA ? 'with the sample data' : "with the form's latest submission";
@@ -163,9 +176,12 @@ export class TemplateService {
     if (source === undefined && kind === 'autoresponder') throw notFound(formId, kind);
     const latest = (await this.newestSubmissions(formId, 1))[0] ?? null;
     const submission = latest ?? { id: 'sample', createdAt: Date.now(), data: SAMPLE_DATA, emailControls: null };
+    const files = await this.filesOf(kind, latest);
     let body: { html: string; text: string } | null = null;
     if (source !== undefined) {
-      const outcome = code === undefined ? await this.renderer.render(source, submission.data) : await this.renderer.renderDraft(source, submission.data);
+      const fields = kind === 'autoresponder' ? withoutFileUrls(submission.data) : submission.data;
+      const listed = templateFiles(files.list, files.url);
+      const outcome = code === undefined ? await this.renderer.render(source, fields, listed) : await this.renderer.renderDraft(source, fields, listed);
       if (!outcome.ok) throw renderProblem(outcome, latest ? "with the form's latest submission" : 'with the sample data');
       body = { html: outcome.html, text: outcome.text };
     }
@@ -180,6 +196,8 @@ export class TemplateService {
         submission,
         mailFrom: 'preview@formgate.invalid',
         rendered: body,
+        files: files.list,
+        submissionUrl: files.url,
       });
       const { subject, html = '', text, replyTo = null, fromName } = message;
       return { subject, to, replyTo, fromName, html, text, ...filled };
@@ -221,8 +239,16 @@ export class TemplateService {
     return fieldPaths((await this.newestSubmissions(formId, FIELD_SAMPLE)).map((s) => s.data));
   }
 
-  private async latestSubmissionData(formId: string): Promise<Record<string, unknown>> {
-    return (await this.newestSubmissions(formId, 1))[0]?.data ?? SAMPLE_DATA;
+  /**
+   * The stored files a notification of `submission` lists, as its delivery finds them (none for the
+   * autoresponder, which never links to files, nor for the sample or data given to a preview).
+   */
+  private async filesOf(kind: TemplateKind, submission: SubmissionForEmail | null): Promise<{ list: DeliveredFile[]; url: string }> {
+    if (kind !== 'notification' || submission === null) return { list: [], url: '' };
+    const named = new Set(fileIdsNamedIn(submission.data));
+    if (named.size === 0) return { list: [], url: '' };
+    const stored = (await storedFilesOfSubmissions(this.database.db, [submission.id])).get(submission.id) ?? [];
+    return { list: stored.filter((file) => named.has(file.id)), url: submissionPageUrl(this.config.publicUrl, submission.id) };
   }
 
   private async newestSubmissions(formId: string, limit: number): Promise<SubmissionForEmail[]> {

@@ -252,6 +252,16 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     const expected = `<ul><li><a href="${page}">cv.pdf</a> cv 4 bytes application/pdf 4</li></ul>`;
     const mail2 = await eventually(async () => sink.messages.find((m) => String(m.parsed.html).includes(page)), 'the templated email');
     assert.equal(String(mail2.parsed.html).trim(), expected);
+
+    // the preview renders the latest submission's files as its notification does, and the dashboard's email preview too
+    const formId = (await app.ctx.database.db.selectFrom('submissions').select('formId').where('id', '=', submitted).executeTakeFirstOrThrow()).formId;
+    const preview = await app.api('POST', `/forms/${formId}/templates/notification/preview`, { token: account.token, body: {} });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    assert.equal(preview.body.html.trim(), expected);
+    const email = await app.ctx.templates.previewEmail(account.userId, formId, 'notification');
+    assert.equal(email.html.trim(), expected);
+    const draft = await app.ctx.templates.previewEmail(account.userId, formId, 'notification', '{{#each files}}{{name}}={{url}}{{/each}}');
+    assert.equal(draft.html, `cv.pdf=${page}`);
   });
 
   it('answers the visitor without a link to any file: the autoresponder gets no files and file objects no url', async () => {

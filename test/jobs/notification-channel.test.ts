@@ -64,7 +64,7 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     const { database, queries } = counting(app.ctx.database);
     const channel = new NotificationChannel(database, mailer, 'forms@example.test', false, app.ctx.recipients, {
       store: new DeliveryFiles(database, app.ctx.fileLinks),
-      publicUrl: app.ctx.config.publicUrl,
+      config: app.ctx.config,
     });
 
     const outcomes = await Promise.allSettled(ids.slice(0, 3).map((id) => channel.send(jobFor(id))));
@@ -96,7 +96,7 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     const id = (await postJson(app, form.id, { name: 'Ada' }, visitor())).body.id as string;
     const channel = new NotificationChannel(app.ctx.database, mailer, 'forms@example.test', false, app.ctx.recipients, {
       store: new DeliveryFiles(app.ctx.database, app.ctx.fileLinks),
-      publicUrl: app.ctx.config.publicUrl,
+      config: app.ctx.config,
     });
     const before = sink.messages.length;
 

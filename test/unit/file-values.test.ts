@@ -28,7 +28,11 @@ describe('file objects of a submission’s data', () => {
     );
     assert.equal((linked.other as { url: string }).url, `${base}/files/notthisone`);
     assert.equal(Object.getPrototypeOf(linked), Object.prototype, 'a field named __proto__ stays a field');
-    assert.equal(withFileLinks(data, [], () => 'x'), data, 'no files: the very same object');
+    assert.equal(
+      withFileLinks(data, [], () => 'x'),
+      data,
+      'no files: the very same object',
+    );
     assert.equal((data.cv as { url: string }).url, `${base}/files/${cv.id}`, 'the data is not changed');
   });
 
@@ -39,9 +43,14 @@ describe('file objects of a submission’s data', () => {
   });
 
   it('writes sizes as people read them', () => {
-    assert.deepEqual(
-      [0, 1, 1023, 1024, 48213, 10 * 1024 * 1024, 3 * 1024 ** 3].map(readableSize),
-      ['0 bytes', '1 byte', '1023 bytes', '1.0 KB', '47.1 KB', '10.0 MB', '3.0 GB'],
-    );
+    assert.deepEqual([0, 1, 1023, 1024, 48213, 10 * 1024 * 1024, 3 * 1024 ** 3].map(readableSize), [
+      '0 bytes',
+      '1 byte',
+      '1023 bytes',
+      '1.0 KB',
+      '47.1 KB',
+      '10.0 MB',
+      '3.0 GB',
+    ]);
   });
 });

@@ -1,12 +1,11 @@
 import DataLoader from 'dataloader';
+import type { Config } from '../../config/config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
-import { notificationMessage } from '../../mail/notification.js';
+import { notificationMessage, submissionPageUrl, templateFiles } from '../../mail/notification.js';
 import type { Mailer } from '../../mail/transport.js';
 import { normaliseEmail } from '../../domain/email-address.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
-import { readableSize, type DeliveredFile } from '../../domain/file-values.js';
-import type { TemplateFile } from '../../mail/template-workers.js';
 import {
   lookupBySubmission,
   renderedOrDefaultLayout,
@@ -54,8 +53,8 @@ export class NotificationChannel implements Channel {
     /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the workspace's team get notifications only once confirmed. */
     private readonly confirmRecipients: boolean,
     private readonly rules: RecipientRules,
-    /** The submissions' files, listed with a link to the submission's page at `publicUrl` (FORMGATE_PUBLIC_URL). */
-    private readonly files: { store: DeliveryFiles; publicUrl: string },
+    /** The submissions' files, listed with a link to the submission's page at FORMGATE_PUBLIC_URL (read when sent). */
+    private readonly files: { store: DeliveryFiles; config: Pick<Config, 'publicUrl'> },
   ) {}
 
   /** Whether an address may get a workspace's notifications now, asked for the jobs that start together in one query per workspace. */
@@ -102,8 +101,7 @@ export class NotificationChannel implements Channel {
     }
     const data = fromJson<Record<string, unknown>>(row.data);
     const files = await this.files.store.of(row.id, data);
-    // NOTE: the dashboard's page, not a signed link: an email is forwarded and kept for years, and the page asks for a login
-    const submissionUrl = `${this.files.publicUrl}/submissions/${encodeURIComponent(row.id)}`;
+    const submissionUrl = submissionPageUrl(this.files.config.publicUrl, row.id);
     const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data, templateFiles(files, submissionUrl));
     const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
     const form = { id: row.formId, name: row.name, emailThreading: row.emailThreading === 1 };
@@ -127,11 +125,6 @@ export class NotificationChannel implements Channel {
     const allowed = await Promise.all(addresses.map((address) => this.receiving.load({ workspaceId, email: normaliseEmail(address) })));
     return addresses.filter((_, i) => allowed[i]);
   }
-}
-
-/** The files as a notification template reads them (`{{#each files}}`). */
-function templateFiles(files: readonly DeliveredFile[], submissionUrl: string): TemplateFile[] {
-  return files.map((file) => ({ field: file.field, name: file.name, type: file.type, size: file.size, sizeText: readableSize(file.size), url: submissionUrl }));
 }
 
 /** Email addresses compared as their owners read them: case aside, spaces around trimmed. */

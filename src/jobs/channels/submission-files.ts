@@ -1,30 +1,14 @@
 import DataLoader from 'dataloader';
 import type { Database } from '../../db/database.js';
+import { storedFilesOfSubmissions } from '../../db/delivered-files.js';
 import { fileIdsNamedIn, type DeliveredFile } from '../../domain/file-values.js';
 import { FILE_LINK_LIFETIME_MS, type FileLinks } from '../../files/signed-links.js';
 
-/**
- * The stored files of each submission (not the dropped ones: they have no bytes to link to), in the
- * order they were sent, for the jobs that start together in one query. Bounded by
- * FILES_PER_SUBMISSION_MAX rows a submission; read through the index on (submission_id, position).
- */
+/** The stored files of each submission, for the jobs that start together in one query. */
 export function storedFilesLoader(database: Database): DataLoader<string, DeliveredFile[]> {
   return new DataLoader(
     async (submissionIds) => {
-      const rows = await database.db
-        .selectFrom('submissionFiles')
-        .select(['id', 'submissionId', 'field', 'name', 'type', 'size'])
-        .where('submissionId', 'in', submissionIds)
-        .where('storageKey', 'is not', null)
-        .orderBy('submissionId')
-        .orderBy('position')
-        .execute();
-      const bySubmission = new Map<string, DeliveredFile[]>();
-      for (const { submissionId, ...file } of rows) {
-        const list = bySubmission.get(submissionId) ?? [];
-        list.push({ ...file, size: Number(file.size) });
-        bySubmission.set(submissionId, list);
-      }
+      const bySubmission = await storedFilesOfSubmissions(database.db, submissionIds);
       return submissionIds.map((id) => bySubmission.get(id) ?? []);
     },
     // nothing kept between batches: a file deleted meanwhile is not linked on a later try
