@@ -142,7 +142,7 @@ function defaultLayout(
   const title = options.title === undefined ? `New submission to ${formName}` : options.title;
   const footer = `Submission ${submission.id}`;
   const linked = files.list.length > 0 && files.url !== '';
-  const filesNote = `${files.list.length === 1 ? 'The file is' : `The ${files.list.length} files are`} downloaded from the submission's page in Formgate (log in first)`;
+  const filesNote = `Download ${files.list.length === 1 ? 'the file' : `the ${files.list.length} files`} from the submission's page in Formgate (you will be asked to log in)`;
   const text = [
     title === null ? when : `${title} (${when})`,
     '',

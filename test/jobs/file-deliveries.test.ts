@@ -175,9 +175,10 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     assert.match(text, /^cv: cv\.pdf \(17 bytes, application\/pdf\)$/m);
     assert.match(text, /^photos\[0\]: a\.png \(2\.0 KB, image\/png\)$/m);
     assert.match(text, /^photos\[1\]: b <1>\.png \(1 byte, image\/png\)$/m);
-    assert.ok(text.includes(`The 3 files are downloaded from the submission's page in Formgate (log in first):\n${page}`), text);
+    assert.ok(text.includes(`Download the 3 files from the submission's page in Formgate (you will be asked to log in):\n${page}`), text);
     assert.ok(!text.includes('signature='), 'no signed link in an email');
     assert.ok(!text.includes('virus.exe'), 'a dropped file is not listed');
+    assert.match(text, /^other\.url: https:\/\/elsewhere\.example\/files\/\w+x$/m, 'a visitor’s look-alike object is a field like any other');
     const html = String(mail.parsed.html);
     assert.ok(html.includes(`<a href="${page}" style="color:#1d4ed8;">b &lt;1&gt;.png</a>`), html);
     assert.ok(html.includes('(2.0 KB, image/png)'));
@@ -240,7 +241,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     const plain = await submitWithFiles({ text, files: [] });
     const { webhook, mail, post } = await deliveries(plain.submissionId, 'Alan');
     assert.equal(webhook.rawBody, JSON.stringify(plain.storedData), 'byte for byte what was queued');
-    assert.ok(!(mail.parsed.text ?? '').includes('downloaded from'));
+    assert.ok(!(mail.parsed.text ?? '').includes('Download'));
     assert.equal(
       post.body.text,
       'New submission to *Jobs &amp; &lt;CVs&gt;*\n*name:* Alan\n*nested.url:* https://example.com/files/abc\n*nested.size:* 3\n*list:* a, b',
