@@ -14,6 +14,12 @@ const NOTIFICATION = `<!doctype html>
     </tr>
     {{/each}}
   </table>
+  {{#if files}}
+  <p style="margin:16px 0 0;font-size:14px;color:#374151;">Download the files from the submission’s page (you will be asked to log in):</p>
+  <ul style="margin:8px 0 0;padding-left:20px;font-size:14px;color:#111827;">
+    {{#each files}}<li><a href="{{url}}" style="color:#1d4ed8;">{{name}}</a> ({{sizeText}}, {{type}})</li>{{/each}}
+  </ul>
+  {{/if}}
 </div>
 </body>
 </html>
@@ -31,7 +37,7 @@ const AUTORESPONDER = `<div style="font-family:-apple-system,Segoe UI,Roboto,Hel
 
 /**
  * The code the editor starts from when the form has no template of this kind: for the notification,
- * the default layout written as a template (every field in a table); for the autoresponder, a short
+ * the default layout written as a template (every field in a table, then the files with their link); for the autoresponder, a short
  * thank-you that passes the content check.
  */
 export function starterTemplate(kind: TemplateKind): string {

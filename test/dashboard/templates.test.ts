@@ -73,7 +73,10 @@ describe(`dashboard: templates over HTTP (${TEST_DIALECT})`, () => {
       assert.ok(html.includes(`data-insert="${placeholder}"`), `an Insert button for ${placeholder}`);
     }
     assert.match(html, /name="template-preview" title="Preview of the email" sandbox src=/);
-    assert.equal((await owner.client.get(`/forms/${formId}/templates/autoresponder`)).status, 200, 'the autoresponder’s editor opens before there is one');
+    assert.match(html, /{{#if files}}/, 'the starting point lists the files too');
+    assert.ok(html.includes('<code>{{#each files}}<a href="{{url}}">{{name}}</a> ({{sizeText}})\n{{/each}}</code>'), 'the files’ placeholder');
+    const autoresponder = await owner.client.get(`/forms/${formId}/templates/autoresponder`);
+    assert.ok(!decoded(autoresponder.html).includes('{{#each files}}'), 'not offered to the autoresponder');
     assert.equal((await owner.client.get(`/forms/${formId}/templates/newsletter`)).status, 404, 'no third kind');
   });
 

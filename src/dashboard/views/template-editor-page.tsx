@@ -38,6 +38,12 @@ const STANDARD: Placeholder[] = [
   { code: '{{#if data.name}}…{{/if}}', note: 'only when a field was sent' },
 ];
 
+// A notification's own: the uploaded files (an autoresponder never links to them).
+const FILES: Placeholder = {
+  code: '{{#each files}}<a href="{{url}}">{{name}}</a> ({{sizeText}})\n{{/each}}',
+  note: 'the uploaded files, each linked to the submission’s page (a login is asked there)',
+};
+
 /** The editor of one of a form's templates: code with its placeholders, save, delete, the live preview, and a test to oneself. */
 export function TemplateEditorPage(props: TemplateEditorProps) {
   const { frame, form, kind, stored } = props;
@@ -135,7 +141,7 @@ function CodePanel({ frame, form, kind, code, stored, fields, sample, errors, al
               {code}
             </textarea>
           </div>
-          <PlaceholderList fields={fields} sample={sample} />
+          <PlaceholderList fields={fields} sample={sample} kind={kind} />
         </div>
         <div class="actions">
           <button type="submit">Save template</button>
@@ -153,7 +159,7 @@ function CodePanel({ frame, form, kind, code, stored, fields, sample, errors, al
   );
 }
 
-function PlaceholderList({ fields, sample }: { fields: Placeholder[]; sample: boolean }) {
+function PlaceholderList({ fields, sample, kind }: { fields: Placeholder[]; sample: boolean; kind: TemplateKind }) {
   return (
     <section class="placeholders" aria-labelledby="placeholders-heading">
       <h3 id="placeholders-heading">Placeholders</h3>
@@ -165,7 +171,7 @@ function PlaceholderList({ fields, sample }: { fields: Placeholder[]; sample: bo
       </p>
       <PlaceholderItems items={fields} />
       <h3>Every field</h3>
-      <PlaceholderItems items={STANDARD} />
+      <PlaceholderItems items={kind === 'notification' ? [...STANDARD, FILES] : STANDARD} />
       <p id="insert-status" class="visually-hidden" aria-live="polite" />
     </section>
   );
