@@ -33,8 +33,6 @@ export class SlackChannel implements Channel {
     private readonly apiUrl: string,
     /** The submissions' files: each shown by name with a link signed for 7 days when the message is sent. */
     private readonly files: DeliveryFiles,
-    /** For tests: the moment the files' links are made. */
-    private readonly now: () => number = Date.now,
   ) {}
 
   private readonly submissions = lookupBySubmission((submissionIds) =>
@@ -59,7 +57,7 @@ export class SlackChannel implements Channel {
 
     const data = fromJson<Record<string, unknown>>(row.data);
     const files = await this.files.of(row.id, data);
-    const now = this.now();
+    const now = Date.now();
     const response = await fetch(`${this.apiUrl}/chat.postMessage`, {
       method: 'POST',
       headers: { authorization: `Bearer ${row.token}`, 'content-type': 'application/json; charset=utf-8' },
