@@ -194,6 +194,8 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     for (const [, link] of links) {
       const { fileId, expires, signature } = signedParts(link!.replace(/&amp;/g, '&'));
       assert.ok(app.ctx.fileLinks.verify(fileId, expires, signature), link);
+      const expiresAt = Number(expires) * 1000;
+      assert.ok(expiresAt >= Math.floor(sentAt / 1000) * 1000 + FILE_LINK_LIFETIME_MS && expiresAt <= Date.now() + FILE_LINK_LIFETIME_MS, 'for 7 days');
     }
     assert.match(slackText, /^\*cv:\* <[^>]+\|cv\.pdf> \(17 bytes\)$/m);
     assert.match(slackText, /_Links to files work for 7 days\._$/);
