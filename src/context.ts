@@ -148,7 +148,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
       files: openFileStore(config.files),
-      fileLinks: new FileLinks(keyring, config.baseUrl),
+      fileLinks: new FileLinks(keyring, () => config.baseUrl),
       mailHealth: new MailHealth(config),
       metrics,
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,

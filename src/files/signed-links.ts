@@ -10,17 +10,20 @@ export const FILE_LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 export class FileLinks {
   private readonly keys: Keyring;
 
-  /** `baseUrl`: the management API's base (`https://forms.example.com/public/v1`). */
+  /**
+   * `baseUrl`: the management API's base (`https://forms.example.com/public/v1`), asked at each
+   * use: without FORMGATE_PUBLIC_URL it is known only once the server listens (port 0 in tests).
+   */
   constructor(
     keyring: Keyring,
-    private readonly baseUrl: string,
+    private readonly baseUrl: () => string,
   ) {
     this.keys = keyring.derive('file-links');
   }
 
   /** The file's address of the management API: it answers a bearer token with `submissions:read` on its workspace. */
   url(fileId: string): string {
-    return `${this.baseUrl}/files/${fileId}`;
+    return `${this.baseUrl()}/files/${fileId}`;
   }
 
   /** The same address, signed to work without a token until `expiresAt` (epoch ms). */
