@@ -3,10 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FileStore, StoredFile } from './file-store.js';
-
-// Keys Formgate makes: ids and slashes only, so a key can never leave the folder.
-const KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+import { checkedKey, type FileStore, type StoredFile } from './file-store.js';
 
 /**
  * Files in a folder of this machine: one instance, or several sharing a network folder. A file is
@@ -63,7 +60,6 @@ export class FolderFileStore implements FileStore {
   }
 
   private pathOf(key: string): string {
-    if (!KEY.test(key)) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
-    return path.join(this.folder, ...key.split('/'));
+    return path.join(this.folder, ...checkedKey(key).split('/'));
   }
 }
