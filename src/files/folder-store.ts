@@ -20,7 +20,12 @@ export class FolderFileStore implements FileStore {
 
   async write(key: string, body: Readable, _contentType: string): Promise<number> {
     const target = this.pathOf(key);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    try {
+      await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      body.destroy();
+      throw error;
+    }
     const partial = `${target}.${randomBytes(6).toString('hex')}.partial`;
     let size = 0;
     body.on('data', (chunk: Buffer) => {

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -187,11 +189,14 @@ function contract(kind: 'folder' | 's3', make: () => Promise<Subject>): void {
       await subject.store.remove(['ws_1/file_big']);
     });
 
-    test('check() passes, then fails once the store cannot be reached', async () => {
+    test('check() passes, then check() and write() fail once the store cannot be reached', async () => {
       await subject.store.check();
       assert.deepEqual(await subject.listed(), [], 'the probe leaves nothing behind');
       await subject.breakIt();
       await assert.rejects(subject.store.check());
+      const source = generated(8 * MB, 'unreachable');
+      await assert.rejects(subject.store.write('ws_1/file_lost', source.body, 'application/pdf'));
+      assert.ok(source.body.destroyed, 'a write the store failed destroys the body, so nobody waits on it');
     });
   });
 }
@@ -217,6 +222,37 @@ describe('the s3 store, beyond the contract', () => {
     const aws = s3Store('s3://my-bucket?region=eu-west-3');
     assert.equal(aws.describe(), 's3://my-bucket/ at AWS eu-west-3');
     Object.assign(process.env, S3_SERVER_CREDENTIALS);
+  });
+
+  test('deletes in batches of at most 1000, each with the Content-MD5 that S3-compatible servers demand', async () => {
+    const requests: { query: string; md5: string | undefined; body: string }[] = [];
+    const recorder = http.createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        requests.push({ query: request.url ?? '', md5: request.headers['content-md5'] as string | undefined, body });
+        response.writeHead(200, { 'content-type': 'application/xml' }).end('<?xml version="1.0" encoding="UTF-8"?><DeleteResult></DeleteResult>');
+      });
+    });
+    await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+    Object.assign(process.env, S3_SERVER_CREDENTIALS);
+    try {
+      const { port } = recorder.address() as AddressInfo;
+      const store = s3Store(`s3://recorded/p?endpoint=http://127.0.0.1:${port}`);
+      await store.remove(Array.from({ length: 2001 }, (_, index) => `ws_1/file_${index}`));
+      assert.equal(requests.length, 3);
+      assert.deepEqual(
+        requests.map((request) => (request.body.match(/<Key>/g) ?? []).length),
+        [1000, 1000, 1],
+      );
+      for (const request of requests) {
+        assert.match(request.query, /^\/recorded\/?\?delete/);
+        assert.equal(request.md5, createHash('md5').update(request.body).digest('base64'));
+        assert.match(request.body, /<Key>p\/ws_1\/file_\d+<\/Key>/);
+      }
+    } finally {
+      recorder.close();
+    }
   });
 
   test('keys go under the prefix: a store with another prefix on the same bucket sees none of them', async () => {
