@@ -68,7 +68,7 @@ export class S3FileStore implements FileStore {
     });
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.location.bucket, Key: objectKey, Body: counted, ContentType: contentType },
+      params: { Bucket: this.location.bucket, Key: objectKey, Body: counted, ContentType: headerSafe(contentType) },
       // one part in memory at a time: the body is read on only once the part before it is stored
       partSize: S3_PART_SIZE,
       queueSize: 1,
@@ -132,6 +132,11 @@ export class S3FileStore implements FileStore {
   private objectKey(key: string): string {
     return this.location.prefix + checkedKey(key);
   }
+}
+
+/** A visitor's declared type as a header may carry it; anything else is stored as plain bytes (files are served as downloads anyway). */
+function headerSafe(contentType: string): string {
+  return /^[\x20-\x7e]{1,200}$/.test(contentType) ? contentType : 'application/octet-stream';
 }
 
 function isMissing(error: unknown): boolean {

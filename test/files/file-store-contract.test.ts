@@ -265,6 +265,8 @@ describe('the s3 store, beyond the contract', () => {
       assert.equal(await elsewhere.store.read('ws_1/file_a'), null);
       await elsewhere.store.remove(['ws_1/file_a']);
       assert.ok(await forms.store.read('ws_1/file_a'));
+      const oddType = await forms.store.write('ws_1/file_c', Readable.from([Buffer.from('c')]), 'text/plain\r\nx-injected: 1');
+      assert.equal(oddType, 1, 'a declared type no header may carry is stored as application/octet-stream');
       const missing = openFileStore(parseFilesLocation(other.location('x').replace(other.bucket, 'no-such-bucket'), 'unused'));
       await assert.rejects(missing.check(), /NoSuchBucket|does not exist/);
       await assert.rejects(missing.write('ws_1/file_b', Readable.from([Buffer.from('b')]), 'text/plain'), /NoSuchBucket|does not exist/);
