@@ -1,15 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { DeleteObjectsCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { createRequire } from 'node:module';
+import type { Readable } from 'node:stream';
+import type * as ClientS3 from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { FilesConfig } from '../config/files-location.js';
 import { checkedKey, type FileStore, type StoredFile } from './file-store.js';
+import { uploadStream } from './s3-upload.js';
 
 type S3Location = Extract<FilesConfig, { kind: 's3' }>;
 
-/** S3's smallest part but the last: a write holds this much of an upload in memory, one part at a time. */
-export const S3_PART_SIZE = 5 * 1024 * 1024;
 /** DeleteObjects takes at most this many keys. */
 export const S3_DELETE_BATCH = 1000;
 /** How long `check()` waits for its probe before the store counts as unreachable. */
@@ -23,9 +22,13 @@ export const S3_CHECK_TIMEOUT_MS = 5_000;
 export class S3FileStore implements FileStore {
   readonly kind = 's3';
   private readonly client: S3Client;
+  private readonly sdk: typeof ClientS3;
 
   constructor(private readonly location: S3Location) {
-    this.client = new S3Client({
+    // NOTE: loaded only for a bucket (as pg is for PostgreSQL): the SDK takes a quarter of a second to load
+    const load = createRequire(import.meta.url);
+    this.sdk = load('@aws-sdk/client-s3') as typeof ClientS3;
+    this.client = new this.sdk.S3Client({
       ...(location.endpoint ? { endpoint: location.endpoint } : {}),
       // NOTE: the SDK wants a region even for a server that has none; us-east-1 is what S3-compatible servers expect then
       region: location.region ?? (location.endpoint ? (process.env.AWS_REGION ?? 'us-east-1') : undefined),
@@ -53,42 +56,18 @@ export class S3FileStore implements FileStore {
   }
 
   async write(key: string, body: Readable, contentType: string): Promise<number> {
-    const objectKey = this.objectKey(key);
-    let size = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        size += chunk.length;
-        done(null, chunk);
-      },
-    });
-    // a failing body destroys `counted`, which fails the upload's read of it: the upload then aborts its parts
-    let bodyError: unknown = null;
-    const feeding = pipeline(body, counted).catch((error: unknown) => {
-      bodyError = error;
-    });
-    const upload = new Upload({
-      client: this.client,
-      params: { Bucket: this.location.bucket, Key: objectKey, Body: counted, ContentType: headerSafe(contentType) },
-      // one part in memory at a time: the body is read on only once the part before it is stored
-      partSize: S3_PART_SIZE,
-      queueSize: 1,
-      leavePartsOnError: false,
-    });
+    const params = { Bucket: this.location.bucket, Key: this.objectKey(key), ContentType: headerSafe(contentType) };
     try {
-      await upload.done();
-      await feeding;
-      return size;
+      return await uploadStream(this.client, this.sdk, params, body);
     } catch (error) {
-      counted.destroy();
-      await feeding;
-      // the body's own failure says why; the upload's is then only its consequence
-      throw bodyError ?? error;
+      body.destroy();
+      throw error;
     }
   }
 
   async read(key: string): Promise<StoredFile | null> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
+      const object = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
       return { body: object.Body as Readable, size: object.ContentLength ?? 0 };
     } catch (error) {
       if (isMissing(error)) return null;
@@ -101,7 +80,7 @@ export class S3FileStore implements FileStore {
     for (let start = 0; start < objectKeys.length; start += S3_DELETE_BATCH) {
       const batch = objectKeys.slice(start, start + S3_DELETE_BATCH);
       const answer = await this.client.send(
-        new DeleteObjectsCommand({ Bucket: this.location.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+        new this.sdk.DeleteObjectsCommand({ Bucket: this.location.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
       );
       const failed = (answer.Errors ?? []).filter((error) => error.Code !== 'NoSuchKey');
       if (failed.length > 0)
@@ -116,8 +95,8 @@ export class S3FileStore implements FileStore {
     const Key = `${this.location.prefix}.formgate-probe-${randomBytes(6).toString('hex')}`;
     const abortSignal = AbortSignal.timeout(S3_CHECK_TIMEOUT_MS);
     try {
-      await this.client.send(new PutObjectCommand({ Bucket: this.location.bucket, Key, Body: 'ok', ContentType: 'text/plain' }), { abortSignal });
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key }), { abortSignal });
+      await this.client.send(new this.sdk.PutObjectCommand({ Bucket: this.location.bucket, Key, Body: 'ok', ContentType: 'text/plain' }), { abortSignal });
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.location.bucket, Key }), { abortSignal });
     } catch (error) {
       if (abortSignal.aborted) throw new Error(`no answer from ${this.describe()} within ${S3_CHECK_TIMEOUT_MS / 1000} s`);
       throw error;
