@@ -103,11 +103,6 @@ export class S3FileStore implements FileStore {
     }
   }
 
-  /** Closes the client's connections (tests, and the end of a command). */
-  close(): void {
-    this.client.destroy();
-  }
-
   private objectKey(key: string): string {
     return this.location.prefix + checkedKey(key);
   }

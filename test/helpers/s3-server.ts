@@ -40,7 +40,11 @@ process.stdin.on('end', () => process.exit(0));
 process.stdin.resume();
 `;
 
-/** A real S3-speaking server (s3rver) on 127.0.0.1 with one bucket, in a temporary folder. */
+/**
+ * A real S3-speaking server (s3rver) on 127.0.0.1 with one bucket, in a temporary folder. Clients
+ * need S3_SERVER_CREDENTIALS in their environment (the AWS SDK's default chain reads them).
+ * S3RVER_LOUD=1 prints the requests it answers.
+ */
 export async function startS3Server(bucket = 'formgate-test'): Promise<S3Server> {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'formgate-s3-'));
   const child: ChildProcess = spawn(process.execPath, ['--openssl-legacy-provider', '-e', SERVER_SCRIPT, require.resolve('s3rver'), folder, bucket], {
