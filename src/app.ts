@@ -33,6 +33,7 @@ import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
 import { IntakePipeline } from './intake/pipeline.js';
 import { Backlog } from './jobs/backlog.js';
+import { FilesHealth } from './services/files-health.js';
 import { HealthService } from './services/health.js';
 import { SubmitRateLimiter, visitorKey } from './intake/rate-limit.js';
 import { proxyTrust, trustsProxies } from './net/client-address.js';
@@ -132,10 +133,12 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
   const searchLimits = new SearchLimits(ctx.config, redis);
-  const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis, ctx.deliverySwitch);
+  const filesHealth = new FilesHealth(ctx.files);
+  const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis, ctx.deliverySwitch, filesHealth);
   registerHealthRoute(api, health);
   if (ctx.metrics && ctx.config.metrics.enabled) {
     ctx.metrics.watchBacklog(() => health.readBacklog());
+    ctx.metrics.watchFileStore(ctx.files.kind, () => filesHealth.reachable());
     ctx.metrics.watchDeliveriesPaused(() => ctx.deliverySwitch.paused());
     registerMetrics(api, ctx.metrics, ctx.config.metrics.token);
   }

@@ -38,6 +38,9 @@ describe(`formgate serve's log (${TEST_DIALECT})`, () => {
       `every line is JSON: ${server.lines.map((l) => l.raw).join('\n')}`,
     );
 
+    assert.match(ready.json!.files, /^folder \/.+\/files$/, 'where uploaded files go: beside the database by default');
+    assert.ok(ready.json!.msg.endsWith(`· files in ${ready.json!.files}`), ready.json!.msg);
+
     const migrations = server.lines.filter((line) => /^migration \d{4}-[a-z-]+ ran in \d+ ms$/.test(line.json!.msg));
     assert.ok(migrations.length >= 18, `each migration applied to the fresh database: ${migrations.length}`);
     assert.equal(migrations[0]!.json!.msg.split(' ')[1], '0001-initial');

@@ -100,8 +100,9 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       database: config.database.dialect,
       trustProxy: config.trustProxy,
       ...mailFields(config),
+      files: ctx.files.describe(),
     },
-    `Formgate is ready (v${VERSION}): open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId>`,
+    `Formgate is ready (v${VERSION}): open ${config.publicUrl} · API at ${config.baseUrl} · forms post to ${config.submitUrl}/<formId> · files in ${ctx.files.describe()}`,
   );
 
   let stopping = false;

@@ -35,3 +35,12 @@ export interface FileStore {
 export function storageKey(workspaceId: string, fileId: string): string {
   return `${workspaceId}/${fileId}`;
 }
+
+// Keys Formgate makes: ids and slashes only, so a key can never leave the folder or the bucket's prefix.
+const KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+
+/** `key` itself when it is one Formgate makes; throws otherwise (a bug, never a visitor's input). */
+export function checkedKey(key: string): string {
+  if (!KEY.test(key)) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
+  return key;
+}

@@ -3,10 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FileStore, StoredFile } from './file-store.js';
-
-// Keys Formgate makes: ids and slashes only, so a key can never leave the folder.
-const KEY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+import { checkedKey, type FileStore, type StoredFile } from './file-store.js';
 
 /**
  * Files in a folder of this machine: one instance, or several sharing a network folder. A file is
@@ -23,7 +20,12 @@ export class FolderFileStore implements FileStore {
 
   async write(key: string, body: Readable, _contentType: string): Promise<number> {
     const target = this.pathOf(key);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    try {
+      await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      body.destroy();
+      throw error;
+    }
     const partial = `${target}.${randomBytes(6).toString('hex')}.partial`;
     let size = 0;
     body.on('data', (chunk: Buffer) => {
@@ -63,7 +65,6 @@ export class FolderFileStore implements FileStore {
   }
 
   private pathOf(key: string): string {
-    if (!KEY.test(key)) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
-    return path.join(this.folder, ...key.split('/'));
+    return path.join(this.folder, ...checkedKey(key).split('/'));
   }
 }

@@ -51,6 +51,11 @@ export class Metrics {
   private backlog: (() => Promise<BacklogReading>) | null = null;
   private deliveriesPaused: (() => Promise<boolean>) | null = null;
   private readonly deletions: Counter<'reason'>;
+  private readonly filesWritten: Counter;
+  private readonly fileBytesWritten: Counter;
+  private readonly filesRemoved: Counter;
+  private readonly fileWriteFailures: Counter;
+  private fileStore: { kind: string; reachable: () => Promise<boolean> } | null = null;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -92,7 +97,37 @@ export class Metrics {
     // both shown from the start, at 0
     this.deletions.labels('retention').inc(0);
     this.deletions.labels('erasure').inc(0);
+    this.filesWritten = new Counter({
+      name: 'formgate_files_written_total',
+      help: 'Uploaded files stored whole in the file store (FORMGATE_FILES).',
+      registers: [this.registry],
+    });
+    this.fileBytesWritten = new Counter({
+      name: 'formgate_file_bytes_written_total',
+      help: 'Bytes of uploaded files stored whole in the file store.',
+      registers: [this.registry],
+    });
+    this.filesRemoved = new Counter({
+      name: 'formgate_files_removed_total',
+      help: 'Files removed from the file store (their submission deleted, or never claimed by one).',
+      registers: [this.registry],
+    });
+    this.fileWriteFailures = new Counter({
+      name: 'formgate_file_write_failures_total',
+      help: 'Uploads the file store failed to store (the store unreachable or refusing); a visitor going away is not counted.',
+      registers: [this.registry],
+    });
     const metrics = this;
+    new Gauge({
+      name: 'formgate_file_store_up',
+      help: '1 when the last probe of the file store (a small object written and deleted, at most every 30 s) succeeded, 0 otherwise; its label says folder or s3.',
+      labelNames: ['kind'],
+      registers: [this.registry],
+      async collect() {
+        const store = metrics.fileStore;
+        if (store) this.set({ kind: store.kind }, (await store.reachable()) ? 1 : 0);
+      },
+    });
     new Gauge({
       name: 'formgate_delivery_backlog',
       help: `Deliveries due and not yet made, by lane (counted up to 10000).`,
@@ -131,6 +166,27 @@ export class Metrics {
   /** Where the backlog gauges read from (the health check's cached reading). */
   watchBacklog(read: () => Promise<BacklogReading>): void {
     this.backlog = read;
+  }
+
+  /** Where the file store gauge reads from (the health check's cached probe). */
+  watchFileStore(kind: string, reachable: () => Promise<boolean>): void {
+    this.fileStore = { kind, reachable };
+  }
+
+  /** An uploaded file stored whole, of `bytes` bytes. */
+  fileStored(bytes: number): void {
+    this.filesWritten.inc();
+    this.fileBytesWritten.inc(bytes);
+  }
+
+  /** Files removed from the store. */
+  fileRemoved(count: number): void {
+    if (count > 0) this.filesRemoved.inc(count);
+  }
+
+  /** A write the store failed (not one whose body the visitor cut short, nor one refused for a limit). */
+  fileWriteFailed(): void {
+    this.fileWriteFailures.inc();
   }
 
   /** A submission the pipeline took (or dropped). */

@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import type { Backlog, BacklogReading } from '../jobs/backlog.js';
 import type { DeliverySwitch } from '../jobs/delivery-switch.js';
 import type { MailCheck, MailHealth } from '../mail/mail-health.js';
+import type { FilesCheck, FilesHealth } from './files-health.js';
 import { VERSION } from '../version.js';
 
 /** A due delivery waiting longer than this makes the instance `degraded` (`backlog_old`). */
@@ -25,7 +26,7 @@ export interface Health {
   body: {
     status: Status;
     version: string;
-    checks: { database: Check; smtp: MailCheck; redis?: Check; deliveries: Check };
+    checks: { database: Check; smtp: MailCheck; redis?: Check; deliveries: Check; files?: FilesCheck };
   };
 }
 
@@ -33,7 +34,7 @@ export interface Health {
  * What `/healthz` says on both surfaces. Only a database that does not answer takes the instance
  * out (503, `failing`): every other fault (SMTP refusing, Redis away, writes failing for want of
  * disk, an old backlog) is shared by every instance, so a load balancer dropping this one would
- * not help; they say `degraded` with 200.
+ * not help; they say `degraded` with 200. So does a file store that cannot be reached.
  */
 export class HealthService {
   private redisAnswer: { ok: boolean; at: number } | null = null;
@@ -45,12 +46,13 @@ export class HealthService {
     private readonly backlog: Backlog,
     private readonly redis: Redis | null,
     private readonly deliverySwitch: DeliverySwitch | null = null,
+    private readonly files: FilesHealth | null = null,
   ) {}
 
   /** Every check, the overall status and the HTTP status a load balancer acts on. */
   async health(): Promise<Health> {
-    const [database, deliveries, redis] = await Promise.all([this.databaseCheck(), this.deliveriesCheck(), this.redisCheck()]);
-    const checks = { database, smtp: this.mail.check(), ...(redis ? { redis } : {}), deliveries };
+    const [database, deliveries, redis, files] = await Promise.all([this.databaseCheck(), this.deliveriesCheck(), this.redisCheck(), this.files?.check()]);
+    const checks = { database, smtp: this.mail.check(), ...(redis ? { redis } : {}), deliveries, ...(files ? { files } : {}) };
     const statuses = Object.values(checks).map((check) => check.status);
     const status: Status = statuses.includes('failing') ? 'failing' : statuses.includes('degraded') ? 'degraded' : 'ok';
     return { httpStatus: status === 'failing' ? 503 : 200, body: { status, version: VERSION, checks } };
