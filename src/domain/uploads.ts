@@ -56,17 +56,17 @@ export function allowedTypeProblem(entry: string): string | null {
 
 /**
  * Whether a file named `fileName` and declared as `declaredType` matches one of `allowedTypes`:
- * an extension compares with the name's last one, a type (or `type/*`) with the declared type; both
+ * an extension with the name's ending (`.pdf`, `.tar.gz`), a type (or `type/*`) with the declared type; both
  * without regard to case. Linear in the list, which is at most ALLOWED_TYPES_MAX long.
  */
 export function typeAllowed(allowedTypes: readonly string[], fileName: string, declaredType: string): boolean {
-  const dot = fileName.lastIndexOf('.');
-  const extension = dot > 0 ? fileName.slice(dot).toLowerCase() : '';
+  const name = fileName.toLowerCase();
   const type = declaredType.split(';')[0]!.trim().toLowerCase();
   const family = type.slice(0, type.indexOf('/') + 1);
   return allowedTypes.some((entry) => {
     const lower = entry.toLowerCase();
-    if (lower.startsWith('.')) return lower === extension;
+    // an ending, so `.tar.gz` works too; a name that is only the extension (`.pdf`) has none
+    if (lower.startsWith('.')) return name.length > lower.length && name.endsWith(lower);
     if (lower.endsWith('/*')) return family !== '' && lower.slice(0, -1) === family;
     return lower === type;
   });

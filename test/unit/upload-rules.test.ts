@@ -5,12 +5,14 @@ import { ALLOWED_TYPE_MAX_LENGTH, allowedTypeProblem, DEFAULT_FILE_UPLOADS, safe
 describe('typeAllowed', () => {
   const allowed = ['.PDF', 'image/*', 'text/plain', '.gz'];
 
-  it('matches an extension with the name’s last one, in any case', () => {
+  it('matches an extension with the name’s ending, in any case, a double one too', () => {
     assert.equal(typeAllowed(allowed, 'cv.PDF', 'application/octet-stream'), true);
     assert.equal(typeAllowed(allowed, 'archive.tar.gz', 'application/octet-stream'), true);
     assert.equal(typeAllowed(allowed, 'cv.pdf.exe', 'application/octet-stream'), false);
     assert.equal(typeAllowed(allowed, 'pdf', 'application/octet-stream'), false);
     assert.equal(typeAllowed(allowed, '.pdf', 'application/octet-stream'), false, 'a name that is only an extension has none');
+    assert.equal(typeAllowed(['.tar.gz'], 'backup.TAR.GZ', 'application/gzip'), true);
+    assert.equal(typeAllowed(['.tar.gz'], 'backup.gz', 'application/gzip'), false);
   });
 
   it('matches a content type exactly or by family, ignoring its parameters and case', () => {
