@@ -21,9 +21,10 @@ WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-# The data folder belongs to the image's unprivileged `node` user (uid 1000), and a new named
-# volume takes that owner from here; a bind-mounted folder must be given to uid 1000 by hand.
-RUN mkdir -p /data && chown node:node /data && chmod 0700 /data
+# The data folder (and files/ in it, where uploads go) belongs to the image's unprivileged `node`
+# user (uid 1000), and a new named volume takes that owner from here (the PostgreSQL compose shape
+# mounts one shared volume at /data/files); a bind-mounted folder must be given to uid 1000 by hand.
+RUN mkdir -p /data/files && chown -R node:node /data && chmod 0700 /data /data/files
 VOLUME /data
 USER node
 EXPOSE 8080 8081
