@@ -42,7 +42,7 @@ export function flattenFields(data: unknown): Map<string, Cell> {
  * A file of a submission as the intake writes it: exactly `name`, `type`, `size` and `url`. A visitor
  * who sends such an object as JSON only changes how their own field reads in a spreadsheet.
  */
-function isFileValue(value: unknown): value is { url: string } {
+export function isFileValue(value: unknown): value is { name: string; url: string } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
   const keys = Object.keys(value);
   const file = value as Record<string, unknown>;

@@ -69,8 +69,9 @@ export function fileUploadsOf(form: Pick<FormRow, 'uploadsEnabled' | 'uploadLimi
   return form.uploadsEnabled === 1 ? uploadLimitsOf(form) : null;
 }
 
-/** Bytes as an owner reads them: "10 MB", "512 KB", "900 bytes". */
+/** Bytes as an owner reads them: "10 GB", "10 MB", "512 KB", "900 bytes". */
 export function megabytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 * 1024) return `${trimmed(bytes / (1024 * 1024 * 1024))} GB`;
   if (bytes >= 1024 * 1024) return `${trimmed(bytes / (1024 * 1024))} MB`;
   if (bytes >= 1024) return `${trimmed(bytes / 1024)} KB`;
   return `${bytes} bytes`;

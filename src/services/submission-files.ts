@@ -24,7 +24,7 @@ export interface FileDownload {
 }
 
 /** Who may download: a member of the file's workspace (through the API: accepted submissions of an upgraded workspace only), or anyone holding a verified signed link. */
-export type DownloadAccess = { userId: string; api: boolean } | { signed: true };
+export type DownloadAccess = { userId: string; api: boolean; submissionId?: string } | { signed: true };
 
 // the most submissions whose files one call reads: a page of the inbox or of an export's batch
 const IDS_PER_QUERY = 500;
@@ -56,6 +56,22 @@ export class SubmissionFiles {
     return bySubmission;
   }
 
+  /** How many stored files each of these submissions (already checked by the caller) has: the inbox's marker. */
+  async storedCounts(submissionIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < submissionIds.length; i += IDS_PER_QUERY) {
+      const rows = await this.database.db
+        .selectFrom('submissionFiles')
+        .select(['submissionId', (eb) => eb.fn.countAll<number | string>().as('count')])
+        .where('submissionId', 'in', submissionIds.slice(i, i + IDS_PER_QUERY))
+        .where('storageKey', 'is not', null)
+        .groupBy('submissionId')
+        .execute();
+      for (const row of rows) counts.set(row.submissionId, Number(row.count));
+    }
+    return counts;
+  }
+
   /**
    * One stored file's bytes for `access`; `not_found` for a file that is not there, was dropped,
    * whose object is missing, or that the caller may not read: nothing tells these apart.
@@ -80,6 +96,7 @@ export class SubmissionFiles {
       query = query
         .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissionFiles.workspaceId')
         .where('workspaceMembers.userId', '=', access.userId);
+      if (access.submissionId !== undefined) query = query.where('submissionFiles.submissionId', '=', access.submissionId);
     }
     const file = await query.executeTakeFirst();
     if (!file || file.storageKey === null) throw notFound;
