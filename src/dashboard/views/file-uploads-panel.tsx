@@ -50,16 +50,38 @@ export function FileUploadsPanel({ values, plan, errors }: { values: SettingsVal
         inputMode="decimal"
         hint={`Your plan allows up to ${megabytes(ceilings.maxTotalSize)} a submission; at least the largest file. Empty: 25 MB.`}
       />
-      <Field
-        label="Allowed types"
-        name="uploadAllowedTypes"
-        value={values.uploadAllowedTypes}
-        errors={shown}
-        hint="Extensions such as .pdf and content types such as application/pdf or image/*, separated by commas. A submission with a file of any other type is refused. Empty: common documents and images."
-      />
+      <AllowedTypes value={values.uploadAllowedTypes} error={shown?.uploadAllowedTypes} />
       <p class="hint" id="file-uploads-storage">
-        {`Files count against the workspace's storage of ${megabytes(ceilings.storageBytes)} (shown on the workspace's page); once it is used up, new files are dropped.`}
+        {`Files count against the workspace’s storage of ${megabytes(ceilings.storageBytes)} (shown on the workspace’s page); once it is used up, new files are dropped.`}
       </p>
     </Panel>
+  );
+}
+
+/** The list is long (16 types by default): a textarea shows it whole. */
+function AllowedTypes({ value, error }: { value: string; error?: string }) {
+  const id = 'field-uploadAllowedTypes';
+  return (
+    <div class="field">
+      <label for={id}>Allowed types</label>
+      <p class="hint" id={`${id}-hint`}>
+        Extensions such as .pdf and content types such as application/pdf or image/*, separated by commas. A submission with a file of any other type is
+        refused. Empty: common documents and images.
+      </p>
+      <textarea
+        id={id}
+        name="uploadAllowedTypes"
+        rows={3}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
+      >
+        {value}
+      </textarea>
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
   );
 }
