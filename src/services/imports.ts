@@ -286,6 +286,8 @@ async function countDays(trx: Transaction<DB>, dialect: Dialect, formId: string,
 
 /** The source's limits, capped to what the importing workspace's plan allows (a bigger plan there than here). */
 function withinCeilings(limits: FileUploadsInput, plan: Plan): FileUploadsInput {
+  // the defaults stay "the defaults": every plan allows them
+  if (Object.keys(limits).length === 0) return limits;
   const ceilings = uploadCeilings(plan);
   const complete = completeLimits(limits);
   const maxTotalSize = Math.min(complete.maxTotalSize, ceilings.maxTotalSize);
