@@ -89,5 +89,6 @@ describe(`dashboard in Chromium: file uploads (${TEST_DIALECT})`, { skip: needsC
     await page.goto(`${app.publicUrl}/w/${workspaceId}`);
     assert.ok(await page.getByText('File storage used').isVisible());
     assert.ok(await page.getByText('2.5 MB').isVisible());
+    await checkPage(page, 'workspace-file-storage');
   });
 });
