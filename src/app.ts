@@ -24,6 +24,7 @@ import { serializersOnFirstUse } from './http/serialization.js';
 import { registerErrorDocsRoute } from './http/routes/error-docs.js';
 import { registerHealthRoute } from './http/routes/health.js';
 import { registerMetrics } from './http/routes/metrics.js';
+import { registerFileRoutes } from './http/routes/v1/files.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
@@ -152,6 +153,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerSubmissionRoutes(typed, ctx, searchLimits);
       registerErasureRoutes(typed, ctx);
       registerTemplateRoutes(typed, ctx);
+      registerFileRoutes(typed, ctx);
     },
     { prefix: API_PREFIX },
   );

@@ -11,6 +11,7 @@ import { Keyring } from './keyring.js';
 import type { FileStore } from './files/file-store.js';
 import { openFileStore } from './files/open-file-store.js';
 import { FileLinks } from './files/signed-links.js';
+import { SubmissionFiles } from './services/submission-files.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { DeliveryService } from './services/deliveries.js';
@@ -85,6 +86,8 @@ export interface AppContext {
   files: FileStore;
   /** A file's address of the management API, and signed, expiring ones for webhooks and Slack. */
   fileLinks: FileLinks;
+  /** The files of submissions as pages and exports list them, and one file's bytes for a download. */
+  submissionFiles: SubmissionFiles;
   /** The outcome of the last email and whether the SMTP server answers, for `/healthz`. */
   mailHealth: MailHealth;
   /** Prometheus metrics; null when FORMGATE_METRICS is off, so that nothing counts per request. */
@@ -120,6 +123,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const team = new TeamService(database, workspaces, recipients);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
     const metrics = config.metrics.enabled ? new Metrics() : null;
+    const files = openFileStore(config.files);
     return {
       config,
       database,
@@ -147,7 +151,8 @@ export async function openContext(config: Config, options: { existing?: boolean;
       stats: new StatsService(database, workspaces, forms),
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
-      files: openFileStore(config.files),
+      files,
+      submissionFiles: new SubmissionFiles(database, files),
       fileLinks: new FileLinks(keyring, () => config.baseUrl),
       mailHealth: new MailHealth(config),
       metrics,

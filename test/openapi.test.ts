@@ -21,6 +21,8 @@ interface SpecOperation {
   success: number;
   /** Whether the operation has a JSON request body. */
   body: boolean;
+  /** Also open without a token, to a signed link (its security lists an empty requirement too). */
+  signedLink?: boolean;
 }
 
 const PAGE = { limit: false, startingAfter: false };
@@ -57,6 +59,15 @@ const ADDITIONS: SpecOperation[] = [
   },
   { method: 'post', path: '/workspaces/{workspaceId}/erasure/preview', scope: 'submissions:write', query: {}, success: 200, body: true },
   { method: 'post', path: '/workspaces/{workspaceId}/erasure', scope: 'submissions:write', query: {}, success: 200, body: true },
+  {
+    method: 'get',
+    path: '/files/{fileId}',
+    scope: 'submissions:read',
+    query: { expires: false, signature: false },
+    success: 200,
+    body: false,
+    signedLink: true,
+  },
 ];
 
 /** Every operation of the spec is built, and the additions: the document must describe each of them. */
@@ -140,7 +151,8 @@ describe('OpenAPI document', () => {
       assert.ok(!ids.has(operation.operationId), `${label}: operationId ${operation.operationId} is unique`);
       ids.add(operation.operationId);
       assert.ok(typeof operation.summary === 'string' && operation.summary.length > 0, `${label} summary`);
-      assert.deepEqual(operation.security, [{ bearerAuth: op.scope === 'any' ? [] : [op.scope] }], `${label} security`);
+      const bearer = { bearerAuth: op.scope === 'any' ? [] : [op.scope] };
+      assert.deepEqual(operation.security, op.signedLink ? [bearer, {}] : [bearer], `${label} security`);
       for (const scope of operation.security[0].bearerAuth) assert.ok(SPEC_SCOPES.includes(scope), `${label}: ${scope} is a scope of the spec`);
     }
     assert.ok(ids.size >= IMPLEMENTED.length);
@@ -192,6 +204,7 @@ describe('OpenAPI document', () => {
       const success = operation.responses[String(op.success)];
       assert.ok(success, `${label} documents ${op.success}`);
       if (op.success === 204) assert.equal(success.content, undefined, `${label}: 204 has no content`);
+      else if (op.signedLink) assert.ok(success.content?.['application/octet-stream']?.schema, `${label}: ${op.success} is a file`);
       else assert.ok(success.content?.['application/json']?.schema, `${label}: ${op.success} is JSON`);
       for (const status of PROBLEM_STATUSES) {
         const response = operation.responses[status];

@@ -5,6 +5,10 @@ import { validationError } from '../errors.js';
 import { bodyAjv, describeValidation } from '../web/validation.js';
 import { FormPatchBody } from '../schemas/form.js';
 import { allowedOriginsOf, type FormSettings, notificationEmailsOf, retentionDaysProblem } from '../services/forms.js';
+import { DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
+import { type FileUploadsInput, uploadLimitsOf } from '../services/form-uploads.js';
+
+const MB = 1024 * 1024;
 
 /** The two lists of the settings page: each entry its own input, an extra one to add. */
 export const SETTINGS_LISTS = ['notificationEmails', 'allowedOrigins'] as const;
@@ -25,6 +29,13 @@ export interface SettingsValues {
   allowedOrigins: string[];
   /** Days submissions are kept, as typed; empty: kept until deleted. */
   retentionDays: string;
+  /** The File uploads panel was posted (a page without it leaves uploads as they are). */
+  uploadsShown: boolean;
+  uploadsEnabled: boolean;
+  /** The limits in MB and the allowed types (separated by commas or spaces), as typed. */
+  uploadMaxFileSizeMb: string;
+  uploadMaxTotalSizeMb: string;
+  uploadAllowedTypes: string;
   /** What the "Add" inputs hold. */
   adding: Record<SettingsList, string>;
 }
@@ -47,6 +58,7 @@ export function valuesOf(form: Form): SettingsValues {
     spamProtection: form.spamProtection ?? '',
     allowedOrigins: allowedOriginsOf(form),
     retentionDays: form.retentionDays === null ? '' : String(form.retentionDays),
+    ...uploadValuesOf(form),
     adding: { notificationEmails: '', allowedOrigins: '' },
   };
 }
@@ -81,6 +93,11 @@ export function readSettings(body: Record<string, unknown> | undefined): { value
     spamProtection: first(b.spamProtection),
     allowedOrigins: list('allowedOrigins'),
     retentionDays: first(b.retentionDays).trim(),
+    uploadsShown: first(b.uploadsShown) === '1',
+    uploadsEnabled: first(b.uploadsEnabled) === 'on',
+    uploadMaxFileSizeMb: first(b.uploadMaxFileSizeMb).trim(),
+    uploadMaxTotalSizeMb: first(b.uploadMaxTotalSizeMb).trim(),
+    uploadAllowedTypes: text(b.uploadAllowedTypes).trim(),
     adding: { notificationEmails: first(b.addNotificationEmails).trim(), allowedOrigins: first(b.addAllowedOrigins).trim() },
   };
   return { values, action: actionOf(first(b.action)) };
@@ -145,8 +162,51 @@ export function settingsPatch(values: SettingsValues): FormSettings {
     spamProtection: orNull(values.spamProtection),
     allowedOrigins: values.allowedOrigins,
     retentionDays: retentionDaysOf(values.retentionDays),
+    ...(values.uploadsShown ? { fileUploads: fileUploadsOf(values) } : {}),
   };
   patchBody ??= bodyAjv().compile(FormPatchBody);
   if (!patchBody(patch)) throw validationError(describeValidation(patchBody.errors ?? []), 'The request body is invalid.');
   return patch as FormSettings;
+}
+
+/** The File uploads panel's values of a stored form: its limits shown in MB even while uploads are off. */
+function uploadValuesOf(
+  form: Form,
+): Pick<SettingsValues, 'uploadsShown' | 'uploadsEnabled' | 'uploadMaxFileSizeMb' | 'uploadMaxTotalSizeMb' | 'uploadAllowedTypes'> {
+  const limits = uploadLimitsOf(form);
+  return {
+    uploadsShown: true,
+    uploadsEnabled: form.uploadsEnabled === 1,
+    uploadMaxFileSizeMb: inMegabytes(limits.maxFileSize),
+    uploadMaxTotalSizeMb: inMegabytes(limits.maxTotalSize),
+    uploadAllowedTypes: limits.allowedTypes.join(', '),
+  };
+}
+
+/** Bytes as MB for an input: whole, or to two decimals. */
+export function inMegabytes(bytes: number): string {
+  return String(Math.round((bytes / MB) * 100) / 100);
+}
+
+/** The panel as `fileUploads`: off is null; on, the typed limits (the service checks them against the plan's ceilings). */
+function fileUploadsOf(values: SettingsValues): FileUploadsInput | null {
+  if (!values.uploadsEnabled) return null;
+  const problems: string[] = [];
+  const bytesOf = (typed: string, key: 'maxFileSize' | 'maxTotalSize') => {
+    if (typed === '') return DEFAULT_FILE_UPLOADS[key];
+    if (!/^\d{1,7}(\.\d{1,2})?$/.test(typed) || Number(typed) <= 0) {
+      problems.push(`fileUploads.${key}: must be a number of MB above 0, such as 10 or 2.5`);
+      return 0;
+    }
+    return Math.round(Number(typed) * MB);
+  };
+  const limits = {
+    maxFileSize: bytesOf(values.uploadMaxFileSizeMb, 'maxFileSize'),
+    maxTotalSize: bytesOf(values.uploadMaxTotalSizeMb, 'maxTotalSize'),
+    allowedTypes: values.uploadAllowedTypes === '' ? [...DEFAULT_FILE_UPLOADS.allowedTypes] : values.uploadAllowedTypes.split(/[\s,]+/).filter((t) => t !== ''),
+  };
+  if (problems.length) throw validationError(problems, 'The request body is invalid.');
+  // the defaults as typed stay "the defaults", so that they follow a later release's
+  const same = limits.maxFileSize === DEFAULT_FILE_UPLOADS.maxFileSize && limits.maxTotalSize === DEFAULT_FILE_UPLOADS.maxTotalSize;
+  return same && limits.allowedTypes.join(' ') === DEFAULT_FILE_UPLOADS.allowedTypes.join(' ') ? {} : limits;
 }

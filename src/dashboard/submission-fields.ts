@@ -1,3 +1,4 @@
+import { isFileValue } from '../services/export-fields.js';
 /** How the inbox's table reads submitted fields: which columns a page gets, and each value in one short line. */
 
 /** At most this many field columns: a wider table stops being readable at phone and laptop widths alike. */
@@ -34,6 +35,8 @@ export function hiddenFieldCount(data: unknown, columns: string[]): number {
 export function compactValue(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map(compactValue).join(', ');
+  // a file: its name (the submission's page lists its type, size and download)
+  if (isFileValue(value)) return value.name;
   if (typeof value === 'object') {
     return Object.entries(value)
       .map(([key, inner]) => `${key}: ${compactValue(inner)}`)

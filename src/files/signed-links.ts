@@ -9,16 +9,15 @@ export const FILE_LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
 export class FileLinks {
   private readonly keys: Keyring;
+  private readonly baseUrl: () => string;
 
   /**
-   * `baseUrl`: the management API's base (`https://forms.example.com/public/v1`), asked at each
-   * use: without FORMGATE_PUBLIC_URL it is known only once the server listens (port 0 in tests).
+   * `baseUrl`: the management API's base (`https://forms.example.com/public/v1`), or a function
+   * giving it: read at each use, as the server derives it once listening when it is not configured.
    */
-  constructor(
-    keyring: Keyring,
-    private readonly baseUrl: () => string,
-  ) {
+  constructor(keyring: Keyring, baseUrl: string | (() => string)) {
     this.keys = keyring.derive('file-links');
+    this.baseUrl = typeof baseUrl === 'string' ? () => baseUrl : baseUrl;
   }
 
   /** The file's address of the management API: it answers a bearer token with `submissions:read` on its workspace. */

@@ -25,16 +25,21 @@ export function installAuth(app: FastifyInstance, tokens: TokenService): void {
   app.addHook('preParsing', async (request: FastifyRequest) => {
     const scope = request.routeOptions.config?.scope;
     if (!scope) return;
-    const header = request.headers.authorization;
-    if (!header) throw invalidToken('The Authorization header is missing; send "Authorization: Bearer <token>".');
-    const match = BEARER.exec(header);
-    if (!match) throw invalidToken('The Authorization header is malformed; send "Authorization: Bearer <token>".');
-    const principal = await tokens.authenticate(match[1]!);
-    if (scope !== 'any' && !principal.scopes.has(scope)) {
-      throw new ProblemError('insufficient_scope', `This operation needs the ${scope} scope.`, { requiredScope: scope });
-    }
-    request.principal = principal;
+    request.principal = await authenticateBearer(request, tokens, scope);
   });
+}
+
+/** The caller of `request` by its bearer token, holding `scope`: `401` without a valid token, `403` without the scope. */
+export async function authenticateBearer(request: FastifyRequest, tokens: TokenService, scope: Scope | 'any'): Promise<Principal> {
+  const header = request.headers.authorization;
+  if (!header) throw invalidToken('The Authorization header is missing; send "Authorization: Bearer <token>".');
+  const match = BEARER.exec(header);
+  if (!match) throw invalidToken('The Authorization header is malformed; send "Authorization: Bearer <token>".');
+  const principal = await tokens.authenticate(match[1]!);
+  if (scope !== 'any' && !principal.scopes.has(scope)) {
+    throw new ProblemError('insufficient_scope', `This operation needs the ${scope} scope.`, { requiredScope: scope });
+  }
+  return principal;
 }
 
 /** The caller of an authenticated route (the hook has run). */

@@ -1,5 +1,6 @@
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { RETENTION_DAYS } from '../domain/retention.js';
+import { ALLOWED_TYPES_MAX, ALLOWED_TYPE_MAX_LENGTH, DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
 import { DateTime, IgnoredDateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
 const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
@@ -48,6 +49,31 @@ const settings = {
       'Every hour, submissions older than that (in the inbox, in the spam folder or held) are deleted for good, with their deliveries; this cannot be undone. ' +
       'Null (the default): submissions are kept until someone deletes them. Deleted submissions stay counted in the allowance and the day counts, as when deleted one by one.',
   }),
+  fileUploads: Type.Unsafe<{ maxFileSize?: number; maxTotalSize?: number; allowedTypes?: string[] } | null>({
+    type: ['object', 'null'],
+    additionalProperties: false,
+    properties: {
+      maxFileSize: Type.Integer({ minimum: 1, description: `Bytes one file may have (default ${DEFAULT_FILE_UPLOADS.maxFileSize}, 10 MB).` }),
+      maxTotalSize: Type.Integer({
+        minimum: 1,
+        description: `Bytes all the files of one submission may have together (default ${DEFAULT_FILE_UPLOADS.maxTotalSize}, 25 MB); at least maxFileSize.`,
+      }),
+      allowedTypes: Type.Array(Type.String({ minLength: 1, maxLength: ALLOWED_TYPE_MAX_LENGTH }), {
+        minItems: 1,
+        maxItems: ALLOWED_TYPES_MAX,
+        description:
+          'Extensions (`.pdf`) and content types (`application/pdf`, `image/*`); a file matching any one is accepted. ' +
+          `Default: ${DEFAULT_FILE_UPLOADS.allowedTypes.join(' ')}.`,
+      }),
+    },
+    description:
+      'An addition to the spec: whether the form stores files posted as `multipart/form-data`, and its limits. ' +
+      'Null: uploads off (a file part is dropped, the rest of the submission kept, and the owner sees why on the submission). ' +
+      'An object: uploads on with these limits; sent on create or PATCH it replaces the limits whole, a key left out taking its default ' +
+      '(`{}` turns uploads on at the defaults). Every form starts on at the defaults. ' +
+      "The workspace's plan caps maxFileSize and maxTotalSize (FREE: 10 MB and 25 MB; upgraded: 100 MB and 250 MB); a value above is `400 validation_error` naming the field. " +
+      'A file field of a submission holds `{ name, type, size, url }` (a list of them for several files); `url` is `GET /files/{fileId}`.',
+  }),
 };
 
 const FormName = Type.String({ minLength: 1, maxLength: 128, description: '1 to 128 characters.' });
@@ -68,6 +94,7 @@ export const FormSchema = Type.Object(
     spamProtection: settings.spamProtection,
     allowedOrigins: Type.Array(Type.String(), { description: settings.allowedOrigins.description }),
     retentionDays: settings.retentionDays,
+    fileUploads: settings.fileUploads,
     createdAt: DateTime,
     updatedAt: DateTime,
   },

@@ -5,7 +5,16 @@ export const SubmissionSchema = Type.Object(
   {
     id: Type.String(),
     formId: Type.String(),
-    data: Type.Object({}, { additionalProperties: true, description: 'The submitted field names and their values, as sent.' }),
+    data: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          'The submitted field names and their values, as sent. An addition to the spec (file uploads): a file field’s value is ' +
+          '`{ "name": "cv.pdf", "type": "application/pdf", "size": 48213, "url": "{base_url}/files/{fileId}" }` (a list of them for a `multiple` input or a repeated name); ' +
+          '`url` answers a token with `submissions:read` (`GET /files/{fileId}`). A file that was dropped (uploads off, storage used up) is not in `data`.',
+      },
+    ),
     createdAt: DateTime,
   },
   { $id: 'Submission' },

@@ -9,6 +9,8 @@ export type Cell = string | number;
  * - a list of plain values (checkboxes, `tags[]`) in one cell, joined by `, ` (as templates print
  *   lists): `{ tags: ['a', 'b'] }` → `tags` = `a, b`;
  * - a list holding objects or lists, by index: `{ items: [{ sku: 1 }] }` → `items[0].sku`;
+ * - a file (`{ name, type, size, url }`, issue 28) as its link, several in one cell joined by `, `:
+ *   `{ cv: { name: 'cv.pdf', …, url } }` → `cv` = the url;
  * - true and false as `true` / `false`, null and empty lists or objects as an empty cell.
  * Two values that land on one name (`{ 'a.b': 1, a: { b: 2 } }`) share its cell, joined by `, `.
  */
@@ -20,9 +22,11 @@ export function flattenFields(data: unknown): Map<string, Cell> {
   };
   const walk = (name: string, value: unknown) => {
     if (Array.isArray(value)) {
-      if (value.every(isPlain)) put(name, value.map((item) => String(plainCell(item))).join(', '));
+      if (value.every((item) => isPlain(item) || isFileValue(item)))
+        put(name, value.map((item) => String(isFileValue(item) ? item.url : plainCell(item))).join(', '));
       else for (const [i, item] of value.entries()) walk(`${name}[${i}]`, item);
-    } else if (value !== null && typeof value === 'object') {
+    } else if (isFileValue(value)) put(name, value.url);
+    else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value);
       if (entries.length === 0) put(name, '');
       for (const [key, inner] of entries) walk(childName(name, key), inner);
@@ -32,6 +36,17 @@ export function flattenFields(data: unknown): Map<string, Cell> {
     for (const [key, value] of Object.entries(data)) walk(key, value);
   } else if (data !== undefined && data !== null) walk('data', data);
   return cells;
+}
+
+/**
+ * A file of a submission as the intake writes it: exactly `name`, `type`, `size` and `url`. A visitor
+ * who sends such an object as JSON only changes how their own field reads in a spreadsheet.
+ */
+export function isFileValue(value: unknown): value is { name: string; url: string } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const file = value as Record<string, unknown>;
+  return keys.length === 4 && typeof file.name === 'string' && typeof file.type === 'string' && typeof file.size === 'number' && typeof file.url === 'string';
 }
 
 function isPlain(value: unknown): boolean {

@@ -8,6 +8,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
+import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
 import { type IntakeForm, IntakeForms } from './intake-forms.js';
@@ -30,6 +31,8 @@ export interface FormSettings {
   allowedOrigins?: string[];
   /** Days a submission is kept before the hourly retention deletes it; null: kept until deleted. */
   retentionDays?: number | null;
+  /** Null: uploads off (files dropped, the rest kept); an object: uploads on with these limits, a missing key at its default. */
+  fileUploads?: FileUploadsInput | null;
 }
 
 /**
@@ -83,6 +86,8 @@ const FORM_COLUMNS = [
   'allowedOrigins',
   'honeypotDrops',
   'retentionDays',
+  'uploadsEnabled',
+  'uploadLimits',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
@@ -129,7 +134,7 @@ export class FormService {
       // the API's schema has checked the name already; the dashboard's form has not
       const nameProblem = formNameProblem(settings.name);
       if (nameProblem) throw validationError([nameProblem]);
-      this.checkSettings(settings, new Set());
+      this.checkSettings(settings, new Set(), workspace.plan);
       // NOTE: a no-op write takes the workspace's row lock (PostgreSQL) or the write lock (SQLite),
       // so two concurrent creates cannot both pass the count below.
       await trx
@@ -164,6 +169,7 @@ export class FormService {
         retentionDays: settings.retentionDays ?? null,
         uploadsEnabled: 1,
         uploadLimits: null,
+        ...(settings.fileUploads === undefined ? {} : fileUploadsColumns(settings.fileUploads)),
         createdAt: now,
         updatedAt: now,
       };
@@ -193,12 +199,13 @@ export class FormService {
         why: `must be the form’s workspace (${form.workspaceId}): a form cannot move to another workspace`,
       },
     ]);
-    this.checkSettings(settings, await this.secrets.providers(formId));
+    this.checkSettings(settings, await this.secrets.providers(formId), form.plan);
     const update: FormUpdate = {};
     for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {
       if (value === undefined) continue;
       if (key === 'notificationEmails' || key === 'allowedOrigins') update[key] = toJson(value);
       else if (key === 'emailThreading') update.emailThreading = value ? 1 : 0;
+      else if (key === 'fileUploads') Object.assign(update, fileUploadsColumns(value as FileUploadsInput | null));
       else (update as Record<string, unknown>)[key] = value;
     }
     if (Object.keys(update).length === 0) return withoutPlan(form);
@@ -322,7 +329,7 @@ export class FormService {
   }
 
   /** The rules the schema cannot express: a public webhook address, a captcha only with its secret, origins as browsers write them. */
-  private checkSettings(settings: FormSettings, providers: Set<string>): void {
+  private checkSettings(settings: FormSettings, providers: Set<string>, plan: Plan): void {
     const problems: string[] = [];
     settings.allowedOrigins?.forEach((origin, i) => {
       const problem = originProblem(origin);
@@ -334,6 +341,7 @@ export class FormService {
     }
     const retention = retentionDaysProblem(settings.retentionDays);
     if (retention) problems.push(retention);
+    problems.push(...fileUploadsProblems(settings.fileUploads, plan));
     if (settings.spamProtection && !providers.has(settings.spamProtection)) {
       problems.push(
         `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it first on the form's Settings page in the dashboard (Secret keys), or with formgate forms set-secret`,
@@ -381,6 +389,7 @@ export function toFormResource(f: FormRow) {
     spamProtection: f.spamProtection,
     allowedOrigins: allowedOriginsOf(f),
     retentionDays: f.retentionDays,
+    fileUploads: fileUploadsOf(f),
     createdAt: new Date(f.createdAt).toISOString(),
     updatedAt: new Date(f.updatedAt).toISOString(),
   };

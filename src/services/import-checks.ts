@@ -4,6 +4,7 @@
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
+import { fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { formNameProblem, retentionDaysProblem, type FormSettings } from './forms.js';
 
 /** Ids are kept as they are: an HTML form posts to {submit_url}/<id>, so only URL-safe characters. */
@@ -34,6 +35,8 @@ export interface CheckedForm {
   showsOrigins: boolean;
   /** The source shows `retentionDays` (another Formgate): only then is a difference worth naming. */
   showsRetention: boolean;
+  /** The source shows `fileUploads` (another Formgate): only then is it taken, or a difference named. */
+  showsFileUploads: boolean;
   dropped: string[];
 }
 
@@ -92,6 +95,15 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
     if (problem === null) retentionDays = raw.retentionDays as number;
     else dropped.push(`retentionDays ${JSON.stringify(raw.retentionDays)} (${problem})`);
   }
+  // Formgate's own addition (issue 28): checked within the largest plan's ceilings here, capped to
+  // the importing workspace's when the form is written (imports.ts)
+  let fileUploads: FileUploadsInput | null = {};
+  if (raw.fileUploads === null) fileUploads = null;
+  else if (raw.fileUploads !== undefined) {
+    const problems = fileUploadsProblems(raw.fileUploads as FileUploadsInput, 'DEALIFY');
+    if (problems.length === 0) fileUploads = raw.fileUploads as FileUploadsInput;
+    else dropped.push(`fileUploads ${JSON.stringify(raw.fileUploads).slice(0, 200)} (${problems[0]})`);
+  }
   const spam = raw.spamProtection;
   const spamProtection = typeof spam === 'string' && SPAM_PROTECTION.includes(spam) ? (spam as SpamProtection) : null;
   if (spam != null && spamProtection === null) dropped.push(`spamProtection ${JSON.stringify(spam)} (unknown provider)`);
@@ -112,10 +124,12 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
       customSpamWords: text('customSpamWords', 2560),
       allowedOrigins: [...new Set(origins as string[])].slice(0, 20),
       retentionDays,
+      fileUploads,
     },
     spamProtection,
     showsOrigins: Array.isArray(raw.allowedOrigins),
     showsRetention: 'retentionDays' in raw,
+    showsFileUploads: 'fileUploads' in raw,
     dropped,
   };
 }

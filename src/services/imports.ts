@@ -3,10 +3,13 @@ import { fromJson, toJson, type Database, type Dialect } from '../db/database.js
 import { addDayCounts } from '../db/day-counts.js';
 import { insertRows } from '../db/insert-rows.js';
 import { dayOf } from '../db/schema/daily-count.js';
+import type { FormRow } from '../db/schema/form.js';
 import type { DB } from '../db/schema/index.js';
 import { normaliseEmail } from '../domain/email-address.js';
 import { isPlan, isUpgraded, type Plan, planLimits, submissionsLeft } from '../domain/plans.js';
+import { uploadCeilings } from '../domain/uploads.js';
 import { ProblemError } from '../errors.js';
+import { completeLimits, type FileUploadsInput, fileUploadsColumns, fileUploadsOf } from './form-uploads.js';
 import type { CheckedForm, CheckedSubmission, CheckedWorkspace } from './import-checks.js';
 import { memberAddresses } from './recipient-states.js';
 import { searchTextOf } from './search-text.js';
@@ -97,11 +100,12 @@ export class ImportService {
         .where('workspaceId', '=', workspaceId)
         .executeTakeFirstOrThrow();
       if (Number(count) >= planLimits(workspace.plan).forms) return { outcome: 'full', differs: [] };
-      const { settings } = form;
+      const { fileUploads, ...settings } = form.settings;
       await trx
         .insertInto('forms')
         .values({
           ...settings,
+          ...fileUploadsColumns(fileUploads && withinCeilings(fileUploads, workspace.plan)),
           id: form.id,
           workspaceId,
           notificationEmails: toJson(settings.notificationEmails),
@@ -248,8 +252,15 @@ function differences(here: Record<string, unknown>, form: CheckedForm): string[]
   // a source that does not show a setting has not changed it
   if (!form.showsOrigins) delete source.allowedOrigins;
   if (!form.showsRetention) delete source.retentionDays;
+  if (form.showsFileUploads) source.fileUploads = form.settings.fileUploads && completeLimits(form.settings.fileUploads);
+  else delete source.fileUploads;
   const differs = Object.keys(source).filter((key) => {
-    const mine = key === 'notificationEmails' || key === 'allowedOrigins' ? fromJson(here[key]) : here[key];
+    const mine =
+      key === 'notificationEmails' || key === 'allowedOrigins'
+        ? fromJson(here[key])
+        : key === 'fileUploads'
+          ? fileUploadsOf(here as Pick<FormRow, 'uploadsEnabled' | 'uploadLimits'>)
+          : here[key];
     return JSON.stringify(mine) !== JSON.stringify(source[key]);
   });
   if (here.spamProtection !== null && here.spamProtection !== form.spamProtection) differs.push('spamProtection');
@@ -271,4 +282,14 @@ async function countDays(trx: Transaction<DB>, dialect: Dialect, formId: string,
     } else byDay.set(day, { formId, workspaceId, day, accepted: 1, spam: 0, lastAt: createdAt });
   }
   await addDayCounts(trx, dialect, [...byDay.values()]);
+}
+
+/** The source's limits, capped to what the importing workspace's plan allows (a bigger plan there than here). */
+function withinCeilings(limits: FileUploadsInput, plan: Plan): FileUploadsInput {
+  // the defaults stay "the defaults": every plan allows them
+  if (Object.keys(limits).length === 0) return limits;
+  const ceilings = uploadCeilings(plan);
+  const complete = completeLimits(limits);
+  const maxTotalSize = Math.min(complete.maxTotalSize, ceilings.maxTotalSize);
+  return { ...complete, maxTotalSize, maxFileSize: Math.min(complete.maxFileSize, ceilings.maxFileSize, maxTotalSize) };
 }

@@ -4,6 +4,8 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { SingleFlight } from '../db/single-flight.js';
 import type { Plan } from '../domain/plans.js';
+import type { FileUploadLimits } from '../domain/uploads.js';
+import { uploadLimitsOf } from './form-uploads.js';
 
 /** What the submit pipeline needs of a form, read in one query with its plan and captcha secret. */
 export interface IntakeForm {
@@ -22,12 +24,19 @@ export interface IntakeForm {
   captchaSecret: string | null;
   /** JSON array (text on SQLite) of the origins that may post; empty: any. Read it with `allowedOriginsOf`. */
   allowedOrigins: unknown;
+  /** Whether file parts are stored (`fileUploads` not null); when false they are dropped, the rest kept. */
+  uploadsEnabled: boolean;
+  /** The form's limits with the defaults applied (what applies while uploads are on). */
+  uploadLimits: FileUploadLimits;
 }
+
+/** The row as read: the upload columns as stored. */
+type IntakeFormRow = Omit<IntakeForm, 'uploadsEnabled' | 'uploadLimits'> & { uploadsEnabled: number; uploadLimits: unknown };
 
 /** The forms as the submit pipeline looks them up, on every submission: no membership, no API rules. */
 export class IntakeForms {
   /** What the submit pipeline needs of a form: looked up on every submission, so built once. */
-  private readonly intakeForm = new PreparedQuery<{ formId: string }, IntakeForm>((db, { formId }) =>
+  private readonly intakeForm = new PreparedQuery<{ formId: string }, IntakeFormRow>((db, { formId }) =>
     db
       .selectFrom('forms')
       .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
@@ -43,6 +52,8 @@ export class IntakeForms {
         'forms.slackChannel',
         'forms.webhookUrl',
         'forms.allowedOrigins',
+        'forms.uploadsEnabled',
+        'forms.uploadLimits',
         'workspaces.plan',
       ])
       .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
@@ -53,7 +64,9 @@ export class IntakeForms {
 
   /** The form with its workspace's plan and the captcha secret in use; null when there is no such form. */
   async get(formId: string): Promise<IntakeForm | null> {
-    return (await this.intakeForm.executeTakeFirst(this.database.db, { formId })) ?? null;
+    const row = await this.intakeForm.executeTakeFirst(this.database.db, { formId });
+    if (!row) return null;
+    return { ...row, uploadsEnabled: row.uploadsEnabled === 1, uploadLimits: uploadLimitsOf(row) };
   }
 
   /** Kept in memory where the database counts the forms' changes (SQLite); one lookup at a time per form elsewhere. */

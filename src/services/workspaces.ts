@@ -25,6 +25,7 @@ const WORKSPACE_COLUMNS = [
   'plan',
   'ownerId',
   'submissionsUsed',
+  'fileBytes',
   'quotaNotifiedAt',
   'createdAt',
   'updatedAt',

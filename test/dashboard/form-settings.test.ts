@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_FILE_UPLOADS } from '../../src/domain/uploads.js';
 import { toFormResource } from '../../src/services/forms.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { CAPTCHA_SECRET, CAPTCHA_TOKEN, startCaptchaProvider, type CaptchaProvider } from '../helpers/captcha-provider.js';
@@ -112,6 +113,8 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
       {
         ...settings,
         retentionDays: 30,
+        // the File uploads panel was not posted: uploads stay as they were (test/dashboard/uploads.test.ts)
+        fileUploads: DEFAULT_FILE_UPLOADS,
         id: undefined,
         workspaceId: undefined,
         createdAt: undefined,

@@ -20,6 +20,7 @@ export const FORM_FIELDS = [
   'customSpamWords',
   'description',
   'emailThreading',
+  'fileUploads',
   'id',
   'name',
   'notificationEmails',

@@ -8,6 +8,7 @@ import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, createForm, FORM_FIELDS, blankFormRow, type Account } from '../helpers/fixtures.js';
 import { walkPages } from '../helpers/pagination.js';
 import { assertJson, assertProblem, assertSameNotFound, assertValidation } from '../helpers/problems.js';
+import { DEFAULT_FILE_UPLOADS } from '../../src/domain/uploads.js';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -24,6 +25,7 @@ const DEFAULTS = {
   spamProtection: null,
   allowedOrigins: [] as string[],
   retentionDays: null,
+  fileUploads: { ...DEFAULT_FILE_UPLOADS } as unknown,
 };
 
 /** Every setting given a value (spamProtection needs a stored secret, so it stays null here). */

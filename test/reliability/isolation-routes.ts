@@ -39,6 +39,7 @@ export const API_ENTRIES: Record<string, Entry> = {
   'DELETE /forms/:formId/templates/:kind': PATH_ONLY,
   'POST /forms/:formId/templates/:kind/preview': { variants: [{ body: { data: { name: 'x' } } }, { body: { data: 'not an object' } }] },
   'DELETE /submissions/:submissionId': PATH_ONLY,
+  'GET /files/:fileId': { variants: [{}, { query: { expires: '9999999999', signature: 'forged' } }] },
   // the victim's visitor wrote from this address (two-accounts.ts): erasing it elsewhere must find nothing of theirs
   'POST /workspaces/:workspaceId/erasure/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },
   'POST /workspaces/:workspaceId/erasure': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: '' } }] },
@@ -83,6 +84,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /submissions/delete': { variants: [{ query: { id: ':submissionId' } }] },
   'POST /submissions/delete': { variants: [{ body: { id: ':submissionId' } }] },
   'GET /submissions/:submissionId': PATH_ONLY,
+  'GET /submissions/:submissionId/files/:fileId': PATH_ONLY,
   'POST /submissions/:submissionId/not-spam': PATH_ONLY,
   'GET /forms/:formId': { variants: [{}, { query: { search: SHARED_WORD } }] },
   'GET /forms/:formId/setup': PATH_ONLY,
@@ -143,6 +145,7 @@ export const NATURAL_KIND: Record<string, string> = {
   tokenId: 'token',
   userId: 'member',
   invitationId: 'invitation',
+  fileId: 'file',
 };
 
 /** Parameters that are not ids but one of a few words: always given this value. */

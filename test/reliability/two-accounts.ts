@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { storageKey } from '../../src/files/file-store.js';
+import { newId } from '../../src/ids.js';
 import type { TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../helpers/dashboard.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
@@ -23,6 +26,8 @@ export interface Holdings {
   freeForm: string;
   submission: string;
   spam: string;
+  /** A stored file of `submission`. */
+  file: string;
   job: string;
   tokenId: string;
   /** A full-scope API token's secret. */
@@ -67,6 +72,28 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
   const submission = rows.find((r) => r.status === 'accepted')!.id;
   const spam = rows.find((r) => r.status === 'spam')?.id;
   assert.ok(spam, 'the spam submission was caught');
+  // a file of the accepted submission, its bytes carrying the tag (an answer leaking them is seen)
+  const file = newId();
+  const key = storageKey(workspace.id, file);
+  const bytes = Buffer.from(`${tag} file contents`);
+  await app.ctx.files.write(key, Readable.from([bytes]), 'text/plain');
+  await app.ctx.database.db
+    .insertInto('submissionFiles')
+    .values({
+      id: file,
+      submissionId: submission,
+      formId: form.id,
+      workspaceId: workspace.id,
+      field: 'attachment',
+      position: 0,
+      name: `${tag}.txt`,
+      type: 'text/plain',
+      size: bytes.length,
+      storageKey: key,
+      droppedReason: null,
+      createdAt: Date.now(),
+    })
+    .execute();
   // a failed delivery: what Retry could send again
   const job = await app.ctx.database.db.selectFrom('jobs').select('id').where('submissionId', '=', submission).executeTakeFirstOrThrow();
   await app.ctx.database.db
@@ -95,6 +122,7 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
     freeForm: freeForm.id,
     submission,
     spam,
+    file,
     job: job.id,
     tokenId: token.id,
     token: secret,
@@ -113,6 +141,7 @@ export function idsOf(h: Holdings): Record<string, string> {
     freeForm: h.freeForm,
     submission: h.submission,
     spam: h.spam,
+    file: h.file,
     job: h.job,
     token: h.tokenId,
     user: h.userId,

@@ -35,6 +35,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     ]);
     const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
+    await countFiles(ctx, shown.rows);
     return sendPage(reply, FormInboxPage({ frame, form, held, days, ...shown, exportPath: `${path}/export` }), list.status);
   });
 
@@ -52,8 +53,16 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     );
     const path = `/w/${workspaceId}/submissions`;
     const shown = pageProps(ctx.cursors, list, page, path);
+    await countFiles(ctx, shown.rows);
     return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
   });
+}
+
+/** Marks the rows with their stored files' count (one query for the page). */
+async function countFiles(ctx: AppContext, rows: InboxRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const counts = await ctx.submissionFiles.storedCounts(rows.map((row) => row.id));
+  for (const row of rows) row.files = counts.get(row.id) ?? 0;
 }
 
 /** What the address asks of a list: its filter (bad fields answered 400, beside the field) and its page. */

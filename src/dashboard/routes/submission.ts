@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { DELETE_LIMIT } from '../../services/submissions.js';
+import { sendDownload } from '../../web/file-download.js';
 import { setFlash } from '../flash.js';
 import { frameFor, workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
@@ -38,15 +39,26 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
 
   app.get<{ Params: { submissionId: string } }>('/submissions/:submissionId', { preHandler: requireAccount }, async (request, reply) => {
     const submission = await ctx.submissions.getSubmission(accountOf(request).user.id, request.params.submissionId);
-    const [{ frame, workspace }, deliveries] = await Promise.all([
+    const [{ frame, workspace }, deliveries, files] = await Promise.all([
       workspaceFrame(request, reply, ctx, submission.workspaceId, 'forms'),
       ctx.deliveries.forSubmission(submission.id),
+      ctx.submissionFiles.filesOf([submission.id]),
     ]);
     const expiresAt = submission.createdAt + ctx.config.spamRetentionMs;
     const retentionMs = ctx.config.deliveryRetentionMs;
     const deliveryRetention = retentionMs === null ? null : { days: Math.round(retentionMs / 86_400_000), keptSince: Date.now() - retentionMs };
-    return sendPage(reply, SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention }));
+    return sendPage(reply, SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files: files.get(submission.id) ?? [] }));
   });
+
+  // a file of the submission, for a member of its workspace (any status, as the page shows it): always a download
+  app.get<{ Params: { submissionId: string; fileId: string } }>(
+    '/submissions/:submissionId/files/:fileId',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { submissionId, fileId } = request.params;
+      return sendDownload(reply, await ctx.submissionFiles.download(fileId, { userId: accountOf(request).user.id, api: false, submissionId }));
+    },
+  );
 
   app.post<{ Params: { submissionId: string }; Body: { back?: unknown } }>(
     '/submissions/:submissionId/not-spam',

@@ -18,7 +18,7 @@ interface FieldProps {
   maxLength?: number;
   readOnly?: boolean;
   /** `numeric` for a whole number (a text input, as GOV.UK advises, with the digits keyboard). */
-  inputMode?: 'numeric';
+  inputMode?: 'numeric' | 'decimal';
 }
 
 /**

@@ -8,6 +8,7 @@ import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';
 import { CsrfInput, Field, FormError, Panel, Time } from './components.js';
 import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
+import { FileUploadsPanel } from './file-uploads-panel.js';
 import { formPath, FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';
 
@@ -359,6 +360,7 @@ export function FormSettingsPage({
             </p>
           )}
         </Panel>
+        <FileUploadsPanel values={values} plan={form.plan} errors={errors} />
         <div class="actions form-actions">
           <button type="submit" name="action" value="save">
             Save settings

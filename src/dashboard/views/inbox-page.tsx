@@ -13,6 +13,8 @@ export interface InboxRow {
   formId: string;
   data: unknown;
   createdAt: number;
+  /** Stored files of the submission: marked with a paperclip. */
+  files?: number;
 }
 
 /** Where a list's pages lead: the next one, and back to the first (null where there is none). */
@@ -221,6 +223,7 @@ function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: st
                       <a href={`/submissions/${row.id}`}>
                         <Time ms={row.createdAt} />
                       </a>
+                      {row.files ? <FilesMarker count={row.files} /> : null}
                       {more > 0 && <span class="more-fields">+{plural(more, 'more field', 'more fields')}</span>}
                     </div>
                   </td>
@@ -246,6 +249,26 @@ function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: st
         </button>
       </p>
     </form>
+  );
+}
+
+/** A paperclip named for a screen reader ("2 files"). */
+function FilesMarker({ count }: { count: number }) {
+  const name = plural(count, 'file', 'files');
+  return (
+    <span class="files-marker">
+      <svg role="img" aria-label={name} viewBox="0 0 24 24" width="16" height="16" focusable="false">
+        <title>{name}</title>
+        <path
+          d="M16.5 6.5v10a4.5 4.5 0 0 1-9 0V5a3 3 0 0 1 6 0v10.5a1.5 1.5 0 0 1-3 0V6.5"
+          fill="none"
+          stroke="currentColor"
+          stroke-width="2"
+          stroke-linecap="round"
+        />
+      </svg>
+      <span aria-hidden="true">{count}</span>
+    </span>
   );
 }
 

@@ -2,7 +2,10 @@ import type { Workspace } from '../../services/workspaces.js';
 import { type DeliveryRecord, writtenToFile } from '../../services/deliveries.js';
 import { planLimits } from '../../domain/plans.js';
 import type { SubmissionDetail } from '../../services/submissions.js';
+import { isFileValue } from '../../services/export-fields.js';
+import type { SubmissionFile } from '../../services/submission-files.js';
 import { timeText } from '../submission-fields.js';
+import { FileList } from './file-list.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
@@ -17,10 +20,12 @@ interface SubmissionPageProps {
   expiresAt: number;
   /** FORMGATE_DELIVERY_RETENTION_DAYS: deliveries finished longer ago than this are no longer recorded; null: kept forever. */
   deliveryRetention: { days: number; keptSince: number } | null;
+  /** The submission's files, stored and dropped, in the order sent. */
+  files: SubmissionFile[];
 }
 
 /** One submission: every field, when it came, its status and why, and each of its deliveries. */
-export function SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention }: SubmissionPageProps) {
+export function SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files }: SubmissionPageProps) {
   const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId };
   const spam = submission.status === 'spam';
   const listPath = spam ? formPath(form.id, 'spam') : submission.status === 'held' ? `${formPath(form.id)}/held` : formPath(form.id);
@@ -54,6 +59,11 @@ export function SubmissionPage({ frame, submission, workspace, deliveries, expir
       <Panel title="Fields" id="fields">
         <FieldList data={submission.data} />
       </Panel>
+      {files.length > 0 && (
+        <Panel title="Files" id="files">
+          <FileList submissionId={submission.id} files={files} />
+        </Panel>
+      )}
       <Panel title="Deliveries" id="deliveries">
         <Deliveries submission={submission} deliveries={deliveries} retention={deliveryRetention} />
       </Panel>
@@ -170,6 +180,8 @@ function Value({ value }: { value: unknown }) {
       </ol>
     );
   }
+  // a file: its name (the Files panel lists its type and size and downloads it)
+  if (isFileValue(value)) return <span class="value-text">{`${value.name} (file)`}</span>;
   if (typeof value === 'object') return <FieldList data={value} />;
   const text = String(value);
   if (text === '') return <span class="muted">(empty)</span>;

@@ -2,6 +2,8 @@ import type { Form } from '../../services/forms.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { WorkspaceStats } from '../../services/stats.js';
 import { isUpgraded, planLimits, submissionsLeft } from '../../domain/plans.js';
+import { uploadCeilings } from '../../domain/uploads.js';
+import { megabytes } from '../../services/form-uploads.js';
 import { DailyChart, Sparkline } from './chart.js';
 import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
@@ -38,6 +40,13 @@ export function PlanSummary({ workspace, formCount, memberCount }: { workspace: 
           <dd>
             {number(formCount)}
             <span class="muted"> of {number(limits.forms)}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>File storage used</dt>
+          <dd>
+            {megabytes(Number(workspace.fileBytes ?? 0))}
+            <span class="muted"> of {megabytes(uploadCeilings(workspace.plan).storageBytes)}</span>
           </dd>
         </div>
         <div>

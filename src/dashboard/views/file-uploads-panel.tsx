@@ -1,0 +1,87 @@
+import type { Plan } from '../../domain/plans.js';
+import { uploadCeilings } from '../../domain/uploads.js';
+import { megabytes } from '../../services/form-uploads.js';
+import type { FieldErrors } from '../field-errors.js';
+import type { SettingsValues } from '../form-settings-input.js';
+import { Field, Panel } from './components.js';
+
+/** The service names `fileUploads.<key>`; the panel's inputs have their own names. */
+function panelErrors(errors: FieldErrors | undefined): FieldErrors | undefined {
+  if (!errors) return undefined;
+  const found = (prefix: string) => Object.entries(errors).find(([key]) => key === prefix || key.startsWith(`${prefix}[`))?.[1];
+  return {
+    uploadMaxFileSizeMb: found('fileUploads.maxFileSize') ?? '',
+    uploadMaxTotalSizeMb: found('fileUploads.maxTotalSize') ?? '',
+    uploadAllowedTypes: found('fileUploads.allowedTypes') ?? found('fileUploads') ?? '',
+  };
+}
+
+/**
+ * A form's `fileUploads`: on or off, the limits in MB within the plan's ceilings, the allowed
+ * types. Part of the settings form (saved with it); `uploadsShown` tells the route it was posted.
+ */
+export function FileUploadsPanel({ values, plan, errors }: { values: SettingsValues; plan: Plan; errors?: FieldErrors }) {
+  const ceilings = uploadCeilings(plan);
+  const shown = panelErrors(errors);
+  return (
+    <Panel title="File uploads" id="file-uploads">
+      <input type="hidden" name="uploadsShown" value="1" />
+      <div class="field check">
+        <input id="field-uploadsEnabled" type="checkbox" name="uploadsEnabled" checked={values.uploadsEnabled} aria-describedby="field-uploadsEnabled-hint" />
+        <label for="field-uploadsEnabled">Accept file uploads</label>
+        <p class="hint" id="field-uploadsEnabled-hint">
+          Files sent with a submission (multipart/form-data) are stored with it. When off, files are dropped and the rest of the submission is kept; the
+          submission says which file was dropped.
+        </p>
+      </div>
+      <Field
+        label="Largest file (MB)"
+        name="uploadMaxFileSizeMb"
+        value={values.uploadMaxFileSizeMb}
+        errors={shown}
+        inputMode="decimal"
+        hint={`Your plan allows up to ${megabytes(ceilings.maxFileSize)} a file. Empty: 10 MB.`}
+      />
+      <Field
+        label="All files of a submission (MB)"
+        name="uploadMaxTotalSizeMb"
+        value={values.uploadMaxTotalSizeMb}
+        errors={shown}
+        inputMode="decimal"
+        hint={`Your plan allows up to ${megabytes(ceilings.maxTotalSize)} a submission; at least the largest file. Empty: 25 MB.`}
+      />
+      <AllowedTypes value={values.uploadAllowedTypes} error={shown?.uploadAllowedTypes} />
+      <p class="hint" id="file-uploads-storage">
+        {`Files count against the workspace’s storage of ${megabytes(ceilings.storageBytes)} (shown on the workspace’s page); once it is used up, new files are dropped.`}
+      </p>
+    </Panel>
+  );
+}
+
+/** The list is long (16 types by default): a textarea shows it whole. */
+function AllowedTypes({ value, error }: { value: string; error?: string }) {
+  const id = 'field-uploadAllowedTypes';
+  return (
+    <div class="field">
+      <label for={id}>Allowed types</label>
+      <p class="hint" id={`${id}-hint`}>
+        Extensions such as .pdf and content types such as application/pdf or image/*, separated by commas. A submission with a file of any other type is
+        refused. Empty: common documents and images.
+      </p>
+      <textarea
+        id={id}
+        name="uploadAllowedTypes"
+        rows={3}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
+      >
+        {value}
+      </textarea>
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
