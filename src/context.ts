@@ -114,8 +114,9 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users, config);
     const recipients = new RecipientService(database, config);
-    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients);
-    const submissions = new SubmissionService(database, workspaces, forms, config);
+    const files = openFileStore(config.files);
+    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files);
+    const submissions = new SubmissionService(database, workspaces, forms, config, files);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
@@ -139,7 +140,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       recipients,
       submissions,
       exports: new ExportService(submissions, forms, workspaces),
-      erasure: new ErasureService(database, workspaces, metrics),
+      erasure: new ErasureService(database, workspaces, metrics, files),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom })),
       deliveries: new DeliveryService(database),
       deliverySwitch,
@@ -147,7 +148,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       stats: new StatsService(database, workspaces, forms),
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
-      files: openFileStore(config.files),
+      files,
       fileLinks: new FileLinks(keyring, config.baseUrl),
       mailHealth: new MailHealth(config),
       metrics,

@@ -22,6 +22,10 @@ export interface IntakeForm {
   captchaSecret: string | null;
   /** JSON array (text on SQLite) of the origins that may post; empty: any. Read it with `allowedOriginsOf`. */
   allowedOrigins: unknown;
+  /** 1: files are stored; 0: uploads are off and file parts are dropped. */
+  uploadsEnabled: number;
+  /** JSON of the form's own FileUploadLimits (text on SQLite); null: the defaults. */
+  uploadLimits: unknown;
 }
 
 /** The forms as the submit pipeline looks them up, on every submission: no membership, no API rules. */
@@ -43,6 +47,8 @@ export class IntakeForms {
         'forms.slackChannel',
         'forms.webhookUrl',
         'forms.allowedOrigins',
+        'forms.uploadsEnabled',
+        'forms.uploadLimits',
         'workspaces.plan',
       ])
       .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])

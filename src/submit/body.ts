@@ -4,17 +4,37 @@ import { clip, ProblemError, validationError } from '../errors.js';
 import { jsonNestsDeeperThan } from '../web/json-depth.js';
 import { MAX_DEPTH } from '../intake/field-paths.js';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../intake/fields.js';
+import { withFiles } from '../intake/file-fields.js';
+import type { UploadSession } from '../intake/uploads.js';
 
 /** The largest body the submit surface reads (documented in docs/submit.md). */
 export const SUBMIT_BODY_LIMIT = 256 * 1024;
 
 const tooLarge = () => new ProblemError('payload_too_large', `The submission is larger than ${SUBMIT_BODY_LIMIT / 1024} KB.`);
 
-/** Reads and parses a submission posted as urlencoded, multipart (text fields only) or JSON. */
-export async function readSubmission(request: IncomingMessage): Promise<ParsedSubmission> {
+/** The body's media type, lower-cased, without parameters. */
+export function bodyType(request: IncomingMessage): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Reads and parses a submission posted as urlencoded, multipart or JSON. `uploads`: where a
+ * multipart post's files go (its form is known); without it, a file is refused.
+ */
+export async function readSubmission(request: IncomingMessage, uploads: UploadSession | null = null): Promise<ParsedSubmission> {
   const declared = Number(request.headers['content-length']);
+  const type = bodyType(request);
+  if (uploads && type === 'multipart/form-data') {
+    if (declared > SUBMIT_BODY_LIMIT + uploads.bodyCap) throw tooLarge();
+    const pairs = await readMultipart(request, uploads);
+    try {
+      return withFiles(fieldsFromPairs(pairs), uploads);
+    } catch (error) {
+      await uploads.discard();
+      throw error;
+    }
+  }
   if (declared > SUBMIT_BODY_LIMIT) throw tooLarge();
-  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   switch (type) {
     case 'application/x-www-form-urlencoded':
       return fieldsFromPairs(new URLSearchParams(await readText(request)));
@@ -80,8 +100,11 @@ async function parseJson(text: string): Promise<unknown> {
   }
 }
 
-/** Named text parts in order; a named part that carries a file is refused (Formgate stores no uploads). */
-function readMultipart(request: IncomingMessage): Promise<[string, string][]> {
+/**
+ * Named parts in order. A file part goes to `uploads` as it arrives (its place among the fields
+ * kept); without `uploads` it is refused. Text fields have the 256 KB limit, files their own.
+ */
+function readMultipart(request: IncomingMessage, uploads: UploadSession | null = null): Promise<[string, string][]> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -90,38 +113,63 @@ function readMultipart(request: IncomingMessage): Promise<[string, string][]> {
       reject(validationError(['body: multipart/form-data without a valid boundary'], 'The submission could not be read.'));
       return;
     }
-    const pairs: [string, string][] = [];
+    const pairs: [string, string | Promise<string | null>][] = [];
+    const parts: Promise<unknown>[] = [];
+    const bodyLimit = SUBMIT_BODY_LIMIT + (uploads?.bodyCap ?? 0);
     let size = 0;
-    let failure: ProblemError | null = null;
-    const fail = (problem: ProblemError) => {
-      failure ??= problem;
+    let textSize = 0;
+    let failure = false;
+    const fail = (problem: unknown) => {
+      if (failure) return;
+      failure = true;
       request.unpipe(parser);
       request.resume();
-      reject(failure);
+      // the objects already written go before the answer: a refused post leaves nothing behind
+      if (uploads) void uploads.discard().then(() => reject(problem));
+      else reject(problem);
     };
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > SUBMIT_BODY_LIMIT) fail(tooLarge());
+      if (size > bodyLimit) fail(tooLarge());
     });
     request.on('error', reject);
     // A part without a name is dropped, as a browser drops an input without one (4.7, rule 1).
     parser.on('field', (name, value) => {
-      if (name) pairs.push([name, value]);
+      if (!name) return;
+      textSize += name.length + value.length;
+      if (textSize > SUBMIT_BODY_LIMIT) return fail(tooLarge());
+      pairs.push([name, value]);
     });
     parser.on('file', (name, stream, info) => {
-      if (!name) return void stream.resume();
+      if (!name || failure) return void stream.resume();
+      if (uploads) {
+        const part = uploads.part(name, stream, info);
+        part.catch(fail);
+        parts.push(part);
+        pairs.push([name, part]);
+        return;
+      }
       let bytes = 0;
       stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
       stream.on('end', () => {
         // A file input left empty still sends a nameless, empty part: that is no upload.
         if (bytes > 0 || info.filename) {
-          fail(validationError([`${name}: file uploads are not accepted; send text fields only`], 'The submission carried a file.'));
+          fail(validationError([`${name}: file uploads are not accepted here; send text fields only`], 'The submission carried a file.'));
         }
       });
     });
     parser.on('error', () => fail(validationError(['body: is not valid multipart/form-data'], 'The submission could not be read.')));
     parser.on('close', () => {
-      if (!failure) resolve(pairs);
+      if (failure) return;
+      void Promise.all([...parts, uploads?.settled()]).then(async () => {
+        if (failure) return;
+        const named: [string, string][] = [];
+        for (const [name, value] of pairs) {
+          const text = typeof value === 'string' ? value : await value;
+          if (text !== null) named.push([name, text]);
+        }
+        resolve(named);
+      }, fail);
     });
     request.pipe(parser);
   });

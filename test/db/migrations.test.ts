@@ -641,7 +641,12 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       raw,
     );
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0018-recipient-confirmations', '0019-attempt-answers', '0020-form-retention', '0021-file-uploads']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0018-recipient-confirmations',
+      '0019-attempt-answers',
+      '0020-form-retention',
+      '0021-file-uploads',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
     assert.deepEqual(rows, [
