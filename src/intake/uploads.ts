@@ -9,6 +9,7 @@ import { type FileStore, storageKey } from '../files/file-store.js';
 import type { FileLinks } from '../files/signed-links.js';
 import { newId } from '../ids.js';
 import type { IntakeForm } from '../services/intake-forms.js';
+import type { FileParts } from './file-fields.js';
 
 /** How long a file written for a submission waits for it to commit before the sweep may remove it. */
 export const UNCLAIMED_GRACE_MS = 60 * 60 * 1000;
@@ -58,7 +59,7 @@ export class UploadIntake {
  * limits before anything is stored, then streamed to the file store under a key Formgate makes,
  * after an `unclaimed_files` row that lets the sweep remove it should the submission never commit.
  */
-export class UploadSession {
+export class UploadSession implements FileParts {
   readonly files: ReceivedFile[] = [];
   /** null: uploads are off for the form. */
   readonly limits: FileUploadLimits | null;
@@ -132,6 +133,10 @@ export class UploadSession {
     const file = this.files[Number(text.slice(this.marker.length))];
     if (!file?.storageKey) return undefined;
     return { name: file.name, type: file.type, size: file.size, url: this.links.url(file.id) };
+  }
+
+  holdsFiles(): boolean {
+    return this.files.some((file) => file.storageKey !== null);
   }
 
   /** The files that were not kept, as a JSON answer tells the visitor. */

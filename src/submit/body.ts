@@ -5,7 +5,8 @@ import { jsonNestsDeeperThan } from '../web/json-depth.js';
 import { MAX_DEPTH } from '../intake/field-paths.js';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../intake/fields.js';
 import { withFiles } from '../intake/file-fields.js';
-import type { UploadSession } from '../intake/uploads.js';
+import { EchoFiles } from '../intake/echo-files.js';
+import type { FileParts } from '../intake/file-fields.js';
 
 /** The largest body the submit surface reads (documented in docs/submit.md). */
 export const SUBMIT_BODY_LIMIT = 256 * 1024;
@@ -19,14 +20,21 @@ export function bodyType(request: IncomingMessage): string {
 
 /**
  * Reads and parses a submission posted as urlencoded, multipart or JSON. `uploads`: where a
- * multipart post's files go (its form is known); without it, a file is refused.
+ * multipart post's files go (its form is known); without it, they are only read and described
+ * (`/echo`: nothing is stored).
  */
-export async function readSubmission(request: IncomingMessage, uploads: UploadSession | null = null): Promise<ParsedSubmission> {
+export async function readSubmission(
+  request: IncomingMessage,
+  files: FileParts | null = null,
+  /** Told the control fields read before a multipart post was refused (its `_error`, its wording). */
+  onRefused?: (controls: Record<string, string>) => void,
+): Promise<ParsedSubmission> {
   const declared = Number(request.headers['content-length']);
   const type = bodyType(request);
-  if (uploads && type === 'multipart/form-data') {
+  if (type === 'multipart/form-data') {
+    const uploads = files ?? new EchoFiles();
     if (declared > SUBMIT_BODY_LIMIT + uploads.bodyCap) throw tooLarge();
-    const pairs = await readMultipart(request, uploads);
+    const pairs = await readMultipart(request, uploads, onRefused);
     try {
       return withFiles(fieldsFromPairs(pairs), uploads);
     } catch (error) {
@@ -40,8 +48,6 @@ export async function readSubmission(request: IncomingMessage, uploads: UploadSe
       return fieldsFromPairs(new URLSearchParams(await readText(request)));
     case 'application/json':
       return fieldsFromJson(await parseJson(await readText(request)));
-    case 'multipart/form-data':
-      return fieldsFromPairs(await readMultipart(request));
     default:
       throw validationError(
         [`body: Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json${type ? `, got ${clip(type)}` : ''}`],
@@ -104,7 +110,7 @@ async function parseJson(text: string): Promise<unknown> {
  * Named parts in order. A file part goes to `uploads` as it arrives (its place among the fields
  * kept); without `uploads` it is refused. Text fields have the 256 KB limit, files their own.
  */
-function readMultipart(request: IncomingMessage, uploads: UploadSession | null = null): Promise<[string, string][]> {
+function readMultipart(request: IncomingMessage, uploads: FileParts, onRefused?: (controls: Record<string, string>) => void): Promise<[string, string][]> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -115,18 +121,18 @@ function readMultipart(request: IncomingMessage, uploads: UploadSession | null =
     }
     const pairs: [string, string | Promise<string | null>][] = [];
     const parts: Promise<unknown>[] = [];
-    const bodyLimit = SUBMIT_BODY_LIMIT + (uploads?.bodyCap ?? 0);
+    const bodyLimit = SUBMIT_BODY_LIMIT + uploads.bodyCap;
     let size = 0;
     let textSize = 0;
     let failure = false;
     const fail = (problem: unknown) => {
       if (failure) return;
       failure = true;
+      if (onRefused) onRefused(controlsSoFar(pairs));
       request.unpipe(parser);
       request.resume();
       // the objects already written go before the answer: a refused post leaves nothing behind
-      if (uploads) void uploads.discard().then(() => reject(problem));
-      else reject(problem);
+      void uploads.discard().then(() => reject(problem));
     };
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -142,26 +148,15 @@ function readMultipart(request: IncomingMessage, uploads: UploadSession | null =
     });
     parser.on('file', (name, stream, info) => {
       if (!name || failure) return void stream.resume();
-      if (uploads) {
-        const part = uploads.part(name, stream, info);
-        part.catch(fail);
-        parts.push(part);
-        pairs.push([name, part]);
-        return;
-      }
-      let bytes = 0;
-      stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      stream.on('end', () => {
-        // A file input left empty still sends a nameless, empty part: that is no upload.
-        if (bytes > 0 || info.filename) {
-          fail(validationError([`${name}: file uploads are not accepted here; send text fields only`], 'The submission carried a file.'));
-        }
-      });
+      const part = uploads.part(name, stream, info);
+      part.catch(fail);
+      parts.push(part);
+      pairs.push([name, part]);
     });
     parser.on('error', () => fail(validationError(['body: is not valid multipart/form-data'], 'The submission could not be read.')));
     parser.on('close', () => {
       if (failure) return;
-      void Promise.all([...parts, uploads?.settled()]).then(async () => {
+      void Promise.all([...parts, uploads.settled()]).then(async () => {
         if (failure) return;
         const named: [string, string][] = [];
         for (const [name, value] of pairs) {
@@ -173,4 +168,13 @@ function readMultipart(request: IncomingMessage, uploads: UploadSession | null =
     });
     request.pipe(parser);
   });
+}
+
+/** The control fields among the text parts read so far; none when they cannot be read. */
+function controlsSoFar(pairs: [string, unknown][]): Record<string, string> {
+  try {
+    return fieldsFromPairs(pairs.filter((pair): pair is [string, string] => typeof pair[1] === 'string' && pair[0].startsWith('_'))).controls;
+  } catch {
+    return {};
+  }
 }

@@ -153,7 +153,7 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     };
     // A multipart post may carry files: its form's limits must be known before its body is read.
     const uploads = !viaQuery && first !== 'echo' && bodyType(request) === 'multipart/form-data' ? await deps.pipeline.openUploads(first, admit) : null;
-    const parsed = viaQuery ? fieldsFromPairs(query) : await readSubmission(request, uploads);
+    const parsed = viaQuery ? fieldsFromPairs(query) : await readSubmission(request, uploads, (seen) => (controls = seen));
     controls = parsed.controls;
     if (first === 'echo') return answerEcho(request, response, parsed, viaQuery ? null : query);
     const received = await deps.pipeline.receive(first, parsed, client, uploads ? undefined : admit, uploads);
