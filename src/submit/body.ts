@@ -11,7 +11,11 @@ import type { FileParts } from '../intake/file-fields.js';
 /** The largest body the submit surface reads (documented in docs/submit.md). */
 export const SUBMIT_BODY_LIMIT = 256 * 1024;
 
-const tooLarge = () => new ProblemError('payload_too_large', `The submission is larger than ${SUBMIT_BODY_LIMIT / 1024} KB.`);
+const tooLarge = (limit = SUBMIT_BODY_LIMIT) =>
+  new ProblemError(
+    'payload_too_large',
+    `The submission is larger than ${limit < 1024 * 1024 ? `${limit / 1024} KB` : `${Math.floor(limit / (1024 * 1024))} MB`}.`,
+  );
 
 /** The body's media type, lower-cased, without parameters. */
 export function bodyType(request: IncomingMessage): string {
@@ -33,7 +37,7 @@ export async function readSubmission(
   const type = bodyType(request);
   if (type === 'multipart/form-data') {
     const uploads = files ?? new EchoFiles();
-    if (declared > SUBMIT_BODY_LIMIT + uploads.bodyCap) throw tooLarge();
+    if (declared > SUBMIT_BODY_LIMIT + uploads.bodyCap) throw tooLarge(SUBMIT_BODY_LIMIT + uploads.bodyCap);
     const pairs = await readMultipart(request, uploads, onRefused);
     try {
       return withFiles(fieldsFromPairs(pairs), uploads);
@@ -136,9 +140,14 @@ function readMultipart(request: IncomingMessage, uploads: FileParts, onRefused?:
     };
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > bodyLimit) fail(tooLarge());
+      if (size > bodyLimit) fail(tooLarge(bodyLimit));
     });
-    request.on('error', reject);
+    // a visitor who goes away mid-upload: the files written so far go, and a write under way stops
+    const cutOff = () => fail(validationError(['body: the upload was cut off before its end'], 'The submission could not be read.'));
+    request.on('error', cutOff);
+    request.on('close', () => {
+      if (!request.complete) cutOff();
+    });
     // A part without a name is dropped, as a browser drops an input without one (4.7, rule 1).
     parser.on('field', (name, value) => {
       if (!name) return;

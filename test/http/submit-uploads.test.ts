@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { uploadCeilings } from '../../src/domain/uploads.js';
 import { sweepUnclaimedFiles } from '../../src/jobs/file-sweep.js';
 import { applyRetention } from '../../src/jobs/submission-retention.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { until } from '../helpers/eventually.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { BROWSER_ACCEPT, JSON_ACCEPT, request } from '../helpers/submit.js';
 
@@ -388,6 +390,27 @@ describe('file uploads on the submit surface (issue 28)', () => {
     // bounded batches: several runs' worth goes a batch at a time
     const batch = await sweepUnclaimedFiles(app.ctx.database, app.ctx.files, Date.now() + 7_200_000, { batchSize: 1, maxBatches: 1 });
     assert.equal(batch.removed, 1);
+  });
+
+  it('a visitor who goes away mid-upload leaves nothing: the file under way and its unclaimed row go', async () => {
+    const { form } = await fresh();
+    const before = objects();
+    const beforeUnclaimed = await unclaimed();
+    const boundary = '----cutoff';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda\r\n--${boundary}\r\nContent-Disposition: form-data; name="cv"; filename="cv.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
+    const outgoing = http.request(`${app.submitUrl}/${form.id}`, {
+      method: 'POST',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + 2 * 1024 * 1024), accept: JSON_ACCEPT },
+    });
+    outgoing.on('error', () => undefined);
+    outgoing.write(head);
+    outgoing.write(Buffer.alloc(300 * 1024, 1));
+    // the write is under way once its unclaimed row is there
+    await until('the upload to start', async () => (await unclaimed()).length > beforeUnclaimed.length);
+    outgoing.destroy();
+    await until('the upload to be undone', async () => (await unclaimed()).length === beforeUnclaimed.length && objects().length === before.length);
+    assert.deepEqual(objects(), before, 'no object, and no partial file either');
+    assert.equal((await fileRows(form.id)).length, 0);
   });
 
   it('echo describes a file as a form would store it, without a link, and stores nothing', async () => {
