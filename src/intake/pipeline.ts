@@ -58,7 +58,8 @@ export class IntakePipeline {
    */
   async openUploads(formId: string, admit?: (form: IntakeForm) => void): Promise<UploadSession | null> {
     if (!this.uploads) return null;
-    const form = await this.formOf(formId);
+    const form = await this.intakeForms.get(formId);
+    if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
     admit?.(form);
     return this.uploads.open(form);
   }
@@ -86,12 +87,6 @@ export class IntakePipeline {
     }
   }
 
-  private async formOf(formId: string): Promise<IntakeForm> {
-    const form = await this.intakeForms.get(formId);
-    if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
-    return form;
-  }
-
   private async decide(
     formId: string,
     parsed: ParsedSubmission,
@@ -99,7 +94,8 @@ export class IntakePipeline {
     admit: ((form: IntakeForm) => void) | undefined,
     uploads: UploadSession | null,
   ): Promise<ReceivedSubmission> {
-    const form = uploads?.form ?? (await this.formOf(formId));
+    const form = uploads?.form ?? (await this.intakeForms.get(formId));
+    if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
     admit?.(form);
 
     if (honeypotFilled(parsed, form.customHoneypot)) {
