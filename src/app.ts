@@ -32,6 +32,7 @@ import { registerErasureRoutes } from './http/routes/v1/erasure.js';
 import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
 import type { FastifyTypeBox } from './http/types.js';
+import { UploadIntake } from './intake/uploads.js';
 import { IntakePipeline } from './intake/pipeline.js';
 import { Backlog } from './jobs/backlog.js';
 import { FilesHealth } from './services/files-health.js';
@@ -105,7 +106,8 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
     await quotaNoticeJobs(trx, workspaceId, ctx.config);
   });
   const repeats = redis ? new RedisRepeatLog(redis, new MemoryRepeatLog()) : new MemoryRepeatLog();
-  const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer({ repeats }), ctx.config.captchaVerifyUrls, log);
+  const uploads = new UploadIntake(ctx.database, ctx.files, ctx.fileLinks, log);
+  const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer({ repeats }), ctx.config.captchaVerifyUrls, log, uploads);
   return createSubmitSurface({
     ctx,
     log,

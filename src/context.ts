@@ -117,13 +117,13 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users, config);
     const recipients = new RecipientService(database, config);
-    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients);
-    const submissions = new SubmissionService(database, workspaces, forms, config);
+    const files = openFileStore(config.files);
+    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files);
+    const submissions = new SubmissionService(database, workspaces, forms, config, files);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
     const metrics = config.metrics.enabled ? new Metrics() : null;
-    const files = openFileStore(config.files);
     return {
       config,
       database,
@@ -143,7 +143,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       recipients,
       submissions,
       exports: new ExportService(submissions, forms, workspaces),
-      erasure: new ErasureService(database, workspaces, metrics),
+      erasure: new ErasureService(database, workspaces, metrics, files),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom }), config),
       deliveries: new DeliveryService(database),
       deliverySwitch,

@@ -12,6 +12,7 @@ import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startDeliveryPurge } from '../jobs/delivery-purge.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
 import { startSubmissionRetention } from '../jobs/submission-retention.js';
+import { startFileSweep } from '../jobs/file-sweep.js';
 import { mailWarning, outboxDir } from '../mail/transport.js';
 import { openToOthers } from '../private-files.js';
 import { unknownVariableWarnings } from '../config/unknown-variables.js';
@@ -85,6 +86,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const stopSpamPurge = startSpamPurge(ctx, logger);
   const stopDeliveryPurge = startDeliveryPurge(ctx, logger);
   const stopRetention = startSubmissionRetention(ctx, logger);
+  const stopFileSweep = startFileSweep(ctx, logger);
   const delivery = startDelivery(ctx, logger);
   const searchIndexer = startSearchIndexing(ctx, logger);
   const trustWarning = proxyTrustWarning(config.trustProxy, config.host);
@@ -118,6 +120,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       stopSpamPurge();
       stopDeliveryPurge();
       stopRetention();
+      stopFileSweep();
       // Connections and deliveries wind down side by side: what is cut at its deadline is safe (an
       // unanswered request was never acknowledged; a delivery runs again once its lease ends).
       const [drained] = await Promise.all([surfaces.close({ deadlineMs: DRAIN_DEADLINE_MS, idleGraceMs: IDLE_GRACE_MS }), delivery.stop(DELIVERY_DEADLINE_MS)]);

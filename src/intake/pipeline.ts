@@ -15,6 +15,7 @@ import { submitterAddress } from '../domain/submitter-address.js';
 import { captchaAnswer, isEmpty, type ParsedSubmission } from './fields.js';
 import { visitorKey } from './rate-limit.js';
 import type { SubmissionWriter } from './writer.js';
+import type { DroppedFile, UploadIntake, UploadSession } from './uploads.js';
 
 /** What the visitor is told about a submission; `outcome` stays on the server. */
 export interface ReceivedSubmission {
@@ -23,6 +24,8 @@ export interface ReceivedSubmission {
   createdAt: number;
   data: Record<string, unknown>;
   outcome: SubmissionStatus | 'dropped';
+  /** Files of the post that were not kept (uploads off, storage allowance used up): a JSON answer lists them. */
+  droppedFiles?: DroppedFile[];
 }
 
 // What the notification email is made of, kept with the submission for its delivery.
@@ -42,14 +45,56 @@ export class IntakePipeline {
     private readonly scorer: SpamScorer,
     private readonly captchaUrls: CaptchaVerifyUrls,
     private readonly log: Logger,
+    /** Where a multipart post's files go; without it, a file is refused. */
+    private readonly uploads: UploadIntake | null = null,
   ) {
     // NOTE: callers share the looked-up form: it is read, never changed.
     this.intakeForms = forms.intakeForms();
   }
 
-  /** `admit`: the surface's own checks of the form (its allowed origins), before anything else is decided. */
-  async receive(formId: string, parsed: ParsedSubmission, ip: string, admit?: (form: IntakeForm) => void): Promise<ReceivedSubmission> {
+  /**
+   * Before a multipart body is read: its form (admitted by the surface's checks), and the session
+   * its files go to. Null when this pipeline takes no files.
+   */
+  async openUploads(formId: string, admit?: (form: IntakeForm) => void): Promise<UploadSession | null> {
+    if (!this.uploads) return null;
     const form = await this.intakeForms.get(formId);
+    if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
+    admit?.(form);
+    return this.uploads.open(form);
+  }
+
+  /**
+   * `admit`: the surface's own checks of the form (its allowed origins), before anything else is
+   * decided. `uploads`: the post's files (openUploads, already admitted); removed unless it is stored.
+   */
+  async receive(
+    formId: string,
+    parsed: ParsedSubmission,
+    ip: string,
+    admit?: (form: IntakeForm) => void,
+    uploads: UploadSession | null = null,
+  ): Promise<ReceivedSubmission> {
+    if (!uploads) return this.decide(formId, parsed, ip, admit, null);
+    try {
+      const received = await this.decide(formId, parsed, ip, undefined, uploads);
+      if (received.outcome === 'dropped') await uploads.discard();
+      const droppedFiles = uploads.dropped();
+      return droppedFiles.length > 0 ? { ...received, droppedFiles } : received;
+    } catch (error) {
+      await uploads.discard();
+      throw error;
+    }
+  }
+
+  private async decide(
+    formId: string,
+    parsed: ParsedSubmission,
+    ip: string,
+    admit: ((form: IntakeForm) => void) | undefined,
+    uploads: UploadSession | null,
+  ): Promise<ReceivedSubmission> {
+    const form = uploads?.form ?? (await this.intakeForms.get(formId));
     if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
     admit?.(form);
 
@@ -78,6 +123,7 @@ export class IntakePipeline {
         spam,
         spamReasons,
         deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
+        ...(uploads && uploads.files.length > 0 ? { files: uploads.files } : {}),
       })
       .catch((error: unknown) => {
         // past the allowance and the held submissions' cap: refused, and the operator can see why

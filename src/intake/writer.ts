@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { toJson, type Database, type Dialect } from '../db/database.js';
 import { addDayCounts } from '../db/day-counts.js';
 import { GroupCommit } from '../db/group-commit.js';
+import { claimFiles } from '../db/file-claims.js';
 import { insertRows } from '../db/insert-rows.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
@@ -10,6 +11,7 @@ import { newId } from '../ids.js';
 import { enqueueJobs } from '../jobs/outbox.js';
 import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
 import { searchTextOf } from '../services/search-text.js';
+import type { FilePart as ReceivedFile } from '../db/file-claims.js';
 import { ALLOWANCE, type AllowanceReached, countAgainstAllowance, heldFull, heldRoom } from '../services/allowance.js';
 
 /** A submission that passed the checks, ready to be written. */
@@ -24,6 +26,8 @@ export interface SubmissionToStore {
   spamReasons?: string[];
   /** The deliveries an accepted submission gets; held and spam ones get none. */
   deliveries: DeliveryPlan;
+  /** Its file parts (stored and dropped), claimed in its own transaction; absent when it carried none. */
+  files?: readonly ReceivedFile[];
 }
 
 export interface StoredSubmission {
@@ -104,6 +108,19 @@ export class SubmissionWriter {
     if (rows.length > 0) {
       await insertRows(trx, 'submissions', SUBMISSION_COLUMNS, rows);
       await countDays(trx, this.dialect, rows, createdAt);
+      const withFiles = kept.filter(({ submission }) => submission.files);
+      if (withFiles.length > 0) {
+        await claimFiles(
+          trx,
+          withFiles.map(({ submission, id }) => ({
+            submissionId: id,
+            formId: submission.formId,
+            workspaceId: submission.workspaceId,
+            files: submission.files!,
+          })),
+          createdAt,
+        );
+      }
     }
     const jobs = kept.flatMap(({ submission, status, id }) =>
       status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [],

@@ -8,15 +8,20 @@ const EVERY_MS = 60 * 60 * 1000;
  * Returns what stops it.
  */
 export function runHourly(task: () => Promise<void>, log: Logger, failure: string): () => void {
+  return runEvery(EVERY_MS, task, log, failure);
+}
+
+/** As runHourly, every `everyMs`. */
+export function runEvery(everyMs: number, task: () => Promise<void>, log: Logger, failure: string): () => void {
   const run = async () => {
     try {
       await task();
     } catch (err) {
-      log.error({ err }, `${failure}; trying again in an hour`);
+      log.error({ err }, `${failure}; trying again in ${everyMs === EVERY_MS ? 'an hour' : `${Math.round(everyMs / 60_000)} minutes`}`);
     }
   };
   void run();
-  const timer = setInterval(() => void run(), EVERY_MS);
+  const timer = setInterval(() => void run(), everyMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
-import { deleteWithDeliveries, noDeliveryUnderWay } from '../db/submission-deletion.js';
+import { deleteWithDeliveries, noDeliveryUnderWay, removeReleasedFiles } from '../db/submission-deletion.js';
+import type { FileStore } from '../files/file-store.js';
 import { DAY_MS } from '../domain/time.js';
 import { runHourly } from './hourly.js';
 
@@ -34,7 +35,13 @@ export interface RetentionResult {
  * transaction. On PostgreSQL each batch locks its rows with SKIP LOCKED, so instances running this
  * at once take different rows instead of waiting on (or deleting twice) each other's.
  */
-export async function applyRetention(database: Database, now = Date.now(), limits: RetentionLimits = {}): Promise<RetentionResult> {
+export async function applyRetention(
+  database: Database,
+  now = Date.now(),
+  limits: RetentionLimits = {},
+  /** Where the deleted submissions' files are removed after each batch; without it, the sweep removes them. */
+  files: FileStore | null = null,
+): Promise<RetentionResult> {
   const batchSize = limits.batchSize ?? RETENTION_BATCH;
   const maxBatches = limits.maxBatches ?? RETENTION_BATCHES_PER_RUN;
   const result: RetentionResult = { deleted: 0, forms: 0, busy: 0, more: false };
@@ -70,6 +77,7 @@ export async function applyRetention(database: Database, now = Date.now(), limit
           const ids = (await (database.dialect === 'postgres' ? expired.forUpdate().skipLocked() : expired).execute()).map((row) => row.id);
           return { found: ids.length, ...(await deleteWithDeliveries(trx, form.workspaceId, ids, now)) };
         });
+        await removeReleasedFiles(database, files, batch.released);
         formDeleted += batch.deleted;
         result.busy += batch.busy;
         // only a batch that found rows counts against the cap: a form with nothing to delete costs one
@@ -92,7 +100,7 @@ export async function applyRetention(database: Database, now = Date.now(), limit
 export function startSubmissionRetention(ctx: AppContext, log: Logger): () => void {
   return runHourly(
     async () => {
-      const result = await applyRetention(ctx.database);
+      const result = await applyRetention(ctx.database, Date.now(), {}, ctx.files);
       ctx.metrics?.submissionsDeleted('retention', result.deleted);
       if (result.deleted > 0 || result.busy > 0) log.info(result, 'deleted submissions past their form’s retention');
       else log.debug(result, 'no submissions past their form’s retention');

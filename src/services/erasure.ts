@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { fromJson, type Database } from '../db/database.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { searchPattern, searchTextMatches } from '../db/search.js';
-import { deleteWithDeliveries } from '../db/submission-deletion.js';
+import { deleteWithDeliveries, removeReleasedFiles } from '../db/submission-deletion.js';
+import type { FileStore } from '../files/file-store.js';
 import { erasureAddressProblem, valuesHoldAddress } from '../domain/address-match.js';
 import { validationError } from '../errors.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -42,6 +43,8 @@ export class ErasureService {
     private readonly workspaces: WorkspaceService,
     /** Counts what was erased on /metrics, when it is on. */
     private readonly metrics: Pick<Metrics, 'submissionsDeleted'> | null = null,
+    /** Where the erased submissions' files are removed; without it, the sweep removes them. */
+    private readonly files: FileStore | null = null,
   ) {}
 
   /** How many submissions erasing `email` would delete; nothing is changed. */
@@ -58,6 +61,7 @@ export class ErasureService {
     const result: ErasureResult = { email: address, deleted: 0, remaining: 0 };
     for await (const ids of this.holding(workspaceId, address)) {
       const batch = await this.database.transaction((trx) => deleteWithDeliveries(trx, workspaceId, ids, Date.now()));
+      await removeReleasedFiles(this.database, this.files, batch.released);
       result.deleted += batch.deleted;
       result.remaining += batch.busy;
     }

@@ -14,6 +14,8 @@ import { FormSecrets, type SecretState, type StoredSecretProvider } from './form
 import { type IntakeForm, IntakeForms } from './intake-forms.js';
 import { requireUnchanged } from './read-only-fields.js';
 import type { RecipientService } from './recipients.js';
+import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
+import type { FileStore } from '../files/file-store.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 /** The settable fields of a form, as the API names them (2.3). */
@@ -113,6 +115,8 @@ export class FormService {
     private readonly workspaces: WorkspaceService,
     private readonly allowPrivateWebhooks: boolean,
     private readonly recipients: RecipientService,
+    /** Where a deleted form's files are removed; without it, the sweep removes them. */
+    private readonly files: FileStore | null = null,
   ) {
     this.secrets = new FormSecrets(database);
     this.intake = new IntakeForms(database);
@@ -218,10 +222,15 @@ export class FormService {
     });
   }
 
-  /** Deletes the form; its submissions and secrets go with it (foreign keys cascade). */
+  /** Deletes the form; its submissions and secrets go with it (foreign keys cascade), and its files (released first: their rows do not cascade). */
   async deleteForm(userId: string, formId: string, access: Access = {}): Promise<void> {
     await this.formForMember(userId, formId, access);
-    await this.database.db.deleteFrom('forms').where('id', '=', formId).execute();
+    const released = await this.database.transaction(async (trx) => {
+      const keys = await releaseFiles(trx, { formId }, Date.now());
+      await trx.deleteFrom('forms').where('id', '=', formId).execute();
+      return keys;
+    });
+    await removeReleasedFiles(this.database, this.files, released);
   }
 
   /** Stores a dashboard-only secret (captcha secret key or Slack token) for a form (admin command). */

@@ -1,6 +1,8 @@
 import type { Config } from '../config/config.js';
 import { fromJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
+import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
+import type { FileStore } from '../files/file-store.js';
 import { sql } from 'kysely';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { ProblemError, validationError } from '../errors.js';
@@ -24,6 +26,9 @@ export interface SubmissionDetail {
   spamReasons: string[];
   createdAt: number;
 }
+
+/** Expired spam deleted per transaction: each purge step is short, never one long one. */
+const SPAM_PURGE_BATCH = 1000;
 
 /** The most submissions one request deletes: the ids travel in a form and a query string. */
 export const DELETE_LIMIT = 100;
@@ -67,6 +72,8 @@ export class SubmissionService {
     private readonly forms: FormService,
     /** Where the allowance notice's links lead (Not spam can send it); read at each use. */
     private readonly config: Pick<Config, 'publicUrl'>,
+    /** Where deleted submissions' files are removed; without it, the sweep removes them. */
+    private readonly files: FileStore | null = null,
   ) {
     this.searches = new SubmissionSearch(database);
   }
@@ -129,7 +136,12 @@ export class SubmissionService {
     if (submission.status === 'spam') {
       throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
     }
-    await this.database.db.deleteFrom('submissions').where('id', '=', submissionId).execute();
+    const released = await this.database.transaction(async (trx) => {
+      const keys = await releaseFiles(trx, { submissionIds: [submissionId] }, Date.now());
+      await trx.deleteFrom('submissions').where('id', '=', submissionId).execute();
+      return keys;
+    });
+    await removeReleasedFiles(this.database, this.files, released);
   }
 
   /** A submission of a workspace the account belongs to, whatever its status; `not_found` otherwise. */
@@ -172,7 +184,7 @@ export class SubmissionService {
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) throw validationError(['ids: choose at least one submission'], 'No submission was chosen.');
     if (wanted.length > DELETE_LIMIT) throw tooMany();
-    return this.database.transaction(async (trx) => {
+    const { deleted, released } = await this.database.transaction(async (trx) => {
       const found = await trx
         .selectFrom('submissions')
         .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
@@ -185,9 +197,12 @@ export class SubmissionService {
       if (found.some((row) => row.status === 'spam')) {
         throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
       }
-      const deleted = await trx.deleteFrom('submissions').where('id', 'in', wanted).executeTakeFirst();
-      return Number(deleted.numDeletedRows);
+      const released = await releaseFiles(trx, { submissionIds: wanted }, Date.now());
+      const result = await trx.deleteFrom('submissions').where('id', 'in', wanted).executeTakeFirst();
+      return { deleted: Number(result.numDeletedRows), released };
     });
+    await removeReleasedFiles(this.database, this.files, released);
+    return deleted;
   }
 
   /** A form's spam folder or its held submissions, newest first (member-checked). */
@@ -220,15 +235,32 @@ export class SubmissionService {
     return new Map(forms.map((form) => [form.id, form.name]));
   }
 
-  /** Removes quarantined spam older than the retention period; returns how many went. */
+  /**
+   * Removes quarantined spam older than the retention period, with its files, SPAM_PURGE_BATCH at
+   * a time in a transaction each; returns how many went. On PostgreSQL each batch skips the rows
+   * another instance's purge holds.
+   */
   async purgeExpiredSpam(retentionMs: number, now = Date.now()): Promise<number> {
-    const result = await this.database.db
-      .deleteFrom('submissions')
-      // a literal, so the partial index of spam (migration 0007) serves it
-      .where('status', '=', sql.lit('spam'))
-      .where('createdAt', '<', now - retentionMs)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+    let purged = 0;
+    for (;;) {
+      const batch = await this.database.transaction(async (trx) => {
+        const expired = trx
+          .selectFrom('submissions')
+          .select('id')
+          // a literal, so the partial index of spam (migration 0007) serves it
+          .where('status', '=', sql.lit('spam'))
+          .where('createdAt', '<', now - retentionMs)
+          .limit(SPAM_PURGE_BATCH);
+        const ids = (await (this.database.dialect === 'postgres' ? expired.forUpdate().skipLocked() : expired).execute()).map((row) => row.id);
+        if (ids.length === 0) return { found: 0, deleted: 0, released: [] as string[] };
+        const released = await releaseFiles(trx, { submissionIds: ids }, now);
+        const result = await trx.deleteFrom('submissions').where('id', 'in', ids).executeTakeFirst();
+        return { found: ids.length, deleted: Number(result.numDeletedRows), released };
+      });
+      await removeReleasedFiles(this.database, this.files, batch.released);
+      purged += batch.deleted;
+      if (batch.found < SPAM_PURGE_BATCH) return purged;
+    }
   }
 }
 

@@ -4,24 +4,54 @@ import { clip, ProblemError, validationError } from '../errors.js';
 import { jsonNestsDeeperThan } from '../web/json-depth.js';
 import { MAX_DEPTH } from '../intake/field-paths.js';
 import { fieldsFromJson, fieldsFromPairs, type ParsedSubmission } from '../intake/fields.js';
+import { withFiles } from '../intake/file-fields.js';
+import { EchoFiles } from '../intake/echo-files.js';
+import type { FileParts } from '../intake/file-fields.js';
 
 /** The largest body the submit surface reads (documented in docs/submit.md). */
 export const SUBMIT_BODY_LIMIT = 256 * 1024;
 
-const tooLarge = () => new ProblemError('payload_too_large', `The submission is larger than ${SUBMIT_BODY_LIMIT / 1024} KB.`);
+const tooLarge = (limit = SUBMIT_BODY_LIMIT) =>
+  new ProblemError(
+    'payload_too_large',
+    `The submission is larger than ${limit < 1024 * 1024 ? `${limit / 1024} KB` : `${Math.floor(limit / (1024 * 1024))} MB`}.`,
+  );
 
-/** Reads and parses a submission posted as urlencoded, multipart (text fields only) or JSON. */
-export async function readSubmission(request: IncomingMessage): Promise<ParsedSubmission> {
+/** The body's media type, lower-cased, without parameters. */
+export function bodyType(request: IncomingMessage): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Reads and parses a submission posted as urlencoded, multipart or JSON. `uploads`: where a
+ * multipart post's files go (its form is known); without it, they are only read and described
+ * (`/echo`: nothing is stored).
+ */
+export async function readSubmission(
+  request: IncomingMessage,
+  files: FileParts | null = null,
+  /** Told the control fields read before a multipart post was refused (its `_error`, its wording). */
+  onRefused?: (controls: Record<string, string>) => void,
+): Promise<ParsedSubmission> {
   const declared = Number(request.headers['content-length']);
+  const type = bodyType(request);
+  if (type === 'multipart/form-data') {
+    const uploads = files ?? new EchoFiles();
+    if (declared > SUBMIT_BODY_LIMIT + uploads.bodyCap) throw tooLarge(SUBMIT_BODY_LIMIT + uploads.bodyCap);
+    const pairs = await readMultipart(request, uploads, onRefused);
+    try {
+      return withFiles(fieldsFromPairs(pairs), uploads);
+    } catch (error) {
+      await uploads.discard();
+      throw error;
+    }
+  }
   if (declared > SUBMIT_BODY_LIMIT) throw tooLarge();
-  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   switch (type) {
     case 'application/x-www-form-urlencoded':
       return fieldsFromPairs(new URLSearchParams(await readText(request)));
     case 'application/json':
       return fieldsFromJson(await parseJson(await readText(request)));
-    case 'multipart/form-data':
-      return fieldsFromPairs(await readMultipart(request));
     default:
       throw validationError(
         [`body: Content-Type must be application/x-www-form-urlencoded, multipart/form-data or application/json${type ? `, got ${clip(type)}` : ''}`],
@@ -80,8 +110,11 @@ async function parseJson(text: string): Promise<unknown> {
   }
 }
 
-/** Named text parts in order; a named part that carries a file is refused (Formgate stores no uploads). */
-function readMultipart(request: IncomingMessage): Promise<[string, string][]> {
+/**
+ * Named parts in order. A file part goes to `uploads` as it arrives (its place among the fields
+ * kept); without `uploads` it is refused. Text fields have the 256 KB limit, files their own.
+ */
+function readMultipart(request: IncomingMessage, uploads: FileParts, onRefused?: (controls: Record<string, string>) => void): Promise<[string, string][]> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -90,39 +123,67 @@ function readMultipart(request: IncomingMessage): Promise<[string, string][]> {
       reject(validationError(['body: multipart/form-data without a valid boundary'], 'The submission could not be read.'));
       return;
     }
-    const pairs: [string, string][] = [];
+    const pairs: [string, string | Promise<string | null>][] = [];
+    const parts: Promise<unknown>[] = [];
+    const bodyLimit = SUBMIT_BODY_LIMIT + uploads.bodyCap;
     let size = 0;
-    let failure: ProblemError | null = null;
-    const fail = (problem: ProblemError) => {
-      failure ??= problem;
+    let textSize = 0;
+    let failure = false;
+    const fail = (problem: unknown) => {
+      if (failure) return;
+      failure = true;
+      if (onRefused) onRefused(controlsSoFar(pairs));
       request.unpipe(parser);
       request.resume();
-      reject(failure);
+      // the objects already written go before the answer: a refused post leaves nothing behind
+      void uploads.discard().then(() => reject(problem));
     };
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > SUBMIT_BODY_LIMIT) fail(tooLarge());
+      if (size > bodyLimit) fail(tooLarge(bodyLimit));
     });
-    request.on('error', reject);
+    // a visitor who goes away mid-upload: the files written so far go, and a write under way stops
+    const cutOff = () => fail(validationError(['body: the upload was cut off before its end'], 'The submission could not be read.'));
+    request.on('error', cutOff);
+    request.on('close', () => {
+      if (!request.complete) cutOff();
+    });
     // A part without a name is dropped, as a browser drops an input without one (4.7, rule 1).
     parser.on('field', (name, value) => {
-      if (name) pairs.push([name, value]);
+      if (!name) return;
+      textSize += name.length + value.length;
+      if (textSize > SUBMIT_BODY_LIMIT) return fail(tooLarge());
+      pairs.push([name, value]);
     });
     parser.on('file', (name, stream, info) => {
-      if (!name) return void stream.resume();
-      let bytes = 0;
-      stream.on('data', (chunk: Buffer) => (bytes += chunk.length));
-      stream.on('end', () => {
-        // A file input left empty still sends a nameless, empty part: that is no upload.
-        if (bytes > 0 || info.filename) {
-          fail(validationError([`${name}: file uploads are not accepted; send text fields only`], 'The submission carried a file.'));
-        }
-      });
+      if (!name || failure) return void stream.resume();
+      const part = uploads.part(name, stream, info);
+      part.catch(fail);
+      parts.push(part);
+      pairs.push([name, part]);
     });
     parser.on('error', () => fail(validationError(['body: is not valid multipart/form-data'], 'The submission could not be read.')));
     parser.on('close', () => {
-      if (!failure) resolve(pairs);
+      if (failure) return;
+      void Promise.all([...parts, uploads.settled()]).then(async () => {
+        if (failure) return;
+        const named: [string, string][] = [];
+        for (const [name, value] of pairs) {
+          const text = typeof value === 'string' ? value : await value;
+          if (text !== null) named.push([name, text]);
+        }
+        resolve(named);
+      }, fail);
     });
     request.pipe(parser);
   });
+}
+
+/** The control fields among the text parts read so far; none when they cannot be read. */
+function controlsSoFar(pairs: [string, unknown][]): Record<string, string> {
+  try {
+    return fieldsFromPairs(pairs.filter((pair): pair is [string, string] => typeof pair[1] === 'string' && pair[0].startsWith('_'))).controls;
+  } catch {
+    return {};
+  }
 }

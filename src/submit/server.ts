@@ -10,10 +10,11 @@ import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { fieldsFromPairs } from '../intake/fields.js';
 import { isUpgraded } from '../domain/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
+import type { IntakeForm } from '../services/intake-forms.js';
 import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
 import { allowedOriginsOf } from '../services/forms.js';
 import { redirect, sendJson, sendPage, wantsHtml, wantsJson } from './answer.js';
-import { readSubmission } from './body.js';
+import { bodyType, readSubmission } from './body.js';
 import { clientIp } from '../net/client-address.js';
 import { answerEcho } from './echo.js';
 import { DEFAULT_LANGUAGE, pageLanguage, pageText, supportedLanguage } from './languages/index.js';
@@ -146,13 +147,16 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
       response.setHeader('retry-after', String(decision.retryAfterSeconds));
       throw new ProblemError('rate_limited', `Too many submissions from this address; retry in ${decision.retryAfterSeconds} seconds.`);
     }
-    const parsed = viaQuery ? fieldsFromPairs(query) : await readSubmission(request);
-    controls = parsed.controls;
-    if (first === 'echo') return answerEcho(request, response, parsed, viaQuery ? null : query);
-    const received = await deps.pipeline.receive(first, parsed, client, (form) => {
+    const admit = (form: IntakeForm) => {
       policy = new OriginPolicy(form, postOriginOf(request), viaQuery ? 'GET' : 'POST');
       policy.admit();
-    });
+    };
+    // A multipart post may carry files: its form's limits must be known before its body is read.
+    const uploads = !viaQuery && first !== 'echo' && bodyType(request) === 'multipart/form-data' ? await deps.pipeline.openUploads(first, admit) : null;
+    const parsed = viaQuery ? fieldsFromPairs(query) : await readSubmission(request, uploads, (seen) => (controls = seen));
+    controls = parsed.controls;
+    if (first === 'echo') return answerEcho(request, response, parsed, viaQuery ? null : query);
+    const received = await deps.pipeline.receive(first, parsed, client, uploads ? undefined : admit, uploads);
     metrics?.submitted(received.outcome);
     answerSuccess(deps, request, response, received, controls, policy!, visitor);
   } catch (error) {
@@ -177,8 +181,9 @@ function answerSuccess(
 ): void {
   // NOTE: `_redirect` and `_error` mean nothing to a JSON client: a script cannot follow a redirect to a page.
   if (wantsJson(request)) {
-    const { id, formId, createdAt, data } = received;
-    sendJson(response, 200, { id, formId, createdAt: new Date(createdAt).toISOString(), data });
+    const { id, formId, createdAt, data, droppedFiles } = received;
+    const answer = { id, formId, createdAt: new Date(createdAt).toISOString(), data };
+    sendJson(response, 200, droppedFiles ? { ...answer, droppedFiles } : answer);
     return;
   }
   const target = usableRedirect(deps.log, policy, controls, '_redirect', { formId: received.formId });

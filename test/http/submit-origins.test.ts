@@ -226,8 +226,8 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
       assert.ok(page.body.includes('theme-dark'), 'the theme says nothing, so it applies');
       assert.ok(!page.body.includes('fields:'), 'errors name the post’s fields: not shown');
 
-      // a part named with the attacker's words is refused before the form is known: none of it shows
-      const upload = multipartBody({}, [{ name: PHISH.title, filename: 'a.txt', content: 'x' }]);
+      // a file part named with the attacker's words, of a type the form refuses: the problem names it, the page does not
+      const upload = multipartBody({}, [{ name: PHISH.title, filename: 'a.exe', content: 'x' }]);
       const named = await request('POST', `${app.submitUrl}/${form.id}`, upload.body, { 'content-type': upload.contentType, accept: BROWSER_ACCEPT });
       assert.equal(named.status, 400);
       assert.ok(!named.body.includes('suspended'), named.body);

@@ -99,13 +99,14 @@ describe('submit surface (4.7)', () => {
       assert.deepEqual(answer.body.data, { ...CONTACT, topics: ['a', 'b'] });
     });
 
-    it('refuses a multipart post that carries a file, and stores nothing; an empty file input is no file', async () => {
+    it('stores a multipart post that carries a file (uploads are on by default; test/http/submit-uploads.test.ts has the rest); an empty file input is no file', async () => {
       const target = await freshForm();
       const withFile = multipartBody(CONTACT, [{ name: 'cv', filename: 'cv.pdf', content: '%PDF-1.4 ...' }]);
-      const refused = await request('POST', `${app.submitUrl}/${target.id}`, withFile.body, { 'content-type': withFile.contentType, accept: JSON_ACCEPT });
-      assertValidation(app, refused, 'cv');
-      assert.match(refused.body.errors[0], /file uploads are not accepted/);
-      assert.equal((await storedRows(app, target.id)).length, 0);
+      const stored = await request('POST', `${app.submitUrl}/${target.id}`, withFile.body, { 'content-type': withFile.contentType, accept: JSON_ACCEPT });
+      assert.equal(stored.status, 200, JSON.stringify(stored.body));
+      assert.equal(stored.body.data.cv.name, 'cv.pdf');
+      assert.equal(stored.body.data.cv.size, 12);
+      assert.equal((await storedRows(app, target.id)).length, 1);
 
       const emptyInput = multipartBody(CONTACT, [{ name: 'cv', filename: '', content: '' }]);
       const taken = await request('POST', `${app.submitUrl}/${target.id}`, emptyInput.body, { 'content-type': emptyInput.contentType, accept: JSON_ACCEPT });

@@ -424,6 +424,21 @@ describe('fuzz: the submit surface', () => {
     return row && { ...row, data: typeof row.data === 'string' ? JSON.parse(row.data) : row.data };
   }
 
+  /** `data` with the `url` of each file object taken out. */
+  function withoutFileLinks(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(withoutFileLinks);
+    if (value === null || typeof value !== 'object') return value;
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object);
+    if (keys.join() === 'name,type,size,url' && typeof object.url === 'string' && object.url.includes('/files/')) {
+      const { url: _url, ...file } = object;
+      return file;
+    }
+    const copy: Record<string, unknown> = {};
+    for (const key of keys) Object.defineProperty(copy, key, { value: withoutFileLinks(object[key]), enumerable: true, writable: true, configurable: true });
+    return copy;
+  }
+
   /** What `/echo` parses from the same bytes (a GET's query, else the body): the data a submission of them must be stored with. */
   async function echoed(request: RawRequest): Promise<unknown> {
     const queryAt = request.target.indexOf('?');
@@ -496,7 +511,8 @@ describe('fuzz: the submit surface', () => {
     acknowledged++;
     const data = stored.data;
     if (expected) assert.deepEqual(data, expected, `${label}: stored data differs from what was sent`);
-    else assert.deepEqual(data, await echoed(request), `${label}: stored data differs from what the same bytes parse to`);
+    // a stored file's object has its link; /echo stores nothing, so it describes the file without one
+    else assert.deepEqual(withoutFileLinks(data), await echoed(request), `${label}: stored data differs from what the same bytes parse to`);
     if (answer.status === 200) {
       const answered = JSON.parse(answer.body);
       assert.equal(answered.id, stored.id, `${label}: answered id`);

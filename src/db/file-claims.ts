@@ -1,0 +1,64 @@
+import type { Transaction } from 'kysely';
+import { insertRows } from './insert-rows.js';
+import type { DB } from './schema/index.js';
+
+/** A file part as the intake took it: stored under `storageKey`, or dropped with `droppedReason`. */
+export interface FilePart {
+  id: string;
+  field: string;
+  position: number;
+  name: string;
+  type: string;
+  size: number;
+  storageKey: string | null;
+  droppedReason: string | null;
+}
+
+const FILE_COLUMNS = [
+  'id',
+  'submissionId',
+  'formId',
+  'workspaceId',
+  'field',
+  'position',
+  'name',
+  'type',
+  'size',
+  'storageKey',
+  'droppedReason',
+  'createdAt',
+] as const;
+const KEYS_PER_STATEMENT = 500;
+
+/**
+ * In the transaction that inserts the submissions: their files' rows, the stored objects taken off
+ * `unclaimed_files` (so the sweep leaves them), and their bytes added to each workspace's
+ * `file_bytes`, workspaces in id order (PostgreSQL takes the rows' locks in one order).
+ */
+export async function claimFiles(
+  trx: Transaction<DB>,
+  submissions: readonly { submissionId: string; formId: string; workspaceId: string; files: readonly FilePart[] }[],
+  createdAt: number,
+): Promise<void> {
+  const rows = submissions.flatMap(({ submissionId, formId, workspaceId, files }) =>
+    files.map((file) => ({ ...file, submissionId, formId, workspaceId, createdAt })),
+  );
+  if (rows.length === 0) return;
+  await insertRows(trx, 'submissionFiles', FILE_COLUMNS, rows);
+  const keys = rows.flatMap((row) => (row.storageKey === null ? [] : [row.storageKey]));
+  for (let start = 0; start < keys.length; start += KEYS_PER_STATEMENT) {
+    await trx
+      .deleteFrom('unclaimedFiles')
+      .where('storageKey', 'in', keys.slice(start, start + KEYS_PER_STATEMENT))
+      .execute();
+  }
+  const bytes = new Map<string, number>();
+  for (const row of rows) if (row.storageKey !== null) bytes.set(row.workspaceId, (bytes.get(row.workspaceId) ?? 0) + row.size);
+  for (const [workspaceId, added] of [...bytes].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    await trx
+      .updateTable('workspaces')
+      .set((eb) => ({ fileBytes: eb('fileBytes', '+', added) }))
+      .where('id', '=', workspaceId)
+      .execute();
+  }
+}

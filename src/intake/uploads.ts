@@ -1,0 +1,286 @@
+import { randomBytes } from 'node:crypto';
+import { type Readable, Transform } from 'node:stream';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import type { FilePart } from '../db/file-claims.js';
+import { FILES_PER_SUBMISSION_MAX, type FileUploadLimits, safeFileName, typeAllowed, uploadCeilings } from '../domain/uploads.js';
+import { ProblemError, validationError } from '../errors.js';
+import { type FileStore, storageKey } from '../files/file-store.js';
+import type { FileLinks } from '../files/signed-links.js';
+import { newId } from '../ids.js';
+import type { IntakeForm } from '../services/intake-forms.js';
+import type { FileParts } from './file-fields.js';
+
+/** How long a file written for a submission waits for it to commit before the sweep may remove it. */
+export const UNCLAIMED_GRACE_MS = 60 * 60 * 1000;
+/** What the parts' own headers and boundaries may add to a multipart body beyond its fields and files. */
+const PART_OVERHEAD = 64 * 1024;
+/** Keys looked up or deleted per statement. */
+const KEYS_PER_STATEMENT = 500;
+
+/** A file's value in a submission's `data`. */
+export interface FileValue {
+  name: string;
+  type: string;
+  size: number;
+  url: string;
+}
+
+/** A file part of one submission: stored under `storageKey`, or dropped with `droppedReason`. */
+export type ReceivedFile = FilePart;
+
+/** What a JSON answer tells the visitor of a file that was not kept. */
+export interface DroppedFile {
+  field: string;
+  name: string;
+  reason: string;
+}
+
+const UPLOADS_OFF = 'Uploads are off for this form, so the file was not stored.';
+const ALLOWANCE_USED = "The workspace's storage allowance for files is used up, so the file was not stored.";
+
+/** What the intake needs to take files: where they go, how they are linked, the database for the unclaimed rows. */
+export class UploadIntake {
+  constructor(
+    private readonly database: Database,
+    private readonly store: FileStore,
+    private readonly links: FileLinks,
+    private readonly log: Logger,
+  ) {}
+
+  /** The files of one multipart post to `form`. */
+  open(form: IntakeForm): UploadSession {
+    return new UploadSession(this.database, this.store, this.links, this.log, form);
+  }
+}
+
+/**
+ * The files of one multipart post, taken as their parts arrive: each checked against the form's
+ * limits before anything is stored, then streamed to the file store under a key Formgate makes,
+ * after an `unclaimed_files` row that lets the sweep remove it should the submission never commit.
+ */
+export class UploadSession implements FileParts {
+  readonly files: ReceivedFile[] = [];
+  /** null: uploads are off for the form. */
+  readonly limits: FileUploadLimits | null;
+  /** The most bytes the whole body may have. */
+  readonly bodyCap: number;
+  private readonly marker = `\uE000file-${randomBytes(12).toString('base64url')}-`;
+  private readonly keys: string[] = [];
+  private readonly writes: Promise<unknown>[] = [];
+  private readonly streams = new Set<Transform>();
+  private readonly parts: Promise<unknown>[] = [];
+  private readonly partStreams = new Set<Readable>();
+  private storedBytes = 0;
+  private room: Promise<number> | null = null;
+  private discarded = false;
+
+  constructor(
+    private readonly database: Database,
+    private readonly store: FileStore,
+    private readonly links: FileLinks,
+    private readonly log: Logger,
+    readonly form: IntakeForm,
+  ) {
+    const ceilings = uploadCeilings(form.plan);
+    this.limits = form.uploadsEnabled ? limitsOf(form.uploadLimits, ceilings) : null;
+    this.bodyCap = (this.limits?.maxTotalSize ?? ceilings.maxTotalSize) + PART_OVERHEAD;
+  }
+
+  /**
+   * One file part, in the order sent. Answers the text that stands for the file among the fields
+   * (`valueOf` turns it into the file's object), or null when the part is no file (an empty file
+   * input), is dropped, or is a control. Rejects with the problem when a limit is passed.
+   */
+  part(field: string, stream: Readable, info: { filename?: string; mimeType?: string }): Promise<string | null> {
+    if (this.discarded || field.startsWith('_')) return drain(stream);
+    this.partStreams.add(stream);
+    stream.once('close', () => this.partStreams.delete(stream));
+    const taken = this.take(field, stream, info);
+    this.parts.push(taken);
+    return taken;
+  }
+
+  private async take(field: string, stream: Readable, info: { filename?: string; mimeType?: string }): Promise<string | null> {
+    const first = await firstChunk(stream);
+    // A file input left empty still sends a part with no filename and no bytes: that is no upload.
+    if (first === null && !info.filename) return null;
+    const name = safeFileName(info.filename ?? '');
+    const type = (info.mimeType ?? '').trim() || 'application/octet-stream';
+    if (this.files.length >= FILES_PER_SUBMISSION_MAX) {
+      stream.resume();
+      throw validationError([`${field}: at most ${FILES_PER_SUBMISSION_MAX} files in one submission`], 'The submission carried too many files.');
+    }
+    const file: ReceivedFile = { id: newId(), field, position: this.files.length, name, type, size: 0, storageKey: null, droppedReason: null };
+    this.files.push(file);
+    const limits = this.limits;
+    if (!limits) return this.drop(file, stream, first, UPLOADS_OFF);
+    if (!typeAllowed(limits.allowedTypes, info.filename ?? '', type)) {
+      stream.resume();
+      throw validationError(
+        [`${field}: ${name} is not a type this form accepts (${limits.allowedTypes.join(', ')})`],
+        'The submission carried a file of a type not allowed.',
+      );
+    }
+    if ((await this.roomLeft()) - this.storedBytes <= 0) return this.drop(file, stream, first, ALLOWANCE_USED);
+    await this.write(file, stream, first, limits);
+    return `${this.marker}${file.position}`;
+  }
+
+  /** The file's object for `data` when `text` stands for a stored file of this post; else undefined. */
+  valueOf(text: string): FileValue | undefined {
+    if (!text.startsWith(this.marker)) return undefined;
+    const file = this.files[Number(text.slice(this.marker.length))];
+    if (!file?.storageKey) return undefined;
+    return { name: file.name, type: file.type, size: file.size, url: this.links.url(file.id) };
+  }
+
+  holdsFiles(): boolean {
+    return this.files.some((file) => file.storageKey !== null);
+  }
+
+  /** The files that were not kept, as a JSON answer tells the visitor. */
+  dropped(): DroppedFile[] {
+    return this.files.filter((file) => file.droppedReason !== null).map((file) => ({ field: file.field, name: file.name, reason: file.droppedReason! }));
+  }
+
+  /** Resolves once every file of the post is whole in the store; rejects when one could not be written. */
+  async settled(): Promise<void> {
+    // NOTE: parts first: a part's write is only known once the part has been taken
+    await Promise.all(this.parts);
+    await Promise.all(this.writes);
+  }
+
+  /**
+   * The post is not stored (refused, honeypot, a failed commit): stops its writes and removes the
+   * objects that no submission claimed, with their unclaimed rows. Whatever fails here is left to
+   * the sweep. NOTE: only keys still unclaimed are removed: a commit that went through keeps its files.
+   */
+  async discard(): Promise<void> {
+    this.discarded = true;
+    // NOTE: the body is no longer read: a part still open would wait for bytes that never come
+    for (const stream of [...this.partStreams, ...this.streams]) if (!stream.destroyed) stream.destroy(new Error('the submission was not stored'));
+    await Promise.allSettled(this.parts);
+    await Promise.allSettled(this.writes);
+    try {
+      for (let start = 0; start < this.keys.length; start += KEYS_PER_STATEMENT) {
+        const keys = this.keys.slice(start, start + KEYS_PER_STATEMENT);
+        const unclaimed = await this.database.db.selectFrom('unclaimedFiles').select('storageKey').where('storageKey', 'in', keys).execute();
+        const orphans = unclaimed.map((row) => row.storageKey);
+        if (orphans.length === 0) continue;
+        await this.store.remove(orphans);
+        await this.database.db.deleteFrom('unclaimedFiles').where('storageKey', 'in', orphans).execute();
+      }
+    } catch (err) {
+      this.log.warn({ err, formId: this.form.id }, 'could not remove the files of a submission not stored; the sweep removes them');
+    }
+  }
+
+  private async drop(file: ReceivedFile, stream: Readable, first: Buffer | null, reason: string): Promise<null> {
+    file.droppedReason = reason;
+    file.size = first?.length ?? 0;
+    if (!stream.readableEnded) {
+      stream.on('data', (chunk: Buffer) => (file.size += chunk.length));
+      await new Promise<void>((resolve, reject) => {
+        stream.once('end', resolve);
+        stream.once('error', reject);
+        stream.resume();
+      });
+    }
+    return null;
+  }
+
+  private async write(file: ReceivedFile, stream: Readable, first: Buffer | null, limits: FileUploadLimits): Promise<void> {
+    const key = storageKey(this.form.workspaceId, file.id);
+    await this.database.db
+      .insertInto('unclaimedFiles')
+      .values({ storageKey: key, dueAt: Date.now() + UNCLAIMED_GRACE_MS })
+      .execute();
+    this.keys.push(key);
+    if (this.discarded) return drain(stream).then(() => undefined);
+    const counter = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        file.size += chunk.length;
+        this.storedBytes += chunk.length;
+        if (file.size > limits.maxFileSize) return done(tooLarge(file.field, `${file.name} is larger than ${megabytes(limits.maxFileSize)}`));
+        if (this.storedBytes > limits.maxTotalSize) return done(tooLarge(file.field, `the files together are larger than ${megabytes(limits.maxTotalSize)}`));
+        done(null, chunk);
+      },
+    });
+    this.streams.add(counter);
+    // busboy pauses the whole body while a file's stream is not read: a failed write must not leave it paused
+    counter.once('error', () => {
+      stream.unpipe(counter);
+      stream.resume();
+    });
+    const written = this.store.write(key, counter, file.type).finally(() => this.streams.delete(counter));
+    this.writes.push(written);
+    if (first !== null) counter.write(first);
+    // NOTE: a part may have ended while its first chunk waited: piping an ended stream would never end the copy
+    if (stream.readableEnded) counter.end();
+    else stream.pipe(counter);
+    file.storageKey = key;
+    // the parser goes on to the next part only once this one is read; the write may finish later
+    written.catch(() => undefined);
+    await new Promise<void>((resolve, reject) => {
+      if (stream.readableEnded) return resolve();
+      stream.once('end', resolve);
+      stream.once('error', reject);
+      counter.once('error', reject);
+    });
+  }
+
+  /** Bytes the workspace may still store: read once per post, at its first file. */
+  private roomLeft(): Promise<number> {
+    this.room ??= this.database.db
+      .selectFrom('workspaces')
+      .select('fileBytes')
+      .where('id', '=', this.form.workspaceId)
+      .executeTakeFirst()
+      .then((row) => uploadCeilings(this.form.plan).storageBytes - Number(row?.fileBytes ?? 0));
+    return this.room;
+  }
+}
+
+/** The form's limits (its own, or the defaults), within the plan's ceilings. */
+/** The form's limits (its own, or the defaults: IntakeForm has them applied) within the plan's ceilings. */
+function limitsOf(own: FileUploadLimits, ceilings: { maxFileSize: number; maxTotalSize: number }): FileUploadLimits {
+  return {
+    maxFileSize: Math.min(own.maxFileSize, ceilings.maxFileSize),
+    maxTotalSize: Math.min(own.maxTotalSize, ceilings.maxTotalSize),
+    allowedTypes: own.allowedTypes,
+  };
+}
+
+function tooLarge(field: string, why: string): ProblemError {
+  return new ProblemError('payload_too_large', `A file is too large: ${why}.`, { errors: [`${field}: ${why}`] });
+}
+
+function megabytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
+}
+
+async function drain(stream: Readable): Promise<null> {
+  stream.resume();
+  return null;
+}
+
+/** The part's first chunk, the stream paused after it; null when the part ends without a byte. */
+function firstChunk(stream: Readable): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const settle = (value: Buffer | null) => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', reject);
+      resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      stream.pause();
+      settle(chunk);
+    };
+    const onEnd = () => settle(null);
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', reject);
+  });
+}
