@@ -26,6 +26,12 @@ export interface FileStore {
   remove(keys: readonly string[]): Promise<void>;
   /** Resolves when the store can be written and read (a small probe), rejects with why not: /healthz. */
   check(): Promise<void>;
+  /**
+   * Removes what writes cut short by a crash left behind (a folder's partial files) once older than
+   * `olderThan` (epoch ms), at most a bounded number a call; answers how many. A bucket has no such
+   * pieces to find cheaply: its lifecycle rule aborts incomplete multipart uploads (operations.md).
+   */
+  removeAbandoned?(olderThan: number): Promise<number>;
 }
 
 /**

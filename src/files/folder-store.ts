@@ -5,6 +5,12 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { checkedKey, type FileStore, type StoredFile } from './file-store.js';
 
+// Files being written, under random names in a folder of their own (on the same file system, so
+// the rename is atomic): what a crash leaves there is found without walking every stored file.
+const PARTIAL_FOLDER = '.partial';
+/** Partial files looked at per removeAbandoned call: the folder holds only writes in flight and crash leftovers. */
+const ABANDONED_PER_CALL = 1000;
+
 /**
  * Files in a folder of this machine: one instance, or several sharing a network folder. A file is
  * written under a temporary name and renamed when whole, so a reader never sees half of one.
@@ -20,13 +26,15 @@ export class FolderFileStore implements FileStore {
 
   async write(key: string, body: Readable, _contentType: string): Promise<number> {
     const target = this.pathOf(key);
+    const partials = path.join(this.folder, PARTIAL_FOLDER);
     try {
       await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      await fs.promises.mkdir(partials, { recursive: true, mode: 0o700 });
     } catch (error) {
       body.destroy();
       throw error;
     }
-    const partial = `${target}.${randomBytes(6).toString('hex')}.partial`;
+    const partial = path.join(partials, randomBytes(12).toString('hex'));
     let size = 0;
     body.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -55,6 +63,26 @@ export class FolderFileStore implements FileStore {
 
   async remove(keys: readonly string[]): Promise<void> {
     for (const key of keys) await fs.promises.rm(this.pathOf(key), { force: true });
+  }
+
+  async removeAbandoned(olderThan: number): Promise<number> {
+    const partials = path.join(this.folder, PARTIAL_FOLDER);
+    let names: string[];
+    try {
+      names = (await fs.promises.readdir(partials)).slice(0, ABANDONED_PER_CALL);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(partials, name);
+      const stat = await fs.promises.stat(file).catch(() => null);
+      if (stat === null || stat.mtimeMs >= olderThan) continue;
+      await fs.promises.rm(file, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   async check(): Promise<void> {

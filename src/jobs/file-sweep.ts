@@ -9,6 +9,8 @@ export const FILE_SWEEP_EVERY_MS = 5 * 60_000;
 /** Objects removed per batch, and batches per run: a large backlog goes over several runs. */
 export const FILE_SWEEP_BATCH = 500;
 export const FILE_SWEEP_BATCHES_PER_RUN = 20;
+/** A partial file (a write a crash cut short) this old is abandoned. */
+const ABANDONED_AFTER_MS = 60 * 60_000;
 
 export interface FileSweepResult {
   /** Objects removed (one already gone counts too: its row went). */
@@ -79,8 +81,11 @@ export function startFileSweep(ctx: AppContext, log: Logger): () => void {
     FILE_SWEEP_EVERY_MS,
     async () => {
       const result = await sweepUnclaimedFiles(ctx.database, ctx.files);
-      if (result.removed > 0) log.info({ ...result, store: ctx.files.describe() }, 'removed uploaded files that no submission holds');
-      else log.debug(result, 'no uploaded files to sweep');
+      // a write still going is at most as old as the longest upload: an hour is far past that
+      const partials = (await ctx.files.removeAbandoned?.(Date.now() - ABANDONED_AFTER_MS)) ?? 0;
+      if (result.removed > 0 || partials > 0) {
+        log.info({ ...result, partials, store: ctx.files.describe() }, 'removed uploaded files that no submission holds');
+      } else log.debug(result, 'no uploaded files to sweep');
     },
     log,
     'file sweep failed',

@@ -312,3 +312,27 @@ describe('the s3 store, beyond the contract', () => {
     }
   });
 });
+
+describe('the folder store, beyond the contract', () => {
+  test('a write cut short by a crash leaves a partial file that removeAbandoned takes once it is old, and nothing else', async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'formgate-partials-'));
+    try {
+      const store = openFileStore(parseFilesLocation(folder, folder));
+      await store.write('ws_1/kept', Readable.from([Buffer.from('whole')]), 'text/plain');
+      // what a process killed mid-write leaves: a partial file no key names
+      const partials = path.join(folder, '.partial');
+      fs.writeFileSync(path.join(partials, 'crashed'), 'half');
+      fs.writeFileSync(path.join(partials, 'in-flight'), 'still coming');
+      const hourAgo = new Date(Date.now() - 2 * 60 * 60_000);
+      fs.utimesSync(path.join(partials, 'crashed'), hourAgo, hourAgo);
+
+      assert.equal(await store.removeAbandoned!(Date.now() - 60 * 60_000), 1);
+      assert.deepEqual(fs.readdirSync(partials), ['in-flight'], 'a write still going is left alone');
+      const kept = await store.read('ws_1/kept');
+      assert.equal(kept?.size, 5, 'stored files are never looked at');
+      kept?.body.destroy();
+    } finally {
+      fs.rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
