@@ -19,8 +19,15 @@ export interface CountRepairReport {
   dayCounts: CountKindReport & { inserted: number; deleted: number };
   /** `workspaces.submissions_used`: the allowance's counter. */
   submissionsUsed: CountKindReport;
+  /** `workspaces.file_bytes`: the bytes of the stored files, against the storage allowance. */
+  fileBytes: CountKindReport;
   /** Only the workspaces where something was corrected. */
-  changed: { workspaceId: string; dayCountsCorrected: number; submissionsUsed?: { from: number; to: number } }[];
+  changed: {
+    workspaceId: string;
+    dayCountsCorrected: number;
+    submissionsUsed?: { from: number; to: number };
+    fileBytes?: { from: number; to: number };
+  }[];
 }
 
 export interface CountRepairOptions {
@@ -47,6 +54,7 @@ export async function repairCounts(database: Database, options: CountRepairOptio
     workspacesChecked: 0,
     dayCounts: { checked: 0, corrected: 0, inserted: 0, deleted: 0 },
     submissionsUsed: { checked: 0, corrected: 0 },
+    fileBytes: { checked: 0, corrected: 0 },
     changed: [],
   };
   if (options.workspaceId !== undefined) {
@@ -95,7 +103,31 @@ async function repairWorkspace(
     report.submissionsUsed.corrected++;
     used = { from: workspace.submissionsUsed, to: accepted };
   }
-  if (corrected > 0 || used) report.changed.push({ workspaceId, dayCountsCorrected: corrected, ...(used ? { submissionsUsed: used } : {}) });
+  const bytes = await recomputeFileBytes(trx, workspaceId, Number(workspace.fileBytes), report);
+  if (corrected > 0 || used || bytes) {
+    report.changed.push({ workspaceId, dayCountsCorrected: corrected, ...(used ? { submissionsUsed: used } : {}), ...(bytes ? { fileBytes: bytes } : {}) });
+  }
+}
+
+/** The stored files' bytes, set exactly: unlike the allowance, a deleted file gives its room back. */
+async function recomputeFileBytes(
+  trx: Transaction<DB>,
+  workspaceId: string,
+  stored: number,
+  report: CountRepairReport,
+): Promise<{ from: number; to: number } | undefined> {
+  const row = await trx
+    .selectFrom('submissionFiles')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size'), sql.lit(0)).as('bytes'))
+    .where('workspaceId', '=', workspaceId)
+    .where('storageKey', 'is not', null)
+    .executeTakeFirstOrThrow();
+  const bytes = Number(row.bytes);
+  report.fileBytes.checked++;
+  if (bytes === stored) return undefined;
+  await trx.updateTable('workspaces').set({ fileBytes: bytes }).where('id', '=', workspaceId).execute();
+  report.fileBytes.corrected++;
+  return { from: stored, to: bytes };
 }
 
 interface DayRow {

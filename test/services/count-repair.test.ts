@@ -7,6 +7,7 @@ import { newId } from '../../src/ids.js';
 import { repairCounts } from '../../src/services/count-repair.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { type Account, createAccount } from '../helpers/fixtures.js';
+import { insertSubmissionWithFiles } from '../helpers/submission-files.js';
 
 let sent = 0;
 
@@ -166,6 +167,29 @@ describe('repair-counts: the counts derived from the submissions', () => {
     const removed = await repairCounts(app.ctx.database, { workspaceId: account.workspaceId, exact: true });
     assert.deepEqual(removed.dayCounts, { checked: 6, corrected: 1, inserted: 0, deleted: 1 });
     assert.deepEqual(await storedCounts(app, account.workspaceId), await freshCount(app, account.workspaceId));
+  });
+
+  it('sets the file storage used to the bytes of the stored files, up or down, and leaves it when right', async () => {
+    const account = await createAccount(app);
+    const form = await app.ctx.forms.createForm(account.userId, account.workspaceId, { name: 'Applications' });
+    await insertSubmissionWithFiles(app, { id: form.id, workspaceId: account.workspaceId }, [
+      { field: 'cv', name: 'cv.pdf', type: 'application/pdf', bytes: 'x'.repeat(1200) },
+      { field: 'photo', name: 'me.png', type: 'image/png', bytes: null, droppedReason: 'Uploads are off.' },
+    ]);
+    const bytes = async () =>
+      Number(
+        (await app.ctx.database.db.selectFrom('workspaces').select('fileBytes').where('id', '=', account.workspaceId).executeTakeFirstOrThrow()).fileBytes,
+      );
+    assert.equal(await bytes(), 1200, 'counted as it was stored');
+    const untouched = await repairCounts(app.ctx.database, { workspaceId: account.workspaceId });
+    assert.deepEqual(untouched.fileBytes, { checked: 1, corrected: 0 });
+    for (const wrong of [0, 99_999]) {
+      await app.ctx.database.db.updateTable('workspaces').set({ fileBytes: wrong }).where('id', '=', account.workspaceId).execute();
+      const report = await repairCounts(app.ctx.database, { workspaceId: account.workspaceId });
+      assert.deepEqual(report.fileBytes, { checked: 1, corrected: 1 });
+      assert.deepEqual(report.changed.find((c) => c.workspaceId === account.workspaceId)?.fileBytes, { from: wrong, to: 1200 });
+      assert.equal(await bytes(), 1200, 'the dropped file takes no room');
+    }
   });
 
   it('repairs every workspace without --workspace, one only with it, and names an unknown one', async () => {
