@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
@@ -247,7 +248,7 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     );
     assert.equal(report.verified, true);
     assert.equal(report.sourceChanged, false);
-    assert.deepEqual(report.start, { FORMGATE_DATABASE_URL: target.url });
+    assert.deepEqual(report.start, { FORMGATE_DATABASE_URL: target.url, FORMGATE_FILES: path.join(source.dataDir, 'files') });
     assert.equal(report.plan.tables.find((t: { name: string }) => t.name === 'submissions').rows, BULK + 3);
     assert.ok(report.plan.skipped.some((t: { name: string }) => t.name === 'submissions_search'));
     const submissions = report.tables.find((t: { name: string }) => t.name === 'submissions');

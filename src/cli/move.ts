@@ -56,11 +56,14 @@ export async function move(config: Config, opts: MoveOptions): Promise<number> {
       out();
       out('Start Formgate on the new database (every instance, with the same environment as before otherwise):');
       out(`  FORMGATE_DATABASE_URL=${targetUrl}`);
+      // the default folder of uploads follows the SQLite file; on PostgreSQL it would be FORMGATE_DATA_DIR's
+      if (config.files.kind === 'folder') out(`  FORMGATE_FILES=${config.files.folder}   (uploaded files stay in this folder)`);
       out('Running several instances: give each one also FORMGATE_REDIS_URL=redis://… (one Redis for all), so rate limits are counted together.');
       out(`The SQLite file ${names.source.replace(/^sqlite:/, '')} is no longer read: keep it, stopped, as a backup until you are satisfied.`);
     }
     if (opts.json) {
-      const start = code === 0 ? { FORMGATE_DATABASE_URL: targetUrl } : null;
+      const start =
+        code === 0 ? { FORMGATE_DATABASE_URL: targetUrl, ...(config.files.kind === 'folder' ? { FORMGATE_FILES: config.files.folder } : {}) } : null;
       process.stdout.write(`${JSON.stringify({ source: names.source, target: names.target, dryRun: false, plan: planned, ...result, start })}\n`);
     }
     return code;
