@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { listed } from '../helpers/submit.js';
+import { type PageSite, startPageSite } from '../helpers/page-site.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
@@ -30,25 +29,20 @@ describe('file uploads from a real browser (headless Chromium)', {
   let app: TestApp;
   let account: Account;
   let browser: Browser;
-  let site: http.Server;
+  let site: PageSite;
   let siteUrl: string;
-  const pages = new Map<string, string>();
+  let pages: Map<string, string>;
 
   before(async () => {
     app = await startApp();
     account = await createAccount(app);
-    site = http.createServer((request, response) => {
-      const page = pages.get((request.url ?? '').split('?')[0]!);
-      response.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(page ?? 'not found');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    site = await startPageSite();
+    ({ url: siteUrl, pages } = site);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   });
   after(async () => {
     await browser?.close();
-    await new Promise((resolve) => site?.close(resolve));
+    await site?.close();
     await app?.close();
   });
 

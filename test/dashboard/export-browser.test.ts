@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
 import { signUp } from '../helpers/dashboard.js';
 import { BOM, csvRecords } from '../helpers/export.js';
+import { type PageSite, startPageSite } from '../helpers/page-site.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -51,24 +50,19 @@ async function downloadVia(page: Page, link: string): Promise<{ name: string; te
 describe('export in Chromium: what a visitor typed comes back in the CSV and JSON files', { skip: needsChromium }, () => {
   let app: TestApp;
   let browser: Browser;
-  let site: http.Server;
+  let site: PageSite;
   let siteUrl: string;
-  const pages = new Map<string, string>();
+  let pages: Map<string, string>;
 
   before(async () => {
     app = await startApp();
-    site = http.createServer((request, response) => {
-      const page = pages.get((request.url ?? '').split('?')[0]!);
-      response.writeHead(page ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(page ?? 'not found');
-    });
-    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-    siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    site = await startPageSite();
+    ({ url: siteUrl, pages } = site);
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
-    await new Promise((resolve) => site?.close(resolve));
+    await site?.close();
     await app?.close();
   });
 
