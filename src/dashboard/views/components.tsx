@@ -60,6 +60,42 @@ export function Field({ label, name, type = 'text', value, errors, hint, autocom
   );
 }
 
+/** A field of several lines (a list of words, of types), labelled, hinted and with its error, as Field is. */
+export function TextArea({
+  label,
+  name,
+  value,
+  hint,
+  errors,
+  rows = 4,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  hint: string;
+  errors?: FieldErrors;
+  rows?: number;
+}) {
+  const id = `field-${name}`;
+  const error = errors?.[name];
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <p class="hint" id={`${id}-hint`}>
+        {hint}
+      </p>
+      <textarea id={id} name={name} rows={rows} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}>
+        {value}
+      </textarea>
+      {error && (
+        <p class="error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
 /** The message about the form as a whole (a refused login, a conflict), announced when the page loads. */
 export function FormError({ errors }: { errors?: FieldErrors }) {
   if (!errors?.form) return null;

@@ -3,7 +3,7 @@ import { uploadCeilings } from '../../domain/uploads.js';
 import { megabytes } from '../../services/form-uploads.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { SettingsValues } from '../form-settings-input.js';
-import { Field, Panel } from './components.js';
+import { Field, Panel, TextArea } from './components.js';
 
 /** The service names `fileUploads.<key>`; the panel's inputs have their own names. */
 function panelErrors(errors: FieldErrors | undefined): FieldErrors | undefined {
@@ -50,38 +50,18 @@ export function FileUploadsPanel({ values, plan, errors }: { values: SettingsVal
         inputMode="decimal"
         hint={`Your plan allows up to ${megabytes(ceilings.maxTotalSize)} a submission; at least the largest file. Empty: 25 MB.`}
       />
-      <AllowedTypes value={values.uploadAllowedTypes} error={shown?.uploadAllowedTypes} />
+      {/* the list is long (16 types by default): a textarea shows it whole */}
+      <TextArea
+        label="Allowed types"
+        name="uploadAllowedTypes"
+        rows={3}
+        value={values.uploadAllowedTypes}
+        errors={shown}
+        hint="Extensions such as .pdf and content types such as application/pdf or image/*, separated by commas. A submission with a file of any other type is refused. Empty: common documents and images."
+      />
       <p class="hint" id="file-uploads-storage">
         {`Files count against the workspace’s storage of ${megabytes(ceilings.storageBytes)} (shown on the workspace’s page); once it is used up, new files are dropped.`}
       </p>
     </Panel>
-  );
-}
-
-/** The list is long (16 types by default): a textarea shows it whole. */
-function AllowedTypes({ value, error }: { value: string; error?: string }) {
-  const id = 'field-uploadAllowedTypes';
-  return (
-    <div class="field">
-      <label for={id}>Allowed types</label>
-      <p class="hint" id={`${id}-hint`}>
-        Extensions such as .pdf and content types such as application/pdf or image/*, separated by commas. A submission with a file of any other type is
-        refused. Empty: common documents and images.
-      </p>
-      <textarea
-        id={id}
-        name="uploadAllowedTypes"
-        rows={3}
-        aria-invalid={error ? 'true' : undefined}
-        aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}
-      >
-        {value}
-      </textarea>
-      {error && (
-        <p class="error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
   );
 }

@@ -6,7 +6,7 @@ import { normaliseEmail } from '../../domain/email-address.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';
-import { CsrfInput, Field, FormError, Panel, Time } from './components.js';
+import { CsrfInput, Field, FormError, Panel, TextArea, Time } from './components.js';
 import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
 import { FileUploadsPanel } from './file-uploads-panel.js';
 import { formPath, FormLayout } from './form-layout.js';
@@ -121,27 +121,6 @@ function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, ac
         </p>
       )}
     </fieldset>
-  );
-}
-
-function TextArea({ label, name, value, hint, errors }: { label: string; name: string; value: string; hint: string; errors?: FieldErrors }) {
-  const id = `field-${name}`;
-  const error = errors?.[name];
-  return (
-    <div class="field">
-      <label for={id}>{label}</label>
-      <p class="hint" id={`${id}-hint`}>
-        {hint}
-      </p>
-      <textarea id={id} name={name} rows={4} aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}>
-        {value}
-      </textarea>
-      {error && (
-        <p class="error" id={`${id}-error`}>
-          {error}
-        </p>
-      )}
-    </div>
   );
 }
 
