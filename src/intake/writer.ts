@@ -46,7 +46,7 @@ const REFUSED = 'refused';
 // NOTE: the price is that room made meanwhile (a release, a deleted held submission) shows this much later.
 const FULL_RECHECK_MS = 5_000;
 
-const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'spamReasons', 'createdAt'] as const;
+const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'searchText', 'emailControls', 'spamReasons', 'unread', 'createdAt'] as const;
 
 /**
  * Writes submissions with group commit (db/group-commit.ts): the submissions that arrive while the
@@ -103,6 +103,8 @@ export class SubmissionWriter {
       searchText: status === 'spam' ? '' : searchTextOf(submission.data),
       emailControls: submission.emailControls ? toJson(submission.emailControls) : null,
       spamReasons: status === 'spam' ? JSON.stringify(submission.spamReasons ?? []) : null,
+      // new to the team until someone opens it (migration 0022's column defaults to read, for older rows)
+      unread: 1,
       createdAt,
     }));
     if (rows.length > 0) {

@@ -55,7 +55,7 @@ export class SessionService {
       .selectFrom('sessions')
       .innerJoin('users', 'users.id', 'sessions.userId')
       .select(['sessions.idHash', 'sessions.userId', 'sessions.createdAt', 'sessions.lastSeenAt', 'sessions.expiresAt'])
-      .select(['users.email', 'users.passwordHash', 'users.isAdmin', 'users.createdAt as userCreatedAt'])
+      .select(['users.email', 'users.passwordHash', 'users.isAdmin', 'users.timeZone', 'users.disabledAt', 'users.createdAt as userCreatedAt'])
       .where('sessions.idHash', '=', idHash)
       .executeTakeFirst();
     if (!row) return null;
@@ -73,7 +73,15 @@ export class SessionService {
     }
     return {
       session: { idHash, userId: row.userId, createdAt: row.createdAt, lastSeenAt: row.lastSeenAt, expiresAt: row.expiresAt },
-      user: { id: row.userId, email: row.email, passwordHash: row.passwordHash, isAdmin: row.isAdmin, createdAt: row.userCreatedAt },
+      user: {
+        id: row.userId,
+        email: row.email,
+        passwordHash: row.passwordHash,
+        isAdmin: row.isAdmin,
+        timeZone: row.timeZone,
+        disabledAt: row.disabledAt,
+        createdAt: row.userCreatedAt,
+      },
     };
   }
 

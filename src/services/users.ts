@@ -44,7 +44,15 @@ export class UserService {
     const problems = [emailProblem(email), password === undefined ? null : passwordProblem(password)].filter((p) => p !== null);
     if (problems.length) throw validationError(problems);
     const now = Date.now();
-    const user: UserRow = { id: newId(), email: normalised, passwordHash: password ? await hashPassword(password) : null, isAdmin: 0, createdAt: now };
+    const user: UserRow = {
+      id: newId(),
+      email: normalised,
+      passwordHash: password ? await hashPassword(password) : null,
+      isAdmin: 0,
+      timeZone: null,
+      disabledAt: null,
+      createdAt: now,
+    };
     const workspace: WorkspaceRow = {
       id: newId(),
       name: DEFAULT_WORKSPACE_NAME,

@@ -180,6 +180,35 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
 }
 
 /** Back to before 0018-recipient-confirmations: its table (and so its indexes). */
+/** Back to before 0022-daily-dashboard: its columns and index, and on SQLite 0021's trigger as it was. */
+async function undoDailyDashboard(raw: Kysely<any>): Promise<void> {
+  if (TEST_DIALECT === 'sqlite') {
+    await sql`DROP TRIGGER forms_intake_update`.execute(raw);
+    await sql`CREATE TRIGGER forms_intake_update AFTER UPDATE OF workspace_id, custom_honeypot, custom_spam_words, spam_protection, notification_emails, slack_channel, webhook_url, allowed_origins, uploads_enabled, upload_limits ON forms
+      BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'intake_forms'; END`.execute(raw);
+  }
+  await sql`DROP INDEX submissions_unread`.execute(raw);
+  for (const column of [
+    'redirect_url',
+    'thanks_title',
+    'thanks_message',
+    'notification_subject',
+    'notification_from_name',
+    'autoresponse_subject',
+    'autoresponse_from_name',
+    'paused',
+    'closes_at',
+    'max_submissions',
+    'chat_channels',
+  ]) {
+    await sql`ALTER TABLE forms DROP COLUMN ${sql.ref(column)}`.execute(raw);
+  }
+  await sql`ALTER TABLE submissions DROP COLUMN note`.execute(raw);
+  await sql`ALTER TABLE submissions DROP COLUMN unread`.execute(raw);
+  await sql`ALTER TABLE users DROP COLUMN disabled_at`.execute(raw);
+  await sql`ALTER TABLE users DROP COLUMN time_zone`.execute(raw);
+}
+
 /** Back to before 0021-file-uploads: its tables and columns, and on SQLite 0012's trigger as it was. */
 async function undoFileUploads(raw: Kysely<any>): Promise<void> {
   await sql`DROP TABLE unclaimed_files`.execute(raw);
@@ -315,6 +344,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
@@ -357,6 +387,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoSearchScope(raw);
     // back to 0008's schema, where the insert trigger wrote the index itself
@@ -403,6 +434,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0019-attempt-answers',
       '0020-form-retention',
       '0021-file-uploads',
+      '0022-daily-dashboard',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -429,6 +461,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
@@ -461,6 +494,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0019-attempt-answers',
       '0020-form-retention',
       '0021-file-uploads',
+      '0022-daily-dashboard',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -481,6 +515,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
@@ -500,6 +535,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0019-attempt-answers',
       '0020-form-retention',
       '0021-file-uploads',
+      '0022-daily-dashboard',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -518,6 +554,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
@@ -544,6 +581,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0019-attempt-answers',
       '0020-form-retention',
       '0021-file-uploads',
+      '0022-daily-dashboard',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -567,6 +605,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
@@ -597,6 +636,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0019-attempt-answers',
       '0020-form-retention',
       '0021-file-uploads',
+      '0022-daily-dashboard',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -630,6 +670,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
     await undoAttemptAnswers(raw);
@@ -646,6 +687,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0019-attempt-answers',
       '0020-form-retention',
       '0021-file-uploads',
+      '0022-daily-dashboard',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();

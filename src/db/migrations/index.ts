@@ -22,6 +22,7 @@ import { recipientConfirmations } from './0018-recipient-confirmations.js';
 import { attemptAnswers } from './0019-attempt-answers.js';
 import { formRetention } from './0020-form-retention.js';
 import { fileUploads } from './0021-file-uploads.js';
+import { dailyDashboard } from './0022-daily-dashboard.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-attempt-answers': attemptAnswers,
   '0020-form-retention': formRetention,
   '0021-file-uploads': fileUploads,
+  '0022-daily-dashboard': dailyDashboard,
 };
 
 /**

@@ -29,6 +29,25 @@ export interface FormTable {
   uploadsEnabled: Generated<number>;
   /** JSON of the form's own FileUploadLimits (domain/uploads.ts); null: the defaults (text on SQLite, jsonb on PostgreSQL). */
   uploadLimits: Generated<unknown>;
+  /** Where a browser goes after a successful post unless it sends `_redirect`; null: the thank-you page (migration 0022). */
+  redirectUrl: Generated<string | null>;
+  /** The built-in thank-you page's title and message; null: the defaults. */
+  thanksTitle: Generated<string | null>;
+  thanksMessage: Generated<string | null>;
+  /** The notification's subject and sender name unless the post sends `_email.subject` / `_email.from`; null: the defaults. */
+  notificationSubject: Generated<string | null>;
+  notificationFromName: Generated<string | null>;
+  /** The autoresponder's subject and sender name; null: the defaults. */
+  autoresponseSubject: Generated<string | null>;
+  autoresponseFromName: Generated<string | null>;
+  /** 1: the form takes no submissions (an honest "closed" answer); 0: open. */
+  paused: Generated<number>;
+  /** Epoch ms from which the form is closed; null: never. */
+  closesAt: Generated<number | null>;
+  /** Accepted submissions after which the form is closed; null: no cap. */
+  maxSubmissions: Generated<number | null>;
+  /** JSON array of the form's chat channels (ChatChannel, domain/chat-channels.ts); null: none (text on SQLite, jsonb on PostgreSQL). */
+  chatChannels: Generated<unknown>;
   createdAt: number;
   updatedAt: number;
 }

@@ -7,6 +7,10 @@ export interface UserTable {
   passwordHash: string | null;
   /** 1 for the instance admin (the installation's first account): the dashboard's admin page. */
   isAdmin: Generated<number>;
+  /** IANA time zone the dashboard shows times in (migration 0022); null: the browser's. */
+  timeZone: Generated<string | null>;
+  /** When the instance admin disabled the account: it cannot log in and its sessions and tokens stop working; null: active. */
+  disabledAt: Generated<number | null>;
   createdAt: number;
 }
 export type UserRow = Selectable<UserTable>;
