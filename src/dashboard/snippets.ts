@@ -43,23 +43,42 @@ export function captchaSnippet(provider: SpamProtection | null): CaptchaSnippet 
   return { label, code: `${widget}\n${script}` };
 }
 
-/** A plain HTML form posting to `address`: name, email and message, the trap field, and the captcha when there is one. */
-export function htmlSnippet(address: string, honeypot: string | null, provider: SpamProtection | null): string {
+/** What shapes a form's snippets beyond its address. */
+export interface SnippetOptions {
+  /** The `id` the HTML form gets and the fetch example selects: a page may have other forms (a search box in its header). */
+  elementId: string;
+  honeypot: string | null;
+  provider: SpamProtection | null;
+  /** The form stores file parts: the HTML form gets a file input and the encoding files need. */
+  files: boolean;
+}
+
+/** The `id` of a form's element in its snippets: from the random end of the form's id, so two forms on one page never share it. */
+export function snippetElementId(formId: string): string {
+  return `formgate-${formId.slice(-8)}`;
+}
+
+/** A plain HTML form posting to `address`: name, email and message (and a file when uploads are on), the trap field, and the captcha when there is one. */
+export function htmlSnippet(address: string, { elementId, honeypot, provider, files }: SnippetOptions): string {
   const trap = honeypot ?? DEFAULT_HONEYPOT;
-  const formTag =
-    provider === 'BOTPOISON'
-      ? `<form action="${address}" method="post" data-botpoison-public-key="${SITE_KEY_PLACEHOLDER}">`
-      : `<form action="${address}" method="post">`;
+  const attributes = [`id="${elementId}"`, `action="${address}"`, 'method="post"'];
+  // NOTE: without multipart encoding a browser sends only each file's name, never its content
+  if (files) attributes.push('enctype="multipart/form-data"');
+  if (provider === 'BOTPOISON') attributes.push(`data-botpoison-public-key="${SITE_KEY_PLACEHOLDER}"`);
   const captcha = provider && provider !== 'BOTPOISON' ? [`  ${CAPTCHA_WIDGETS[provider].widget}`] : [];
   const script = provider ? [CAPTCHA_WIDGETS[provider].script] : [];
+  const fileInput = files
+    ? ['  <label for="attachment">Attachment</label>', '  <!-- add `multiple` to take several files in one field -->', '  <input id="attachment" name="attachment" type="file">']
+    : [];
   return [
-    formTag,
+    `<form ${attributes.join(' ')}>`,
     '  <label for="name">Name</label>',
     '  <input id="name" name="name" type="text" autocomplete="name" required>',
     '  <label for="email">Email</label>',
     '  <input id="email" name="email" type="email" autocomplete="email" required>',
     '  <label for="message">Message</label>',
     '  <textarea id="message" name="message" rows="5" required></textarea>',
+    ...fileInput,
     '  <!-- a trap for bots: people never see it; a filled one drops the submission -->',
     `  <input type="text" name="${trap}" style="display:none" tabindex="-1" autocomplete="off">`,
     ...captcha,
@@ -70,15 +89,16 @@ export function htmlSnippet(address: string, honeypot: string | null, provider: 
 }
 
 /** The same form sent by `fetch`, asking for JSON, with the answer handled: thanks, or the problem's detail. */
-export function fetchSnippet(address: string): string {
+export function fetchSnippet(address: string, { elementId }: Pick<SnippetOptions, 'elementId'>): string {
   return [
     '<script>',
-    "  const form = document.querySelector('form');",
+    `  const form = document.getElementById('${elementId}');`,
     "  form.addEventListener('submit', async (event) => {",
     '    event.preventDefault();',
     `    const response = await fetch('${address}', {`,
     "      method: 'POST',",
     "      headers: { Accept: 'application/json' },",
+    '      // every named field, files too: leave Content-Type unset and the browser sets it',
     '      body: new FormData(form),',
     '    });',
     '    if (response.ok) {',

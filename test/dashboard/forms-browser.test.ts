@@ -64,7 +64,7 @@ describe(`dashboard in Chromium: forms, charts, Setup and test submissions (${TE
     await page.getByRole('button', { name: 'Copy HTML form' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     const snippet = await page.evaluate(() => navigator.clipboard.readText());
-    assert.ok(snippet.startsWith(`<form action="${address}" method="post">`), snippet);
+    assert.ok(snippet.startsWith(`<form id="formgate-${formId.slice(-8)}" action="${address}" method="post">`), snippet);
 
     const site = await serveSite(() => snippet);
     try {

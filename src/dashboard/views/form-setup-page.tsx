@@ -1,6 +1,7 @@
+import { notificationEmailsOf } from '../../services/forms.js';
 import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-submissions.js';
 import type { FormWithPlan } from '../form-frame.js';
-import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER } from '../snippets.js';
+import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER, type SnippetOptions, snippetElementId } from '../snippets.js';
 import { CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
@@ -26,6 +27,24 @@ function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: string;
   );
 }
 
+/** Who is emailed each submission, with the way to change it: a new owner's first question after "does it work?". */
+function RecipientsLine({ form }: { form: FormWithPlan }) {
+  const recipients = notificationEmailsOf(form);
+  const change = `${formPath(form.id, 'settings')}#notifications`;
+  if (recipients.length === 0) {
+    return (
+      <p>
+        Emails go to: <strong>no one</strong>. Submissions are kept in the inbox. <a href={change}>Add a notification address</a>
+      </p>
+    );
+  }
+  return (
+    <p>
+      Emails go to: <strong class="break-anywhere">{recipients.join(', ')}</strong>. <a href={change}>Change where emails go</a>
+    </p>
+  );
+}
+
 interface FormSetupProps {
   frame: Frame;
   form: FormWithPlan;
@@ -39,6 +58,12 @@ interface FormSetupProps {
 export function FormSetupPage({ frame, form, address, refused }: FormSetupProps) {
   const captcha = captchaSnippet(form.spamProtection);
   const trap = form.customHoneypot ?? DEFAULT_HONEYPOT;
+  const snippet: SnippetOptions = {
+    elementId: snippetElementId(form.id),
+    honeypot: form.customHoneypot,
+    provider: form.spamProtection,
+    files: false,
+  };
   return (
     <FormLayout frame={frame} form={form} tab="setup" title="Setup" scripts={['copy.js']}>
       {refused && (
@@ -59,24 +84,50 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
         <p>Your page’s form posts to this address. No key or login is needed: the address is the form.</p>
         <CodeBlock id="submit-address" label="Submit address" copy="Copy address" code={address} wrap />
       </Panel>
+      <Panel title="Where submissions go">
+        <RecipientsLine form={form} />
+      </Panel>
       <Panel title="HTML form">
         <p>
           Paste this into your page and change the fields as you like: every field with a <code>name</code> is kept. The hidden <code>{trap}</code> field is a
           trap for bots; leave it in and leave it empty.
           {captcha && ` It includes the ${captcha.label} widget this form asks for.`}
         </p>
-        <CodeBlock id="snippet-html" label="HTML form" copy="Copy HTML form" code={htmlSnippet(address, form.customHoneypot, form.spamProtection)} />
+        <CodeBlock id="snippet-html" label="HTML form" copy="Copy HTML form" code={htmlSnippet(address, snippet)} />
         <p class="muted">
           After sending, visitors see a thank-you page; add <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> to send them to a page of
           yours instead.
         </p>
       </Panel>
+      <Panel title="Taking files">
+        {form.uploadsEnabled === 1 ? (
+          <>
+            <p>
+              To let visitors attach files, give the form a file input and <code>enctype="multipart/form-data"</code>: without it browsers send only each
+              file’s name. The limits (size, count, types) are in <a href={formPath(form.id, 'settings')}>Settings</a>, under File uploads.
+            </p>
+            <CodeBlock
+              id="snippet-html-files"
+              label="HTML form with a file input"
+              copy="Copy HTML form with a file input"
+              code={htmlSnippet(address, { ...snippet, files: true })}
+            />
+          </>
+        ) : (
+          <p>
+            This form drops the files a page sends and keeps the rest. Turn file uploads on in <a href={formPath(form.id, 'settings')}>Settings</a> to keep
+            them.
+          </p>
+        )}
+      </Panel>
       <Panel title="Sending with fetch">
         <p>
           To stay on the page, send the same form with <code>fetch</code> and <code>Accept: application/json</code>: the answer is the stored submission, or a
-          problem whose <code>detail</code> says what was wrong. Put this after the form.
+          problem whose <code>detail</code> says what was wrong. Put this after the form: it finds the form by its <code>id</code>,{' '}
+          <code>{snippet.elementId}</code>, so other forms on the page (a search box, a newsletter sign-up) are left alone. Files go too: leave{' '}
+          <code>Content-Type</code> unset and the browser sends them.
         </p>
-        <CodeBlock id="snippet-fetch" label="Fetch example" copy="Copy fetch example" code={fetchSnippet(address)} />
+        <CodeBlock id="snippet-fetch" label="Fetch example" copy="Copy fetch example" code={fetchSnippet(address, snippet)} />
       </Panel>
       {captcha && (
         <Panel title={`CAPTCHA: ${captcha.label}`}>

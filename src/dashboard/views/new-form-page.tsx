@@ -10,11 +10,13 @@ interface NewFormPageProps {
   workspace: Workspace;
   formCount: number;
   name: string;
+  /** Whether the new form emails its creator each submission (checked on a fresh page). */
+  notifyMe: boolean;
   errors?: FieldErrors;
 }
 
 /** The one thing a new form needs: a name. Everything else is on its Settings page afterwards. */
-export function NewFormPage({ frame, workspace, formCount, name, errors }: NewFormPageProps) {
+export function NewFormPage({ frame, workspace, formCount, name, notifyMe, errors }: NewFormPageProps) {
   const limit = planLimits(workspace.plan).forms;
   return (
     <Layout title="New form" frame={frame}>
@@ -37,6 +39,13 @@ export function NewFormPage({ frame, workspace, formCount, name, errors }: NewFo
             hint="1 to 128 characters, e.g. “Contact” or “Newsletter sign-up”; only you see it."
             required
           />
+          <div class="field check">
+            <input id="field-notifyMe" type="checkbox" name="notifyMe" value="on" checked={notifyMe} aria-describedby="field-notifyMe-hint" />
+            <label for="field-notifyMe">Email each submission to me</label>
+            <p class="hint" id="field-notifyMe-hint">
+              Notifications go to {frame.account.email}; add or change recipients later on the form’s Settings page.
+            </p>
+          </div>
           <div class="actions">
             <button type="submit">Create form</button>
             <a href={`/w/${workspace.id}`}>Cancel</a>
