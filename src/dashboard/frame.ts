@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Workspace } from '../services/workspaces.js';
+import type { FrameWorkspace } from './views/layout.js';
 import { outboxDir } from '../mail/transport.js';
 import { takeFlash } from './flash.js';
 import { accountOf, csrfUserInfo } from './session.js';
@@ -33,11 +34,11 @@ export async function frameFor(
     ctx.workspaces.listForUser(user.id, { limit: SWITCHER_LIMIT, after: null }),
     isAdmin ? ctx.deliverySwitch.read() : null,
   ]);
-  const workspaces = listed.rows.map((w) => ({ id: w.id, name: w.name }));
+  const workspaces = listed.rows.map((w) => switcherEntry(w, user.id, w.ownerEmail));
   let current: Frame['current'] = null;
   if (options.workspace || options.workspaceId) {
     const workspace = options.workspace ?? (await ctx.workspaces.getForMember(user.id, options.workspaceId!));
-    current = { id: workspace.id, name: workspace.name };
+    current = workspaces.find((w) => w.id === workspace.id) ?? switcherEntry(workspace, user.id, null);
     if (request.cookies[LAST_WORKSPACE_COOKIE] !== workspace.id) {
       reply.setCookie(LAST_WORKSPACE_COOKIE, workspace.id, {
         path: '/',
@@ -63,6 +64,11 @@ export async function frameFor(
     current,
     section: options.section,
   };
+}
+
+/** A workspace as the switcher names it: with whose it is and its plan, since two may share a name. */
+function switcherEntry(workspace: Workspace, userId: string, ownerEmail: string | null): FrameWorkspace {
+  return { id: workspace.id, name: workspace.name, plan: workspace.plan, owner: workspace.ownerId === userId ? 'you' : ownerEmail };
 }
 
 /** A workspace's page: the workspace (`not_found` unless the account belongs to it) and the frame around it, looked up once. */

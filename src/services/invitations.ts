@@ -143,7 +143,7 @@ export class InvitationService {
       throw validationError([`email: this invitation is for ${view.invitation.email}; create the account with that address`]);
     }
     let joined: WorkspaceRow | undefined;
-    const { user } = await this.users.createUser(email, password, async (trx, created) => {
+    const user = await this.users.createInvitedUser(email, password, async (trx, created) => {
       joined = await this.join(trx, secret, created);
     });
     return { user, workspace: joined! };

@@ -34,12 +34,26 @@ export class UserService {
    * Creates an account with its one workspace, in one transaction. The installation's first
    * account becomes its instance admin, whichever way it is made (sign-up or `users create`).
    */
-  async createUser(
+  async createUser(email: string, password?: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
+    const { user, workspace } = await this.insertAccount(email, password, true, async () => {});
+    return { user, workspace: workspace! };
+  }
+
+  /**
+   * Creates the account of someone joining a team by invitation, without a workspace of its own:
+   * the team's is where they are going, and a second "My workspace" beside it only confuses. They
+   * can make one later. `join` runs in the same transaction: if it throws, no account is made.
+   */
+  async createInvitedUser(email: string, password: string, join: (trx: Queryable, user: UserRow) => Promise<void>): Promise<UserRow> {
+    return (await this.insertAccount(email, password, false, join)).user;
+  }
+
+  private async insertAccount(
     email: string,
-    password?: string,
-    /** More to do in the same transaction (joining a workspace by invitation): if it throws, no account is made. */
-    withinTransaction?: (trx: Queryable, user: UserRow) => Promise<void>,
-  ): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
+    password: string | undefined,
+    ownWorkspace: boolean,
+    withinTransaction: (trx: Queryable, user: UserRow) => Promise<void>,
+  ): Promise<{ user: UserRow; workspace: WorkspaceRow | null }> {
     const normalised = normaliseEmail(email);
     const problems = [emailProblem(email), password === undefined ? null : passwordProblem(password)].filter((p) => p !== null);
     if (problems.length) throw validationError(problems);
@@ -74,15 +88,17 @@ export class UserService {
           .executeTakeFirst();
         user.isAdmin = Number(claim.numInsertedOrUpdatedRows ?? 0n) > 0 ? 1 : 0;
         await trx.insertInto('users').values(user).execute();
-        await trx.insertInto('workspaces').values(workspace).execute();
-        await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'owner', createdAt: now }).execute();
-        await withinTransaction?.(trx, user);
+        if (ownWorkspace) {
+          await trx.insertInto('workspaces').values(workspace).execute();
+          await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'owner', createdAt: now }).execute();
+        }
+        await withinTransaction(trx, user);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw new ProblemError('conflict', `An account with the e-mail address ${normalised} already exists.`);
       throw error;
     }
-    return { user, workspace };
+    return { user, workspace: ownWorkspace ? workspace : null };
   }
 
   /**

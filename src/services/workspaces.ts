@@ -59,12 +59,14 @@ export class WorkspaceService {
   ) {}
 
   /** Every workspace the account belongs to, newest first, with the account's role in each. */
-  listForUser(userId: string, page: PageRequest): Promise<Page<WorkspaceRow & { role: 'owner' | 'member' }>> {
+  listForUser(userId: string, page: PageRequest): Promise<Page<WorkspaceRow & { role: 'owner' | 'member'; ownerEmail: string | null }>> {
     const query = this.database.db
       .selectFrom('workspaces')
       .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
+      // the creator's address tells two workspaces of one name apart (a team's and one's own)
+      .leftJoin('users as owners', 'owners.id', 'workspaces.ownerId')
       .selectAll('workspaces')
-      .select('workspaceMembers.role')
+      .select(['workspaceMembers.role', 'owners.email as ownerEmail'])
       .where('workspaceMembers.userId', '=', userId);
     return keysetPage(query, page, 'workspaces');
   }

@@ -1,10 +1,21 @@
 import type { ComponentChildren } from 'preact';
 import { assetUrl } from '../assets.js';
 import type { DeliveriesState } from '../../jobs/delivery-switch.js';
+import type { Plan } from '../../domain/plans.js';
 import { CsrfInput } from './components.js';
+import { planName } from './workspace-page.js';
 import { pausedBy } from './deliveries-switch-panel.js';
 
 export type Section = 'forms' | 'members' | 'tokens' | 'account' | 'admin' | 'settings' | 'workspaces';
+
+/** A workspace in the switcher. */
+export interface FrameWorkspace {
+  id: string;
+  name: string;
+  plan: Plan;
+  /** Whose it is: `you`, the creator's address, or null when that account is gone. */
+  owner: string | null;
+}
 
 /** What every page behind the login shows around its content: who is logged in and where. */
 export interface Frame {
@@ -15,8 +26,8 @@ export interface Frame {
   unsentMail?: { folder: string } | null;
   /** For the instance admin while deliveries are paused: by what, to say so on every page. */
   deliveriesPaused?: Pick<DeliveriesState, 'source' | 'pause'> | null;
-  workspaces: { id: string; name: string }[];
-  current: { id: string; name: string } | null;
+  workspaces: FrameWorkspace[];
+  current: FrameWorkspace | null;
   section?: Section;
 }
 
@@ -67,7 +78,10 @@ function WorkspaceSwitcher({ frame }: { frame: Frame }) {
           {frame.workspaces.map((w) => (
             <li key={w.id}>
               <a href={`/w/${w.id}`} aria-current={w.id === frame.current?.id ? 'true' : undefined}>
-                {w.name}
+                <span class="menu-item-name">{w.name}</span>
+                <span class="menu-item-detail">
+                  {w.owner === 'you' ? 'Yours' : w.owner ? `Owner: ${w.owner}` : 'Owner gone'} · {planName(w.plan)}
+                </span>
               </a>
             </li>
           ))}
@@ -115,7 +129,11 @@ function AccountMenu({ frame }: { frame: Frame }) {
     <details class="menu menu-end">
       <summary>
         <span class="visually-hidden">Account: </span>
-        {frame.account.email}
+        {/* at phone width a short word keeps the header on two lines; the address is still read out */}
+        <span class="account-long">{frame.account.email}</span>
+        <span class="account-short" aria-hidden="true">
+          Account
+        </span>
       </summary>
       <div class="menu-panel">
         <ul>
