@@ -48,7 +48,7 @@ export class InvitationService {
    * An owner invites an address: a pending invitation takes a seat of the plan's member limit.
    * Inviting an address again replaces its pending invitation (a fresh link, the old one stops working).
    */
-  async invite(userId: string, workspaceId: string, rawEmail: string): Promise<{ invitation: InvitationRow; replaced: boolean }> {
+  async invite(userId: string, workspaceId: string, rawEmail: string): Promise<{ invitation: InvitationRow; replaced: boolean; link: string }> {
     const problem = emailProblem(rawEmail);
     if (problem) throw validationError([problem]);
     const email = normaliseEmail(rawEmail);
@@ -83,8 +83,10 @@ export class InvitationService {
       };
       await trx.insertInto('invitations').values(invitation).execute();
       const inviter = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
-      await enqueueAccountEmail(trx, email, invitationEmail(workspace, inviter.email, invitation, `${this.config.publicUrl}/invitations/${secret}`));
-      return { invitation, replaced: Number(replaced.numUpdatedRows) > 0 };
+      const link = `${this.config.publicUrl}/invitations/${secret}`;
+      await enqueueAccountEmail(trx, email, invitationEmail(workspace, inviter.email, invitation, link));
+      // the link is shown once to the owner too, to pass on where mail is not set up or slow
+      return { invitation, replaced: Number(replaced.numUpdatedRows) > 0, link };
     });
   }
 
@@ -102,11 +104,17 @@ export class InvitationService {
       .execute();
   }
 
-  /** An owner withdraws a pending invitation: its link stops working and its seat is free again. */
-  async revoke(userId: string, workspaceId: string, invitationId: string): Promise<InvitationRow> {
+  /** One of the workspace's pending invitations, for its owners; `not_found` once accepted, revoked or expired. */
+  async getPending(userId: string, workspaceId: string, invitationId: string): Promise<Invitation> {
     await this.team.requireOwner(userId, workspaceId);
     const pending = (await this.listPending(userId, workspaceId)).find((i) => i.id === invitationId);
     if (!pending) throw new ProblemError('not_found', 'That invitation was not found, or it was accepted, revoked or expired already.');
+    return pending;
+  }
+
+  /** An owner withdraws a pending invitation: its link stops working and its seat is free again. */
+  async revoke(userId: string, workspaceId: string, invitationId: string): Promise<InvitationRow> {
+    const pending = await this.getPending(userId, workspaceId, invitationId);
     await this.database.db.updateTable('invitations').set({ revokedAt: Date.now() }).where('id', '=', invitationId).where('revokedAt', 'is', null).execute();
     return pending;
   }

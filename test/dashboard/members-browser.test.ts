@@ -20,13 +20,15 @@ async function openMembers(page: Page): Promise<void> {
   await Promise.all([page.waitForURL(/\/members$/), page.getByRole('link', { name: 'Members', exact: true }).click()]);
 }
 
-async function inviteThrough(page: Page, email: string): Promise<void> {
+/** Invites through the form; answers the link the page shows once, to copy. */
+async function inviteThrough(page: Page, email: string): Promise<string> {
   await page.getByLabel('Email address').fill(email);
-  await Promise.all([page.waitForURL(/\/members$/), page.getByRole('button', { name: 'Invite', exact: true }).click()]);
+  await Promise.all([page.waitForURL(/\/invitations$/), page.getByRole('button', { name: 'Invite', exact: true }).click()]);
   await page
     .getByRole('status')
     .filter({ hasText: `Invitation sent to ${email}` })
     .waitFor();
+  return (await page.getByRole('region', { name: `Invitation link for ${email}` }).textContent())!.trim();
 }
 
 describe('dashboard in Chromium: inviting, joining and removing a member', { skip: needsChromium }, () => {
@@ -52,8 +54,10 @@ describe('dashboard in Chromium: inviting, joining and removing a member', { ski
 
   it('the owner invites by email; the invitee signs up from the emailed link, lands in the workspace, and is removed by the owner', async () => {
     await openMembers(owner);
-    await inviteThrough(owner, 'newbie@example.com');
+    const shown = await inviteThrough(owner, 'newbie@example.com');
+    await checkPage(owner, 'members-invitation-link');
     const link = await emailedLink(sink, 1, 'newbie@example.com');
+    assert.equal(shown, link, 'the page shows the emailed link, to pass on where mail does not arrive');
 
     const invitee = await newPage(browser);
     await invitee.goto(link);
@@ -65,6 +69,11 @@ describe('dashboard in Chromium: inviting, joining and removing a member', { ski
     await invitee.getByLabel('Password').fill('newbie password 1');
     await Promise.all([invitee.waitForURL(workspaceUrl), invitee.getByRole('button', { name: 'Create account' }).click()]);
     await invitee.getByRole('status').filter({ hasText: 'You joined My workspace' }).waitFor();
+    // one workspace, the team's: no second "My workspace" of their own, and the switcher says whose it is
+    await invitee.getByText('Workspace: My workspace').click();
+    const switcher = invitee.getByRole('list', { name: 'Your workspaces' });
+    assert.deepEqual(await switcher.getByRole('link').allTextContents(), ['My workspaceOwner: owner@example.com · Free']);
+    await invitee.keyboard.press('Escape');
 
     await openMembers(invitee);
     await invitee.getByRole('cell', { name: 'owner@example.com', exact: true }).waitFor();
@@ -113,5 +122,26 @@ describe('dashboard in Chromium: inviting, joining and removing a member', { ski
       carol.getByRole('button', { name: 'Leave workspace' }).click(),
     ]);
     await carol.getByRole('status').filter({ hasText: 'You left My workspace' }).waitFor();
+  });
+
+  it('New link beside a pending invitation shows a fresh link to copy; the one before stops working', async () => {
+    await openMembers(owner);
+    const first = await inviteThrough(owner, 'dave@example.com');
+    await openMembers(owner);
+    await Promise.all([owner.waitForURL(/\/new-link$/), owner.getByRole('button', { name: 'New link for dave@example.com' }).click()]);
+    await owner
+      .getByRole('status')
+      .filter({ hasText: 'A new invitation was sent to dave@example.com; the earlier link no longer works' })
+      .waitFor();
+    const second = (await owner.getByRole('region', { name: 'Invitation link for dave@example.com' }).textContent())!.trim();
+    assert.match(second, /\/invitations\/[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(second, first);
+
+    const dave = await newPage(browser);
+    await dave.goto(first);
+    await dave.getByText('This invitation was withdrawn, or replaced by a newer one').waitFor();
+    await dave.goto(second);
+    await dave.waitForURL(/\/signup\?invitation=/);
+    await dave.close();
   });
 });

@@ -38,6 +38,7 @@ const FIELDS: Record<string, string[]> = {
   '/w/:workspaceId/forms/new': ['name'],
   '/w/:workspaceId/invitations': ['email'],
   '/w/:workspaceId/invitations/:invitationId/revoke': [],
+  '/w/:workspaceId/invitations/:invitationId/new-link': [],
   '/w/:workspaceId/members/:userId/remove': [],
   '/w/:workspaceId/leave': [],
   '/invitations/:secret': [],

@@ -128,6 +128,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /w/:workspaceId/members/:userId/remove': PATH_ONLY,
   'POST /w/:workspaceId/invitations': { variants: [{ body: { email: 'planted@example.com' } }] },
   'POST /w/:workspaceId/invitations/:invitationId/revoke': PATH_ONLY,
+  'POST /w/:workspaceId/invitations/:invitationId/new-link': PATH_ONLY,
   'GET /w/:workspaceId/leave': PATH_ONLY,
   'POST /w/:workspaceId/leave': PATH_ONLY,
   'GET /w/:workspaceId/export': { variants: [{ query: { format: 'csv' } }, { query: { format: 'json' } }] },

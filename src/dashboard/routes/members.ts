@@ -6,7 +6,7 @@ import { setFlash } from '../flash.js';
 import { workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
-import { MembersPage } from '../views/members-page.js';
+import { MembersPage, type SentInvitation } from '../views/members-page.js';
 
 type WorkspaceParams = { workspaceId: string };
 
@@ -21,12 +21,7 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
     const { workspaceId } = request.params;
     const email = String(request.body?.email ?? '');
     try {
-      const { invitation, replaced } = await ctx.invitations.invite(user.id, workspaceId, email);
-      setFlash(
-        reply,
-        replaced ? `A new invitation was sent to ${invitation.email}; the earlier link no longer works` : `Invitation sent to ${invitation.email}`,
-      );
-      return seeOther(reply, `/w/${workspaceId}/members`);
+      return await invitationSent(request, reply, workspaceId, email);
     } catch (error) {
       // not an owner, or not a member at all: a page of its own, not a message beside the field
       if (error instanceof ProblemError && (error.code === 'forbidden' || error.code === 'not_found')) throw error;
@@ -36,6 +31,17 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
       return membersPage(request, reply, workspaceId, { email, errors }, (error as ProblemError).status);
     }
   });
+
+  // a new link for a pending invitation, to copy: the old one stops working (only its hash is kept, so it cannot be shown again)
+  app.post<{ Params: WorkspaceParams & { invitationId: string } }>(
+    '/w/:workspaceId/invitations/:invitationId/new-link',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { workspaceId, invitationId } = request.params;
+      const pending = await ctx.invitations.getPending(accountOf(request).user.id, workspaceId, invitationId);
+      return invitationSent(request, reply, workspaceId, pending.email);
+    },
+  );
 
   app.post<{ Params: WorkspaceParams & { invitationId: string } }>(
     '/w/:workspaceId/invitations/:invitationId/revoke',
@@ -48,11 +54,18 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
     },
   );
 
+  /** Invites (again) and shows the link once, to copy, as a new API token is shown: a reload would make yet another. */
+  async function invitationSent(request: FastifyRequest, reply: FastifyReply, workspaceId: string, email: string) {
+    const { invitation, replaced, link } = await ctx.invitations.invite(accountOf(request).user.id, workspaceId, email);
+    const flash = replaced ? `A new invitation was sent to ${invitation.email}; the earlier link no longer works` : `Invitation sent to ${invitation.email}`;
+    return membersPage(request, reply, workspaceId, { sent: { email: invitation.email, link, expiresAt: invitation.expiresAt }, flash });
+  }
+
   async function membersPage(
     request: FastifyRequest,
     reply: FastifyReply,
     workspaceId: string,
-    form: { email?: string; errors?: FieldErrors } = {},
+    form: { email?: string; errors?: FieldErrors; sent?: SentInvitation; flash?: string } = {},
     status = 200,
   ) {
     const { user } = accountOf(request);
@@ -63,6 +76,8 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
       ctx.team.seats(user.id, workspaceId),
     ]);
     const owner = members.some((m) => m.userId === user.id && m.role === 'owner');
-    return sendPage(reply, MembersPage({ frame, workspace, members, invitations, seats, viewer: { userId: user.id, owner }, ...form }), status);
+    const { flash, ...rest } = form;
+    const page = MembersPage({ frame: flash ? { ...frame, flash } : frame, workspace, members, invitations, seats, viewer: { userId: user.id, owner }, ...rest });
+    return sendPage(reply, page, status);
   }
 }

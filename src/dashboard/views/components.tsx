@@ -164,3 +164,23 @@ export function Time({ ms, empty = 'Never' }: { ms: number | null; empty?: strin
   dateTime ??= new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
   return <time dateTime={date.toISOString()}>{dateTime.format(date)} UTC</time>;
 }
+
+/** A block of code to copy: scrolls inside itself (never the page) and can be reached from the keyboard to scroll it. */
+export function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: string; code: string; copy: string; wrap?: boolean }) {
+  return (
+    <div class="snippet">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls sideways must take focus, or a keyboard cannot scroll it (WCAG 2.1.1) */}
+      <section class={wrap ? 'snippet-code wrap' : 'snippet-code'} tabIndex={0} aria-label={label}>
+        <pre>
+          <code id={id}>{code}</code>
+        </pre>
+      </section>
+      <div class="snippet-actions">
+        <button type="button" class="secondary" data-copy={id} hidden>
+          {copy}
+        </button>
+        <span id={`${id}-status`} class="muted" aria-live="polite" />
+      </div>
+    </div>
+  );
+}

@@ -2,30 +2,10 @@ import { notificationEmailsOf } from '../../services/forms.js';
 import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-submissions.js';
 import type { FormWithPlan } from '../form-frame.js';
 import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER, type SnippetOptions, snippetElementId } from '../snippets.js';
-import { CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { CodeBlock, CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { deliveryKindName } from './delivery-words.js';
-
-/** A block of code to copy: scrolls inside itself (never the page) and can be reached from the keyboard to scroll it. */
-function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: string; code: string; copy: string; wrap?: boolean }) {
-  return (
-    <div class="snippet">
-      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls sideways must take focus, or a keyboard cannot scroll it (WCAG 2.1.1) */}
-      <section class={wrap ? 'snippet-code wrap' : 'snippet-code'} tabIndex={0} aria-label={label}>
-        <pre>
-          <code id={id}>{code}</code>
-        </pre>
-      </section>
-      <div class="snippet-actions">
-        <button type="button" class="secondary" data-copy={id} hidden>
-          {copy}
-        </button>
-        <span id={`${id}-status`} class="muted" aria-live="polite" />
-      </div>
-    </div>
-  );
-}
 
 /** Who is emailed each submission, with the way to change it: a new owner's first question after "does it work?". */
 function RecipientsLine({ form }: { form: FormWithPlan }) {

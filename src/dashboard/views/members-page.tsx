@@ -2,7 +2,7 @@ import type { Invitation } from '../../services/invitations.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { Member } from '../../services/team.js';
 import type { FieldErrors } from '../field-errors.js';
-import { CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
+import { CodeBlock, CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
 export interface MembersPageProps {
@@ -15,6 +15,29 @@ export interface MembersPageProps {
   viewer: { userId: string; owner: boolean };
   email?: string;
   errors?: FieldErrors;
+  /** The invitation just sent, with its link: shown this once. */
+  sent?: SentInvitation;
+}
+
+/** An invitation just made, as its owner sees it once: the link can never be shown again. */
+export interface SentInvitation {
+  email: string;
+  link: string;
+  expiresAt: number;
+}
+
+/** The link of the invitation just sent, to copy: for installations that send no mail, or a message that does not arrive. */
+function InvitationLinkPanel({ sent }: { sent: SentInvitation }) {
+  return (
+    <Panel title="Invitation link">
+      <p>
+        An email with this link is on its way to <strong class="break-anywhere">{sent.email}</strong>. If mail is not set up here, or it does not arrive,
+        send them the link yourself: it works once, for that address only, until <Time ms={sent.expiresAt} />.
+      </p>
+      <CodeBlock id="invitation-link" label={`Invitation link for ${sent.email}`} copy="Copy invitation link" code={sent.link} wrap />
+      <p class="muted">It is shown only now. For another, use New link beside the invitation: the one before it stops working.</p>
+    </Panel>
+  );
 }
 
 /** "3 of 5 members, counting pending invitations", or just the count on a plan without a limit. */
@@ -102,7 +125,13 @@ function InvitationTable({ frame, workspace, invitations, viewer }: Pick<Members
                 <Time ms={i.expiresAt} />
               </td>
               {viewer.owner && (
-                <td data-label="Actions">
+                <td data-label="Actions" class="row-actions">
+                  <form method="post" action={`/w/${workspace.id}/invitations/${i.id}/new-link`} class="inline-form">
+                    <CsrfInput token={frame.csrf} />
+                    <button type="submit" class="link-button">
+                      New link<span class="visually-hidden"> for {i.email}</span>
+                    </button>
+                  </form>
                   <form method="post" action={`/w/${workspace.id}/invitations/${i.id}/revoke`} class="inline-form">
                     <CsrfInput token={frame.csrf} />
                     <button type="submit" class="link-button">
@@ -121,12 +150,13 @@ function InvitationTable({ frame, workspace, invitations, viewer }: Pick<Members
 
 /** A workspace's team: who is in it, who is invited, and (for owners) the invite form. */
 export function MembersPage(props: MembersPageProps) {
-  const { frame, workspace, members, seats, viewer, email, errors } = props;
+  const { frame, workspace, members, seats, viewer, email, errors, sent } = props;
   const owners = members.filter((m) => m.role === 'owner').map((m) => m.email);
   const creator = members.find((m) => m.creator);
   return (
-    <Layout title="Members" frame={frame}>
+    <Layout title="Members" frame={frame} scripts={sent ? ['copy.js'] : undefined}>
       <p class="lead">{seatLine(seats)}</p>
+      {sent && <InvitationLinkPanel sent={sent} />}
       <Panel title="Team">
         <MemberTable workspace={workspace} members={members} viewer={viewer} />
       </Panel>
