@@ -23,12 +23,31 @@ export function takeOnceCookie(request: FastifyRequest, reply: FastifyReply, nam
   return unsigned.valid ? unsigned.value : null;
 }
 
-/** Says what a change did on the next page ("Token created"). */
-export function setFlash(reply: FastifyReply, message: string): void {
-  setOnceCookie(reply, FLASH_COOKIE, message.slice(0, 300), '/');
+/** success: the change was made as asked; warning: it was not, or only in part (a paused autoresponder, a test not sent). */
+export type FlashTone = 'success' | 'warning';
+
+/** What a change says on the next page, and how it is shown. */
+export interface Flash {
+  message: string;
+  tone: FlashTone;
+}
+
+// the cookie's value is the message, after this mark for a warning
+const WARNING_MARK = '!';
+
+/** Says what a change did on the next page ("Token created"); a warning when it did not do what was asked. */
+export function setFlash(reply: FastifyReply, message: string, tone: FlashTone = 'success'): void {
+  setOnceCookie(reply, FLASH_COOKIE, (tone === 'warning' ? WARNING_MARK : '') + message.slice(0, 300), '/');
 }
 
 /** The message a change left for this page, if any; it is shown once. */
-export function takeFlash(request: FastifyRequest, reply: FastifyReply): string | null {
-  return takeOnceCookie(request, reply, FLASH_COOKIE, '/');
+export function takeFlash(request: FastifyRequest, reply: FastifyReply): Flash | null {
+  const value = takeOnceCookie(request, reply, FLASH_COOKIE, '/');
+  if (value === null) return null;
+  return value.startsWith(WARNING_MARK) ? { message: value.slice(1), tone: 'warning' } : { message: value, tone: 'success' };
+}
+
+/** A success flash for a page rendered at once, not after a redirect (a secret shown once). */
+export function successFlash(message: string): Flash {
+  return { message, tone: 'success' };
 }

@@ -68,7 +68,11 @@ export function htmlSnippet(address: string, { elementId, honeypot, provider, fi
   const captcha = provider && provider !== 'BOTPOISON' ? [`  ${CAPTCHA_WIDGETS[provider].widget}`] : [];
   const script = provider ? [CAPTCHA_WIDGETS[provider].script] : [];
   const fileInput = files
-    ? ['  <label for="attachment">Attachment</label>', '  <!-- add `multiple` to take several files in one field -->', '  <input id="attachment" name="attachment" type="file">']
+    ? [
+        '  <label for="attachment">Attachment</label>',
+        '  <!-- add `multiple` to take several files in one field -->',
+        '  <input id="attachment" name="attachment" type="file">',
+      ]
     : [];
   return [
     `<form ${attributes.join(' ')}>`,

@@ -129,10 +129,7 @@ describe('dashboard in Chromium: inviting, joining and removing a member', { ski
     const first = await inviteThrough(owner, 'dave@example.com');
     await openMembers(owner);
     await Promise.all([owner.waitForURL(/\/new-link$/), owner.getByRole('button', { name: 'New link for dave@example.com' }).click()]);
-    await owner
-      .getByRole('status')
-      .filter({ hasText: 'A new invitation was sent to dave@example.com; the earlier link no longer works' })
-      .waitFor();
+    await owner.getByRole('status').filter({ hasText: 'A new invitation was sent to dave@example.com; the earlier link no longer works' }).waitFor();
     const second = (await owner.getByRole('region', { name: 'Invitation link for dave@example.com' }).textContent())!.trim();
     assert.match(second, /\/invitations\/[A-Za-z0-9_-]{43}$/);
     assert.notEqual(second, first);

@@ -56,7 +56,13 @@ describe(`dashboard in Chromium: a new form emails its creator, and Setup's snip
     assert.match((await where.textContent()) ?? '', /Emails go to: owner@example\.com\./);
     await where.getByRole('link', { name: 'Change where emails go' }).click();
     await page.waitForURL(new RegExp(`/forms/${formId}/settings#notifications$`));
-    assert.equal(await page.getByRole('textbox', { name: /Address/ }).first().inputValue(), 'owner@example.com');
+    assert.equal(
+      await page
+        .getByRole('textbox', { name: /Address/ })
+        .first()
+        .inputValue(),
+      'owner@example.com',
+    );
 
     const quiet = await createForm('Quiet', false);
     const row = await app.ctx.database.db.selectFrom('forms').select('notificationEmails').where('id', '=', quiet).executeTakeFirstOrThrow();
@@ -72,7 +78,10 @@ describe(`dashboard in Chromium: a new form emails its creator, and Setup's snip
     const script = await codeOf('Fetch example');
     assert.match(html, new RegExp(`^<form id="formgate-${formId.slice(-8)}" action="[^"]+" method="post" enctype="multipart/form-data">`));
     assert.match(script, new RegExp(`document.getElementById\\('formgate-${formId.slice(-8)}'\\)`));
-    site.pages.set('/apply', `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Apply</title></head><body>${HEADER}<main>${html}\n${script}</main></body></html>`);
+    site.pages.set(
+      '/apply',
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Apply</title></head><body>${HEADER}<main>${html}\n${script}</main></body></html>`,
+    );
 
     const visitor = await browser.newPage();
     try {
@@ -92,7 +101,11 @@ describe(`dashboard in Chromium: a new form emails its creator, and Setup's snip
     const stored = await app.ctx.database.db.selectFrom('submissions').select(['id', 'data']).where('formId', '=', formId).execute();
     assert.equal(stored.length, 1);
     assert.deepEqual(Object.keys(fromJson<Record<string, unknown>>(stored[0]!.data)).slice(0, 3), ['name', 'email', 'message']);
-    const files = await app.ctx.database.db.selectFrom('submissionFiles').select(['name', 'size', 'storageKey']).where('submissionId', '=', stored[0]!.id).execute();
+    const files = await app.ctx.database.db
+      .selectFrom('submissionFiles')
+      .select(['name', 'size', 'storageKey'])
+      .where('submissionId', '=', stored[0]!.id)
+      .execute();
     assert.deepEqual(
       files.map((f) => [f.name, Number(f.size), f.storageKey !== null]),
       [['cv.txt', 17, true]],

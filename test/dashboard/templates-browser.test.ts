@@ -145,7 +145,10 @@ describe(`dashboard in Chromium: templates (${TEST_DIALECT})`, { skip: needsChro
     await checkPage(page, 'template-editor-autoresponder');
     await page.getByLabel('Template code').fill('<p>BUY NOW AND SAVE: a limited time discount!!! Visit https://shop.example.com</p>');
     await Promise.all([page.waitForURL(/\/templates\/autoresponder$/), page.getByRole('button', { name: 'Save template' }).click()]);
-    assert.ok(await page.getByRole('status').filter({ hasText: 'Saved, but paused by the content check' }).isVisible());
+    const paused = page.getByRole('status').filter({ hasText: 'Saved, but paused by the content check' });
+    assert.ok(await paused.isVisible());
+    // amber, as a warning is: not the green of a change that did what was asked
+    assert.equal(await paused.evaluate((el) => getComputedStyle(el).color), 'rgb(122, 67, 0)');
     assert.ok(await page.getByText('1 bare link(s)').isVisible());
     assert.ok(await page.getByText(/^marketing phrasing: /).isVisible());
     await checkPage(page, 'template-editor-paused');

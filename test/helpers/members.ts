@@ -64,7 +64,7 @@ export async function emailCount(app: TestApp): Promise<number> {
 
 /** The page's flash message, if any. */
 export function flashOf(html: string): string | undefined {
-  return /class="flash" role="status">([^<]*)</.exec(html)?.[1];
+  return /class="flash(?: warning)?" role="status">([^<]*)</.exec(html)?.[1];
 }
 
 /** The message about the whole form, or beside a field. */

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
 import { SECRET_PROVIDERS, type StoredSecretProvider } from '../../services/form-secrets.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
-import { setFlash } from '../flash.js';
+import { setFlash, successFlash } from '../flash.js';
 import { formFrame } from '../form-frame.js';
 import { editList, readSettings, type SettingsValues, settingsPatch, valuesOf, withAdded } from '../form-settings-input.js';
 import { seeOther, sendPage } from '../render.js';
@@ -115,7 +115,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
     const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
     const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
     const page = FormSettingsPage({
-      frame: { ...frame, flash: 'Webhook signing secret rotated: give the new one to your receiver' },
+      frame: { ...frame, flash: successFlash('Webhook signing secret rotated: give the new one to your receiver') },
       form,
       secrets,
       recipients: await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails),

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
-import { setFlash } from '../flash.js';
+import { setFlash, successFlash } from '../flash.js';
 import { workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
@@ -17,7 +17,6 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
   );
 
   app.post<{ Params: WorkspaceParams; Body: { email?: string } }>('/w/:workspaceId/invitations', { preHandler: requireAccount }, async (request, reply) => {
-    const { user } = accountOf(request);
     const { workspaceId } = request.params;
     const email = String(request.body?.email ?? '');
     try {
@@ -77,7 +76,15 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
     ]);
     const owner = members.some((m) => m.userId === user.id && m.role === 'owner');
     const { flash, ...rest } = form;
-    const page = MembersPage({ frame: flash ? { ...frame, flash } : frame, workspace, members, invitations, seats, viewer: { userId: user.id, owner }, ...rest });
+    const page = MembersPage({
+      frame: flash ? { ...frame, flash: successFlash(flash) } : frame,
+      workspace,
+      members,
+      invitations,
+      seats,
+      viewer: { userId: user.id, owner },
+      ...rest,
+    });
     return sendPage(reply, page, status);
   }
 }

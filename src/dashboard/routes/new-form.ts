@@ -13,7 +13,14 @@ type NewFormRequest = { Params: { workspaceId: string }; Body: { name?: unknown;
 
 /** New form: a name, then the form's Setup page with its address and snippets. */
 export function registerNewFormRoutes(app: FastifyInstance, ctx: AppContext): void {
-  async function newFormPage(request: FastifyRequest<NewFormRequest>, reply: FastifyReply, name: string, notifyMe: boolean, errors?: FieldErrors, status = 200) {
+  async function newFormPage(
+    request: FastifyRequest<NewFormRequest>,
+    reply: FastifyReply,
+    name: string,
+    notifyMe: boolean,
+    errors?: FieldErrors,
+    status = 200,
+  ) {
     const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'forms');
     const { formCount } = await ctx.workspaces.counts(workspace.id);
     return sendPage(reply, NewFormPage({ frame, workspace, formCount, name, notifyMe, errors }), status);

@@ -30,7 +30,7 @@ export async function askForSignupLink(ctx: AppContext, limits: SignupEmailLimit
 
 /** The open sign-up form, and the pages of its emailed link (`/signup/confirm?token=…`). */
 export function registerOpenSignupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: SignupEmailLimits): void {
-  app.get('/signup/sent', async (request, reply) => sendPage(reply, SignupLinkSentPage({ message: takeFlash(request, reply) })));
+  app.get('/signup/sent', async (request, reply) => sendPage(reply, SignupLinkSentPage({ message: takeFlash(request, reply)?.message ?? null })));
 
   app.get<{ Querystring: { token?: string } }>('/signup/confirm', async (request, reply) => {
     // links still in inboxes stop working as soon as the operator closes sign-up

@@ -55,7 +55,7 @@ export function registerRecipientRoutes(app: FastifyInstance, ctx: AppContext): 
     } catch (error) {
       // too soon, or nothing to ask (confirmed, declined, a member's): said on the settings page
       if (!(error instanceof ProblemError) || (error.code !== 'rate_limited' && error.code !== 'conflict')) throw error;
-      setFlash(reply, `Not sent: ${error.detail}`);
+      setFlash(reply, `Not sent: ${error.detail}`, 'warning');
     }
     return seeOther(reply, `${formPath(request.params.formId, 'settings')}#notificationEmails`);
   });

@@ -143,7 +143,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
     }
     if (pausedFor.length > 0) {
       request.log.info({ formId, kind, reasons: pausedFor }, 'template paused by the content check');
-      setFlash(reply, 'Saved, but paused by the content check: the autoresponder sends nothing until you rewrite it. The reasons are below.');
+      setFlash(reply, 'Saved, but paused by the content check: the autoresponder sends nothing until you rewrite it. The reasons are below.', 'warning');
     } else {
       setFlash(reply, kind === 'notification' ? 'Notification template saved' : 'Autoresponder saved: it is on');
     }
@@ -165,7 +165,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
     const refusal = await testLimit.take(user.id);
     if (refusal) {
       const minutes = Math.max(1, Math.ceil(refusal.retryAfterSeconds / 60));
-      setFlash(reply, `No test sent: you have sent 10 tests in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`);
+      setFlash(reply, `No test sent: you have sent 10 tests in the last hour. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, 'warning');
       return seeOther(reply, templatePath(formId, kind));
     }
     try {
@@ -174,7 +174,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
     } catch (error) {
       if (!(error instanceof ProblemError) || !['template_invalid', 'validation_error', 'not_found'].includes(error.code)) throw error;
       await testLimit.giveBack(user.id);
-      setFlash(reply, error.code === 'not_found' ? 'No test sent: save the autoresponder first.' : `No test sent: ${testProblem(error)}`);
+      setFlash(reply, error.code === 'not_found' ? 'No test sent: save the autoresponder first.' : `No test sent: ${testProblem(error)}`, 'warning');
     }
     return seeOther(reply, templatePath(formId, kind));
   });
@@ -183,7 +183,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
     const kind = kindOf(request.params.kind);
     const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
     if (!(await ctx.templates.templatesOf(accountOf(request).user.id, form.id))[kind]) {
-      setFlash(reply, `There is no ${kind} template to delete`);
+      setFlash(reply, `There is no ${kind} template to delete`, 'warning');
       return seeOther(reply, templatePath(form.id, kind));
     }
     return sendPage(reply, DeleteTemplatePage({ frame, form, kind }));
@@ -203,7 +203,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
     } catch (error) {
       // a member's form without the template: deleted already (another tab, a teammate)
       if (!(error instanceof ProblemError) || error.code !== 'not_found') throw error;
-      setFlash(reply, `There is no ${kind} template to delete`);
+      setFlash(reply, `There is no ${kind} template to delete`, 'warning');
     }
     return seeOther(reply, formPath(formId, 'templates'));
   });

@@ -4,7 +4,7 @@ import type { Token } from '../../services/tokens.js';
 import { ProblemError, validationError } from '../../errors.js';
 import { endOfDayUtc, tokenInputProblems, tokenStatus } from '../../services/tokens.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
-import { setFlash } from '../flash.js';
+import { setFlash, successFlash } from '../flash.js';
 import { frameFor } from '../frame.js';
 import { type LoginLimits, refusalMessage } from '../login-limits.js';
 import { seeOther, sendPage } from '../render.js';
@@ -83,7 +83,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
     const frame = await frameFor(request, reply, ctx, { section: 'tokens' });
     const apiOpen = await ctx.workspaces.hasUpgraded(user.id);
     const page = TokenCreatedPage({
-      frame: { ...frame, flash: 'Token created' },
+      frame: { ...frame, flash: successFlash('Token created') },
       token: toItem(created.token),
       secret: created.secret,
       baseUrl: ctx.config.baseUrl,
@@ -96,7 +96,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
     const { user } = accountOf(request);
     const token = await ctx.tokens.getToken(user.id, request.params.tokenId);
     if (token.revokedAt !== null) {
-      setFlash(reply, `Token “${token.name}” is already revoked`);
+      setFlash(reply, `Token “${token.name}” is already revoked`, 'warning');
       return seeOther(reply, '/account/tokens');
     }
     const frame = await frameFor(request, reply, ctx, { section: 'tokens' });

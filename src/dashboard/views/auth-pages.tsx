@@ -1,3 +1,4 @@
+import type { Flash } from '../flash.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError } from './components.js';
 import { PublicLayout } from './layout.js';
@@ -7,7 +8,7 @@ interface LoginProps {
   email?: string;
   next: string;
   errors?: FieldErrors;
-  flash?: string | null;
+  flash?: Flash | null;
   signupOpen: boolean;
 }
 

@@ -83,8 +83,8 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
         {form.uploadsEnabled === 1 ? (
           <>
             <p>
-              To let visitors attach files, give the form a file input and <code>enctype="multipart/form-data"</code>: without it browsers send only each
-              file’s name. The limits (size, count, types) are in <a href={formPath(form.id, 'settings')}>Settings</a>, under File uploads.
+              To let visitors attach files, give the form a file input and <code>enctype="multipart/form-data"</code>: without it browsers send only each file’s
+              name. The limits (size, count, types) are in <a href={formPath(form.id, 'settings')}>Settings</a>, under File uploads.
             </p>
             <CodeBlock
               id="snippet-html-files"

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { assetUrl } from '../assets.js';
 import type { DeliveriesState } from '../../jobs/delivery-switch.js';
 import type { Plan } from '../../domain/plans.js';
+import type { Flash } from '../flash.js';
 import { CsrfInput } from './components.js';
 import { planName } from './workspace-page.js';
 import { pausedBy } from './deliveries-switch-panel.js';
@@ -20,7 +21,7 @@ export interface FrameWorkspace {
 /** What every page behind the login shows around its content: who is logged in and where. */
 export interface Frame {
   csrf: string;
-  flash: string | null;
+  flash: Flash | null;
   account: { email: string; isAdmin: boolean };
   /** For the instance admin when no SMTP server is configured: where emails are written instead. */
   unsentMail?: { folder: string } | null;
@@ -157,6 +158,16 @@ function AccountMenu({ frame }: { frame: Frame }) {
   );
 }
 
+/** What the last change said, at the top of every page's content: green when done, amber when not (or only in part). */
+function FlashMessage({ flash }: { flash: Flash | null }) {
+  if (!flash) return null;
+  return (
+    <div class={flash.tone === 'warning' ? 'flash warning' : 'flash'} role="status">
+      {flash.message}
+    </div>
+  );
+}
+
 /** The page of a logged-in person: header with navigation, the flash message, then the content. */
 export function Layout({ title, heading, frame, children, scripts }: LayoutProps) {
   const w = frame.current;
@@ -197,11 +208,7 @@ export function Layout({ title, heading, frame, children, scripts }: LayoutProps
         {frame.deliveriesPaused && <PausedDeliveriesBanner paused={frame.deliveriesPaused} />}
         {frame.unsentMail && <UnsentMailBanner folder={frame.unsentMail.folder} />}
         <main id="main" tabIndex={-1}>
-          {frame.flash && (
-            <div class="flash" role="status">
-              {frame.flash}
-            </div>
-          )}
+          <FlashMessage flash={frame.flash} />
           <h1>{heading ?? title}</h1>
           {children}
         </main>
@@ -211,18 +218,14 @@ export function Layout({ title, heading, frame, children, scripts }: LayoutProps
 }
 
 /** The page of someone not logged in (sign up, log in, reset): one narrow card. */
-export function PublicLayout({ title, children, flash = null, lead }: { title: string; children: ComponentChildren; flash?: string | null; lead?: string }) {
+export function PublicLayout({ title, children, flash = null, lead }: { title: string; children: ComponentChildren; flash?: Flash | null; lead?: string }) {
   return (
     <html lang="en">
       <Head title={title} />
       <body class="public">
         <main id="main" class="card">
           <p class="brand">Formgate</p>
-          {flash && (
-            <div class="flash" role="status">
-              {flash}
-            </div>
-          )}
+          <FlashMessage flash={flash} />
           <h1>{title}</h1>
           {lead && <p class="lead">{lead}</p>}
           {children}

@@ -1,3 +1,4 @@
+import type { Flash } from '../flash.js';
 import type { ConfirmationView } from '../../services/recipients.js';
 import { CsrfInput } from './components.js';
 import { PublicLayout } from './layout.js';
@@ -7,7 +8,7 @@ interface RecipientPageProps {
   view: ConfirmationView;
   /** The link's secret: the page's form posts back to it. */
   secret: string;
-  flash: string | null;
+  flash: Flash | null;
 }
 
 const TITLES: Record<ConfirmationView['state'], string> = {
