@@ -1,4 +1,4 @@
-import type { ComponentChildren } from 'preact';
+import { type ComponentChildren, Fragment } from 'preact';
 import type { FieldErrors } from '../field-errors.js';
 
 /** The hidden CSRF token every form that changes something carries. */
@@ -182,5 +182,26 @@ export function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: 
         <span id={`${id}-status`} class="muted" aria-live="polite" />
       </div>
     </div>
+  );
+}
+
+// Where an address or URL may wrap: after its scheme, and before each @, /, ?, # and &.
+const BREAK_POINTS = /(?<=:\/\/)|(?=[@?#&])|(?<=[^/:])(?=\/)/;
+
+/**
+ * An email address or URL that wraps at its separators (`team` / `@example.com`) rather than
+ * mid-word (`team@example.` / `com`); a part longer than its column still breaks, as a last resort (CSS).
+ */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(BREAK_POINTS);
+  return (
+    <span class="breakable">
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </span>
   );
 }

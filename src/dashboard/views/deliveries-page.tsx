@@ -1,5 +1,5 @@
 import { type DeliveryTry, type FormDelivery, writtenToFile } from '../../services/deliveries.js';
-import { CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { Breakable, CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { deliveryKindName, folderAndFile } from './delivery-words.js';
@@ -62,7 +62,7 @@ function What({ delivery }: { delivery: FormDelivery }) {
       {delivery.to !== null && (
         <>
           {' to '}
-          <span class="delivery-target">{delivery.to}</span>
+          <Breakable text={delivery.to} />
         </>
       )}
       {delivery.to === null && delivery.kind === 'autoresponder' && ' to the submitter'}

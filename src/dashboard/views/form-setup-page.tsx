@@ -1,8 +1,9 @@
+import { Fragment } from 'preact';
 import { notificationEmailsOf } from '../../services/forms.js';
 import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-submissions.js';
 import type { FormWithPlan } from '../form-frame.js';
 import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER, type SnippetOptions, snippetElementId } from '../snippets.js';
-import { CodeBlock, CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { Breakable, CodeBlock, CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { deliveryKindName } from './delivery-words.js';
@@ -20,7 +21,16 @@ function RecipientsLine({ form }: { form: FormWithPlan }) {
   }
   return (
     <p>
-      Emails go to: <strong class="break-anywhere">{recipients.join(', ')}</strong>. <a href={change}>Change where emails go</a>
+      Emails go to:{' '}
+      <strong>
+        {recipients.map((address, i) => (
+          <Fragment key={address}>
+            {i > 0 && ', '}
+            <Breakable text={address} />
+          </Fragment>
+        ))}
+      </strong>
+      . <a href={change}>Change where emails go</a>
     </p>
   );
 }
@@ -140,7 +150,7 @@ function DeliveryRow({ delivery }: { delivery: TestDelivery }) {
   return (
     <tr>
       <td data-label="Delivery">{deliveryKindName(delivery.kind)}</td>
-      <td data-label="To">{delivery.target ?? (delivery.kind === 'autoresponder' ? 'the submitter' : '—')}</td>
+      <td data-label="To">{delivery.target ? <Breakable text={delivery.target} /> : delivery.kind === 'autoresponder' ? 'the submitter' : '—'}</td>
       <td data-label="Status">
         <span class={delivery.status === 'failed' ? 'badge danger' : delivery.status === 'done' ? 'badge' : 'badge neutral'}>
           {STATUS_NAMES[delivery.status] ?? delivery.status}

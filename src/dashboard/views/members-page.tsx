@@ -2,7 +2,7 @@ import type { Invitation } from '../../services/invitations.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { Member } from '../../services/team.js';
 import type { FieldErrors } from '../field-errors.js';
-import { CodeBlock, CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
+import { Breakable, CodeBlock, CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
 export interface MembersPageProps {
@@ -31,8 +31,12 @@ function InvitationLinkPanel({ sent }: { sent: SentInvitation }) {
   return (
     <Panel title="Invitation link">
       <p>
-        An email with this link is on its way to <strong class="break-anywhere">{sent.email}</strong>. If mail is not set up here, or it does not arrive, send
-        them the link yourself: it works once, for that address only, until <Time ms={sent.expiresAt} />.
+        An email with this link is on its way to{' '}
+        <strong>
+          <Breakable text={sent.email} />
+        </strong>
+        . If mail is not set up here, or it does not arrive, send them the link yourself: it works once, for that address only, until{' '}
+        <Time ms={sent.expiresAt} />.
       </p>
       <CodeBlock id="invitation-link" label={`Invitation link for ${sent.email}`} copy="Copy invitation link" code={sent.link} wrap />
       <p class="muted">It is shown only now. For another, use New link beside the invitation: the one before it stops working.</p>
