@@ -1,3 +1,4 @@
+import { successFlash } from '../flash.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError } from './components.js';
 import { PublicLayout } from './layout.js';
@@ -29,10 +30,7 @@ export function ForgotPasswordPage({ csrf, email, errors }: ForgotProps) {
 /** The one answer to every request for a link: whether or not an account has the address. */
 export function ResetLinkSentPage() {
   return (
-    <PublicLayout title="Check your email">
-      <div class="flash" role="status">
-        If an account has this address, we sent a link to it.
-      </div>
+    <PublicLayout title="Check your email" flash={successFlash('If an account has this address, we sent a link to it.')}>
       <p>The link works once, within an hour. Nothing came after a few minutes? Look in your spam folder, or ask again.</p>
       <p class="links">
         <a href="/forgot-password">Ask for another link</a>

@@ -1,3 +1,4 @@
+import { successFlash } from '../flash.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError } from './components.js';
 import { PublicLayout } from './layout.js';
@@ -31,10 +32,7 @@ export function OpenSignupPage({ csrf, email, errors }: OpenSignupProps) {
  */
 export function SignupLinkSentPage({ message }: { message: string | null }) {
   return (
-    <PublicLayout title="Check your email">
-      <div class="flash" role="status">
-        {message ?? 'We sent a link to the address you gave.'}
-      </div>
+    <PublicLayout title="Check your email" flash={successFlash(message ?? 'We sent a link to the address you gave.')}>
       <p>Follow it to finish signing up; it works for 24 hours. Nothing came after a few minutes? Look in your spam folder, or ask again.</p>
       <p class="links">
         <a href="/signup">Ask for another link</a>
