@@ -21,9 +21,9 @@ const URL_HINTS: Record<Exclude<ChatKind, 'telegram'>, string> = {
 };
 
 const URL_LABELS: Record<Exclude<ChatKind, 'telegram'>, string> = {
-  'slack-webhook': 'Slack webhook URL',
-  discord: 'Discord webhook URL',
-  teams: 'Teams workflow URL',
+  'slack-webhook': 'URL of the Slack webhook',
+  discord: 'URL of the Discord webhook',
+  teams: 'URL of the Teams workflow',
 };
 
 /** The path of a channel's actions: `/forms/<id>/settings/chat/<kind>`. */
@@ -77,17 +77,17 @@ function ChannelSection({
   return (
     <section class="chat-channel" id={`chat-${kind}`} aria-labelledby={headingId}>
       <h3 id={headingId}>{name}</h3>
-      {stored ? (
+      {stored?.chatId !== undefined ? (
+        <p class="chat-channel-state">
+          {'Posting each submission with the '}
+          <code>{stored.shown}</code>
+          {' to chat '}
+          <code>{stored.chatId}</code>.
+        </p>
+      ) : stored ? (
         <p class="chat-channel-state">
           {'Posting each submission to '}
-          <code>{stored.shown}</code>
-          {stored.chatId ? (
-            <>
-              {', chat '}
-              <code>{stored.chatId}</code>
-            </>
-          ) : null}
-          .
+          <code>{stored.shown}</code>.
         </p>
       ) : (
         <p class="muted">Not set up.</p>
