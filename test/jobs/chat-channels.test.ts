@@ -10,6 +10,7 @@ import { chatText, submissionMessage } from '../../src/jobs/channels/chat-messag
 import { DeliveryFiles } from '../../src/jobs/channels/submission-files.js';
 import type { ClaimedJob } from '../../src/jobs/job-queue.js';
 import { destinationOf, laneOf } from '../../src/jobs/lanes.js';
+import { deliveryKinds } from '../../src/jobs/submission-jobs.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { startChatStandIn, TELEGRAM_TOKEN, type ChatStandIn } from '../helpers/chat-stand-in.js';
 import { TEST_DIALECT } from '../helpers/database.js';
@@ -107,6 +108,18 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
       ['teams', 'done', 202],
       ['telegram', 'done', 200],
     ]);
+  });
+
+  it('plans one delivery per channel, from the column as either database gives it', () => {
+    const form = { notificationEmails: '[]', slackChannel: null, webhookUrl: null, plan: 'FREE' as const, autoresponderPaused: null };
+    const channels = [
+      { kind: 'teams', url: 'https://x.logic.azure.com/w' },
+      { kind: 'telegram', botToken: TELEGRAM_TOKEN, chatId: '1' },
+    ];
+    assert.deepEqual(deliveryKinds({ ...form, chatChannels: JSON.stringify(channels) }, false), ['teams', 'telegram']);
+    assert.deepEqual(deliveryKinds({ ...form, chatChannels: channels }, false), ['teams', 'telegram']);
+    assert.deepEqual(deliveryKinds({ ...form, chatChannels: null }, false), []);
+    assert.deepEqual(deliveryKinds({ ...form, chatChannels: '[{"kind":"fax"}]' }, false), []);
   });
 
   it('rides the webhook lane, one destination per form and service', () => {
