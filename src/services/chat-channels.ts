@@ -13,6 +13,7 @@ import {
 } from '../domain/chat-channels.js';
 import { DeliveryError } from '../domain/delivery-error.js';
 import { validationError } from '../errors.js';
+import { webhookUrlProblem } from '../net/public-address.js';
 import { postChatMessage, type ChatPostOptions } from '../jobs/channels/chat.js';
 import { testMessage } from '../jobs/channels/chat-messages.js';
 import { WebhookChannel } from '../jobs/channels/webhook.js';
@@ -34,7 +35,7 @@ export interface ChatChannelInput {
 }
 
 /** How a test went: the service took it, or what it answered. */
-export type TestOutcome = { sent: true; statusCode?: number } | { sent: false; error: string };
+export type TestOutcome = { sent: true; statusCode?: number } | { sent: false; error: string; untried?: boolean };
 
 /**
  * A form's chat channels (`forms.chat_channels`), for its members: listed without their secrets,
@@ -73,6 +74,9 @@ export class ChatChannelService {
       const existing = chatChannelOf(row?.chatChannels ?? null, kind);
       const channel = channelOf(kind, input, existing);
       const problems = chatChannelProblems(channel, this.options.allowPrivate);
+      // as for a webhook: no literal loopback, private or localhost address (host names are checked again when called)
+      const addressProblem = channel.url && !problems.url ? webhookUrlProblem(channel.url, this.options.allowPrivate) : null;
+      if (addressProblem) problems.url = `The URL ${addressProblem}.`;
       if (Object.keys(problems).length > 0)
         throw validationError(
           Object.entries(problems).map(([field, message]) => `${field}: ${message}`),
@@ -111,7 +115,7 @@ export class ChatChannelService {
   async sendTest(userId: string, formId: string, kind: ChatKind): Promise<TestOutcome> {
     const form = await this.forms.formForMember(userId, formId);
     const channel = chatChannelOf(await this.stored(formId), kind);
-    if (!channel) return { sent: false, error: `the form has no ${CHAT_KIND_NAMES[kind]} channel` };
+    if (!channel) return { sent: false, error: `the form has no ${CHAT_KIND_NAMES[kind]} channel`, untried: true };
     return outcomeOf(postChatMessage(channel, testMessage(form.name), this.options));
   }
 
@@ -121,7 +125,7 @@ export class ChatChannelService {
    */
   async sendTestWebhook(userId: string, formId: string, now = new Date()): Promise<TestOutcome> {
     const form = await this.forms.formForMember(userId, formId);
-    if (!form.webhookUrl) return { sent: false, error: 'the form has no webhook URL' };
+    if (!form.webhookUrl) return { sent: false, error: 'the form has no webhook URL', untried: true };
     const webhook = new WebhookChannel({ allowPrivate: this.options.allowPrivate, signingSecret: () => this.forms.webhookSecretForMember(userId, formId) });
     const id = `test_${randomUUID()}`;
     const fields = {

@@ -191,6 +191,9 @@ describe(`dashboard: a form's chat channels (${TEST_DIALECT})`, () => {
     const tester = await person(app, 'tester');
     const formId = await newForm(tester, 'Limited');
     await postFollowing(tester, `${settingsOf(formId)}/chat/slack-webhook`, { url: chat.slackUrl });
+    // a test with nothing to send to does not count
+    const untried = await postFollowing(tester, `${settingsOf(formId)}/chat/teams/test`);
+    assert.equal(untried.flash, 'Test message to Microsoft Teams not sent: the form has no Microsoft Teams channel');
     for (let i = 0; i < 10; i++) {
       const sent = await postFollowing(tester, `${settingsOf(formId)}/chat/slack-webhook/test`);
       assert.match(sent.flash ?? '', /^Test message to Slack webhook sent/);
@@ -235,5 +238,46 @@ describe(`dashboard: a form's chat channels (${TEST_DIALECT})`, () => {
     const forged = await owner.client.post(`${settingsOf(formId)}/chat/discord/remove`, { _csrf: 'not-the-token' });
     assert.equal(forged.status, 403);
     assert.equal(JSON.stringify(await stored(formId)), before.stored);
+  });
+});
+
+describe(`dashboard: chat channel addresses without FORMGATE_ALLOW_PRIVATE_WEBHOOKS (${TEST_DIALECT})`, () => {
+  let app: TestApp;
+  let owner: Person;
+  before(async () => {
+    app = await startApp();
+    owner = await person(app, 'owner');
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  it('holds each URL to its service’s shape and to public addresses', async () => {
+    const formId = (await app.ctx.forms.createForm(owner.userId, owner.workspaceId, { name: 'Shapes' })).id;
+    const path = `/forms/${formId}/settings`;
+    await owner.client.get(path);
+    const refusals: [string, string, string][] = [
+      ['slack-webhook', 'https://example.com/services/T/B/x', 'A Slack incoming webhook URL starts with https://hooks.slack.com/services/.'],
+      ['discord', 'https://discord.com/channels/1/2', 'A Discord webhook URL starts with https://discord.com/api/webhooks/.'],
+      ['discord', 'http://discord.com/api/webhooks/1/x', 'The URL must start with https://.'],
+      ['teams', 'https://127.0.0.1/workflows/x', 'The URL must not point at a loopback, private, link-local or otherwise non-public address.'],
+      ['teams', 'https://forms.localhost/workflows/x', 'The URL must not point at localhost.'],
+      ['teams', 'https://intranet/workflows/x', 'Enter the workflow’s URL as Teams shows it (https://…logic.azure.com/… or …powerplatform.com/…).'],
+    ];
+    for (const [kind, url, message] of refusals) {
+      const answer = await owner.client.post(`${path}/chat/${kind}`, { url });
+      assert.equal(answer.status, 400, url);
+      assert.equal(textOf(answer.html, `chat-${kind}-url-error`), message, url);
+    }
+    const stored = await app.ctx.database.db.selectFrom('forms').select('chatChannels').where('id', '=', formId).executeTakeFirstOrThrow();
+    assert.equal(stored.chatChannels, null);
+    for (const [kind, url] of [
+      ['slack-webhook', 'https://hooks.slack.com/services/T000/B000/abcdefgh'],
+      ['discord', 'https://discord.com/api/webhooks/123/abcdefgh'],
+      ['teams', 'https://prod-01.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?sig=abcd'],
+    ] as const) {
+      const answer = await owner.client.post(`${path}/chat/${kind}`, { url });
+      assert.equal(answer.status, 303, `${url}: ${answer.html.slice(0, 300)}`);
+    }
   });
 });

@@ -27,7 +27,7 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
 
   before(async () => {
     chat = await startChatStandIn();
-    app = await startApp({ telegramApiUrl: chat.telegramApiUrl, allowPrivateWebhooks: 'true' }, { delivery: true });
+    app = await startApp({ telegramApiUrl: chat.telegramApiUrl, allowPrivateWebhooks: 'true', metrics: 'on' }, { delivery: true });
     account = await createAccount(app);
   });
   after(async () => {
@@ -220,6 +220,22 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     assert.equal(job?.status, 'pending');
     // 3000 s asked: the next try is at least 50 minutes away, whatever the backoff drew
     assert.ok(Number(job!.runAt) - Date.now() > 2_900_000, `runAt ${job!.runAt}`);
+  });
+
+  it('counts each service’s deliveries under its own channel label', async () => {
+    const scraped = await app.fetch('GET', `${app.publicUrl}/metrics`);
+    assert.equal(scraped.status, 200);
+    const value = (series: string) =>
+      Number(
+        String(scraped.body)
+          .split('\n')
+          .find((line) => line.startsWith(`${series} `))
+          ?.slice(series.length + 1) ?? 0,
+      );
+    for (const kind of ['slack-webhook', 'discord', 'teams', 'telegram'])
+      assert.ok(value(`formgate_deliveries_total{channel="${kind}",outcome="sent"}`) >= 1, kind);
+    assert.ok(value('formgate_deliveries_total{channel="discord",outcome="failed"}') >= 1);
+    assert.ok(value('formgate_deliveries_total{channel="discord",outcome="retried"}') >= 1);
   });
 
   it('honours Retry-After in the worker’s schedule, up to the policy’s longest wait', async () => {

@@ -39,7 +39,8 @@ function testFlash(what: string, outcome: TestOutcome): string {
  * membership first (an outsider gets the 404 page and counts nothing).
  */
 export function registerFormChannelRoutes(app: FastifyInstance, ctx: AppContext, redis: Redis | null): void {
-  // the tests of every channel and the webhook share one count: 10 an hour per account, as test emails
+  // the tests of every channel and the webhook share one count: 10 an hour per account, as test emails;
+  // one that was not sent (no such channel) does not count
   const testLimit = new TestEmailLimit(redis, 'rl-channel-test');
   const settings = (formId: string, anchor: string) => `${formPath(formId, 'settings')}#${anchor}`;
 
@@ -83,6 +84,7 @@ export function registerFormChannelRoutes(app: FastifyInstance, ctx: AppContext,
     await ctx.forms.formForMember(user.id, formId);
     if (await mayTest(user.id, reply)) {
       const outcome = await ctx.chatChannels.sendTest(user.id, formId, kind);
+      if (!outcome.sent && outcome.untried) await testLimit.giveBack(user.id);
       setFlash(reply, testFlash(`Test message to ${CHAT_KIND_NAMES[kind]}`, outcome));
     }
     return seeOther(reply, settings(formId, `chat-${kind}`));
@@ -94,6 +96,7 @@ export function registerFormChannelRoutes(app: FastifyInstance, ctx: AppContext,
     await ctx.forms.formForMember(user.id, formId);
     if (await mayTest(user.id, reply)) {
       const outcome = await ctx.chatChannels.sendTestWebhook(user.id, formId);
+      if (!outcome.sent && outcome.untried) await testLimit.giveBack(user.id);
       setFlash(reply, testFlash('Test webhook', outcome));
     }
     return seeOther(reply, settings(formId, 'webhook-test'));
