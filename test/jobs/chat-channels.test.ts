@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fromJson } from '../../src/db/database.js';
+import { storageKey } from '../../src/files/file-store.js';
+import { newId } from '../../src/ids.js';
 import { chatChannelProblems, maskedChatChannel, type ChatKind } from '../../src/domain/chat-channels.js';
 import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { attemptJob } from '../../src/jobs/attempt.js';
@@ -10,7 +13,7 @@ import { chatText, submissionMessage } from '../../src/jobs/channels/chat-messag
 import { DeliveryFiles } from '../../src/jobs/channels/submission-files.js';
 import type { ClaimedJob } from '../../src/jobs/job-queue.js';
 import { destinationOf, laneOf } from '../../src/jobs/lanes.js';
-import { deliveryKinds } from '../../src/jobs/submission-jobs.js';
+import { deliveryKinds, enqueueDeliveries } from '../../src/jobs/submission-jobs.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { startChatStandIn, TELEGRAM_TOKEN, type ChatStandIn } from '../helpers/chat-stand-in.js';
 import { TEST_DIALECT } from '../helpers/database.js';
@@ -258,6 +261,52 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     assert.equal(retryAfterOf('120'), 120_000);
     assert.equal(retryAfterOf(new Date(10_000).toUTCString(), 4_000), 6_000);
     assert.equal(retryAfterOf('soon'), undefined);
+  });
+
+  it('links an uploaded file by its name, signed for 7 days when the message is sent', async () => {
+    const form = await createForm(app, account, { name: 'Files' });
+    const fileId = newId();
+    const content = 'a CV, 17 bytes ok';
+    const answer = await postJson(
+      app,
+      form.id,
+      { name: 'Ada', cv: { name: 'cv <1>.pdf', type: 'application/pdf', size: 17, url: app.ctx.fileLinks.url(fileId) } },
+      from(),
+    );
+    await app.ctx.files.write(storageKey(account.workspaceId, fileId), Readable.from([content]), 'application/pdf');
+    await app.ctx.database.db
+      .insertInto('submissionFiles')
+      .values({
+        id: fileId,
+        submissionId: answer.body.id,
+        formId: form.id,
+        workspaceId: account.workspaceId,
+        field: 'cv',
+        position: 0,
+        name: 'cv <1>.pdf',
+        type: 'application/pdf',
+        size: 17,
+        storageKey: storageKey(account.workspaceId, fileId),
+        droppedReason: null,
+        createdAt: Date.now(),
+      })
+      .execute();
+    // the channel is added once the file is stored, and the job queued as intake queues it
+    await app.ctx.chatChannels.putForMember(account.userId, form.id, 'telegram', { botToken: TELEGRAM_TOKEN, chatId: '-42' });
+    const stored = await app.ctx.database.db
+      .selectFrom('submissions')
+      .select(['id', 'formId', 'data'])
+      .where('id', '=', answer.body.id)
+      .executeTakeFirstOrThrow();
+    const before = chat.posts.length;
+    await app.ctx.database.transaction((trx) => enqueueDeliveries(trx, stored, { kinds: ['telegram'], notificationEmails: [], webhookUrl: null }));
+    await until('the Telegram message', () => chat.posts.length > before);
+    const text: string = chat.posts.at(-1)!.body.text;
+    const link = /<b>cv:<\/b> <a href="([^"]+)">cv &lt;1&gt;\.pdf<\/a> \(17 bytes\)/.exec(text);
+    assert.ok(link, text);
+    const url = new URL(link[1]!.replace(/&amp;/g, '&'));
+    assert.ok(app.ctx.fileLinks.verify(url.pathname.split('/').at(-1)!, url.searchParams.get('expires') ?? '', url.searchParams.get('signature') ?? ''));
+    assert.match(text, /\n<i>Links to files work for 7 days\.<\/i>$/);
   });
 
   it('cuts a message to the service’s size with a note, never inside its markup', () => {
