@@ -31,6 +31,7 @@ import { SubmissionService } from './services/submissions.js';
 import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
 import { TestSubmissionService } from './services/test-submissions.js';
+import { ChatChannelService } from './services/chat-channels.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
@@ -80,6 +81,7 @@ export interface AppContext {
   stats: StatsService;
   /** The dashboard's "Send a test submission" and where it went. */
   testSubmissions: TestSubmissionService;
+  chatChannels: ChatChannelService;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
   visitors: VisitorLoad;
   /** Where uploaded files' bytes live (FORMGATE_FILES): a folder or an S3-compatible bucket. */
@@ -150,6 +152,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       deliveryPause: new DeliveryPauseService(database, deliverySwitch),
       stats: new StatsService(database, workspaces, forms),
       testSubmissions: new TestSubmissionService(database, forms),
+      chatChannels: new ChatChannelService(database, forms, { allowPrivate: config.allowPrivateWebhooks, telegramApiUrl: config.telegramApiUrl }),
       visitors: new VisitorLoad(),
       files,
       submissionFiles: new SubmissionFiles(database, files),

@@ -81,6 +81,8 @@ export interface Config {
   captchaVerifyUrls: Record<SpamProtection, string>;
   /** Slack's Web API base (`…/chat.postMessage` is appended); a stand-in in tests. */
   slackApiUrl: string;
+  /** Telegram's Bot API base (`/bot<token>/sendMessage` is appended); a stand-in in tests. */
+  telegramApiUrl: string;
   /** SpamAssassin's spamd, asked on every autoresponder write; null: the built-in rules alone. */
   spamd: SpamdAddress | null;
   /** Who may sign up on the dashboard once the first account (the instance admin) exists. */
@@ -363,6 +365,7 @@ export function buildConfig(raw: RawEnv): Config {
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
     deliveryRetentionMs: parseRetention(raw.deliveryRetentionDays, 30, 'deliveryRetentionDays'),
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
+    telegramApiUrl: raw.telegramApiUrl ? parseUrl(raw.telegramApiUrl, 'telegramApiUrl') : 'https://api.telegram.org',
     spamd: parseSpamdUrl(raw.spamdUrl),
     signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),
     defaultPlan: parseChoice(raw.defaultPlan, PLANS, 'FREE', 'defaultPlan', true),

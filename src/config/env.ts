@@ -30,6 +30,7 @@ export interface RawEnv {
   hcaptchaVerifyUrl?: string;
   turnstileVerifyUrl?: string;
   slackApiUrl?: string;
+  telegramApiUrl?: string;
   spamdUrl?: string;
   signup?: string;
   defaultPlan?: string;
@@ -73,6 +74,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   hcaptchaVerifyUrl: 'FORMGATE_HCAPTCHA_VERIFY_URL',
   turnstileVerifyUrl: 'FORMGATE_TURNSTILE_VERIFY_URL',
   slackApiUrl: 'FORMGATE_SLACK_API_URL',
+  telegramApiUrl: 'FORMGATE_TELEGRAM_API_URL',
   spamdUrl: 'FORMGATE_SPAMD_URL',
   signup: 'FORMGATE_SIGNUP',
   defaultPlan: 'FORMGATE_DEFAULT_PLAN',

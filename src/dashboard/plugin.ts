@@ -20,6 +20,7 @@ import { registerFormSetupRoutes } from './routes/form-setup.js';
 import { registerExportRoutes } from './routes/export.js';
 import { registerFormDeleteRoutes } from './routes/form-delete.js';
 import { registerFormSettingsRoutes } from './routes/form-settings.js';
+import { registerFormChannelRoutes } from './routes/form-channels.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerRecipientRoutes } from './routes/recipients.js';
@@ -113,6 +114,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerTemplateRoutes(app, ctx, redis);
   registerExportRoutes(app, ctx, searchLimits);
   registerFormSettingsRoutes(app, ctx);
+  registerFormChannelRoutes(app, ctx, redis);
   registerFormDeleteRoutes(app, ctx);
   registerRecipientRoutes(app, ctx);
 }

@@ -48,7 +48,10 @@ function failure(job: ClaimedJob, err: unknown, startedAt: number, options: Atte
   const error = err instanceof Error ? err.message : String(err);
   const finishedAt = options.now();
   if (permanent || job.attempt >= options.retry.maxAttempts) return { outcome: 'failed', startedAt, finishedAt, statusCode, error };
-  return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt: finishedAt + retryDelay(options.retry, job.attempt, options.random) };
+  const backoff = retryDelay(options.retry, job.attempt, options.random);
+  // a receiver's Retry-After is honoured, up to the policy's longest wait
+  const asked = err instanceof DeliveryError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, options.retry.capMs) : 0;
+  return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt: finishedAt + Math.max(backoff, asked) };
 }
 
 /** What a try that went through records of its receipt. */

@@ -4,6 +4,8 @@ import { ProblemError } from '../errors.js';
 import { observedMailer } from '../mail/mail-health.js';
 import { createMailer, type Mailer } from '../mail/transport.js';
 import { AUTORESPONDER_KIND, AutoresponderChannel } from './channels/autoresponder.js';
+import type { Channel } from './channels/channel.js';
+import { CHAT_JOB_KINDS, ChatChannelDelivery } from './channels/chat.js';
 import { DeliveryError } from '../domain/delivery-error.js';
 import { EMAIL_KIND, EmailChannel } from './channels/email.js';
 import { NOTIFICATION_KIND, NotificationChannel } from './channels/notification.js';
@@ -55,7 +57,7 @@ export function startDelivery(
   const mailer = observedMailer(createMailer(ctx.config), ctx.mailHealth);
   const log = logger.child({ component: 'delivery' });
   const files = new DeliveryFiles(ctx.database, ctx.fileLinks);
-  const channels = {
+  const channels: Record<string, Channel> = {
     [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
     [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients, ctx.recipients, {
       store: files,
@@ -65,6 +67,9 @@ export function startDelivery(
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
     [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId), files }),
   };
+  // one channel object for every chat service (Slack webhook, Discord, Teams, Telegram): the job's kind says which
+  const chat = new ChatChannelDelivery(ctx.database, { allowPrivate: ctx.config.allowPrivateWebhooks, telegramApiUrl: ctx.config.telegramApiUrl }, files);
+  for (const kind of CHAT_JOB_KINDS) channels[kind] = chat;
   const worker = new JobWorker(ctx.database, channels, {
     logger: log,
     foreground: ctx.visitors,

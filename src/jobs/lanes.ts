@@ -1,4 +1,5 @@
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
+import { CHAT_JOB_KINDS } from './channels/chat.js';
 import { EMAIL_KIND } from './channels/email.js';
 import { NOTIFICATION_KIND } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
@@ -19,6 +20,8 @@ const LANE_OF_KIND: Record<string, Lane> = {
   [AUTORESPONDER_KIND]: 'email',
   [WEBHOOK_KIND]: 'webhook',
   [SLACK_KIND]: 'slack',
+  // owner-given URLs like a webhook's, answered as slowly: they share the webhook lane's slots
+  ...Object.fromEntries(CHAT_JOB_KINDS.map((kind) => [kind, 'webhook' as const])),
 };
 
 /**
@@ -48,6 +51,11 @@ export function laneOf(kind: string): Lane {
 export function destinationOf(kind: string, payload: unknown): string {
   const lane = laneOf(kind);
   if (lane !== 'webhook') return lane === 'email' ? 'smtp' : 'slack';
+  // a chat job carries no URL (it reads its channel when sent): the form's channel of that service is its destination
+  if (CHAT_JOB_KINDS.includes(kind)) {
+    const formId = (payload as { formId?: unknown } | null)?.formId;
+    return `chat:${kind}:${typeof formId === 'string' ? formId : ''}`;
+  }
   const url = (payload as { url?: unknown } | null)?.url;
   // no valid URL: the channel fails the job for good; it shares a destination with its likes
   return httpOriginOf(typeof url === 'string' ? url : null) ?? 'webhook';

@@ -1,4 +1,5 @@
 import { fromJson, type Queryable } from '../db/database.js';
+import { chatChannelsOf } from '../domain/chat-channels.js';
 import { type Plan, isUpgraded } from '../domain/plans.js';
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
 import { normaliseEmail } from '../domain/email-address.js';
@@ -15,6 +16,8 @@ export interface DeliverySettings {
   plan: Plan;
   /** The autoresponder template's `paused` (0/1), or null when the form has none. */
   autoresponderPaused: number | null;
+  /** `forms.chat_channels`: JSON array of the Slack webhook, Discord, Teams and Telegram channels, or null. */
+  chatChannels: unknown;
 }
 
 /** The deliveries an accepted submission gets, one job each; the autoresponder only with someone to answer. */
@@ -24,6 +27,8 @@ export function deliveryKinds(form: DeliverySettings, hasSubmitter: boolean): st
   if (fromJson<string[]>(form.notificationEmails).length > 0) kinds.push(NOTIFICATION_KIND);
   if (form.slackChannel) kinds.push(SLACK_KIND);
   if (form.webhookUrl) kinds.push(WEBHOOK_KIND);
+  // one job per chat channel, its kind the channel's: the job reads the channel's address when sent
+  for (const channel of chatChannelsOf(form.chatChannels)) kinds.push(channel.kind);
   return kinds;
 }
 

@@ -28,6 +28,8 @@ export interface SafePostResult {
   status: number;
   /** The answer's body, cut at `maxResponseBytes`. */
   body: string;
+  /** The answer's Retry-After header, as sent (seconds or an HTTP date), or null. */
+  retryAfter: string | null;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -212,7 +214,8 @@ function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, 
       answered = true;
       const chunks: Buffer[] = [];
       let size = 0;
-      const done = () => finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8') });
+      const retryAfter = response.headers['retry-after'] ?? null;
+      const done = () => finish({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8'), retryAfter });
       response.on('data', (chunk: Buffer) => {
         chunks.push(chunk);
         size += chunk.length;

@@ -21,6 +21,8 @@ export interface IntakeForm {
   webhookUrl: string | null;
   /** The autoresponder template's `paused` (0/1), or null when there is none. */
   autoresponderPaused: number | null;
+  /** JSON array (text on SQLite) of the chat channels (domain/chat-channels.ts), or null: one delivery each. */
+  chatChannels: unknown;
   captchaSecret: string | null;
   /** JSON array (text on SQLite) of the origins that may post; empty: any. Read it with `allowedOriginsOf`. */
   allowedOrigins: unknown;
@@ -51,6 +53,7 @@ export class IntakeForms {
         'forms.notificationEmails',
         'forms.slackChannel',
         'forms.webhookUrl',
+        'forms.chatChannels',
         'forms.allowedOrigins',
         'forms.uploadsEnabled',
         'forms.uploadLimits',

@@ -87,7 +87,7 @@ export async function markNotSpam(
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
       .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.status', 'submissions.data', 'submissions.emailControls'])
       .select(['submissions.createdAt'])
-      .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'templates.paused as autoresponderPaused'])
+      .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'forms.chatChannels', 'templates.paused as autoresponderPaused'])
       .where('submissions.id', '=', submissionId)
       .where('workspaceMembers.userId', '=', userId)
       .executeTakeFirst();

@@ -188,7 +188,7 @@ export class WorkspaceService {
               .innerJoin('forms', 'forms.id', 'submissions.formId')
               .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
               .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.data', 'submissions.emailControls'])
-              .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'templates.paused as autoresponderPaused'])
+              .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'forms.chatChannels', 'templates.paused as autoresponderPaused'])
               .where('submissions.workspaceId', '=', workspaceId)
               // a literal, so the partial index of held submissions (migration 0007) serves it
               .where('submissions.status', '=', sql.lit('held'))

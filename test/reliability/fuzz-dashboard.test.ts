@@ -76,6 +76,10 @@ const FIELDS: Record<string, string[]> = {
   ],
   '/forms/:formId/settings/secrets/:provider': ['secret'],
   '/forms/:formId/settings/secrets/:provider/remove': [],
+  '/forms/:formId/settings/chat/:channel': ['url', 'botToken', 'chatId'],
+  '/forms/:formId/settings/chat/:channel/remove': [],
+  '/forms/:formId/settings/chat/:channel/test': [],
+  '/forms/:formId/settings/webhook/test': [],
   '/forms/:formId/settings/webhook-secret': [],
   '/forms/:formId/settings/recipients/resend': ['resend'],
   '/forms/:formId/settings/webhook-secret/rotate': [],
@@ -245,6 +249,7 @@ describe('fuzz: every form of the dashboard', () => {
     if (choice !== 'own') return choice;
     if (name === 'kind') return 'notification';
     if (name === 'provider') return 'HCAPTCHA';
+    if (name === 'channel') return 'discord';
     return own[name] ?? 'own';
   }
 

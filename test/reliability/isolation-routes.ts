@@ -92,6 +92,10 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /forms/:formId/settings': { variants: [{ body: { action: 'save', name: 'Taken over', notificationEmails: 'intruder@example.com' } }] },
   'POST /forms/:formId/settings/secrets/:provider': { variants: [{ body: { secret: 'intruder-secret' } }] },
   'POST /forms/:formId/settings/secrets/:provider/remove': PATH_ONLY,
+  'POST /forms/:formId/settings/chat/:channel': { variants: [{ body: { url: 'https://discord.com/api/webhooks/1/intruder' } }] },
+  'POST /forms/:formId/settings/chat/:channel/remove': PATH_ONLY,
+  'POST /forms/:formId/settings/chat/:channel/test': PATH_ONLY,
+  'POST /forms/:formId/settings/webhook/test': PATH_ONLY,
   'POST /forms/:formId/settings/webhook-secret': PATH_ONLY,
   'POST /forms/:formId/settings/recipients/resend': { variants: [{ body: { resend: 'intruder@example.com' } }] },
   'GET /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
@@ -150,4 +154,4 @@ export const NATURAL_KIND: Record<string, string> = {
 };
 
 /** Parameters that are not ids but one of a few words: always given this value. */
-export const FIXED_PARAMS: Record<string, string> = { kind: 'notification', provider: 'TURNSTILE' };
+export const FIXED_PARAMS: Record<string, string> = { kind: 'notification', provider: 'TURNSTILE', channel: 'discord' };

@@ -128,7 +128,7 @@ describe('postJsonSafely', () => {
       { 'content-type': 'application/json', 'x-extra': 'yes' },
       { allowPrivate: true, lookup: lookupOf({ 'hook.example': ['127.0.0.1'] }, calls) },
     );
-    assert.deepEqual(result, { status: 200, body: '' });
+    assert.deepEqual(result, { status: 200, body: '', retryAfter: null });
     assert.deepEqual(calls, ['hook.example'], 'resolved once, by the injected lookup only');
     assert.equal(receiver.requests.length, 1);
     const [request] = receiver.requests;
@@ -312,7 +312,7 @@ describe('postJsonSafely', () => {
   it('returns the answer body and status of a normal call', async () => {
     const answering = await startWebhookReceiver({ status: 201, body: 'created ✓' });
     try {
-      assert.deepEqual(await post(answering.url, { allowPrivate: true }), { status: 201, body: 'created ✓' });
+      assert.deepEqual(await post(answering.url, { allowPrivate: true }), { status: 201, body: 'created ✓', retryAfter: null });
     } finally {
       await answering.close();
     }

@@ -12,17 +12,19 @@ import { RotateWebhookSecretPage } from '../views/form-confirm-pages.js';
 import { formPath } from '../views/form-layout.js';
 import { secretName } from '../views/form-secrets-settings.js';
 import { FormSettingsPage } from '../views/form-settings-page.js';
+import type { ChatPanelState } from '../views/chat-channels-panel.js';
 
 type FormParams = { Params: { formId: string } };
 type SecretParams = { Params: { formId: string; provider: string } };
 type Body = Record<string, unknown> | undefined;
 
-interface PageState {
+export interface PageState {
   values?: SettingsValues;
   errors?: FieldErrors;
   secretErrors?: FieldErrors;
   webhookSecret?: string;
   unsaved?: boolean;
+  chatState?: ChatPanelState;
 }
 
 /** The provider named in the address, or `not_found` (the 404 page) for anything else, the webhook's included. */
@@ -31,27 +33,39 @@ function storedProvider(provider: string): StoredSecretProvider {
   return provider as StoredSecretProvider;
 }
 
+/** The form's Settings page, with what a refused change brings back (other routes on the page answer with it too). */
+export async function sendSettingsPage(
+  ctx: AppContext,
+  request: FastifyRequest<FormParams>,
+  reply: FastifyReply,
+  state: PageState = {},
+  status = 200,
+): Promise<FastifyReply> {
+  const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
+  const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
+  const recipients = await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails);
+  const chatChannels = await ctx.chatChannels.listForMember(accountOf(request).user.id, form.id);
+  const page = FormSettingsPage({
+    frame,
+    form,
+    secrets,
+    recipients,
+    confirmsRecipients: ctx.recipients.enabled,
+    chatChannels,
+    ...state,
+    values: state.values ?? valuesOf(form),
+  });
+  return sendPage(reply, page, status);
+}
+
 /**
  * A form's settings: every field of the API's Form resource (checked by the API's own schema and
  * rules), the write-only secrets, the webhook signing secret (reveal, rotate). Any member may do all
  * of it, on every plan: the API lets any member's token change a form too.
  */
 export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
-  async function settingsPage(request: FastifyRequest<FormParams>, reply: FastifyReply, state: PageState = {}, status = 200) {
-    const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
-    const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
-    const recipients = await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails);
-    const page = FormSettingsPage({
-      frame,
-      form,
-      secrets,
-      recipients,
-      confirmsRecipients: ctx.recipients.enabled,
-      ...state,
-      values: state.values ?? valuesOf(form),
-    });
-    return sendPage(reply, page, status);
-  }
+  const settingsPage = (request: FastifyRequest<FormParams>, reply: FastifyReply, state: PageState = {}, status = 200) =>
+    sendSettingsPage(ctx, request, reply, state, status);
 
   app.get<FormParams>('/forms/:formId/settings', { preHandler: requireAccount }, (request, reply) => settingsPage(request, reply));
 
@@ -120,6 +134,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
       secrets,
       recipients: await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails),
       confirmsRecipients: ctx.recipients.enabled,
+      chatChannels: await ctx.chatChannels.listForMember(accountOf(request).user.id, form.id),
       values: valuesOf(form),
       webhookSecret,
     });

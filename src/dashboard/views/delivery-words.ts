@@ -5,7 +5,18 @@ const KIND_NAMES: Record<string, string> = {
   webhook: 'Webhook',
   slack: 'Slack message',
   email: 'Email',
+  'slack-webhook': 'Slack message (webhook)',
+  discord: 'Discord message',
+  teams: 'Teams message',
+  telegram: 'Telegram message',
 };
+
+const EMAIL_KINDS = new Set(['notification', 'autoresponder', 'email']);
+
+/** How a delivery's status code is read: SMTP for an email, HTTP for every other channel. */
+export function deliveryProtocol(kind: string): 'SMTP' | 'HTTP' {
+  return EMAIL_KINDS.has(kind) ? 'SMTP' : 'HTTP';
+}
 
 export function deliveryKindName(kind: string): string {
   return KIND_NAMES[kind] ?? kind;

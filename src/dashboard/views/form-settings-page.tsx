@@ -6,6 +6,8 @@ import { normaliseEmail } from '../../domain/email-address.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';
+import type { ChatChannelView } from '../../services/chat-channels.js';
+import { ChatChannelsPanel, type ChatPanelState } from './chat-channels-panel.js';
 import { CsrfInput, Field, FormError, Panel, TextArea, Time } from './components.js';
 import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
 import { FileUploadsPanel } from './file-uploads-panel.js';
@@ -28,6 +30,10 @@ export interface FormSettingsPageProps {
   recipients?: Map<string, RecipientStatus>;
   /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the team confirm first (the list's hint says so). */
   confirmsRecipients?: boolean;
+  /** The form's chat channels, their secrets masked. */
+  chatChannels: ChatChannelView[];
+  /** A refused save of a chat channel. */
+  chatState?: ChatPanelState;
 }
 
 interface ListProps {
@@ -209,6 +215,8 @@ export function FormSettingsPage({
   unsaved,
   recipients,
   confirmsRecipients,
+  chatChannels,
+  chatState,
 }: FormSettingsPageProps) {
   const action = formPath(form.id, 'settings');
   const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
@@ -349,6 +357,7 @@ export function FormSettingsPage({
           </a>
         </div>
       </form>
+      <ChatChannelsPanel frame={frame} form={form} channels={chatChannels} state={chatState} />
       <SecretKeysPanel frame={frame} form={form} secrets={secrets} errors={secretErrors} />
       <WebhookSecretPanel frame={frame} form={form} secret={webhookSecret} />
       <DeletePanel form={form} />

@@ -9,7 +9,7 @@ import { FileList } from './file-list.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
-import { deliveryKindName, folderAndFile } from './delivery-words.js';
+import { deliveryKindName, deliveryProtocol, folderAndFile } from './delivery-words.js';
 
 interface SubmissionPageProps {
   frame: Frame;
@@ -252,7 +252,7 @@ function DeliveryStatus({ delivery }: { delivery: DeliveryRecord }) {
 function lastResult(delivery: DeliveryRecord): string {
   const last = delivery.tries.filter((t) => t.outcome !== 'in_progress').at(-1);
   if (!last) return delivery.lastError ?? 'Not tried yet';
-  const protocol = delivery.kind === 'webhook' || delivery.kind === 'slack' ? 'HTTP' : 'SMTP';
+  const protocol = deliveryProtocol(delivery.kind);
   const status = last.statusCode !== null ? `${protocol} ${last.statusCode}` : null;
   if (last.writtenTo) return `Written to ${folderAndFile(last.writtenTo).folder}, not sent (no SMTP server is set up)`;
   if (last.error) return status ? `${status}: ${last.error}` : last.error;

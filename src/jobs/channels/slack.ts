@@ -100,6 +100,6 @@ export function slackText(
 }
 
 // Slack reads &, < and > as markup (links, mentions); everything else is shown as sent.
-function escapeSlack(text: string): string {
+export function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

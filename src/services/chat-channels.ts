@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/database.js';
+import { toJson } from '../db/database.js';
+import {
+  CHAT_KIND_NAMES,
+  chatChannelOf,
+  chatChannelProblems,
+  chatChannelsOf,
+  maskedChatChannel,
+  withChatChannel,
+  type ChatChannel,
+  type ChatKind,
+} from '../domain/chat-channels.js';
+import { DeliveryError } from '../domain/delivery-error.js';
+import { validationError } from '../errors.js';
+import { webhookUrlProblem } from '../net/public-address.js';
+import { postChatMessage, type ChatPostOptions } from '../jobs/channels/chat.js';
+import { testMessage } from '../jobs/channels/chat-messages.js';
+import { WebhookChannel } from '../jobs/channels/webhook.js';
+import type { FormService } from './forms.js';
+
+/** A channel as the page shows it: the service, and of its secret only the host and last 4 characters. */
+export interface ChatChannelView {
+  kind: ChatKind;
+  service: string;
+  shown: string;
+  chatId?: string;
+}
+
+/** What the owner typed for a channel; a blank secret keeps the one stored. */
+export interface ChatChannelInput {
+  url?: string;
+  botToken?: string;
+  chatId?: string;
+}
+
+/** How a test went: the service took it, or what it answered. */
+export type TestOutcome = { sent: true; statusCode?: number } | { sent: false; error: string; untried?: boolean };
+
+/**
+ * A form's chat channels (`forms.chat_channels`), for its members: listed without their secrets,
+ * added, changed, removed, and tried with a real message. Each submission gets one delivery per
+ * channel (jobs/submission-jobs.ts); this is where the owner manages them.
+ */
+export class ChatChannelService {
+  constructor(
+    private readonly database: Database,
+    private readonly forms: FormService,
+    private readonly options: ChatPostOptions,
+  ) {}
+
+  private async stored(formId: string): Promise<unknown> {
+    const row = await this.database.db.selectFrom('forms').select('chatChannels').where('id', '=', formId).executeTakeFirst();
+    return row?.chatChannels ?? null;
+  }
+
+  /** The form's channels as a member sees them (`not_found` for anyone else). */
+  async listForMember(userId: string, formId: string): Promise<ChatChannelView[]> {
+    await this.forms.formForMember(userId, formId);
+    return chatChannelsOf(await this.stored(formId)).map((channel) => ({ ...maskedChatChannel(channel), service: CHAT_KIND_NAMES[channel.kind] }));
+  }
+
+  /**
+   * Adds the form's channel of `kind`, or changes it: a blank URL or token keeps the stored one, so
+   * the owner need not paste a secret again to change a chat id. A bad value is a `validation_error`
+   * naming the field (`url`, `botToken`, `chatId`), and nothing changes.
+   */
+  async putForMember(userId: string, formId: string, kind: ChatKind, input: ChatChannelInput): Promise<void> {
+    await this.forms.formForMember(userId, formId);
+    await this.database.transaction(async (trx) => {
+      // NOTE: locked on PostgreSQL (SQLite runs one write transaction at a time): two edits at once both count.
+      const select = trx.selectFrom('forms').select('chatChannels').where('id', '=', formId);
+      const row = await (this.database.dialect === 'postgres' ? select.forUpdate() : select).executeTakeFirst();
+      const existing = chatChannelOf(row?.chatChannels ?? null, kind);
+      const channel = channelOf(kind, input, existing);
+      const problems = chatChannelProblems(channel, this.options.allowPrivate);
+      // as for a webhook: no literal loopback, private or localhost address (host names are checked again when called)
+      const addressProblem = channel.url && !problems.url ? webhookUrlProblem(channel.url, this.options.allowPrivate) : null;
+      if (addressProblem) problems.url = `The URL ${addressProblem}.`;
+      if (Object.keys(problems).length > 0)
+        throw validationError(
+          Object.entries(problems).map(([field, message]) => `${field}: ${message}`),
+          `The ${CHAT_KIND_NAMES[kind]} channel was not saved.`,
+        );
+      const channels = withChatChannel(row?.chatChannels ?? null, kind, channel);
+      await trx
+        .updateTable('forms')
+        .set({ chatChannels: toJson(channels), updatedAt: Date.now() })
+        .where('id', '=', formId)
+        .execute();
+    });
+  }
+
+  /** Removes the form's channel of `kind`; false when it had none. Deliveries still waiting for it then fail for good. */
+  async removeForMember(userId: string, formId: string, kind: ChatKind): Promise<boolean> {
+    await this.forms.formForMember(userId, formId);
+    return this.database.transaction(async (trx) => {
+      const select = trx.selectFrom('forms').select('chatChannels').where('id', '=', formId);
+      const row = await (this.database.dialect === 'postgres' ? select.forUpdate() : select).executeTakeFirst();
+      if (!chatChannelOf(row?.chatChannels ?? null, kind)) return false;
+      const channels = withChatChannel(row?.chatChannels ?? null, kind, null);
+      await trx
+        .updateTable('forms')
+        .set({ chatChannels: channels.length === 0 ? null : toJson(channels), updatedAt: Date.now() })
+        .where('id', '=', formId)
+        .execute();
+      return true;
+    });
+  }
+
+  /**
+   * Posts a test message to the form's channel of `kind` now, through the code that delivers
+   * submissions, and says how it went; `not_found` when the form has no such channel.
+   */
+  async sendTest(userId: string, formId: string, kind: ChatKind): Promise<TestOutcome> {
+    const form = await this.forms.formForMember(userId, formId);
+    const channel = chatChannelOf(await this.stored(formId), kind);
+    if (!channel) return { sent: false, error: `the form has no ${CHAT_KIND_NAMES[kind]} channel`, untried: true };
+    return outcomeOf(postChatMessage(channel, testMessage(form.name), this.options));
+  }
+
+  /**
+   * Posts a test to the form's webhook now, signed with its secret like every delivery, its body
+   * marked `"test": true`; the receiver's answer is the outcome. None: the form has no webhook URL.
+   */
+  async sendTestWebhook(userId: string, formId: string, now = new Date()): Promise<TestOutcome> {
+    const form = await this.forms.formForMember(userId, formId);
+    if (!form.webhookUrl) return { sent: false, error: 'the form has no webhook URL', untried: true };
+    const webhook = new WebhookChannel({ allowPrivate: this.options.allowPrivate, signingSecret: () => this.forms.webhookSecretForMember(userId, formId) });
+    const id = `test_${randomUUID()}`;
+    const fields = {
+      test: true,
+      message: `This is a test webhook from Formgate for the form “${form.name}”, sent from the dashboard at ${now.toISOString()}. It is not a submission.`,
+    };
+    return outcomeOf(
+      webhook
+        .send({ id, kind: 'webhook', payload: { url: form.webhookUrl, formId, fields }, attempt: 1, submissionId: null, idempotencyKey: id })
+        .then(() => ({ statusCode: undefined })),
+    );
+  }
+}
+
+function channelOf(kind: ChatKind, input: ChatChannelInput, existing: ChatChannel | undefined): ChatChannel {
+  const typed = (value: string | undefined) => (value ?? '').trim();
+  if (kind === 'telegram') {
+    return { kind, botToken: typed(input.botToken) || existing?.botToken || '', chatId: typed(input.chatId) };
+  }
+  return { kind, url: typed(input.url) || existing?.url || '' };
+}
+
+async function outcomeOf(sending: Promise<{ statusCode?: number | null }>): Promise<TestOutcome> {
+  try {
+    const receipt = await sending;
+    return { sent: true, statusCode: receipt.statusCode ?? undefined };
+  } catch (err) {
+    if (err instanceof DeliveryError) return { sent: false, error: err.message };
+    throw err;
+  }
+}
