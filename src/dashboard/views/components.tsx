@@ -1,3 +1,4 @@
+import { formatTime } from '../time-zone.js';
 import type { ComponentChildren } from 'preact';
 import type { FieldErrors } from '../field-errors.js';
 
@@ -155,12 +156,13 @@ export function EmptyState({ children }: { children: ComponentChildren }) {
 
 // NOTE: one formatter for every date: toLocaleString with options builds a new one per call (a fifth
 // of a page's time). Made at the first date shown, not at start: building it loads ICU's data (~15 ms).
-let dateTime: Intl.DateTimeFormat | null = null;
-
-/** A date as people read it, with the exact time in a machine-readable attribute. */
+/** A time in the viewer's zone, with the exact time in a machine-readable attribute and in UTC on hover (time-zone.ts). */
 export function Time({ ms, empty = 'Never' }: { ms: number | null; empty?: string }) {
   if (ms === null) return <span>{empty}</span>;
-  const date = new Date(ms);
-  dateTime ??= new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
-  return <time dateTime={date.toISOString()}>{dateTime.format(date)} UTC</time>;
+  const { text, utc, iso } = formatTime(ms);
+  return (
+    <time dateTime={iso} title={utc}>
+      {text}
+    </time>
+  );
 }
