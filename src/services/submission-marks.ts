@@ -91,6 +91,11 @@ export class SubmissionMarks {
     return { formId: submission.formId };
   }
 
+  /** Checks that every id is an accepted submission of the scope, the account a member (before a bulk delete's confirmation). */
+  async checkInbox(userId: string, scope: MarkScope, ids: string[]): Promise<void> {
+    await this.inboxIds(userId, scope, ids);
+  }
+
   /** Marks the chosen inbox submissions read; returns how many were unread. */
   async markAllRead(userId: string, scope: MarkScope, ids: string[]): Promise<number> {
     const wanted = await this.inboxIds(userId, scope, ids);
@@ -120,7 +125,11 @@ export class SubmissionMarks {
       await trx
         .updateTable('submissions')
         .set({ status: 'spam', searchText: '', spamReasons: reasons, unread: 0 })
-        .where('seq', 'in', rows.map((row) => row.seq))
+        .where(
+          'seq',
+          'in',
+          rows.map((row) => row.seq),
+        )
         .execute();
       for (const row of rows) await reindex(this.database, trx, row.seq);
       await moveDayCounts(trx, rows);
@@ -133,7 +142,10 @@ export class SubmissionMarks {
     await this.memberSubmission(userId, submissionId);
     const text = note.replace(/\r\n?/g, '\n').trim();
     if ([...text].length > NOTE_LIMIT) {
-      throw validationError([`note: at most ${NOTE_LIMIT.toLocaleString('en-US')} characters`], `A note holds at most ${NOTE_LIMIT.toLocaleString('en-US')} characters.`);
+      throw validationError(
+        [`note: at most ${NOTE_LIMIT.toLocaleString('en-US')} characters`],
+        `A note holds at most ${NOTE_LIMIT.toLocaleString('en-US')} characters.`,
+      );
     }
     const stored = text === '' ? null : text;
     await this.database.db.updateTable('submissions').set({ note: stored }).where('id', '=', submissionId).execute();

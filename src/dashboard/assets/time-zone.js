@@ -3,5 +3,6 @@
 (() => {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (!zone || document.cookie.split('; ').includes(`tz=${encodeURIComponent(zone)}`)) return;
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is not in every browser the dashboard supports
   document.cookie = `tz=${encodeURIComponent(zone)}; path=/; max-age=31536000; samesite=lax`;
 })();

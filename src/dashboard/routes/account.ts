@@ -63,7 +63,11 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
     const refused = async (errors: FieldErrors, status: number) => {
       const frame = await frameFor(request, reply, ctx, { section: 'account' });
       const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
-      return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens, errors, timeZone: user.timeZone, browserZone: browserZone(request) }), status);
+      return sendPage(
+        reply,
+        AccountPage({ frame, email: user.email, sessions, activeTokens, errors, timeZone: user.timeZone, browserZone: browserZone(request) }),
+        status,
+      );
     };
     const refusal = await limits.attempt(request, user.email);
     if (refusal) {

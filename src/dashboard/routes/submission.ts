@@ -68,7 +68,10 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       unread: unread.get(submission.formId) ?? 0,
     };
     // in the viewer's zone: the page's title holds the time
-    return sendPage(reply, inZone(zoneOf(request), () => SubmissionPage(props)));
+    return sendPage(
+      reply,
+      inZone(zoneOf(request), () => SubmissionPage(props)),
+    );
   });
 
   app.post<{ Params: { submissionId: string } }>('/submissions/:submissionId/unread', { preHandler: requireAccount }, async (request, reply) => {
@@ -90,18 +93,22 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
     return seeOther(reply, `/forms/${submission.formId}`);
   });
 
-  app.post<{ Params: { submissionId: string }; Body: { note?: unknown } }>('/submissions/:submissionId/note', { preHandler: requireAccount }, async (request, reply) => {
-    const { submissionId } = request.params;
-    const note = typeof request.body?.note === 'string' ? request.body.note : '';
-    try {
-      const saved = await ctx.submissionMarks.setNote(accountOf(request).user.id, submissionId, note);
-      setFlash(reply, saved.note === null ? 'Note removed' : 'Note saved');
-    } catch (error) {
-      if (!(error instanceof ProblemError) || error.code !== 'validation_error') throw error;
-      setFlash(reply, `The note was not saved: ${error.detail}`);
-    }
-    return seeOther(reply, `/submissions/${submissionId}#note`);
-  });
+  app.post<{ Params: { submissionId: string }; Body: { note?: unknown } }>(
+    '/submissions/:submissionId/note',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { submissionId } = request.params;
+      const note = typeof request.body?.note === 'string' ? request.body.note : '';
+      try {
+        const saved = await ctx.submissionMarks.setNote(accountOf(request).user.id, submissionId, note);
+        setFlash(reply, saved.note === null ? 'Note removed' : 'Note saved');
+      } catch (error) {
+        if (!(error instanceof ProblemError) || error.code !== 'validation_error') throw error;
+        setFlash(reply, `The note was not saved: ${error.detail}`);
+      }
+      return seeOther(reply, `/submissions/${submissionId}#note`);
+    },
+  );
 
   // a file of the submission, for a member of its workspace (any status, as the page shows it): always a download
   app.get<{ Params: { submissionId: string; fileId: string } }>(
