@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import type { FilterValues } from '../date-range.js';
 import type { FieldErrors } from '../field-errors.js';
 import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, MAX_FIELD_COLUMNS, timeText } from '../submission-fields.js';
@@ -295,7 +296,7 @@ function SubmissionTable({
                   )}
                   {columns.map((name) => (
                     <td data-label={name} key={name} class="field-cell">
-                      {name in fields ? cut(compactValue(fields[name])) : ''}
+                      {name in fields ? <Breakable text={cut(compactValue(fields[name]))} /> : ''}
                     </td>
                   ))}
                 </tr>
@@ -317,6 +318,22 @@ function SubmissionTable({
         </button>
       </div>
     </form>
+  );
+}
+
+/** Text that may break after an address's or a link's separators (`@ . / ? & =`) rather than mid-word. */
+function Breakable({ text }: { text: string }) {
+  if (!/[@./?&=]\S/.test(text)) return <>{text}</>;
+  const parts = text.split(/(?<=[@./?&=])(?=\S)/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </>
   );
 }
 
