@@ -211,8 +211,8 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
         ['id', intruder],
         ['action', 'spam'],
       ]);
-      assert.equal(refused.location, `/forms/${formId}`);
-      assert.equal(flashOf((await owner.client.get(`/forms/${formId}`)).html), `Nothing changed: Submission ${intruder} is not in this inbox.`);
+      assert.equal(refused.status, 404);
+      assert.match(refused.html, /There is nothing here, or it is not yours to see\./);
       assert.equal((await rowOf(c)).status, 'accepted');
       assert.equal((await rowOf(intruder)).status, 'accepted');
     }
@@ -222,7 +222,7 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
       ['id', a],
       ['action', 'spam'],
     ]);
-    assert.equal(strangers.status, 303);
+    assert.equal(strangers.status, 404);
     assert.equal((await rowOf(a)).status, 'accepted');
     // an address elsewhere is not followed
     const offsite = await owner.client.post(`/forms/${formId}/bulk`, [
@@ -269,10 +269,11 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
     ]);
     assert.equal(wide.location, `/w/${owner.workspaceId}/submissions`);
     assert.equal((await rowOf(elsewhere)).unread, 0);
-    await owner.client.post(`/w/${owner.workspaceId}/submissions/bulk`, [
+    const refusedWide = await owner.client.post(`/w/${owner.workspaceId}/submissions/bulk`, [
       ['id', foreign],
       ['action', 'read'],
     ]);
+    assert.equal(refusedWide.status, 404);
     assert.equal((await rowOf(foreign)).unread, 1);
     const none = await owner.client.post(`/forms/${formId}/bulk`, [['action', 'read']]);
     assert.equal(none.status, 303);

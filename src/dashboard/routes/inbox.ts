@@ -12,6 +12,7 @@ import { accountOf, requireAccount, safeNext } from '../session.js';
 import { setFlash } from '../flash.js';
 import { problemText } from './submission.js';
 import type { MarkScope } from '../../services/submission-marks.js';
+import { ProblemError } from '../../errors.js';
 import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
 
 /** Rows a page of the inbox shows. */
@@ -104,6 +105,8 @@ async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>
       setFlash(reply, 'Nothing changed: choose Mark as read, Mark as spam or Delete.');
     }
   } catch (error) {
+    // an id of another form or workspace, or none at all, is the 404 page, as it would be alone
+    if (error instanceof ProblemError && error.code === 'not_found') throw error;
     setFlash(reply, `Nothing changed: ${problemText(error)}`);
   }
   return seeOther(reply, back);
