@@ -123,10 +123,16 @@ function Inbox({
         <h2 id="filter-heading" class="visually-hidden">
           Filter
         </h2>
-        <form method="get" action={path} class="filters">
+        <form method="get" action={path} class="filters inbox-filter">
           <Field label="Search" name="search" type="search" value={values.search} errors={errors} hint="Any field’s name or value" />
-          <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
-          <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
+          {/* the dates fold away until used: on a phone the list starts on the first screen */}
+          <details class="date-filter" open={Boolean(values.from || values.to || errors.from || errors.to)}>
+            <summary class="date-filter-head">Dates</summary>
+            <div class="date-fields">
+              <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
+              <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
+            </div>
+          </details>
           <div class="filter-actions actions">
             <button type="submit">Filter</button>
             {filtered && (
@@ -242,15 +248,16 @@ function SubmissionTable({
       {rows.map((row) => (
         <input type="hidden" name="pageId" value={row.id} key={row.id} />
       ))}
+      <p class="select-all">
+        <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" />
+        <label for="select-all">Select all on this page</label>
+      </p>
       <div class="table-wrap listing">
         <table class="stack inbox">
           <thead>
             <tr>
               <th scope="col" class="select-cell">
-                <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" />
-                <label for="select-all" class="visually-hidden">
-                  Select all on this page
-                </label>
+                <span class="visually-hidden">Select</span>
               </th>
               <th scope="col">Received</th>
               {formNames && <th scope="col">Form</th>}

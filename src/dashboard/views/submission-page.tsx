@@ -67,10 +67,10 @@ export function SubmissionPage(props: SubmissionPageProps) {
         <StatusNote submission={submission} workspace={workspace} expiresAt={expiresAt} />
         <SubmissionActions submission={submission} csrf={frame.csrf} replyTo={replyTo} />
       </Panel>
-      <NotePanel submissionId={submission.id} note={note} csrf={frame.csrf} />
       <Panel title="Fields" id="fields">
         <FieldList data={submission.data} />
       </Panel>
+      <NotePanel submissionId={submission.id} note={note} csrf={frame.csrf} />
       {files.length > 0 && (
         <Panel title="Files" id="files">
           <FileList submissionId={submission.id} files={files} />
