@@ -58,15 +58,15 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
 
     const inbox = await owner.client.get(`/forms/${formId}`);
     assert.deepEqual(unreadIds(inbox.html), [second, first]);
-    assert.match(inbox.html, /<span class="visually-hidden">Unread: <\/span><time/);
-    assert.match(inbox.html, /aria-current="page">Submissions<span class="unread-count"> 2<span class="visually-hidden"> unread<\/span><\/span><\/a>/);
+    assert.match(inbox.html, /<\/time><span class="visually-hidden"> \(unread\)<\/span><\/a>/);
+    assert.match(inbox.html, /aria-current="page">Submissions <span class="unread-count">2<span class="visually-hidden"> unread<\/span><\/span><\/a>/);
     const home = await owner.client.get(`/w/${owner.workspaceId}`);
-    assert.match(home.html, /<td data-label="New"><span class="unread-count"> 2<span class="visually-hidden"> unread<\/span><\/span><\/td>/);
+    assert.match(home.html, /<td data-label="New"><span class="unread-count">2<span class="visually-hidden"> unread<\/span><\/span><\/td>/);
 
     const opened = await owner.client.get(`/submissions/${first}`);
     assert.equal(opened.status, 200);
     assert.equal((await rowOf(first)).unread, 0, 'opening it marks it read');
-    assert.match(opened.html, /Submissions<span class="unread-count"> 1<span/, 'the tab counts the other one');
+    assert.match(opened.html, /Submissions <span class="unread-count">1<span/, 'the tab counts the other one');
     assert.deepEqual(unreadIds((await owner.client.get(`/forms/${formId}`)).html), [second]);
 
     const back = await owner.client.post(`/submissions/${first}/unread`, {});
@@ -99,8 +99,8 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
     await app.ctx.database.db.insertInto('submissions').values(rows).execute();
     assert.equal((await app.ctx.submissionMarks.unreadCounts([formId])).get(formId), 100);
     const home = await owner.client.get(`/w/${owner.workspaceId}`);
-    assert.match(home.html, /<span class="unread-count"> 99\+<span class="visually-hidden"> unread<\/span><\/span>/);
-    assert.match((await owner.client.get(`/forms/${formId}`)).html, /Submissions<span class="unread-count"> 99\+/);
+    assert.match(home.html, /<span class="unread-count">99\+<span class="visually-hidden"> unread<\/span><\/span>/);
+    assert.match((await owner.client.get(`/forms/${formId}`)).html, /Submissions <span class="unread-count">99\+/);
   });
 
   it('Mark as spam: into the spam folder with who did it, out of the list and the search, its day counted as spam; Not spam brings it back', async () => {

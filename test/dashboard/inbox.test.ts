@@ -119,7 +119,7 @@ describe(`dashboard: the submissions inbox, a submission, delete, spam and held 
     assert.match(
       page.html,
       new RegExp(
-        `href="/submissions/${wide}">(<span class="visually-hidden">Unread: </span>)?<time[^>]*>[^<]*</time></a>(<span class="unread-dot"[^>]*>New</span>)?<span class="more-fields">\\+5 more fields</span>`,
+        `href="/submissions/${wide}"><time[^>]*>[^<]*</time>(<span class="visually-hidden"> \\(unread\\)</span>)?</a>(<span class="unread-dot"[^>]*>New</span>)?<span class="more-fields">\\+5 more fields</span>`,
       ),
     );
     const view = await owner.client.get(`/submissions/${wide}`);

@@ -35,7 +35,6 @@ export function UnreadCount({ count }: { count: number }) {
   const shown = count >= UNREAD_CAP ? `${UNREAD_CAP - 1}+` : String(count);
   return (
     <span class="unread-count">
-      {' '}
       {shown}
       <span class="visually-hidden"> unread</span>
     </span>
@@ -53,7 +52,12 @@ export function FormLayout({ frame, form, tab, title, children, scripts }: FormL
         {TABS.map((t) => (
           <a key={t.tab} href={formPath(form.id, t.tab)} aria-current={t.tab === tab ? 'page' : undefined}>
             {t.label}
-            {t.tab === 'submissions' && form.unread ? <UnreadCount count={form.unread} /> : null}
+            {t.tab === 'submissions' && form.unread ? (
+              <>
+                {' '}
+                <UnreadCount count={form.unread} />
+              </>
+            ) : null}
           </a>
         ))}
       </nav>

@@ -283,8 +283,9 @@ function SubmissionTable({
                   <td data-label="Received">
                     <div>
                       <a href={`/submissions/${row.id}`}>
-                        {row.unread && <span class="visually-hidden">Unread: </span>}
                         <Time ms={row.createdAt} />
+                        {/* after the time: a click on the link lands on its first box, which must be a visible one */}
+                        {row.unread && <span class="visually-hidden"> (unread)</span>}
                       </a>
                       {row.unread && (
                         <span class="unread-dot" aria-hidden="true">
@@ -330,7 +331,8 @@ function SubmissionTable({
 
 /** Text that may break after an address's or a link's separators (`@ . / ? & =`) rather than mid-word. */
 function Breakable({ text }: { text: string }) {
-  if (!/[@./?&=]\S/.test(text)) return <>{text}</>;
+  // short values (most addresses) stay whole: a break inside them helps no column
+  if (text.length < 24 || !/[@./?&=]\S/.test(text)) return <>{text}</>;
   const parts = text.split(/(?<=[@./?&=])(?=\S)/);
   return (
     <>
