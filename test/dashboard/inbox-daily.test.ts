@@ -304,6 +304,14 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
     assert.deepEqual(columnsOf((await owner.client.get(`/forms/${formId}`)).html), ['message', 'email', 'name']);
     assert.deepEqual(columnsOf((await owner.client.get(`/forms/${formId}?search=kiwis`)).html), ['message', 'email']);
     assert.deepEqual(columnsOf((await owner.client.get(`/forms/${formId}?search=ann`)).html), ['message', 'email', 'name']);
+    // a long address may break after its separators, a short one stays whole
+    await submit(formId, { message: 'long', email: 'a.very.long.address@sub.example-company.com' });
+    const html = (await owner.client.get(`/forms/${formId}`)).html;
+    assert.match(
+      html,
+      /<td data-label="email" class="field-cell">a\.<wbr\/>very\.<wbr\/>long\.<wbr\/>address@<wbr\/>sub\.<wbr\/>example-company\.<wbr\/>com<\/td>/,
+    );
+    assert.match(html, /<td data-label="email" class="field-cell">ann@example\.com<\/td>/);
   });
 
   it('shows times in the account’s zone, else the browser’s (its cookie), else UTC, always with UTC on hover', async () => {
