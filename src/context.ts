@@ -28,6 +28,8 @@ import { ErasureService } from './services/erasure.js';
 import { ExportService } from './services/exports.js';
 import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
+import { SubmissionMarks } from './services/submission-marks.js';
+import { TimeZoneSetting } from './services/time-zone-setting.js';
 import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
 import { TestSubmissionService } from './services/test-submissions.js';
@@ -90,6 +92,10 @@ export interface AppContext {
   fileLinks: FileLinks;
   /** The files of submissions as pages and exports list them, and one file's bytes for a download. */
   submissionFiles: SubmissionFiles;
+  /** Read and unread, spam by hand, notes, and Previous and Next of the inbox (issue 29). */
+  submissionMarks: SubmissionMarks;
+  /** The account's time zone for the dashboard's times. */
+  timeZoneSetting: TimeZoneSetting;
   /** The outcome of the last email and whether the SMTP server answers, for `/healthz`. */
   mailHealth: MailHealth;
   /** Prometheus metrics; null when FORMGATE_METRICS is off, so that nothing counts per request. */
@@ -156,6 +162,8 @@ export async function openContext(config: Config, options: { existing?: boolean;
       visitors: new VisitorLoad(),
       files,
       submissionFiles: new SubmissionFiles(database, files),
+      submissionMarks: new SubmissionMarks(database),
+      timeZoneSetting: new TimeZoneSetting(database),
       fileLinks: new FileLinks(keyring, () => config.baseUrl),
       mailHealth: new MailHealth(config),
       metrics,

@@ -12,8 +12,17 @@ export type FormWithPlan = Form & { plan: Plan };
  * A form's page: the form with its workspace's plan (`not_found` unless the account belongs to its
  * workspace, whether or not it exists) and the frame around it, its workspace the current one.
  */
-export async function formFrame(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, formId: string): Promise<{ frame: Frame; form: FormWithPlan }> {
+export async function formFrame(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  formId: string,
+): Promise<{ frame: Frame; form: FormWithPlan & { unread: number } }> {
   const form = await ctx.forms.formForMember(accountOf(request).user.id, formId);
-  const frame = await frameFor(request, reply, ctx, { workspaceId: form.workspaceId, section: 'forms' });
-  return { frame, form };
+  // the Submissions tab says how many are unread (a count that stops at UNREAD_CAP)
+  const [frame, unread] = await Promise.all([
+    frameFor(request, reply, ctx, { workspaceId: form.workspaceId, section: 'forms' }),
+    ctx.submissionMarks.unreadCounts([form.id]),
+  ]);
+  return { frame, form: { ...form, unread: unread.get(form.id) ?? 0 } };
 }

@@ -1,3 +1,4 @@
+import { formatTime } from './time-zone.js';
 import { isFileValue } from '../services/export-fields.js';
 /** How the inbox's table reads submitted fields: which columns a page gets, and each value in one short line. */
 
@@ -63,10 +64,7 @@ export function summaryOf(data: unknown, count = 3): { name: string; value: stri
     .map(([name, value]) => ({ name, value: cut(compactValue(value)) }));
 }
 
-let dateTime: Intl.DateTimeFormat | null = null;
-
-/** A time as the dashboard writes it ("24 Nov 2026, 10:02 UTC"), for labels that cannot hold a `<time>`. */
+/** A time as the dashboard writes it, in the viewer's zone ("24 Nov 2026, 10:02 UTC"), for labels that cannot hold a `<time>`. */
 export function timeText(ms: number): string {
-  dateTime ??= new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
-  return `${dateTime.format(new Date(ms))} UTC`;
+  return formatTime(ms).text;
 }

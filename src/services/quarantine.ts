@@ -123,7 +123,7 @@ export async function markNotSpam(
  * migration 0017) and goes back into the backlog, where searches find it at once and the indexer
  * indexes it again. A row still in the backlog is indexed anew anyway.
  */
-async function reindex(database: Database, trx: Transaction<DB>, seq: number): Promise<void> {
+export async function reindex(database: Database, trx: Transaction<DB>, seq: number): Promise<void> {
   if (database.dialect !== 'sqlite') return;
   await sql`DELETE FROM submissions_search WHERE rowid = ${seq} AND NOT EXISTS (SELECT 1 FROM search_backlog WHERE seq = ${seq})`.execute(trx);
   await sql`INSERT INTO search_backlog (seq) VALUES (${seq}) ON CONFLICT (seq) DO NOTHING`.execute(trx);

@@ -85,8 +85,10 @@ describe(`dashboard in Chromium: forms, charts, Setup and test submissions (${TE
 
     await page.goto(workspaceUrl);
     const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Contact' }) });
-    assert.deepEqual((await row.getByRole('cell').allTextContents()).slice(1, 3), ['1', '0'], 'this month and spam caught');
+    assert.deepEqual((await row.getByRole('cell').allTextContents()).slice(1, 4), ['1 unread', '1', '0'], 'new, this month and spam caught');
     assert.ok(await row.getByRole('img', { name: 'Last 30 days: 1 accepted, 0 spam' }).isVisible());
+    // the chart is folded below the forms until opened
+    await page.getByText('Submissions, last 30 days', { exact: true }).click();
     const chart = page.getByRole('img', { name: 'Submissions per day, last 30 days: all forms of My workspace' });
     const described = await chart.getAttribute('aria-describedby');
     assert.match((await page.locator(`#${described}`).textContent()) ?? '', /^1 accepted and 0 spam in the last 30 days; busiest day \d+ \w{3} with 1\.$/);

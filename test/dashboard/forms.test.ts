@@ -129,7 +129,7 @@ describe('dashboard: forms, charts, New form, Setup and test submissions', () =>
     assert.equal(chartSummary(page.html, 'workspace-chart'), `3 accepted and 1 spam in the last 30 days; busiest day ${today} with 4.`);
     assert.match(page.html, /Submissions per day, last 30 days: all forms of My workspace/);
     const row = new RegExp(
-      `<a href="/forms/${contact.id}">Contact &lt;us></a></td><td data-label="This month">3</td><td data-label="Spam caught">1</td><td data-label="Last submission"><time`,
+      `<a href="/forms/${contact.id}">Contact &lt;us></a></td><td data-label="New">.*?</td><td data-label="This month">3</td><td data-label="Spam caught">1</td><td data-label="Last submission"><time`,
     );
     assert.match(page.html, row);
     assert.match(page.html, /aria-label="Last 30 days: 3 accepted, 1 spam"/);

@@ -118,7 +118,7 @@ describe(`dashboard in Chromium: the inbox, a submission, spam and Not spam (${T
     await page.keyboard.press('Tab');
     await page.keyboard.press('Space');
     assert.ok(await boxes.nth(1).isChecked());
-    await page.getByRole('button', { name: 'Delete selected' }).focus();
+    await page.getByRole('button', { name: 'Delete', exact: true }).focus();
     await Promise.all([page.waitForURL(/\/submissions\/delete\?/), page.keyboard.press('Enter')]);
     assert.ok(await page.getByRole('heading', { name: 'Delete 2 submissions?' }).isVisible());
     assert.ok(await page.getByText('This cannot be undone.').isVisible());

@@ -88,6 +88,12 @@ const FIELDS: Record<string, string[]> = {
   '/forms/:formId/deliveries/retry-failed': ['back'],
   '/submissions/delete': ['id', 'back'],
   '/submissions/:submissionId/not-spam': ['back'],
+  '/submissions/:submissionId/unread': [],
+  '/submissions/:submissionId/spam': [],
+  '/submissions/:submissionId/note': ['note'],
+  '/forms/:formId/bulk': ['id', 'pageId', 'all', 'back', 'action'],
+  '/w/:workspaceId/submissions/bulk': ['id', 'pageId', 'all', 'back', 'action'],
+  '/account/time-zone': ['timeZone'],
 };
 
 /** Routes after which the session may be gone (by design): the client logs in again. */

@@ -50,6 +50,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /': LISTING,
   'GET /account': CALLERS_OWN,
   'POST /account/password': CALLERS_OWN,
+  'POST /account/time-zone': CALLERS_OWN,
   'POST /account/logout-everywhere': CALLERS_OWN,
   'GET /account/tokens': LISTING,
   'POST /account/tokens': CALLERS_OWN,
@@ -86,6 +87,23 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /submissions/:submissionId': PATH_ONLY,
   'GET /submissions/:submissionId/files/:fileId': PATH_ONLY,
   'POST /submissions/:submissionId/not-spam': PATH_ONLY,
+  'POST /submissions/:submissionId/unread': PATH_ONLY,
+  'POST /submissions/:submissionId/spam': PATH_ONLY,
+  'POST /submissions/:submissionId/note': { variants: [{ body: { note: 'planted' } }] },
+  'POST /forms/:formId/bulk': {
+    variants: [
+      { body: { id: ':submissionId', action: 'spam' } },
+      { body: { id: ':submissionId', action: 'read' } },
+      { body: { pageId: ':submissionId', all: '1', action: 'delete' } },
+    ],
+  },
+  'POST /w/:workspaceId/submissions/bulk': {
+    variants: [
+      { body: { id: ':submissionId', action: 'spam' } },
+      { body: { id: ':submissionId', action: 'read' } },
+      { body: { pageId: ':submissionId', all: '1', action: 'delete' } },
+    ],
+  },
   'GET /forms/:formId': { variants: [{}, { query: { search: SHARED_WORD } }] },
   'GET /forms/:formId/setup': PATH_ONLY,
   'GET /forms/:formId/settings': PATH_ONLY,

@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isTimeZone } from '../../domain/time-zones.js';
 import type { AppContext } from '../../context.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
@@ -6,6 +7,7 @@ import { frameFor } from '../frame.js';
 import { type LoginLimits, refusalMessage } from '../login-limits.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, endSession, requireAccount, type SessionCookie } from '../session.js';
+import { TZ_COOKIE } from '../time-zone.js';
 import { AccountPage } from '../views/account-page.js';
 import { revokeTokensTicked } from '../views/revoke-tokens-check.js';
 
@@ -13,6 +15,12 @@ interface PasswordBody {
   currentPassword?: string;
   newPassword?: string;
   revokeTokens?: string;
+}
+
+/** The zone the browser said (its cookie), when it is one this server knows. */
+function browserZone(request: FastifyRequest): string | null {
+  const zone = request.cookies?.[TZ_COOKIE];
+  return isTimeZone(zone) ? zone : null;
 }
 
 /** "Password changed" and, when the box was ticked, how many tokens went with it. */
@@ -25,7 +33,27 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
     const { user } = accountOf(request);
     const frame = await frameFor(request, reply, ctx, { section: 'account' });
     const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
-    return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens }));
+    return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens, timeZone: user.timeZone, browserZone: browserZone(request) }));
+  });
+
+  // The zone every time of the dashboard is shown in; none: the browser's.
+  app.post<{ Body: { timeZone?: unknown } }>('/account/time-zone', { preHandler: requireAccount }, async (request, reply) => {
+    const { user } = accountOf(request);
+    const asked = typeof request.body?.timeZone === 'string' ? request.body.timeZone : '';
+    try {
+      const saved = await ctx.timeZoneSetting.set(user.id, asked);
+      setFlash(reply, saved === null ? 'Times are shown in your browser’s time zone' : `Times are shown in ${saved}`);
+      return seeOther(reply, '/account');
+    } catch (error) {
+      const errors = fieldErrors(error);
+      const frame = await frameFor(request, reply, ctx, { section: 'account' });
+      const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
+      return sendPage(
+        reply,
+        AccountPage({ frame, email: user.email, sessions, activeTokens, timeZone: user.timeZone, browserZone: browserZone(request), zoneErrors: errors }),
+        400,
+      );
+    }
   });
 
   // A changed password ends the account's other sessions (whoever knew the old one) and keeps this one.
@@ -35,7 +63,11 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
     const refused = async (errors: FieldErrors, status: number) => {
       const frame = await frameFor(request, reply, ctx, { section: 'account' });
       const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
-      return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens, errors }), status);
+      return sendPage(
+        reply,
+        AccountPage({ frame, email: user.email, sessions, activeTokens, errors, timeZone: user.timeZone, browserZone: browserZone(request) }),
+        status,
+      );
     };
     const refusal = await limits.attempt(request, user.email);
     if (refusal) {

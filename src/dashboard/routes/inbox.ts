@@ -7,8 +7,12 @@ import { submissionFields } from '../../services/submissions.js';
 import { type FilterValues, filterQuery, readFilter } from '../date-range.js';
 import { formFrame } from '../form-frame.js';
 import { workspaceFrame } from '../frame.js';
-import { sendPage } from '../render.js';
-import { accountOf, requireAccount } from '../session.js';
+import { seeOther, sendPage } from '../render.js';
+import { accountOf, requireAccount, safeNext } from '../session.js';
+import { setFlash } from '../flash.js';
+import { problemText } from './submission.js';
+import type { MarkScope } from '../../services/submission-marks.js';
+import { ProblemError } from '../../errors.js';
 import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
 
 /** Rows a page of the inbox shows. */
@@ -28,15 +32,16 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const list = listOf(request, ctx.cursors, `submissions:form:${formId}`);
     await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
-    const [page, held, days] = await Promise.all([
+    const [page, held, days, columns] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
       ctx.stats.formDays(userId, formId),
+      ctx.submissionMarks.fieldOrder({ formId }),
     ]);
     const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
-    await countFiles(ctx, shown.rows);
-    return sendPage(reply, FormInboxPage({ frame, form, held, days, ...shown, exportPath: `${path}/export` }), list.status);
+    await markRows(ctx, shown.rows);
+    return sendPage(reply, FormInboxPage({ frame, form, held, days, columns, ...shown, exportPath: `${path}/export` }), list.status);
   });
 
   app.get<{ Params: { workspaceId: string } } & Query>('/w/:workspaceId/submissions', { preHandler: requireAccount }, async (request, reply) => {
@@ -45,7 +50,10 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`);
     await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
-    const page = await ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter);
+    const [page, columns] = await Promise.all([
+      ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter),
+      ctx.submissionMarks.fieldOrder({ workspaceId }),
+    ]);
     const formNames = await ctx.submissions.formNames(
       userId,
       workspaceId,
@@ -53,16 +61,73 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     );
     const path = `/w/${workspaceId}/submissions`;
     const shown = pageProps(ctx.cursors, list, page, path);
-    await countFiles(ctx, shown.rows);
-    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
+    await markRows(ctx, shown.rows);
+    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, columns, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
   });
+
+  // The inbox's bulk actions on the ticked rows of a page: every id must be an accepted submission of this form (or
+  // workspace), else nothing changes. Delete leads to the confirmation the single delete uses.
+  app.post<{ Params: { formId: string }; Body: BulkBody }>('/forms/:formId/bulk', { preHandler: requireAccount }, (request, reply) =>
+    bulk(ctx, request, reply, { formId: request.params.formId }, `/forms/${request.params.formId}`),
+  );
+  app.post<{ Params: { workspaceId: string }; Body: BulkBody }>('/w/:workspaceId/submissions/bulk', { preHandler: requireAccount }, (request, reply) =>
+    bulk(ctx, request, reply, { workspaceId: request.params.workspaceId }, `/w/${request.params.workspaceId}/submissions`),
+  );
 }
 
-/** Marks the rows with their stored files' count (one query for the page). */
-async function countFiles(ctx: AppContext, rows: InboxRow[]): Promise<void> {
+type BulkBody = { id?: unknown; pageId?: unknown; all?: unknown; back?: unknown; action?: unknown };
+
+async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>, reply: FastifyReply, scope: MarkScope, list: string) {
+  const { user } = accountOf(request);
+  // back to the page the rows were ticked on (its filter and cursor), never elsewhere
+  const asked = safeNext(request.body?.back);
+  const back = asked === list || asked.startsWith(`${list}?`) ? asked : list;
+  // "select all on this page" works without script: the page's ids come along, used when the box is ticked
+  const ids = request.body?.all === '1' ? [...new Set([...idsOf(request.body?.id), ...idsOf(request.body?.pageId)])] : idsOf(request.body?.id);
+  const action = request.body?.action;
+  if (ids.length === 0) {
+    setFlash(reply, 'Nothing changed: tick the submissions first.');
+    return seeOther(reply, back);
+  }
+  try {
+    if (action === 'delete') {
+      await ctx.submissionMarks.checkInbox(user.id, scope, ids);
+      const query = new URLSearchParams([...ids.map((id) => ['id', id]), ['back', back]]);
+      return seeOther(reply, `/submissions/delete?${query}`);
+    }
+    if (action === 'read') {
+      const n = await ctx.submissionMarks.markAllRead(user.id, scope, ids);
+      setFlash(reply, n === 1 ? '1 submission marked as read' : `${n} submissions marked as read`);
+    } else if (action === 'spam') {
+      const n = await ctx.submissionMarks.markSpam(user.id, user.email, scope, ids);
+      setFlash(reply, n === 1 ? '1 submission moved to the spam folder' : `${n} submissions moved to the spam folder`);
+    } else {
+      setFlash(reply, 'Nothing changed: choose Mark as read, Mark as spam or Delete.');
+    }
+  } catch (error) {
+    // an id of another form or workspace, or none at all, is the 404 page, as it would be alone
+    if (error instanceof ProblemError && error.code === 'not_found') throw error;
+    setFlash(reply, `Nothing changed: ${problemText(error)}`);
+  }
+  return seeOther(reply, back);
+}
+
+/** A form sends one id as a string and several as an array; anything else is none. */
+function idsOf(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((v): v is string => typeof v === 'string' && v !== '');
+}
+
+/** Marks the rows with their stored files' count, unread flag and note (a query each for the page). */
+async function markRows(ctx: AppContext, rows: InboxRow[]): Promise<void> {
   if (rows.length === 0) return;
-  const counts = await ctx.submissionFiles.storedCounts(rows.map((row) => row.id));
-  for (const row of rows) row.files = counts.get(row.id) ?? 0;
+  const ids = rows.map((row) => row.id);
+  const [counts, marks] = await Promise.all([ctx.submissionFiles.storedCounts(ids), ctx.submissionMarks.marksOf(ids)]);
+  for (const row of rows) {
+    row.files = counts.get(row.id) ?? 0;
+    row.unread = marks.get(row.id)?.unread ?? false;
+    row.note = marks.get(row.id)?.note ?? null;
+  }
 }
 
 /** What the address asks of a list: its filter (bad fields answered 400, beside the field) and its page. */

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ProblemError } from '../../errors.js';
 import type { AppContext } from '../../context.js';
 import { DELETE_LIMIT } from '../../services/submissions.js';
 import { sendDownload } from '../../web/file-download.js';
@@ -7,6 +8,7 @@ import { frameFor, workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount, safeNext } from '../session.js';
 import { DeleteSubmissionsPage } from '../views/delete-submissions-page.js';
+import { inZone, zoneOf } from '../time-zone.js';
 import { SubmissionPage } from '../views/submission-page.js';
 
 type Ids = { id?: unknown; back?: unknown };
@@ -38,17 +40,75 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
   });
 
   app.get<{ Params: { submissionId: string } }>('/submissions/:submissionId', { preHandler: requireAccount }, async (request, reply) => {
-    const submission = await ctx.submissions.getSubmission(accountOf(request).user.id, request.params.submissionId);
-    const [{ frame, workspace }, deliveries, files] = await Promise.all([
+    const userId = accountOf(request).user.id;
+    const submission = await ctx.submissions.getSubmission(userId, request.params.submissionId);
+    // opening it marks it read, for the whole team
+    if (submission.status === 'accepted') await ctx.submissionMarks.markRead(userId, submission.id);
+    const [{ frame, workspace }, deliveries, files, details, neighbours, unread] = await Promise.all([
       workspaceFrame(request, reply, ctx, submission.workspaceId, 'forms'),
       ctx.deliveries.forSubmission(submission.id),
       ctx.submissionFiles.filesOf([submission.id]),
+      ctx.submissionMarks.detailsOf(submission.id),
+      submission.status === 'accepted' ? ctx.submissionMarks.neighbours(submission.formId, submission) : { newer: null, older: null },
+      ctx.submissionMarks.unreadCounts([submission.formId]),
     ]);
     const expiresAt = submission.createdAt + ctx.config.spamRetentionMs;
     const retentionMs = ctx.config.deliveryRetentionMs;
     const deliveryRetention = retentionMs === null ? null : { days: Math.round(retentionMs / 86_400_000), keptSince: Date.now() - retentionMs };
-    return sendPage(reply, SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files: files.get(submission.id) ?? [] }));
+    const props = {
+      frame,
+      submission,
+      workspace,
+      deliveries,
+      expiresAt,
+      deliveryRetention,
+      files: files.get(submission.id) ?? [],
+      ...details,
+      neighbours,
+      unread: unread.get(submission.formId) ?? 0,
+    };
+    // in the viewer's zone: the page's title holds the time
+    return sendPage(
+      reply,
+      inZone(zoneOf(request), () => SubmissionPage(props)),
+    );
   });
+
+  app.post<{ Params: { submissionId: string } }>('/submissions/:submissionId/unread', { preHandler: requireAccount }, async (request, reply) => {
+    const { formId } = await ctx.submissionMarks.markUnread(accountOf(request).user.id, request.params.submissionId);
+    setFlash(reply, 'Marked as unread');
+    return seeOther(reply, `/forms/${formId}`);
+  });
+
+  app.post<{ Params: { submissionId: string } }>('/submissions/:submissionId/spam', { preHandler: requireAccount }, async (request, reply) => {
+    const { user } = accountOf(request);
+    const submission = await ctx.submissions.getSubmission(user.id, request.params.submissionId);
+    try {
+      await ctx.submissionMarks.markSpam(user.id, user.email, { formId: submission.formId }, [submission.id]);
+    } catch (error) {
+      setFlash(reply, `Nothing changed: ${problemText(error)}`);
+      return seeOther(reply, `/submissions/${submission.id}`);
+    }
+    setFlash(reply, 'Moved to the spam folder');
+    return seeOther(reply, `/forms/${submission.formId}`);
+  });
+
+  app.post<{ Params: { submissionId: string }; Body: { note?: unknown } }>(
+    '/submissions/:submissionId/note',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { submissionId } = request.params;
+      const note = typeof request.body?.note === 'string' ? request.body.note : '';
+      try {
+        const saved = await ctx.submissionMarks.setNote(accountOf(request).user.id, submissionId, note);
+        setFlash(reply, saved.note === null ? 'Note removed' : 'Note saved');
+      } catch (error) {
+        if (!(error instanceof ProblemError) || error.code !== 'validation_error') throw error;
+        setFlash(reply, `The note was not saved: ${error.detail}`);
+      }
+      return seeOther(reply, `/submissions/${submissionId}#note`);
+    },
+  );
 
   // a file of the submission, for a member of its workspace (any status, as the page shows it): always a download
   app.get<{ Params: { submissionId: string; fileId: string } }>(
@@ -85,4 +145,10 @@ function idsOf(value: unknown): string[] {
 function listAddress(back: unknown): string {
   const path = safeNext(back);
   return /^\/(forms|w|submissions)\//.test(path) ? path : '/';
+}
+
+/** A refused change's reason, for a flash message. */
+export function problemText(error: unknown): string {
+  if (!(error instanceof ProblemError) || error.status >= 500) throw error;
+  return error.detail;
 }

@@ -27,13 +27,10 @@ export function registerWorkspaceHomeRoutes(app: FastifyInstance, ctx: AppContex
     const cursor = typeof request.query.cursor === 'string' ? request.query.cursor : null;
     const after = cursor === null ? null : ctx.cursors.decode(list, cursor);
     const [forms, counts] = await Promise.all([ctx.forms.listForms(user.id, workspace.id, { limit: PAGE_SIZE, after }), ctx.workspaces.counts(workspace.id)]);
-    const stats = await ctx.stats.workspaceStats(
-      user.id,
-      workspace.id,
-      forms.rows.map((f) => f.id),
-    );
+    const formIds = forms.rows.map((f) => f.id);
+    const [stats, unread] = await Promise.all([ctx.stats.workspaceStats(user.id, workspace.id, formIds), ctx.submissionMarks.unreadCounts(formIds)]);
     const last = forms.rows.at(-1);
     const nextPage = forms.hasMore && last ? `/w/${workspace.id}?cursor=${ctx.cursors.encode(list, last)}` : null;
-    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, stats, ...counts, nextPage, paged: cursor !== null }));
+    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, stats, ...counts, nextPage, paged: cursor !== null, unread }));
   });
 }

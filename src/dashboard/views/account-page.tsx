@@ -1,3 +1,4 @@
+import { timeZones } from '../../domain/time-zones.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
@@ -12,10 +13,16 @@ interface AccountPageProps {
   activeTokens: number;
   /** Messages of a refused password change. */
   errors?: FieldErrors;
+  /** The account's saved zone (null: the browser's). */
+  timeZone: string | null;
+  /** The zone the browser said, when it did. */
+  browserZone: string | null;
+  /** Messages of a refused time zone. */
+  zoneErrors?: FieldErrors;
 }
 
 /** The account's own settings: who it is, its password, its sessions. */
-export function AccountPage({ frame, email, sessions, activeTokens, errors }: AccountPageProps) {
+export function AccountPage({ frame, email, sessions, activeTokens, errors, timeZone, browserZone, zoneErrors }: AccountPageProps) {
   const others = sessions - 1;
   return (
     <Layout title="Account settings" frame={frame}>
@@ -33,6 +40,39 @@ export function AccountPage({ frame, email, sessions, activeTokens, errors }: Ac
         <p class="muted">
           {others <= 0 ? 'You are logged in on this browser only.' : `You are logged in on this browser and ${others} other${others === 1 ? '' : 's'}.`}
         </p>
+      </Panel>
+      <Panel title="Time zone">
+        <FormError errors={zoneErrors} />
+        <form method="post" action="/account/time-zone">
+          <CsrfInput token={frame.csrf} />
+          <div class="field">
+            <label for="field-timeZone">Show times in</label>
+            <p class="hint" id="field-timeZone-hint">
+              Every time of the dashboard is shown in this zone; hover over one to see it in UTC.
+            </p>
+            <select
+              id="field-timeZone"
+              name="timeZone"
+              aria-describedby={zoneErrors?.timeZone ? 'field-timeZone-hint field-timeZone-error' : 'field-timeZone-hint'}
+              aria-invalid={zoneErrors?.timeZone ? 'true' : undefined}
+            >
+              <option value="" selected={timeZone === null}>
+                {browserZone ? `Your browser’s (${browserZone})` : 'Your browser’s (UTC until it tells us)'}
+              </option>
+              {timeZones().map((zone) => (
+                <option key={zone} value={zone} selected={zone === timeZone}>
+                  {zone}
+                </option>
+              ))}
+            </select>
+            {zoneErrors?.timeZone && (
+              <p class="error" id="field-timeZone-error">
+                {zoneErrors.timeZone}
+              </p>
+            )}
+          </div>
+          <button type="submit">Save time zone</button>
+        </form>
       </Panel>
       <Panel title="Change password">
         <FormError errors={errors} />

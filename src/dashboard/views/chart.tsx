@@ -15,12 +15,15 @@ export function formatDay(day: number): string {
   return dayLabel.format(new Date(day * DAY_MS));
 }
 
-/** The top of the scale: the busiest day rounded up to a round number, even, so that the middle line is whole too. */
-function scaleTop(max: number): number {
+/**
+ * The top of the scale: the busiest day rounded up to a near round number, even, so that the middle
+ * line is whole too (12 for 11, 30 for 23, 160 for 150).
+ */
+export function scaleTop(max: number): number {
   if (max <= 10) return Math.max(2, Math.ceil(max / 2) * 2);
   const power = 10 ** Math.floor(Math.log10(max));
-  for (const step of [1, 2, 3, 4, 5, 6, 8]) if (step * power >= max) return step * power;
-  return 10 * power;
+  const step = max < 2 * power ? power / 5 : power;
+  return Math.ceil(max / step) * step;
 }
 
 /** What the chart says in one sentence: the totals, and the busiest day. Also the image's description for screen readers. */

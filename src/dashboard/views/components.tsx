@@ -1,4 +1,5 @@
 import { type ComponentChildren, Fragment } from 'preact';
+import { formatTime } from '../time-zone.js';
 import type { FieldErrors } from '../field-errors.js';
 
 /** The hidden CSRF token every form that changes something carries. */
@@ -155,14 +156,15 @@ export function EmptyState({ children }: { children: ComponentChildren }) {
 
 // NOTE: one formatter for every date: toLocaleString with options builds a new one per call (a fifth
 // of a page's time). Made at the first date shown, not at start: building it loads ICU's data (~15 ms).
-let dateTime: Intl.DateTimeFormat | null = null;
-
-/** A date as people read it, with the exact time in a machine-readable attribute. */
+/** A time in the viewer's zone, with the exact time in a machine-readable attribute and in UTC on hover (time-zone.ts). */
 export function Time({ ms, empty = 'Never' }: { ms: number | null; empty?: string }) {
   if (ms === null) return <span>{empty}</span>;
-  const date = new Date(ms);
-  dateTime ??= new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' });
-  return <time dateTime={date.toISOString()}>{dateTime.format(date)} UTC</time>;
+  const { text, utc, iso } = formatTime(ms);
+  return (
+    <time dateTime={iso} title={utc}>
+      {text}
+    </time>
+  );
 }
 
 /** A block of code to copy: scrolls inside itself (never the page) and can be reached from the keyboard to scroll it. */
@@ -185,18 +187,19 @@ export function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: 
   );
 }
 
-// Where an address or URL may wrap: after its scheme, and before each @, /, ?, # and &.
-const BREAK_POINTS = /(?<=:\/\/)|(?=[@?#&])|(?<=[^/:])(?=\/)/;
+// Where an address or URL may wrap: after each of its separators, but never inside `://`.
+const BREAK_AFTER = /(?<=[@./?&=#])(?=[^\s/])/;
 
 /**
- * An email address or URL that wraps at its separators (`team` / `@example.com`) rather than
- * mid-word (`team@example.` / `com`); a part longer than its column still breaks, as a last resort (CSS).
+ * An email address, URL or other long value that wraps after its separators (`team@` /
+ * `example.com`) rather than mid-word (`team@exam` / `ple.com`). Short values stay whole: a break
+ * inside them helps no column. A part wider than its column still breaks, as a last resort (CSS).
  */
 export function Breakable({ text }: { text: string }) {
-  const parts = text.split(BREAK_POINTS);
+  if (text.length < 24 || !BREAK_AFTER.test(text)) return <span class="breakable">{text}</span>;
   return (
     <span class="breakable">
-      {parts.map((part, i) => (
+      {text.split(BREAK_AFTER).map((part, i) => (
         <Fragment key={i}>
           {i > 0 && <wbr />}
           {part}

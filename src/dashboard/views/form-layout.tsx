@@ -1,3 +1,4 @@
+import { UNREAD_CAP } from '../../services/submission-marks.js';
 import type { ComponentChildren } from 'preact';
 import { type Frame, Layout } from './layout.js';
 
@@ -20,12 +21,24 @@ export function formPath(formId: string, tab: FormTab = 'submissions'): string {
 
 interface FormLayoutProps {
   frame: Frame;
-  form: { id: string; name: string; workspaceId: string };
+  /** `unread`: the form's unread submissions (capped at UNREAD_CAP), said on its Submissions tab. */
+  form: { id: string; name: string; workspaceId: string; unread?: number };
   tab: FormTab;
   /** The page's own name (the window title says "<title> · <form>"); the heading is the form's name. */
   title: string;
   children: ComponentChildren;
   scripts?: string[];
+}
+
+/** "3 unread" as a small badge ("99+ unread" past the count's cap). */
+export function UnreadCount({ count }: { count: number }) {
+  const shown = count >= UNREAD_CAP ? `${UNREAD_CAP - 1}+` : String(count);
+  return (
+    <span class="unread-count">
+      {shown}
+      <span class="visually-hidden"> unread</span>
+    </span>
+  );
 }
 
 /** A form's page: back to the workspace's forms, the form's name, its tabs, then the tab's content. */
@@ -39,6 +52,12 @@ export function FormLayout({ frame, form, tab, title, children, scripts }: FormL
         {TABS.map((t) => (
           <a key={t.tab} href={formPath(form.id, t.tab)} aria-current={t.tab === tab ? 'page' : undefined}>
             {t.label}
+            {t.tab === 'submissions' && form.unread ? (
+              <>
+                {' '}
+                <UnreadCount count={form.unread} />
+              </>
+            ) : null}
           </a>
         ))}
       </nav>

@@ -1,9 +1,10 @@
+import { Fragment } from 'preact';
 import type { FilterValues } from '../date-range.js';
 import type { FieldErrors } from '../field-errors.js';
-import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, timeText } from '../submission-fields.js';
+import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, MAX_FIELD_COLUMNS, timeText } from '../submission-fields.js';
 import type { DayCount } from '../../services/stats.js';
-import { DailyChart } from './chart.js';
-import { EmptyState, Field, Panel, Time } from './components.js';
+import { DailyChart, describeDays } from './chart.js';
+import { CsrfInput, EmptyState, Field, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Frame, Layout } from './layout.js';
 
@@ -15,6 +16,10 @@ export interface InboxRow {
   createdAt: number;
   /** Stored files of the submission: marked with a paperclip. */
   files?: number;
+  /** Nobody of the team has opened it yet: bold. */
+  unread?: boolean;
+  /** The team's note: a note icon that says it. */
+  note?: string | null;
 }
 
 /** Where a list's pages lead: the next one, and back to the first (null where there is none). */
@@ -34,6 +39,8 @@ interface InboxProps {
   /** The export links' address and the filter they carry (`search=…&from=…`, only the good ones). */
   exportPath: string;
   exportQuery: string;
+  /** The list's field names in a fixed order (its newest submissions'), so that columns stay put while filtering. */
+  columns: string[];
 }
 
 export interface FormInboxProps extends InboxProps {
@@ -56,17 +63,15 @@ export function FormInboxPage(props: FormInboxProps) {
   const { frame, form, held, days } = props;
   const path = formPath(form.id);
   return (
-    <FormLayout frame={frame} form={form} tab="submissions" title="Submissions">
+    <FormLayout frame={frame} form={form} tab="submissions" title="Submissions" scripts={['select-all.js']}>
       {held > 0 && (
         <p class="notice">
           <a href={`${path}/held`}>{plural(held, 'submission is held', 'submissions are held')}</a>: they came after the workspace used its allowance, and are
           listed and delivered once it grows.
         </p>
       )}
-      <Panel title="Last 30 days">
-        <DailyChart days={days} id="form-chart" subject={form.name} />
-      </Panel>
       <Inbox {...props} path={path} setup={formPath(form.id, 'setup')} />
+      <ChartDetails days={days} id="form-chart" subject={form.name} />
     </FormLayout>
   );
 }
@@ -75,7 +80,7 @@ export function FormInboxPage(props: FormInboxProps) {
 export function WorkspaceInboxPage(props: WorkspaceInboxProps) {
   const path = `/w/${props.workspaceId}/submissions`;
   return (
-    <Layout title="All submissions" frame={props.frame}>
+    <Layout title="All submissions" frame={props.frame} scripts={['select-all.js']}>
       <p class="breadcrumb">
         <a href={`/w/${props.workspaceId}`}>← All forms</a>
       </p>
@@ -84,7 +89,21 @@ export function WorkspaceInboxPage(props: WorkspaceInboxProps) {
   );
 }
 
+/** The chart, closed by default below the list: the submissions come first on every screen. */
+export function ChartDetails({ days, id, subject, title = 'Last 30 days' }: { days: DayCount[]; id: string; subject: string; title?: string }) {
+  return (
+    <details class="panel chart-details">
+      <summary class="chart-details-head">
+        <span class="chart-details-title">{title}</span> <span class="muted chart-details-summary">{describeDays(days)}</span>
+      </summary>
+      <DailyChart days={days} id={id} subject={subject} />
+    </details>
+  );
+}
+
 function Inbox({
+  frame,
+  columns,
   rows,
   values,
   errors,
@@ -104,10 +123,16 @@ function Inbox({
         <h2 id="filter-heading" class="visually-hidden">
           Filter
         </h2>
-        <form method="get" action={path} class="filters">
+        <form method="get" action={path} class="filters inbox-filter">
           <Field label="Search" name="search" type="search" value={values.search} errors={errors} hint="Any field’s name or value" />
-          <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
-          <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
+          {/* the dates fold away until used: on a phone the list starts on the first screen */}
+          <details class="date-filter" open={Boolean(values.from || values.to || errors.from || errors.to)}>
+            <summary class="date-filter-head">Dates</summary>
+            <div class="date-fields">
+              <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
+              <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
+            </div>
+          </details>
           <div class="filter-actions actions">
             <button type="submit">Filter</button>
             {filtered && (
@@ -129,7 +154,7 @@ function Inbox({
         {rows.length === 0 ? (
           <NoRows filtered={filtered} later={pager.newest !== null} more={pager.next !== null} path={path} setup={setup} isForm={!formNames} />
         ) : (
-          <SubmissionTable rows={rows} back={back} formNames={formNames} />
+          <SubmissionTable rows={rows} back={back} formNames={formNames} order={columns} csrf={frame.csrf} action={`${path}/bulk`} />
         )}
         <PagerLinks pager={pager} />
       </section>
@@ -183,18 +208,55 @@ function NoRows({
   );
 }
 
-/** The table of a page: a checkbox per row (the bulk delete), the time (a link to the submission), then a column per field. */
-function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: string; formNames?: Map<string, string> }) {
-  const columns = fieldColumns(rows.map((row) => row.data));
+/**
+ * The columns of a page: the list's own field order (its newest submissions'), then any other names of
+ * the page's rows, only those the page's rows have, at most MAX_FIELD_COLUMNS.
+ */
+export function stableColumns(order: string[], rows: unknown[]): string[] {
+  const onPage = fieldColumns(rows, Number.POSITIVE_INFINITY);
+  const present = new Set(onPage);
+  return [...new Set([...order.filter((name) => present.has(name)), ...onPage])].slice(0, MAX_FIELD_COLUMNS);
+}
+
+/**
+ * The table of a page: a checkbox per row and one for the whole page (the bulk actions), the time
+ * (a link to the submission; bold while unread), then a column per field.
+ */
+function SubmissionTable({
+  rows,
+  back,
+  formNames,
+  order,
+  csrf,
+  action,
+}: {
+  rows: InboxRow[];
+  back: string;
+  formNames?: Map<string, string>;
+  order: string[];
+  csrf: string;
+  action: string;
+}) {
+  const columns = stableColumns(
+    order,
+    rows.map((row) => row.data),
+  );
   return (
-    // a GET to the confirmation page: choosing changes nothing by itself
-    <form method="get" action="/submissions/delete" aria-label="Submissions on this page">
+    <form method="post" action={action} aria-label="Submissions on this page">
+      <CsrfInput token={csrf} />
       <input type="hidden" name="back" value={back} />
+      {rows.map((row) => (
+        <input type="hidden" name="pageId" value={row.id} key={row.id} />
+      ))}
+      <p class="select-all">
+        <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" />
+        <label for="select-all">Select all on this page</label>
+      </p>
       <div class="table-wrap listing">
         <table class="stack inbox">
           <thead>
             <tr>
-              <th scope="col">
+              <th scope="col" class="select-cell">
                 <span class="visually-hidden">Select</span>
               </th>
               <th scope="col">Received</th>
@@ -211,7 +273,7 @@ function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: st
               const fields = fieldsOf(row.data);
               const more = hiddenFieldCount(row.data, columns);
               return (
-                <tr key={row.id}>
+                <tr key={row.id} class={row.unread ? 'unread' : undefined}>
                   <td data-label="Select" class="select-cell">
                     <input type="checkbox" name="id" value={row.id} id={`select-${row.id}`} />
                     <label for={`select-${row.id}`} class="visually-hidden">
@@ -222,8 +284,16 @@ function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: st
                     <div>
                       <a href={`/submissions/${row.id}`}>
                         <Time ms={row.createdAt} />
+                        {/* after the time: a click on the link lands on its first box, which must be a visible one */}
+                        {row.unread && <span class="visually-hidden"> (unread)</span>}
                       </a>
+                      {row.unread && (
+                        <span class="unread-dot" aria-hidden="true">
+                          New
+                        </span>
+                      )}
                       {row.files ? <FilesMarker count={row.files} /> : null}
+                      {row.note ? <NoteMarker note={row.note} /> : null}
                       {more > 0 && <span class="more-fields">+{plural(more, 'more field', 'more fields')}</span>}
                     </div>
                   </td>
@@ -233,8 +303,8 @@ function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: st
                     </td>
                   )}
                   {columns.map((name) => (
-                    <td data-label={name} key={name}>
-                      {name in fields ? cut(compactValue(fields[name])) : ''}
+                    <td data-label={name} key={name} class="field-cell">
+                      {name in fields ? <Breakable text={cut(compactValue(fields[name]))} /> : ''}
                     </td>
                   ))}
                 </tr>
@@ -243,12 +313,32 @@ function SubmissionTable({ rows, back, formNames }: { rows: InboxRow[]; back: st
           </tbody>
         </table>
       </div>
-      <p class="bulk-actions">
-        <button type="submit" class="secondary">
-          Delete selected
+      <div class="bulk-actions actions">
+        <span class="muted">With the ticked ones:</span>
+        <button type="submit" name="action" value="read" class="secondary">
+          Mark as read
         </button>
-      </p>
+        <button type="submit" name="action" value="spam" class="secondary">
+          Mark as spam
+        </button>
+        <button type="submit" name="action" value="delete" class="secondary">
+          Delete
+        </button>
+      </div>
     </form>
+  );
+}
+
+/** A note's icon with the note's text (cut) for a screen reader and on hover. */
+function NoteMarker({ note }: { note: string }) {
+  const text = `Note: ${cut(note.replace(/\s+/g, ' '), 200)}`;
+  return (
+    <span class="note-marker">
+      <svg role="img" aria-label={text} viewBox="0 0 24 24" width="16" height="16" focusable="false">
+        <title>{text}</title>
+        <path d="M5 3h10l4 4v14H5z M15 3v4h4 M8 11h8 M8 15h8" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round" />
+      </svg>
+    </span>
   );
 }
 

@@ -51,6 +51,7 @@ function Head({ title, scripts = [] }: { title: string; scripts?: string[] }) {
       <title>{`${title} · Formgate`}</title>
       <link rel="stylesheet" href={assetUrl('app.css')} />
       <link rel="icon" href={assetUrl('icon.svg')} type="image/svg+xml" />
+      <script src={assetUrl('time-zone.js')} defer />
       {scripts.map((script) => (
         <script src={assetUrl(script)} defer key={script} />
       ))}

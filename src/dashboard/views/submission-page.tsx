@@ -2,6 +2,7 @@ import type { Workspace } from '../../services/workspaces.js';
 import { type DeliveryRecord, writtenToFile } from '../../services/deliveries.js';
 import { planLimits } from '../../domain/plans.js';
 import type { SubmissionDetail } from '../../services/submissions.js';
+import { NOTE_LIMIT } from '../../services/submission-marks.js';
 import { isFileValue } from '../../services/export-fields.js';
 import type { SubmissionFile } from '../../services/submission-files.js';
 import { timeText } from '../submission-fields.js';
@@ -22,11 +23,20 @@ interface SubmissionPageProps {
   deliveryRetention: { days: number; keptSince: number } | null;
   /** The submission's files, stored and dropped, in the order sent. */
   files: SubmissionFile[];
+  /** The team's note on it. */
+  note: string | null;
+  /** Whom Reply writes to (`_replyto`, or an `email` field), if anyone. */
+  replyTo: string | null;
+  /** The newer and older submissions of the form's inbox (accepted ones only). */
+  neighbours: { newer: string | null; older: string | null };
+  /** The form's unread submissions, for its tab (capped). */
+  unread: number;
 }
 
 /** One submission: every field, when it came, its status and why, and each of its deliveries. */
-export function SubmissionPage({ frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files }: SubmissionPageProps) {
-  const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId };
+export function SubmissionPage(props: SubmissionPageProps) {
+  const { frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files, note, replyTo, neighbours, unread } = props;
+  const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId, unread };
   const spam = submission.status === 'spam';
   const listPath = spam ? formPath(form.id, 'spam') : submission.status === 'held' ? `${formPath(form.id)}/held` : formPath(form.id);
   return (
@@ -34,6 +44,7 @@ export function SubmissionPage({ frame, submission, workspace, deliveries, expir
       <p class="breadcrumb">
         <a href={listPath}>← {spam ? 'Spam' : submission.status === 'held' ? 'Held submissions' : 'Submissions'}</a>
       </p>
+      {submission.status === 'accepted' && <Neighbours neighbours={neighbours} />}
       <Panel title="Submission" id="submission">
         <dl class="facts">
           <dt>Received</dt>
@@ -54,11 +65,12 @@ export function SubmissionPage({ frame, submission, workspace, deliveries, expir
           </dd>
         </dl>
         <StatusNote submission={submission} workspace={workspace} expiresAt={expiresAt} />
-        <SubmissionActions submission={submission} csrf={frame.csrf} />
+        <SubmissionActions submission={submission} csrf={frame.csrf} replyTo={replyTo} />
       </Panel>
       <Panel title="Fields" id="fields">
         <FieldList data={submission.data} />
       </Panel>
+      <NotePanel submissionId={submission.id} note={note} csrf={frame.csrf} />
       {files.length > 0 && (
         <Panel title="Files" id="files">
           <FileList submissionId={submission.id} files={files} />
@@ -125,7 +137,7 @@ export function SpamReasons({ reasons }: { reasons: string[] }) {
   );
 }
 
-function SubmissionActions({ submission, csrf }: { submission: SubmissionDetail; csrf: string }) {
+function SubmissionActions({ submission, csrf, replyTo }: { submission: SubmissionDetail; csrf: string; replyTo: string | null }) {
   if (submission.status === 'spam') {
     return (
       <form method="post" action={`/submissions/${submission.id}/not-spam`} class="actions">
@@ -136,14 +148,82 @@ function SubmissionActions({ submission, csrf }: { submission: SubmissionDetail;
       </form>
     );
   }
+  const accepted = submission.status === 'accepted';
   return (
-    <form method="get" action="/submissions/delete" class="actions">
-      <input type="hidden" name="id" value={submission.id} />
-      <input type="hidden" name="back" value={submission.status === 'held' ? `${formPath(submission.formId)}/held` : formPath(submission.formId)} />
-      <button type="submit" class="secondary">
-        Delete
-      </button>
-    </form>
+    <div class="actions submission-actions">
+      {replyTo && (
+        <a class="button" href={`mailto:${encodeURIComponent(replyTo).replace('%40', '@')}`}>
+          Reply<span class="visually-hidden"> to {replyTo}</span>
+        </a>
+      )}
+      {accepted && (
+        <form method="post" action={`/submissions/${submission.id}/unread`}>
+          <CsrfInput token={csrf} />
+          <button type="submit" class="secondary">
+            Mark as unread
+          </button>
+        </form>
+      )}
+      {accepted && (
+        <form method="post" action={`/submissions/${submission.id}/spam`}>
+          <CsrfInput token={csrf} />
+          <button type="submit" class="secondary">
+            Mark as spam
+          </button>
+        </form>
+      )}
+      <form method="get" action="/submissions/delete">
+        <input type="hidden" name="id" value={submission.id} />
+        <input type="hidden" name="back" value={submission.status === 'held' ? `${formPath(submission.formId)}/held` : formPath(submission.formId)} />
+        <button type="submit" class="secondary">
+          Delete
+        </button>
+      </form>
+    </div>
+  );
+}
+
+/** Previous (newer) and Next (older) in the inbox's order, newest first. */
+function Neighbours({ neighbours }: { neighbours: SubmissionPageProps['neighbours'] }) {
+  if (!neighbours.newer && !neighbours.older) return null;
+  return (
+    <nav class="pager neighbours" aria-label="Submissions of this form">
+      {neighbours.newer ? (
+        <a href={`/submissions/${neighbours.newer}`} rel="prev">
+          ← Previous<span class="visually-hidden"> (newer)</span>
+        </a>
+      ) : (
+        <span />
+      )}
+      {neighbours.older && (
+        <a href={`/submissions/${neighbours.older}`} rel="next">
+          Next<span class="visually-hidden"> (older)</span> →
+        </a>
+      )}
+    </nav>
+  );
+}
+
+/** The team's note: a plain form; an empty note removes it. */
+function NotePanel({ submissionId, note, csrf }: { submissionId: string; note: string | null; csrf: string }) {
+  return (
+    <Panel title="Note" id="note">
+      <form method="post" action={`/submissions/${submissionId}/note`}>
+        <CsrfInput token={csrf} />
+        <div class="field">
+          <label for="field-note">Note for your team</label>
+          <p class="hint" id="field-note-hint">
+            Shown in the inbox beside the submission. At most {NOTE_LIMIT.toLocaleString('en-US')} characters; empty removes it.
+          </p>
+          <textarea id="field-note" name="note" rows={3} maxLength={NOTE_LIMIT} aria-describedby="field-note-hint">
+            {note ?? ''}
+          </textarea>
+        </div>
+        <button type="submit" class="secondary">
+          Save note
+        </button>
+      </form>
+    </Panel>
   );
 }
 

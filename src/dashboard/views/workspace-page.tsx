@@ -4,7 +4,8 @@ import type { WorkspaceStats } from '../../services/stats.js';
 import { isUpgraded, planLimits, submissionsLeft } from '../../domain/plans.js';
 import { uploadCeilings } from '../../domain/uploads.js';
 import { megabytes } from '../../services/form-uploads.js';
-import { DailyChart, Sparkline } from './chart.js';
+import { DailyChart, describeDays, Sparkline } from './chart.js';
+import { UnreadCount } from './form-layout.js';
 import { EmptyState, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
@@ -77,10 +78,12 @@ interface WorkspacePageProps {
   nextPage: string | null;
   /** Whether this is a later page (then a link leads back to the first). */
   paged: boolean;
+  /** Each listed form's unread submissions (capped at UNREAD_CAP). */
+  unread: Map<string, number>;
 }
 
 /** A workspace's home: its plan, its submissions per day, and its forms with their counts. */
-export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged }: WorkspacePageProps) {
+export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged, unread }: WorkspacePageProps) {
   const newForm = (
     <a class="button" href={`/w/${workspace.id}/forms/new`}>
       New form
@@ -88,13 +91,6 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
   );
   return (
     <Layout title={workspace.name} frame={frame}>
-      <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} />
-      {formCount > 0 && (
-        <Panel title="Submissions, last 30 days">
-          <DailyChart days={stats.days} id="workspace-chart" subject={`all forms of ${workspace.name}`} />
-          <p class="muted">Counted per day in UTC, today included. Spam is what the filter caught; held submissions count as accepted.</p>
-        </Panel>
-      )}
       <Panel title="Forms">
         {formCount > 0 && (
           <div class="actions page-actions">
@@ -116,6 +112,7 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
               <thead>
                 <tr>
                   <th scope="col">Name</th>
+                  <th scope="col">New</th>
                   <th scope="col">This month</th>
                   <th scope="col">Spam caught</th>
                   <th scope="col">Last submission</th>
@@ -130,6 +127,7 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
                       <td data-label="Name">
                         <a href={`/forms/${form.id}`}>{form.name}</a>
                       </td>
+                      <td data-label="New">{unread.get(form.id) ? <UnreadCount count={unread.get(form.id)!} /> : <span class="muted">0</span>}</td>
                       <td data-label="This month">{number(summary?.monthAccepted ?? 0)}</td>
                       <td data-label="Spam caught">{number(summary?.monthSpam ?? 0)}</td>
                       <td data-label="Last submission">
@@ -151,9 +149,22 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
           </p>
         )}
         {forms.length > 0 && (
-          <p class="muted">“This month” counts the calendar month in UTC: accepted submissions, held ones included; spam caught is counted apart.</p>
+          <p class="muted">
+            “This month” counts the calendar month in UTC: accepted submissions, held ones included; spam caught is counted apart. “New” counts the unread ones
+            in the inbox.
+          </p>
         )}
       </Panel>
+      {formCount > 0 && (
+        <details class="panel chart-details">
+          <summary class="chart-details-head">
+            <span class="chart-details-title">Submissions, last 30 days</span> <span class="muted chart-details-summary">{describeDays(stats.days)}</span>
+          </summary>
+          <DailyChart days={stats.days} id="workspace-chart" subject={`all forms of ${workspace.name}`} />
+          <p class="muted">Counted per day in UTC, today included. Spam is what the filter caught; held submissions count as accepted.</p>
+        </details>
+      )}
+      <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} />
     </Layout>
   );
 }

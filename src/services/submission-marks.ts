@@ -1,0 +1,239 @@
+import { sql, type Transaction } from 'kysely';
+import { fromJson, type Database } from '../db/database.js';
+import { dayOf } from '../db/schema/daily-count.js';
+import type { DB } from '../db/schema/index.js';
+import { submitterAddress } from '../domain/submitter-address.js';
+import { ProblemError, validationError } from '../errors.js';
+import { storedEmailControls } from '../jobs/channels/channel.js';
+import { reindex } from './quarantine.js';
+
+/** A count of unread submissions stops here: the page says "99+" past UNREAD_SHOWN, and a million unread cost as little as a hundred. */
+export const UNREAD_CAP = 100;
+/** The longest note, in characters. */
+export const NOTE_LIMIT = 2000;
+/** The most submissions one bulk action changes: the ids travel in one form post. */
+export const BULK_LIMIT = 100;
+/** The newest submissions whose field names give a list its columns, whatever a page of it shows. */
+const COLUMN_SAMPLE = 50;
+
+/** A submission's fields as an object (anything else has no named fields). */
+function fieldsOfData(data: unknown): Record<string, unknown> {
+  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+}
+
+/** Where a bulk action's submissions must be: one form's inbox, or one workspace's. */
+export type MarkScope = { formId: string } | { workspaceId: string };
+
+/** What the inbox shows of a row beyond its fields. */
+export interface RowMarks {
+  unread: boolean;
+  note: string | null;
+}
+
+/**
+ * The team's daily marks on submissions: read and unread, spam by hand, a note, and the ways
+ * through a form's inbox one submission at a time. Every method checks that the account is a
+ * member of the submissions' workspace.
+ */
+export class SubmissionMarks {
+  constructor(private readonly database: Database) {}
+
+  /** Unread accepted submissions per form, each count stopping at UNREAD_CAP (the partial index `submissions_unread` serves it). */
+  async unreadCounts(formIds: readonly string[]): Promise<Map<string, number>> {
+    const counts = await Promise.all(
+      [...new Set(formIds)].map(async (formId) => {
+        // literals, so PostgreSQL matches the partial index's own condition
+        const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM submissions
+            WHERE form_id = ${formId} AND unread = ${sql.lit(1)} AND status = ${sql.lit('accepted')} LIMIT ${sql.lit(UNREAD_CAP)}) AS unread_rows`.execute(
+          this.database.db,
+        );
+        return [formId, Number(rows[0]?.n ?? 0)] as const;
+      }),
+    );
+    return new Map(counts);
+  }
+
+  /** Unread flags and notes of a page's rows (one query). */
+  async marksOf(ids: readonly string[]): Promise<Map<string, RowMarks>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.database.db.selectFrom('submissions').select(['id', 'unread', 'note']).where('id', 'in', ids).execute();
+    return new Map(rows.map((row) => [row.id, { unread: row.unread === 1, note: row.note }]));
+  }
+
+  /** The field names of a list's newest submissions, in order of first appearance: the columns stay put while a filter or a later page narrows the rows. */
+  async fieldOrder(scope: MarkScope): Promise<string[]> {
+    const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
+    const rows = await this.database.db
+      .selectFrom('submissions')
+      .select('data')
+      .where('status', '=', 'accepted')
+      .where(column, '=', value)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(COLUMN_SAMPLE)
+      .execute();
+    const names = new Set<string>();
+    for (const row of rows) for (const name of Object.keys(fieldsOfData(fromJson(row.data)))) names.add(name);
+    return [...names];
+  }
+
+  /** Opening a submission marks it read for the whole team (a write only when it was unread). */
+  async markRead(userId: string, submissionId: string): Promise<void> {
+    await this.memberSubmission(userId, submissionId);
+    await this.database.db.updateTable('submissions').set({ unread: 0 }).where('id', '=', submissionId).where('unread', '=', 1).execute();
+  }
+
+  /** "Mark as unread": bold in the inbox again, for everyone of the workspace. */
+  async markUnread(userId: string, submissionId: string): Promise<{ formId: string }> {
+    const submission = await this.memberSubmission(userId, submissionId);
+    if (submission.status !== 'accepted') throw new ProblemError('conflict', `Only a submission of the inbox can be unread: this one is ${submission.status}.`);
+    await this.database.db.updateTable('submissions').set({ unread: 1 }).where('id', '=', submissionId).execute();
+    return { formId: submission.formId };
+  }
+
+  /** Checks that every id is an accepted submission of the scope, the account a member (before a bulk delete's confirmation). */
+  async checkInbox(userId: string, scope: MarkScope, ids: string[]): Promise<void> {
+    await this.inboxIds(userId, scope, ids);
+  }
+
+  /** Marks the chosen inbox submissions read; returns how many were unread. */
+  async markAllRead(userId: string, scope: MarkScope, ids: string[]): Promise<number> {
+    const wanted = await this.inboxIds(userId, scope, ids);
+    const result = await this.database.db.updateTable('submissions').set({ unread: 0 }).where('id', 'in', wanted).where('unread', '=', 1).executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  /**
+   * "Mark as spam": accepted submissions move to the spam folder, as the filter would have put them
+   * there: out of the list and the search, their day's count from accepted to spam, removed when the
+   * spam retention ends. Deliveries already queued are not called back, and the allowance they used
+   * is not given back (deleting gives none back either). "Not spam" brings them back.
+   */
+  async markSpam(userId: string, byEmail: string, scope: MarkScope, ids: string[]): Promise<number> {
+    const wanted = await this.inboxIds(userId, scope, ids);
+    const reasons = JSON.stringify([`Marked as spam by ${byEmail}`]);
+    return this.database.transaction(async (trx) => {
+      // NOTE: read again inside the transaction: only those still accepted move (two clicks take turns)
+      const rows = await trx
+        .selectFrom('submissions')
+        .select(['seq', 'formId', 'createdAt'])
+        .where('id', 'in', wanted)
+        .where('status', '=', 'accepted')
+        .orderBy('seq')
+        .execute();
+      if (rows.length === 0) return 0;
+      await trx
+        .updateTable('submissions')
+        .set({ status: 'spam', searchText: '', spamReasons: reasons, unread: 0 })
+        .where(
+          'seq',
+          'in',
+          rows.map((row) => row.seq),
+        )
+        .execute();
+      for (const row of rows) await reindex(this.database, trx, row.seq);
+      await moveDayCounts(trx, rows);
+      return rows.length;
+    });
+  }
+
+  /** A submission's note: trimmed, at most NOTE_LIMIT characters; empty removes it. */
+  async setNote(userId: string, submissionId: string, note: string): Promise<{ note: string | null }> {
+    await this.memberSubmission(userId, submissionId);
+    const text = note.replace(/\r\n?/g, '\n').trim();
+    if ([...text].length > NOTE_LIMIT) {
+      throw validationError(
+        [`note: at most ${NOTE_LIMIT.toLocaleString('en-US')} characters`],
+        `A note holds at most ${NOTE_LIMIT.toLocaleString('en-US')} characters.`,
+      );
+    }
+    const stored = text === '' ? null : text;
+    await this.database.db.updateTable('submissions').set({ note: stored }).where('id', '=', submissionId).execute();
+    return { note: stored };
+  }
+
+  /** The next newer and older submissions of the form's inbox (the inbox's order: newest first), for Previous and Next. */
+  async neighbours(formId: string, at: { createdAt: number; id: string }): Promise<{ newer: string | null; older: string | null }> {
+    const base = () => this.database.db.selectFrom('submissions').select('submissions.id').where('formId', '=', formId).where('status', '=', 'accepted');
+    const [newer, older] = await Promise.all([
+      base()
+        .where((eb) => eb(eb.refTuple('submissions.createdAt', 'submissions.id'), '>', eb.tuple(at.createdAt, at.id)))
+        .orderBy('createdAt', 'asc')
+        .orderBy('id', 'asc')
+        .limit(1)
+        .executeTakeFirst(),
+      base()
+        .where((eb) => eb(eb.refTuple('submissions.createdAt', 'submissions.id'), '<', eb.tuple(at.createdAt, at.id)))
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+    ]);
+    return { newer: newer?.id ?? null, older: older?.id ?? null };
+  }
+
+  /** What the submission page needs beyond the submission: its note and whom a reply goes to. */
+  async detailsOf(submissionId: string): Promise<{ note: string | null; replyTo: string | null }> {
+    const row = await this.database.db.selectFrom('submissions').select(['data', 'emailControls', 'note']).where('id', '=', submissionId).executeTakeFirst();
+    if (!row) return { note: null, replyTo: null };
+    const data = fieldsOfData(fromJson(row.data));
+    return { note: row.note, replyTo: submitterAddress({ data, controls: storedEmailControls(row.emailControls) }) };
+  }
+
+  private async memberSubmission(userId: string, submissionId: string) {
+    const row = await this.database.db
+      .selectFrom('submissions')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
+      .select(['submissions.formId', 'submissions.status'])
+      .where('submissions.id', '=', submissionId)
+      .where('workspaceMembers.userId', '=', userId)
+      .executeTakeFirst();
+    if (!row) throw new ProblemError('not_found', `Submission ${submissionId} was not found.`);
+    return row;
+  }
+
+  /**
+   * The chosen ids, all of them accepted submissions of the scope (a form, or a workspace) whose
+   * workspace the account belongs to; else nothing changes and the answer names the first that is not.
+   */
+  private async inboxIds(userId: string, scope: MarkScope, ids: string[]): Promise<string[]> {
+    const wanted = [...new Set(ids)];
+    if (wanted.length === 0) throw validationError(['id: choose at least one submission'], 'No submission was chosen.');
+    if (wanted.length > BULK_LIMIT) throw validationError([`id: at most ${BULK_LIMIT}`], `At most ${BULK_LIMIT} submissions can be changed at once.`);
+    let query = this.database.db
+      .selectFrom('submissions')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
+      .select('submissions.id')
+      .where('submissions.id', 'in', wanted)
+      .where('submissions.status', '=', 'accepted')
+      .where('workspaceMembers.userId', '=', userId);
+    query = 'formId' in scope ? query.where('submissions.formId', '=', scope.formId) : query.where('submissions.workspaceId', '=', scope.workspaceId);
+    const found = new Set((await query.execute()).map((row) => row.id));
+    const missing = wanted.find((id) => !found.has(id));
+    if (missing !== undefined) throw new ProblemError('not_found', `Submission ${missing} is not in this inbox.`);
+    return wanted;
+  }
+}
+
+/** Each (form, day) of the moved rows: from accepted to spam in the charts, as "Not spam" moves it back. */
+async function moveDayCounts(trx: Transaction<DB>, rows: { formId: string; createdAt: number }[]): Promise<void> {
+  const moves = new Map<string, { formId: string; day: number; n: number }>();
+  for (const row of rows) {
+    const day = dayOf(row.createdAt);
+    const key = `${row.formId} ${day}`;
+    const move = moves.get(key) ?? { formId: row.formId, day, n: 0 };
+    move.n += 1;
+    moves.set(key, move);
+  }
+  // (form, day) order: two writers take PostgreSQL's row locks in one order (db/day-counts.ts)
+  const ordered = [...moves.values()].sort((a, b) => (a.formId < b.formId ? -1 : a.formId > b.formId ? 1 : a.day - b.day));
+  for (const { formId, day, n } of ordered) {
+    await trx
+      .updateTable('dailyCounts')
+      .set((eb) => ({ accepted: eb('accepted', '-', n), spam: eb('spam', '+', n) }))
+      .where('formId', '=', formId)
+      .where('day', '=', day)
+      .where('accepted', '>=', n)
+      .execute();
+  }
+}
