@@ -4,7 +4,7 @@ import type { FieldErrors } from '../field-errors.js';
 import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, MAX_FIELD_COLUMNS, timeText } from '../submission-fields.js';
 import type { DayCount } from '../../services/stats.js';
 import { DailyChart, describeDays } from './chart.js';
-import { CsrfInput, EmptyState, Field, Time } from './components.js';
+import { Breakable, CsrfInput, EmptyState, Field, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Frame, Layout } from './layout.js';
 
