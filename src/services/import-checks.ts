@@ -1,6 +1,7 @@
 // What an import accepts of another server's answers (formgate import): the source is not trusted,
 // so every Workspace, Form and Submission it sends is checked against the limits of the spec (2.2
 // to 2.4, section 8) before anything is written, and a bad one is skipped with the reason why.
+import type { FormBehaviourInput } from './form-behaviour.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
@@ -28,7 +29,8 @@ export interface CheckedForm {
   workspaceId: string;
   createdAt: number;
   updatedAt: number;
-  settings: Required<Omit<FormSettings, 'spamProtection'>>;
+  // NOTE: the behaviour's settings (paused, redirect, …: issue 29) are not imported; the form starts open with the defaults
+  settings: Required<Omit<FormSettings, 'spamProtection' | keyof FormBehaviourInput>>;
   /** The CAPTCHA the source asks for: set here only once its secret key is stored (it never travels). */
   spamProtection: SpamProtection | null;
   /** Whether the source shows `allowedOrigins` (another Formgate does, the hosted service does not). */
