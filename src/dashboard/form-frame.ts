@@ -2,11 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Form } from '../services/forms.js';
 import type { Plan } from '../domain/plans.js';
+import type { FormStateName } from '../services/form-behaviour.js';
 import { frameFor } from './frame.js';
 import { accountOf } from './session.js';
 import type { Frame } from './views/layout.js';
 
-export type FormWithPlan = Form & { plan: Plan };
+export type FormWithPlan = Form & { plan: Plan; state?: FormStateName };
 
 /**
  * A form's page: the form with its workspace's plan (`not_found` unless the account belongs to its
@@ -15,5 +16,7 @@ export type FormWithPlan = Form & { plan: Plan };
 export async function formFrame(request: FastifyRequest, reply: FastifyReply, ctx: AppContext, formId: string): Promise<{ frame: Frame; form: FormWithPlan }> {
   const form = await ctx.forms.formForMember(accountOf(request).user.id, formId);
   const frame = await frameFor(request, reply, ctx, { workspaceId: form.workspaceId, section: 'forms' });
-  return { frame, form };
+  // the header's badge: a query only for a capped form
+  const state = (await ctx.forms.states([form])).get(form.id) ?? 'open';
+  return { frame, form: { ...form, state } };
 }

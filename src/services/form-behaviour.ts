@@ -1,7 +1,9 @@
 // A form's behaviour after a post (issue 29): the redirect, the thank-you page's wording, the emails'
 // subjects and sender names, and its state (paused, closing at a date, capped). Checked here for the
 // API and the dashboard alike; intake reads the state with the form (services/intake-forms.ts).
+import type { Kysely } from 'kysely';
 import type { FormRow, FormUpdate } from '../db/schema/form.js';
+import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
 import { httpUrl } from '../net/origin.js';
 
@@ -146,4 +148,31 @@ export function formClosed(reason: ClosedReason, form: FormState): ProblemError 
   if (reason === 'closed' && form.closesAt !== null) extra.closesAt = new Date(form.closesAt).toISOString();
   if (reason === 'full') extra.maxSubmissions = form.maxSubmissions;
   return new ProblemError('form_closed', detail, extra);
+}
+
+/** What a form is now, as its pages say it. */
+export type FormStateName = ClosedReason | 'open';
+
+/**
+ * The states of `forms`: paused and closed from their rows; the capped ones among the open counted
+ * in one query (the sum of their day counts, as intake counts them). Forms without a cap cost nothing.
+ */
+export async function formStates(db: Kysely<DB>, forms: readonly (FormState & { id: string })[], now = Date.now()): Promise<Map<string, FormStateName>> {
+  const states = new Map<string, FormStateName>();
+  const capped: string[] = [];
+  for (const form of forms) {
+    const reason = closedReason(form, now);
+    states.set(form.id, reason ?? 'open');
+    if (!reason && form.maxSubmissions !== null) capped.push(form.id);
+  }
+  if (capped.length === 0) return states;
+  const rows = await db
+    .selectFrom('dailyCounts')
+    .select(['formId', (eb) => eb.fn.sum<number | string>('accepted').as('taken')])
+    .where('formId', 'in', capped)
+    .groupBy('formId')
+    .execute();
+  const taken = new Map(rows.map((row) => [row.formId, Number(row.taken)]));
+  for (const form of forms) if (capped.includes(form.id)) states.set(form.id, formStateOf(form, taken.get(form.id) ?? 0, now));
+  return states;
 }

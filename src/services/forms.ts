@@ -8,7 +8,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
-import { formBehaviourColumns, formBehaviourOf, formBehaviourProblems, type FormBehaviourInput } from './form-behaviour.js';
+import { formBehaviourColumns, type FormStateName, formStates, formBehaviourOf, formBehaviourProblems, type FormBehaviourInput } from './form-behaviour.js';
 import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
@@ -258,6 +258,21 @@ export class FormService {
       if (settings.notificationEmails) await this.recipients.requestConfirmations(trx, form.workspaceId, settings.notificationEmails, userId);
       return trx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
     });
+  }
+
+  /** Pauses or resumes the form, for a member (the dashboard's button; the API's `paused`). */
+  async setPaused(userId: string, formId: string, paused: boolean): Promise<void> {
+    await this.formForMember(userId, formId);
+    await this.database.db
+      .updateTable('forms')
+      .set({ paused: paused ? 1 : 0, updatedAt: Date.now() })
+      .where('id', '=', formId)
+      .execute();
+  }
+
+  /** Whether each form is open, paused, closed or full (forms a member was already shown): one query for the capped ones, none otherwise. */
+  states(forms: readonly FormRow[]): Promise<Map<string, FormStateName>> {
+    return formStates(this.database.db, forms);
   }
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade), and its files (released first: their rows do not cascade). */

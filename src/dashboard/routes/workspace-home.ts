@@ -32,8 +32,9 @@ export function registerWorkspaceHomeRoutes(app: FastifyInstance, ctx: AppContex
       workspace.id,
       forms.rows.map((f) => f.id),
     );
+    const states = await ctx.forms.states(forms.rows);
     const last = forms.rows.at(-1);
     const nextPage = forms.hasMore && last ? `/w/${workspace.id}?cursor=${ctx.cursors.encode(list, last)}` : null;
-    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, stats, ...counts, nextPage, paged: cursor !== null }));
+    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, stats, ...counts, nextPage, paged: cursor !== null, states }));
   });
 }

@@ -1,4 +1,6 @@
 import type { ComponentChildren } from 'preact';
+import type { FormStateName } from '../../services/form-behaviour.js';
+import { FormStateNotice } from './form-behaviour-panel.js';
 import { type Frame, Layout } from './layout.js';
 
 /** The pages of one form, in the order of its tabs. */
@@ -20,7 +22,8 @@ export function formPath(formId: string, tab: FormTab = 'submissions'): string {
 
 interface FormLayoutProps {
   frame: Frame;
-  form: { id: string; name: string; workspaceId: string };
+  /** `state`: a paused, closed or full form says so under its name (form-frame.ts). */
+  form: { id: string; name: string; workspaceId: string; state?: FormStateName };
   tab: FormTab;
   /** The page's own name (the window title says "<title> · <form>"); the heading is the form's name. */
   title: string;
@@ -42,6 +45,7 @@ export function FormLayout({ frame, form, tab, title, children, scripts }: FormL
           </a>
         ))}
       </nav>
+      <FormStateNotice state={form.state} />
       {children}
     </Layout>
   );

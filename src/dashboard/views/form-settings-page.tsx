@@ -9,6 +9,7 @@ import type { SettingsList, SettingsValues } from '../form-settings-input.js';
 import { CsrfInput, Field, FormError, Panel, TextArea, Time } from './components.js';
 import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
 import { FileUploadsPanel } from './file-uploads-panel.js';
+import { CaptchaWarning, FormBehaviourPanels, FormStatePanel } from './form-behaviour-panel.js';
 import { formPath, FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';
 
@@ -297,6 +298,7 @@ export function FormSettingsPage({
         </Panel>
         <Panel title="Spam protection" id="spam-protection">
           <SpamProtectionSelect value={values.spamProtection} secrets={secrets} errors={errors} />
+          <CaptchaWarning provider={form.spamProtection ? PROVIDER_NAMES[form.spamProtection] : null} formId={form.id} />
           <Field
             label="Custom honeypot field"
             name="customHoneypot"
@@ -340,6 +342,8 @@ export function FormSettingsPage({
           )}
         </Panel>
         <FileUploadsPanel values={values} plan={form.plan} errors={errors} />
+        {values.behaviour && <FormBehaviourPanels values={values.behaviour} errors={errors} />}
+        {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} action={action} />}
         <div class="actions form-actions">
           <button type="submit" name="action" value="save">
             Save settings

@@ -1,5 +1,6 @@
 import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-submissions.js';
 import type { FormWithPlan } from '../form-frame.js';
+import { testBlocker } from './form-behaviour-panel.js';
 import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER } from '../snippets.js';
 import { CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -39,6 +40,7 @@ interface FormSetupProps {
 export function FormSetupPage({ frame, form, address, refused }: FormSetupProps) {
   const captcha = captchaSnippet(form.spamProtection);
   const trap = form.customHoneypot ?? DEFAULT_HONEYPOT;
+  const blocker = testBlocker(form, captcha?.label ?? null);
   return (
     <FormLayout frame={frame} form={form} tab="setup" title="Setup" scripts={['copy.js']}>
       {refused && (
@@ -54,6 +56,12 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
             </ul>
           )}
         </div>
+      )}
+      {captcha && (
+        <p class="notice captcha-warning" id="captcha-warning">
+          <strong>{`This form refuses every submission without a solved ${captcha.label} challenge.`}</strong> Your site’s form must include the widget (see
+          CAPTCHA below), or nothing is stored.
+        </p>
       )}
       <Panel title="Submit address">
         <p>Your page’s form posts to this address. No key or login is needed: the address is the form.</p>
@@ -93,10 +101,16 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
           Posts one submission to the address above, as a visitor’s page would, named “Formgate test”, from your address ({frame.account.email}). It is a real
           submission: it counts against the workspace’s allowance, it is delivered (emails, webhook, Slack) like any other, and you can delete it.
         </p>
-        {form.spamProtection && <p class="notice">This form asks for a CAPTCHA, which a test cannot solve: the submit surface will refuse it.</p>}
+        {blocker && (
+          <p class="notice" id="test-blocked">
+            {blocker}
+          </p>
+        )}
         <form method="post" action={`/forms/${form.id}/test-submission`}>
           <CsrfInput token={frame.csrf} />
-          <button type="submit">Send a test submission</button>
+          <button type="submit" disabled={blocker !== null} aria-describedby={blocker ? 'test-blocked' : undefined}>
+            Send a test submission
+          </button>
         </form>
       </Panel>
     </FormLayout>

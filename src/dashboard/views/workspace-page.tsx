@@ -6,6 +6,8 @@ import { uploadCeilings } from '../../domain/uploads.js';
 import { megabytes } from '../../services/form-uploads.js';
 import { DailyChart, Sparkline } from './chart.js';
 import { EmptyState, Panel, Time } from './components.js';
+import { FormStateBadge } from './form-behaviour-panel.js';
+import type { FormStateName } from '../../services/form-behaviour.js';
 import { type Frame, Layout } from './layout.js';
 
 const PLAN_NAMES: Record<string, string> = { FREE: 'Free', BUNDLE_50000: 'Upgraded (50,000 submissions)', DEALIFY: 'Upgraded (Dealify)' };
@@ -77,10 +79,12 @@ interface WorkspacePageProps {
   nextPage: string | null;
   /** Whether this is a later page (then a link leads back to the first). */
   paged: boolean;
+  /** Paused, closed or full forms get a badge (services/form-behaviour.ts). */
+  states?: Map<string, FormStateName>;
 }
 
 /** A workspace's home: its plan, its submissions per day, and its forms with their counts. */
-export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged }: WorkspacePageProps) {
+export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged, states }: WorkspacePageProps) {
   const newForm = (
     <a class="button" href={`/w/${workspace.id}/forms/new`}>
       New form
@@ -128,7 +132,7 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
                   return (
                     <tr key={form.id}>
                       <td data-label="Name">
-                        <a href={`/forms/${form.id}`}>{form.name}</a>
+                        <a href={`/forms/${form.id}`}>{form.name}</a> <FormStateBadge state={states?.get(form.id)} />
                       </td>
                       <td data-label="This month">{number(summary?.monthAccepted ?? 0)}</td>
                       <td data-label="Spam caught">{number(summary?.monthSpam ?? 0)}</td>
