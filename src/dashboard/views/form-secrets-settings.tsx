@@ -145,7 +145,7 @@ export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame
       {relevant.length > 0 && <ul class="secret-list">{relevant.map(item)}</ul>}
       {others.length > 0 && (
         <details class="other-secrets" open={others.some((provider) => errors?.[`secret-${provider}`] !== undefined)}>
-          <summary>
+          <summary class="other-secrets-summary">
             {relevant.length > 0 ? `Other secret keys (${others.length})` : `Secret keys of the CAPTCHA providers and Slack (${others.length})`}
           </summary>
           <ul class="secret-list">{others.map(item)}</ul>
