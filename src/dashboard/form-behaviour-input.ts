@@ -1,5 +1,5 @@
 import { validationError } from '../errors.js';
-import type { FormBehaviourInput } from '../services/form-behaviour.js';
+import { type FormBehaviourInput, MAX_SUBMISSIONS_MAX } from '../services/form-behaviour.js';
 import type { Form } from '../services/forms.js';
 
 /** The behaviour panels' inputs as typed (named as the API's fields, so a refusal lands beside its input). */
@@ -73,8 +73,9 @@ export function behaviourPatch(values: BehaviourValues): FormBehaviourInput {
     else problems.push('closesAt: must be a date and time (UTC), or empty to keep the form open');
   }
   if (values.maxSubmissions === '') patch.maxSubmissions = null;
-  else if (/^\d{1,9}$/.test(values.maxSubmissions)) patch.maxSubmissions = Number(values.maxSubmissions);
-  else problems.push('maxSubmissions: must be a whole number of submissions, or empty for no cap');
+  else if (/^\d{1,9}$/.test(values.maxSubmissions) && Number(values.maxSubmissions) >= 1 && Number(values.maxSubmissions) <= MAX_SUBMISSIONS_MAX) {
+    patch.maxSubmissions = Number(values.maxSubmissions);
+  } else problems.push(`maxSubmissions: must be a whole number of submissions from 1 to ${MAX_SUBMISSIONS_MAX}, or empty for no cap`);
   if (problems.length) throw validationError(problems, 'The request body is invalid.');
   return patch;
 }

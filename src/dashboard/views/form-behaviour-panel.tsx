@@ -12,9 +12,9 @@ import type { FieldErrors } from '../field-errors.js';
 import { Field, Panel, TextArea } from './components.js';
 
 const STATE_WORDS: Record<Exclude<FormStateName, 'open'>, { badge: string; line: string }> = {
-  paused: { badge: 'Paused', line: 'Paused: every submission is refused with “This form is closed” and nothing is stored, until you resume it.' },
-  closed: { badge: 'Closed', line: 'Closed: its closing time has passed, so every submission is refused and nothing is stored.' },
-  full: { badge: 'Full', line: 'Full: it has received the number of submissions it takes, so every further one is refused and nothing is stored.' },
+  paused: { badge: 'Paused', line: 'Every submission is refused with “This form is closed” and nothing is stored, until you resume it.' },
+  closed: { badge: 'Closed', line: 'Its closing time has passed, so every submission is refused and nothing is stored.' },
+  full: { badge: 'Full', line: 'It has received the number of submissions it takes, so every further one is refused and nothing is stored.' },
 };
 
 /** "Paused", "Closed" or "Full" beside a form's name (the forms list, the form's header); nothing while it is open. */
