@@ -1,7 +1,7 @@
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { RETENTION_DAYS } from '../domain/retention.js';
 import { ALLOWED_TYPES_MAX, ALLOWED_TYPE_MAX_LENGTH, DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
-import { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../services/form-behaviour.js';
+import { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../domain/form-behaviour.js';
 import { DateTime, IgnoredDateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
 const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;

@@ -7,16 +7,8 @@ import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
 import { httpUrl } from '../net/origin.js';
 
-/** The longest owner's redirect: it becomes a Location header, which proxies refuse past a few KB (submit/origin-policy.ts). */
-export const REDIRECT_URL_MAX = 2_000;
-/** As the built-in pages cap `_feedback.*` (submit/pages.ts). */
-export const THANKS_TITLE_MAX = 200;
-export const THANKS_MESSAGE_MAX = 2_000;
-/** As the notification caps `_email.subject` and `_email.from` (mail/notification.ts). */
-export const SUBJECT_MAX = 200;
-export const FROM_NAME_MAX = 64;
-/** The highest cap: more than any plan's allowance, so a typo of a digit too many is still caught. */
-export const MAX_SUBMISSIONS_MAX = 10_000_000;
+export { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../domain/form-behaviour.js';
+import { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../domain/form-behaviour.js';
 
 /** The behaviour's settings as the API names them. */
 export interface FormBehaviourInput {
