@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Database } from '../../src/db/database.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
@@ -138,6 +139,23 @@ describe(`form rules: behaviour and state (${TEST_DIALECT})`, () => {
 
     assert.equal((await patch(form.id, { paused: false })).status, 200);
     assert.equal((await postJson(app, form.id, contact(), from())).status, 200, 'resumed: the next submission is taken');
+  });
+
+  it('a form paused, capped or given a redirect by another process applies to the next submission (intake keeps forms in memory on SQLite)', async () => {
+    const form = await createForm(app, account);
+    const otherProcess = Database.open(app.ctx.config.database);
+    try {
+      assert.equal((await postJson(app, form.id, contact(), from())).status, 200);
+      await otherProcess.db.updateTable('forms').set({ paused: 1 }).where('id', '=', form.id).execute();
+      assertProblem(app, await postJson(app, form.id, contact(), from()), 'form_closed', { reason: 'paused' });
+      await otherProcess.db.updateTable('forms').set({ paused: 0, maxSubmissions: 1 }).where('id', '=', form.id).execute();
+      assertProblem(app, await postJson(app, form.id, contact(), from()), 'form_closed', { reason: 'full' });
+      await otherProcess.db.updateTable('forms').set({ maxSubmissions: null, redirectUrl: 'https://example.com/next' }).where('id', '=', form.id).execute();
+      const redirected = await post(app, form.id, contact(), { accept: BROWSER_ACCEPT, ...from() });
+      assert.equal(redirected.headers.get('location'), 'https://example.com/next');
+    } finally {
+      await otherProcess.destroy();
+    }
   });
 
   it('a form past its closing time answers form_closed (closed) with the time', async () => {
