@@ -107,7 +107,7 @@ describe(`dashboard: a form's behaviour and state over HTTP (${TEST_DIALECT})`, 
     assert.equal((await postJson(app, formId, { email: 'a@example.com' })).body.code, 'form_closed');
 
     const list = await owner.client.get(`/w/${owner.workspaceId}`);
-    assert.match(list.html, /Newsletter<\/a> <span class="badge warning form-state-badge">Paused<\/span>/);
+    assert.match(list.html, /Newsletter<\/a><span class="badge warning form-state-badge">Paused<\/span>/);
     const setup = await owner.client.get(`/forms/${formId}/setup`);
     assert.ok(setup.html.includes('>Paused</span>'));
     assert.match(
@@ -133,7 +133,7 @@ describe(`dashboard: a form's behaviour and state over HTTP (${TEST_DIALECT})`, 
     await app.ctx.forms.updateForm(owner.userId, full, { maxSubmissions: 1 });
     assert.equal((await postJson(app, full, { email: 'c@example.com' })).status, 200);
     const list = await owner.client.get(`/w/${owner.workspaceId}`);
-    assert.match(list.html, /Raffle<\/a> <span class="badge warning form-state-badge">Full<\/span>/);
+    assert.match(list.html, /Raffle<\/a><span class="badge warning form-state-badge">Full<\/span>/);
     const sent = await owner.client.post(`/forms/${full}/test-submission`, {});
     assert.equal(sent.status, 403);
     assert.ok(sent.html.includes('Form closed'), sent.html.slice(0, 2000));

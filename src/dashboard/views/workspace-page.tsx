@@ -132,7 +132,8 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
                   return (
                     <tr key={form.id}>
                       <td data-label="Name">
-                        <a href={`/forms/${form.id}`}>{form.name}</a> <FormStateBadge state={states?.get(form.id)} />
+                        <a href={`/forms/${form.id}`}>{form.name}</a>
+                        <FormStateBadge state={states?.get(form.id)} />
                       </td>
                       <td data-label="This month">{number(summary?.monthAccepted ?? 0)}</td>
                       <td data-label="Spam caught">{number(summary?.monthSpam ?? 0)}</td>
