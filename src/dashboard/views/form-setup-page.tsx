@@ -75,8 +75,17 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
         </p>
         <CodeBlock id="snippet-html" label="HTML form" copy="Copy HTML form" code={htmlSnippet(address, form.customHoneypot, form.spamProtection)} />
         <p class="muted">
-          After sending, visitors see a thank-you page; add <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> to send them to a page of
-          yours instead.
+          {form.redirectUrl ? (
+            <>
+              After sending, visitors go to <code>{form.redirectUrl}</code> (Settings, After a submission); a{' '}
+              <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> in the form wins for its submission.
+            </>
+          ) : (
+            <>
+              After sending, visitors see a thank-you page (its wording is in Settings); set a page of yours under Settings, After a submission, or add{' '}
+              <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> to send them there instead.
+            </>
+          )}
         </p>
       </Panel>
       <Panel title="Sending with fetch">
