@@ -42,6 +42,12 @@ export const PROBLEMS = {
     title: 'Upgrade required',
     summary: 'The request touched a free workspace on an operation that needs an upgraded one; `workspaceId` names it.',
   },
+  form_closed: {
+    status: 403,
+    title: 'Form closed',
+    summary:
+      'Submit surface: the form takes no submissions now; `reason` says why: `paused` (its owner paused it), `closed` (its closing time, `closesAt`, has passed) or `full` (it has received the `maxSubmissions` it takes). Nothing was stored.',
+  },
   forbidden: {
     status: 403,
     title: 'Forbidden',

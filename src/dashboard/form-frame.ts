@@ -2,11 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Form } from '../services/forms.js';
 import type { Plan } from '../domain/plans.js';
+import type { FormStateName } from '../services/form-behaviour.js';
 import { frameFor } from './frame.js';
 import { accountOf } from './session.js';
 import type { Frame } from './views/layout.js';
 
-export type FormWithPlan = Form & { plan: Plan };
+export type FormWithPlan = Form & { plan: Plan; state?: FormStateName };
 
 /**
  * A form's page: the form with its workspace's plan (`not_found` unless the account belongs to its
@@ -19,10 +20,12 @@ export async function formFrame(
   formId: string,
 ): Promise<{ frame: Frame; form: FormWithPlan & { unread: number } }> {
   const form = await ctx.forms.formForMember(accountOf(request).user.id, formId);
-  // the Submissions tab says how many are unread (a count that stops at UNREAD_CAP)
-  const [frame, unread] = await Promise.all([
+  // the Submissions tab says how many are unread (a count that stops at UNREAD_CAP); the header's
+  // badge says whether it takes submissions (a query only for a capped form)
+  const [frame, unread, states] = await Promise.all([
     frameFor(request, reply, ctx, { workspaceId: form.workspaceId, section: 'forms' }),
     ctx.submissionMarks.unreadCounts([form.id]),
+    ctx.forms.states([form]),
   ]);
-  return { frame, form: { ...form, unread: unread.get(form.id) ?? 0 } };
+  return { frame, form: { ...form, unread: unread.get(form.id) ?? 0, state: states.get(form.id) ?? 'open' } };
 }

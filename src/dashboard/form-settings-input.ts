@@ -5,6 +5,7 @@ import { validationError } from '../errors.js';
 import { bodyAjv, describeValidation } from '../web/validation.js';
 import { FormPatchBody } from '../schemas/form.js';
 import { allowedOriginsOf, type FormSettings, notificationEmailsOf, retentionDaysProblem } from '../services/forms.js';
+import { type BehaviourValues, behaviourPatch, behaviourValuesOf, readBehaviour } from './form-behaviour-input.js';
 import { DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
 import { type FileUploadsInput, uploadLimitsOf } from '../services/form-uploads.js';
 
@@ -38,6 +39,8 @@ export interface SettingsValues {
   uploadAllowedTypes: string;
   /** What the "Add" inputs hold. */
   adding: Record<SettingsList, string>;
+  /** The behaviour panels (form-behaviour-input.ts); null when not posted. */
+  behaviour: BehaviourValues | null;
 }
 
 /** What the page's buttons ask for: save everything, or add to or remove from a list and show the form again. */
@@ -60,6 +63,7 @@ export function valuesOf(form: Form): SettingsValues {
     retentionDays: form.retentionDays === null ? '' : String(form.retentionDays),
     ...uploadValuesOf(form),
     adding: { notificationEmails: '', allowedOrigins: '' },
+    behaviour: behaviourValuesOf(form),
   };
 }
 
@@ -99,6 +103,7 @@ export function readSettings(body: Record<string, unknown> | undefined): { value
     uploadMaxTotalSizeMb: first(b.uploadMaxTotalSizeMb).trim(),
     uploadAllowedTypes: text(b.uploadAllowedTypes).trim(),
     adding: { notificationEmails: first(b.addNotificationEmails).trim(), allowedOrigins: first(b.addAllowedOrigins).trim() },
+    behaviour: readBehaviour(Object.fromEntries(Object.entries(b).map(([k, v]) => [k, strings(v)[0]]))),
   };
   return { values, action: actionOf(first(b.action)) };
 }
@@ -163,6 +168,7 @@ export function settingsPatch(values: SettingsValues): FormSettings {
     allowedOrigins: values.allowedOrigins,
     retentionDays: retentionDaysOf(values.retentionDays),
     ...(values.uploadsShown ? { fileUploads: fileUploadsOf(values) } : {}),
+    ...(values.behaviour ? behaviourPatch(values.behaviour) : {}),
   };
   patchBody ??= bodyAjv().compile(FormPatchBody);
   if (!patchBody(patch)) throw validationError(describeValidation(patchBody.errors ?? []), 'The request body is invalid.');

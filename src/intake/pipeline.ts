@@ -6,6 +6,7 @@ import { newId } from '../ids.js';
 import { deliveryPlan } from '../jobs/submission-jobs.js';
 import type { FormService } from '../services/forms.js';
 import type { IntakeForm } from '../services/intake-forms.js';
+import { closedReason, formClosed } from '../services/form-behaviour.js';
 import { captchaFieldName, verifyCaptcha } from '../spam/captcha.js';
 import type { CaptchaVerifyUrls } from '../domain/captcha-providers.js';
 import { honeypotFilled, removeTrapField } from './honeypot.js';
@@ -61,6 +62,7 @@ export class IntakePipeline {
     const form = await this.intakeForms.get(formId);
     if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
     admit?.(form);
+    refuseClosed(form);
     return this.uploads.open(form);
   }
 
@@ -97,6 +99,7 @@ export class IntakePipeline {
     const form = uploads?.form ?? (await this.intakeForms.get(formId));
     if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
     admit?.(form);
+    refuseClosed(form);
 
     if (honeypotFilled(parsed, form.customHoneypot)) {
       // Awaited so the count is settled when the visitor is answered; a failed count drops nothing.
@@ -123,6 +126,7 @@ export class IntakePipeline {
         spam,
         spamReasons,
         deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
+        ...(form.maxSubmissions !== null ? { maxSubmissions: form.maxSubmissions } : {}),
         ...(uploads && uploads.files.length > 0 ? { files: uploads.files } : {}),
       })
       .catch((error: unknown) => {
@@ -155,6 +159,12 @@ export class IntakePipeline {
     const verdict = await this.scorer.score(parsed.data, visitorKey(ip));
     return verdict.spam ? verdict.reasons : [];
   }
+}
+
+/** A paused form, or one past its closing time, takes nothing (its cap is counted as the submission is written). Costs no query. */
+function refuseClosed(form: IntakeForm): void {
+  const reason = closedReason(form, Date.now());
+  if (reason) throw formClosed(reason, form);
 }
 
 function emailControlsOf(controls: Record<string, string>): Record<string, string> | null {

@@ -12,6 +12,7 @@ import { enqueueJobs } from '../jobs/outbox.js';
 import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
 import { searchTextOf } from '../services/search-text.js';
 import type { FilePart as ReceivedFile } from '../db/file-claims.js';
+import { formClosed } from '../services/form-behaviour.js';
 import { ALLOWANCE, type AllowanceReached, countAgainstAllowance, heldFull, heldRoom } from '../services/allowance.js';
 
 /** A submission that passed the checks, ready to be written. */
@@ -28,6 +29,8 @@ export interface SubmissionToStore {
   deliveries: DeliveryPlan;
   /** Its file parts (stored and dropped), claimed in its own transaction; absent when it carried none. */
   files?: readonly ReceivedFile[];
+  /** The form's cap of submissions (services/form-behaviour.ts); absent: none, and nothing is counted for it. */
+  maxSubmissions?: number;
 }
 
 export interface StoredSubmission {
@@ -41,6 +44,8 @@ export type { AllowanceReached } from '../services/allowance.js';
 /** A submission past the allowance of a workspace that holds all it may: refused, not stored. */
 type Counted = SubmissionStatus | 'refused';
 const REFUSED = 'refused';
+/** A submission to a form that holds its cap: refused, not stored. */
+const FULL = 'full';
 // A workspace found holding all it may is not counted again for this long: counting costs up to the
 // cap's index entries (a few ms at 50,000), and a full workspace under a flood would pay it per batch.
 // NOTE: the price is that room made meanwhile (a release, a deleted held submission) shows this much later.
@@ -55,7 +60,7 @@ const SUBMISSION_COLUMNS = ['id', 'formId', 'workspaceId', 'data', 'status', 'se
  * batch's write (Database.transactionFlushedLater).
  */
 export class SubmissionWriter {
-  private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission | typeof REFUSED>;
+  private readonly batches: GroupCommit<SubmissionToStore, StoredSubmission | typeof REFUSED | typeof FULL>;
   private readonly dialect: Dialect;
   /** Workspaces found holding all they may past their allowance, and until when that is believed. */
   private readonly fullUntil = new Map<string, number>();
@@ -78,6 +83,7 @@ export class SubmissionWriter {
   async store(submission: SubmissionToStore): Promise<StoredSubmission> {
     const stored = await this.batches.add(submission);
     if (stored === REFUSED) throw heldFull();
+    if (stored === FULL) throw formClosed('full', { paused: 0, closesAt: null, maxSubmissions: submission.maxSubmissions ?? null });
     return stored;
   }
 
@@ -85,11 +91,13 @@ export class SubmissionWriter {
    * Counts the batch against the allowances (spam never counts), then inserts its rows in one
    * statement and enqueues the deliveries of the accepted ones; in arrival order throughout.
    */
-  private async insertBatch(trx: Transaction<DB>, batch: SubmissionToStore[]): Promise<(StoredSubmission | typeof REFUSED)[]> {
+  private async insertBatch(trx: Transaction<DB>, batch: SubmissionToStore[]): Promise<(StoredSubmission | typeof REFUSED | typeof FULL)[]> {
     const createdAt = Date.now();
-    const statuses = await this.count(trx, batch, createdAt);
+    const full = await this.overCap(trx, batch);
+    const fitting = full.size === 0 ? batch : batch.filter((submission) => !full.has(submission));
+    const statuses = await this.count(trx, fitting, createdAt);
     const kept: { submission: SubmissionToStore; status: SubmissionStatus; id: string }[] = [];
-    batch.forEach((submission, i) => {
+    fitting.forEach((submission, i) => {
       const status = statuses[i]!;
       if (status !== REFUSED) kept.push({ submission, status, id: newId() });
     });
@@ -129,7 +137,40 @@ export class SubmissionWriter {
     );
     await enqueueJobs(trx, jobs);
     const stored = new Map(kept.map(({ submission, status, id }) => [submission, { id, createdAt, status }]));
-    return batch.map((submission) => stored.get(submission) ?? REFUSED);
+    return batch.map((submission) => stored.get(submission) ?? (full.has(submission) ? FULL : REFUSED));
+  }
+
+  /**
+   * The submissions of the batch past their form's cap, in arrival order. A capped form's taken
+   * submissions are the sum of its day counts (every one that is not spam, held ones too; a deleted
+   * one stays counted): at most a row per day of the form. PostgreSQL locks the capped forms' rows
+   * first (by id, so two batches cannot deadlock), so that of two instances' batches the second sums
+   * the first's counts once it has committed: the cap holds exactly. A batch without a capped form
+   * reads nothing.
+   */
+  private async overCap(trx: Transaction<DB>, batch: SubmissionToStore[]): Promise<Set<SubmissionToStore>> {
+    const caps = new Map<string, number>();
+    for (const submission of batch) if (submission.maxSubmissions !== undefined) caps.set(submission.formId, submission.maxSubmissions);
+    const over = new Set<SubmissionToStore>();
+    if (caps.size === 0) return over;
+    const formIds = [...caps.keys()].sort();
+    // NOTE: NO KEY UPDATE, not UPDATE: the submissions' foreign key checks (KEY SHARE) of the form go on meanwhile
+    if (this.dialect === 'postgres') await trx.selectFrom('forms').select('id').where('id', 'in', formIds).orderBy('id').forNoKeyUpdate().execute();
+    const rows = await trx
+      .selectFrom('dailyCounts')
+      .select(['formId', (eb) => eb.fn.sum<number | string>('accepted').as('taken')])
+      .where('formId', 'in', formIds)
+      .groupBy('formId')
+      .execute();
+    const taken = new Map(rows.map((row) => [row.formId, Number(row.taken)]));
+    for (const submission of batch) {
+      const cap = caps.get(submission.formId);
+      if (cap === undefined) continue;
+      const n = taken.get(submission.formId) ?? 0;
+      if (n >= cap) over.add(submission);
+      else if (!submission.spam) taken.set(submission.formId, n + 1);
+    }
+    return over;
   }
 
   /**

@@ -10,7 +10,8 @@ export { notificationMessageId } from './message-id.js';
 
 /** What the notification of one submission to one recipient is built from. */
 export interface NotificationInput {
-  form: { id: string; name: string; emailThreading: boolean };
+  /** `subject` and `fromName`: the form's own (its Settings; null: the defaults), which a post's `_email.subject` / `_email.from` override. */
+  form: { id: string; name: string; emailThreading: boolean; subject?: string | null; fromName?: string | null };
   /** The one recipient: each gets a message of their own, so no one sees who else is told. */
   to: string;
   submission: { id: string; createdAt: number; data: Record<string, unknown>; emailControls: Record<string, string> | null };
@@ -40,7 +41,10 @@ const NAME_MAX = 64;
 export function notificationMessage(input: NotificationInput): NotificationMessage {
   const { form, submission } = input;
   const controls = submission.emailControls ?? {};
-  const subject = headerText(controls['_email.subject'], SUBJECT_MAX) || headerText(`New submission: ${form.name}`, SUBJECT_MAX);
+  const subject =
+    headerText(controls['_email.subject'], SUBJECT_MAX) ||
+    headerText(form.subject ?? undefined, SUBJECT_MAX) ||
+    headerText(`New submission: ${form.name}`, SUBJECT_MAX);
   const replyTo = submitterAddress({ data: submission.data, controls });
   const domain = mailDomain(input.mailFrom);
   const headers: Record<string, string> = { 'Message-ID': notificationMessageId(submission.id, input.to, domain) };
@@ -59,7 +63,7 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     html: body.html,
     ...(replyTo ? { replyTo } : {}),
     headers,
-    fromName: headerText(controls['_email.from'], NAME_MAX) || null,
+    fromName: headerText(controls['_email.from'], NAME_MAX) || headerText(form.fromName ?? undefined, NAME_MAX) || null,
   };
 }
 

@@ -1,6 +1,7 @@
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { RETENTION_DAYS } from '../domain/retention.js';
 import { ALLOWED_TYPES_MAX, ALLOWED_TYPE_MAX_LENGTH, DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
+import { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../domain/form-behaviour.js';
 import { DateTime, IgnoredDateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
 const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
@@ -74,6 +75,67 @@ const settings = {
       "The workspace's plan caps maxFileSize and maxTotalSize (FREE: 10 MB and 25 MB; upgraded: 100 MB and 250 MB); a value above is `400 validation_error` naming the field. " +
       'A file field of a submission holds `{ name, type, size, url }` (a list of them for several files); `url` is `GET /files/{fileId}`.',
   }),
+  redirectUrl: NullableString(
+    Type.String({
+      maxLength: REDIRECT_URL_MAX,
+      description:
+        `An addition to the spec: where a browser goes after a successful post, instead of the built-in thank-you page (an absolute http or https URL, at most ${REDIRECT_URL_MAX} characters). ` +
+        "Set by the owner, it is trusted as the owner's own: followed after a POST or a GET, whatever the allowed origins. A post's usable `_redirect` still wins for that submission. Null (the default): the thank-you page.",
+    }),
+  ),
+  thanksTitle: NullableString(
+    Type.String({
+      maxLength: THANKS_TITLE_MAX,
+      description: `An addition to the spec: the built-in thank-you page's title (plain text, at most ${THANKS_TITLE_MAX} characters). A vouched post's \`_feedback.success.title\` still wins. Null: the default, in the page's language.`,
+    }),
+  ),
+  thanksMessage: NullableString(
+    Type.String({
+      maxLength: THANKS_MESSAGE_MAX,
+      description: `An addition to the spec: the thank-you page's message (plain text, line breaks kept, at most ${THANKS_MESSAGE_MAX} characters). A vouched post's \`_feedback.success.message\` still wins. Null: the default.`,
+    }),
+  ),
+  notificationSubject: NullableString(
+    Type.String({
+      maxLength: SUBJECT_MAX,
+      description: `An addition to the spec: the notification email's subject (one line, at most ${SUBJECT_MAX} characters). A post's \`_email.subject\` still wins. Null: "New submission: <form name>".`,
+    }),
+  ),
+  notificationFromName: NullableString(
+    Type.String({
+      maxLength: FROM_NAME_MAX,
+      description: `An addition to the spec: the notification's sender name (one line, at most ${FROM_NAME_MAX} characters; the address stays the instance's sender). A post's \`_email.from\` still wins. Null: the instance's.`,
+    }),
+  ),
+  autoresponseSubject: NullableString(
+    Type.String({
+      maxLength: SUBJECT_MAX,
+      description: `An addition to the spec: the autoresponder email's subject (one line, at most ${SUBJECT_MAX} characters). Null: "Re: <form name>".`,
+    }),
+  ),
+  autoresponseFromName: NullableString(
+    Type.String({
+      maxLength: FROM_NAME_MAX,
+      description: `An addition to the spec: the autoresponder's sender name (one line, at most ${FROM_NAME_MAX} characters). Null: the instance's.`,
+    }),
+  ),
+  paused: Type.Boolean({
+    description:
+      'An addition to the spec: a paused form takes no submissions: each is answered `403 form_closed` with `reason: "paused"`, nothing stored. False (the default): open.',
+  }),
+  closesAt: Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'An addition to the spec: from this time on the form takes no submissions (`403 form_closed`, `reason: "closed"`). Null (the default): never.',
+  }),
+  maxSubmissions: Type.Unsafe<number | null>({
+    type: ['integer', 'null'],
+    minimum: 1,
+    maximum: MAX_SUBMISSIONS_MAX,
+    description:
+      'An addition to the spec: once the form has received this many submissions that are not spam (accepted and held; deleting one does not give its place back), ' +
+      'it takes no more (`403 form_closed`, `reason: "full"`). Exact under concurrent posts. Null (the default): no cap.',
+  }),
 };
 
 const FormName = Type.String({ minLength: 1, maxLength: 128, description: '1 to 128 characters.' });
@@ -95,6 +157,16 @@ export const FormSchema = Type.Object(
     allowedOrigins: Type.Array(Type.String(), { description: settings.allowedOrigins.description }),
     retentionDays: settings.retentionDays,
     fileUploads: settings.fileUploads,
+    redirectUrl: settings.redirectUrl,
+    thanksTitle: settings.thanksTitle,
+    thanksMessage: settings.thanksMessage,
+    notificationSubject: settings.notificationSubject,
+    notificationFromName: settings.notificationFromName,
+    autoresponseSubject: settings.autoresponseSubject,
+    autoresponseFromName: settings.autoresponseFromName,
+    paused: settings.paused,
+    closesAt: settings.closesAt,
+    maxSubmissions: settings.maxSubmissions,
     createdAt: DateTime,
     updatedAt: DateTime,
   },

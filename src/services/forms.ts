@@ -8,6 +8,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
+import { formBehaviourColumns, type FormStateName, formStates, formBehaviourOf, formBehaviourProblems, type FormBehaviourInput } from './form-behaviour.js';
 import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
@@ -18,8 +19,8 @@ import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js'
 import type { FileStore } from '../files/file-store.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
-/** The settable fields of a form, as the API names them (2.3). */
-export interface FormSettings {
+/** The settable fields of a form, as the API names them (2.3), with the behaviour's (services/form-behaviour.ts). */
+export interface FormSettings extends FormBehaviourInput {
   name?: string;
   description?: string | null;
   technology?: string | null;
@@ -90,9 +91,33 @@ const FORM_COLUMNS = [
   'retentionDays',
   'uploadsEnabled',
   'uploadLimits',
+  'redirectUrl',
+  'thanksTitle',
+  'thanksMessage',
+  'notificationSubject',
+  'notificationFromName',
+  'autoresponseSubject',
+  'autoresponseFromName',
+  'paused',
+  'closesAt',
+  'maxSubmissions',
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
+
+// stored in columns of their own shape (services/form-behaviour.ts)
+const BEHAVIOUR_KEYS = new Set<string>([
+  'redirectUrl',
+  'thanksTitle',
+  'thanksMessage',
+  'notificationSubject',
+  'notificationFromName',
+  'autoresponseSubject',
+  'autoresponseFromName',
+  'paused',
+  'closesAt',
+  'maxSubmissions',
+]);
 
 export class FormService {
   private readonly secrets: FormSecrets;
@@ -185,6 +210,7 @@ export class FormService {
         maxSubmissions: null,
         chatChannels: null,
         ...(settings.fileUploads === undefined ? {} : fileUploadsColumns(settings.fileUploads)),
+        ...formBehaviourColumns(settings),
         createdAt: now,
         updatedAt: now,
       };
@@ -221,6 +247,7 @@ export class FormService {
       if (key === 'notificationEmails' || key === 'allowedOrigins') update[key] = toJson(value);
       else if (key === 'emailThreading') update.emailThreading = value ? 1 : 0;
       else if (key === 'fileUploads') Object.assign(update, fileUploadsColumns(value as FileUploadsInput | null));
+      else if (BEHAVIOUR_KEYS.has(key)) Object.assign(update, formBehaviourColumns({ [key]: value }));
       else (update as Record<string, unknown>)[key] = value;
     }
     if (Object.keys(update).length === 0) return withoutPlan(form);
@@ -231,6 +258,21 @@ export class FormService {
       if (settings.notificationEmails) await this.recipients.requestConfirmations(trx, form.workspaceId, settings.notificationEmails, userId);
       return trx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
     });
+  }
+
+  /** Pauses or resumes the form, for a member (the dashboard's button; the API's `paused`). */
+  async setPaused(userId: string, formId: string, paused: boolean): Promise<void> {
+    await this.formForMember(userId, formId);
+    await this.database.db
+      .updateTable('forms')
+      .set({ paused: paused ? 1 : 0, updatedAt: Date.now() })
+      .where('id', '=', formId)
+      .execute();
+  }
+
+  /** Whether each form is open, paused, closed or full (forms a member was already shown): one query for the capped ones, none otherwise. */
+  states(forms: readonly FormRow[]): Promise<Map<string, FormStateName>> {
+    return formStates(this.database.db, forms);
   }
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade), and its files (released first: their rows do not cascade). */
@@ -362,6 +404,7 @@ export class FormService {
     const retention = retentionDaysProblem(settings.retentionDays);
     if (retention) problems.push(retention);
     problems.push(...fileUploadsProblems(settings.fileUploads, plan));
+    problems.push(...formBehaviourProblems(settings));
     if (settings.spamProtection && !providers.has(settings.spamProtection)) {
       problems.push(
         `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it first on the form's Settings page in the dashboard (Secret keys), or with formgate forms set-secret`,
@@ -410,6 +453,7 @@ export function toFormResource(f: FormRow) {
     allowedOrigins: allowedOriginsOf(f),
     retentionDays: f.retentionDays,
     fileUploads: fileUploadsOf(f),
+    ...formBehaviourOf(f),
     createdAt: new Date(f.createdAt).toISOString(),
     updatedAt: new Date(f.updatedAt).toISOString(),
   };

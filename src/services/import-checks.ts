@@ -1,6 +1,7 @@
 // What an import accepts of another server's answers (formgate import): the source is not trusted,
 // so every Workspace, Form and Submission it sends is checked against the limits of the spec (2.2
 // to 2.4, section 8) before anything is written, and a bad one is skipped with the reason why.
+import { type FormBehaviourInput, formBehaviourProblems } from './form-behaviour.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { originProblem } from '../net/origin.js';
 import { webhookUrlProblem } from '../net/public-address.js';
@@ -23,12 +24,27 @@ export interface CheckedWorkspace {
 }
 
 /** A form's settings as stored here, and what of the source's could not be kept (for the operator). */
+const BEHAVIOUR_KEYS = [
+  'redirectUrl',
+  'thanksTitle',
+  'thanksMessage',
+  'notificationSubject',
+  'notificationFromName',
+  'autoresponseSubject',
+  'autoresponseFromName',
+  'paused',
+  'closesAt',
+  'maxSubmissions',
+] as const;
+
 export interface CheckedForm {
   id: string;
   workspaceId: string;
   createdAt: number;
   updatedAt: number;
-  settings: Required<Omit<FormSettings, 'spamProtection'>>;
+  settings: Required<Omit<FormSettings, 'spamProtection' | keyof FormBehaviourInput>>;
+  /** Formgate's own additions of issue 29 (redirect, wording, state) that the source showed and that pass the rules; the rest start at the defaults. */
+  behaviour: FormBehaviourInput;
   /** The CAPTCHA the source asks for: set here only once its secret key is stored (it never travels). */
   spamProtection: SpamProtection | null;
   /** Whether the source shows `allowedOrigins` (another Formgate does, the hosted service does not). */
@@ -104,6 +120,14 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
     if (problems.length === 0) fileUploads = raw.fileUploads as FileUploadsInput;
     else dropped.push(`fileUploads ${JSON.stringify(raw.fileUploads).slice(0, 200)} (${problems[0]})`);
   }
+  // Formgate's own additions (issue 29): each kept when it passes the rules, else dropped with why
+  const behaviour: Record<string, unknown> = {};
+  for (const key of BEHAVIOUR_KEYS) {
+    if (raw[key] === undefined) continue;
+    const [problem] = formBehaviourProblems({ [key]: raw[key] } as FormBehaviourInput);
+    if (problem === undefined) behaviour[key] = raw[key];
+    else dropped.push(`${key} ${JSON.stringify(raw[key]).slice(0, 200)} (${problem.slice(key.length + 2)})`);
+  }
   const spam = raw.spamProtection;
   const spamProtection = typeof spam === 'string' && SPAM_PROTECTION.includes(spam) ? (spam as SpamProtection) : null;
   if (spam != null && spamProtection === null) dropped.push(`spamProtection ${JSON.stringify(spam)} (unknown provider)`);
@@ -130,6 +154,7 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
     showsOrigins: Array.isArray(raw.allowedOrigins),
     showsRetention: 'retentionDays' in raw,
     showsFileUploads: 'fileUploads' in raw,
+    behaviour: behaviour as FormBehaviourInput,
     dropped,
   };
 }

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { formBehaviourColumns } from './form-behaviour.js';
 import { fromJson, toJson, type Database, type Dialect } from '../db/database.js';
 import { addDayCounts } from '../db/day-counts.js';
 import { insertRows } from '../db/insert-rows.js';
@@ -106,6 +107,7 @@ export class ImportService {
         .values({
           ...settings,
           ...fileUploadsColumns(fileUploads && withinCeilings(fileUploads, workspace.plan)),
+          ...formBehaviourColumns(form.behaviour),
           id: form.id,
           workspaceId,
           notificationEmails: toJson(settings.notificationEmails),

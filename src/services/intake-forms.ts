@@ -30,6 +30,13 @@ export interface IntakeForm {
   uploadsEnabled: boolean;
   /** The form's limits with the defaults applied (what applies while uploads are on). */
   uploadLimits: FileUploadLimits;
+  /** The owner's redirect after success and thank-you wording (null: the defaults); the state (services/form-behaviour.ts). */
+  redirectUrl: string | null;
+  thanksTitle: string | null;
+  thanksMessage: string | null;
+  paused: number;
+  closesAt: number | null;
+  maxSubmissions: number | null;
 }
 
 /** The row as read: the upload columns as stored. */
@@ -57,6 +64,7 @@ export class IntakeForms {
         'forms.allowedOrigins',
         'forms.uploadsEnabled',
         'forms.uploadLimits',
+        ...(['forms.redirectUrl', 'forms.thanksTitle', 'forms.thanksMessage', 'forms.paused', 'forms.closesAt', 'forms.maxSubmissions'] as const),
         'workspaces.plan',
       ])
       .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])

@@ -191,7 +191,7 @@ export class TemplateService {
     if (kind === 'notification') {
       const to = recipients[0] ?? null;
       const message = notificationMessage({
-        form: { id: form.id, name: form.name, emailThreading: false },
+        form: { id: form.id, name: form.name, emailThreading: false, subject: form.notificationSubject, fromName: form.notificationFromName },
         to: to ?? 'preview@formgate.invalid',
         submission,
         mailFrom: 'preview@formgate.invalid',
@@ -203,8 +203,23 @@ export class TemplateService {
       return { subject, to, replyTo, fromName, html, text, ...filled };
     }
     const to = submitterAddress({ data: submission.data, controls });
-    const message = autoresponderMessage({ formName: form.name, to: to ?? DRAFT_RECIPIENT, replyTo: recipients[0], body: body! });
-    return { subject: message.subject, to, replyTo: message.replyTo ?? null, fromName: null, html: message.html ?? '', text: message.text, ...filled };
+    const message = autoresponderMessage({
+      formName: form.name,
+      to: to ?? DRAFT_RECIPIENT,
+      replyTo: recipients[0],
+      body: body!,
+      subject: form.autoresponseSubject,
+      fromName: form.autoresponseFromName,
+    });
+    return {
+      subject: message.subject,
+      to,
+      replyTo: message.replyTo ?? null,
+      fromName: message.fromName ?? null,
+      html: message.html ?? '',
+      text: message.text,
+      ...filled,
+    };
   }
 
   /**

@@ -34,6 +34,8 @@ export function postOriginOf(request: IncomingMessage): string | null {
  */
 export class OriginPolicy {
   private readonly allowed: string[];
+  /** The owner's own redirect after success (its Settings), checked when saved. */
+  private readonly ownRedirect: string | null;
 
   constructor(
     form: IntakeForm,
@@ -41,6 +43,7 @@ export class OriginPolicy {
     private readonly method: 'POST' | 'GET' = 'POST',
   ) {
     this.allowed = allowedOriginsOf(form);
+    this.ownRedirect = form.redirectUrl;
   }
 
   /** A list is set and the post came from a site on it: the owner vouches for what that page sends. */
@@ -73,6 +76,15 @@ export class OriginPolicy {
     }
     if (this.method === 'POST' || target.origin === this.postOrigin) return { target };
     return { ignored: 'a GET submission redirects only back to the site it came from (Referer) or to one of the form’s allowed origins' };
+  }
+
+  /**
+   * Where a success goes when the post gives no usable `_redirect`: the form's own redirect. The owner
+   * set it, so it is trusted like the allowed origins they list: followed after a POST or a GET, with
+   * or without a list (a link cannot make the submit domain lead anywhere the owner did not choose).
+   */
+  ownerRedirect(): URL | null {
+    return httpUrl(this.ownRedirect);
   }
 
   /** The back link of a built-in page: the page the form was on, when the owner vouches for it. */

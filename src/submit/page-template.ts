@@ -2,7 +2,7 @@
 // found the same way from src/ (tsx) and dist/. No external resources: fonts, images and scripts
 // are all absent, so the page works under `default-src 'none'`.
 
-// NOTE: the style is static (the dark theme is a class on <body>), so its CSP hash never changes.
+// NOTE: the style is static (the dark theme is a class on <body>, or the browser's own preference), so its CSP hash never changes.
 // Keep Handlebars syntax out of it: the style is spliced into the template source below.
 export const PAGE_STYLE = `
 *,*::before,*::after{box-sizing:border-box}
@@ -26,6 +26,7 @@ body.theme-dark{background:#101317;color:#e8eaed}
 .theme-dark .message{color:#c4c8ce}
 .theme-dark a{color:#8ab4f8}
 .theme-dark footer{color:#a9aeb6}
+@media (prefers-color-scheme:dark){body{background:#101317;color:#e8eaed}main{background:#1c2026;border-top-color:#46b874;box-shadow:none}main.page-error{border-top-color:#f28b82}main.page-info{border-top-color:#8ab4f8}.message{color:#c4c8ce}a{color:#8ab4f8}footer{color:#a9aeb6}}
 @media (min-width:40rem){main{padding:2.5rem 2.25rem}h1{font-size:1.875rem}}
 `;
 
@@ -36,6 +37,7 @@ export const PAGE_TEMPLATE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<meta name="color-scheme" content="light dark">
 <title>{{title}}</title>
 <style>${PAGE_STYLE}</style>
 </head>

@@ -186,7 +186,8 @@ function answerSuccess(
     sendJson(response, 200, droppedFiles ? { ...answer, droppedFiles } : answer);
     return;
   }
-  const target = usableRedirect(deps.log, policy, controls, '_redirect', { formId: received.formId });
+  // a post's own `_redirect` wins for that submission; else the form's (its Settings)
+  const target = usableRedirect(deps.log, policy, controls, '_redirect', { formId: received.formId }) ?? policy.ownerRedirect();
   if (target) {
     if (Object.hasOwn(controls, '_append') && !FALSE_WORDS.has(controls._append!.trim().toLowerCase())) {
       target.searchParams.set('submissionId', received.id);
@@ -272,7 +273,10 @@ async function thankYouPage(
   const visitor = visitorKey(clientIp(request, deps.ctx.config.trustProxy));
   const content = deps.links.read(formId, query, visitor, allowedOriginsOf(form));
   const language = pageLanguage(content.language, request.headers['accept-language']);
-  sendPage(response, 200, renderThankYouPage({ ...content, language, branding: !isUpgraded(form.plan) }));
+  // a vouched post's `_feedback.success.*` wins; else the form's own wording (its Settings); else the page's language's
+  const title = content.title ?? form.thanksTitle ?? undefined;
+  const message = content.message ?? form.thanksMessage ?? undefined;
+  sendPage(response, 200, renderThankYouPage({ ...content, title, message, language, branding: !isUpgraded(form.plan) }));
 }
 
 /** A form's address opened without fields (a link, a HEAD): says what the address is; stores nothing. */

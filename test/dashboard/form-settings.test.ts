@@ -115,6 +115,17 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
         retentionDays: 30,
         // the File uploads panel was not posted: uploads stay as they were (test/dashboard/uploads.test.ts)
         fileUploads: DEFAULT_FILE_UPLOADS,
+        // the behaviour panels were not posted either: as they were (test/dashboard/form-behaviour.test.ts)
+        redirectUrl: null,
+        thanksTitle: null,
+        thanksMessage: null,
+        notificationSubject: null,
+        notificationFromName: null,
+        autoresponseSubject: null,
+        autoresponseFromName: null,
+        paused: false,
+        closesAt: null,
+        maxSubmissions: null,
         id: undefined,
         workspaceId: undefined,
         createdAt: undefined,

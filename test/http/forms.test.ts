@@ -26,6 +26,17 @@ const DEFAULTS = {
   allowedOrigins: [] as string[],
   retentionDays: null,
   fileUploads: { ...DEFAULT_FILE_UPLOADS } as unknown,
+  // the form's behaviour and state (issue 29): open, the defaults (test/http/form-rules.test.ts)
+  redirectUrl: null,
+  thanksTitle: null,
+  thanksMessage: null,
+  notificationSubject: null,
+  notificationFromName: null,
+  autoresponseSubject: null,
+  autoresponseFromName: null,
+  paused: false,
+  closesAt: null,
+  maxSubmissions: null,
 };
 
 /** Every setting given a value (spamProtection needs a stored secret, so it stays null here). */
@@ -71,10 +82,17 @@ const AT_LIMIT = {
   notificationEmails: [EMAIL_128, ...emails(99)],
   allowedOrigins: [originOf(256), ...origins(19)],
   retentionDays: 3650,
+  thanksTitle: 't'.repeat(200),
+  notificationFromName: 'f'.repeat(64),
+  maxSubmissions: 10_000_000,
 };
 
 /** Each field one past its limit (or otherwise just outside what it allows). */
 const PAST_LIMIT: [string, unknown][] = [
+  ['thanksTitle', 't'.repeat(201)],
+  ['notificationFromName', 'f'.repeat(65)],
+  ['maxSubmissions', 10_000_001],
+  ['redirectUrl', 'ftp://example.com/x'],
   ['name', ''],
   ['name', 'n'.repeat(129)],
   ['description', 'd'.repeat(513)],

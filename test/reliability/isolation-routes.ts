@@ -108,6 +108,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /forms/:formId/setup': PATH_ONLY,
   'GET /forms/:formId/settings': PATH_ONLY,
   'POST /forms/:formId/settings': { variants: [{ body: { action: 'save', name: 'Taken over', notificationEmails: 'intruder@example.com' } }] },
+  'POST /forms/:formId/settings/pause': { variants: [{ body: { paused: '1' } }] },
   'POST /forms/:formId/settings/secrets/:provider': { variants: [{ body: { secret: 'intruder-secret' } }] },
   'POST /forms/:formId/settings/secrets/:provider/remove': PATH_ONLY,
   'POST /forms/:formId/settings/chat/:channel': { variants: [{ body: { url: 'https://discord.com/api/webhooks/1/intruder' } }] },

@@ -86,6 +86,16 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
     return seeOther(reply, formPath(request.params.formId, 'settings'));
   });
 
+  // Pause or resume at once (the button sits in the settings form; nothing else it posts is saved)
+  app.post<FormParams & { Body: Body }>('/forms/:formId/settings/pause', { preHandler: requireAccount }, async (request, reply) => {
+    const paused = request.body?.paused;
+    if (paused !== '1' && paused !== '0')
+      throw new ProblemError('validation_error', 'paused: must be 1 (pause) or 0 (resume)', { errors: ['paused: must be 1 or 0'] });
+    await ctx.forms.setPaused(accountOf(request).user.id, request.params.formId, paused === '1');
+    setFlash(reply, paused === '1' ? 'Form paused: it takes no submissions until you resume it' : 'Form resumed: it takes submissions again');
+    return seeOther(reply, `${formPath(request.params.formId, 'settings')}#form-state`);
+  });
+
   app.post<SecretParams & { Body: Body }>('/forms/:formId/settings/secrets/:provider', { preHandler: requireAccount }, async (request, reply) => {
     const provider = storedProvider(request.params.provider);
     const secret = typeof request.body?.secret === 'string' ? request.body.secret : '';

@@ -28,9 +28,13 @@ export function registerWorkspaceHomeRoutes(app: FastifyInstance, ctx: AppContex
     const after = cursor === null ? null : ctx.cursors.decode(list, cursor);
     const [forms, counts] = await Promise.all([ctx.forms.listForms(user.id, workspace.id, { limit: PAGE_SIZE, after }), ctx.workspaces.counts(workspace.id)]);
     const formIds = forms.rows.map((f) => f.id);
-    const [stats, unread] = await Promise.all([ctx.stats.workspaceStats(user.id, workspace.id, formIds), ctx.submissionMarks.unreadCounts(formIds)]);
+    const [stats, unread, states] = await Promise.all([
+      ctx.stats.workspaceStats(user.id, workspace.id, formIds),
+      ctx.submissionMarks.unreadCounts(formIds),
+      ctx.forms.states(forms.rows),
+    ]);
     const last = forms.rows.at(-1);
     const nextPage = forms.hasMore && last ? `/w/${workspace.id}?cursor=${ctx.cursors.encode(list, last)}` : null;
-    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, stats, ...counts, nextPage, paged: cursor !== null, unread }));
+    return sendPage(reply, WorkspacePage({ frame, workspace, forms: forms.rows, stats, ...counts, nextPage, paged: cursor !== null, unread, states }));
   });
 }

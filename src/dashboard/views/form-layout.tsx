@@ -1,5 +1,7 @@
 import { UNREAD_CAP } from '../../services/submission-marks.js';
 import type { ComponentChildren } from 'preact';
+import type { FormStateName } from '../../services/form-behaviour.js';
+import { FormStateNotice } from './form-behaviour-panel.js';
 import { type Frame, Layout } from './layout.js';
 
 /** The pages of one form, in the order of its tabs. */
@@ -21,8 +23,8 @@ export function formPath(formId: string, tab: FormTab = 'submissions'): string {
 
 interface FormLayoutProps {
   frame: Frame;
-  /** `unread`: the form's unread submissions (capped at UNREAD_CAP), said on its Submissions tab. */
-  form: { id: string; name: string; workspaceId: string; unread?: number };
+  /** `unread`: the form's unread submissions (capped at UNREAD_CAP), said on its Submissions tab; `state`: a paused, closed or full form says so under its name (form-frame.ts). */
+  form: { id: string; name: string; workspaceId: string; unread?: number; state?: FormStateName };
   tab: FormTab;
   /** The page's own name (the window title says "<title> · <form>"); the heading is the form's name. */
   title: string;
@@ -61,6 +63,7 @@ export function FormLayout({ frame, form, tab, title, children, scripts }: FormL
           </a>
         ))}
       </nav>
+      <FormStateNotice state={form.state} />
       {children}
     </Layout>
   );

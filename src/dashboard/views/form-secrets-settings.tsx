@@ -95,50 +95,62 @@ function inUse(form: FormWithPlan, provider: StoredSecretProvider): string | nul
  */
 export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame; form: FormWithPlan; secrets: SecretState[]; errors?: FieldErrors }) {
   const stored = new Map(secrets.map((s) => [s.provider, s.updatedAt]));
+  // shown: what the form uses or holds; the inputs of providers it does not use wait behind a disclosure
+  const shown = (provider: StoredSecretProvider) =>
+    stored.has(provider) || (provider === 'SLACK' ? Boolean(form.slackChannel) : form.spamProtection === provider);
+  const relevant = STORED_SECRETS.filter(shown);
+  const others = STORED_SECRETS.filter((provider) => !shown(provider));
+  const item = (provider: StoredSecretProvider) => {
+    const updatedAt = stored.get(provider);
+    const error = errors?.[`secret-${provider}`];
+    const blocked = inUse(form, provider);
+    return (
+      <li key={provider}>
+        <h3>{PROVIDER_NAMES[provider]}</h3>
+        {updatedAt === undefined ? (
+          <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} />} error={error} />
+        ) : (
+          <>
+            <p class="secret-state">
+              <span class="badge">Set</span> <Time ms={updatedAt} />
+            </p>
+            {blocked && <p class="muted">{blocked}</p>}
+            <div class="actions">
+              <details class="replace" open={error !== undefined}>
+                <summary>
+                  Replace<span class="visually-hidden"> the {secretName(provider)}</span>
+                </summary>
+                <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} replacing />} error={error} />
+              </details>
+              {!blocked && (
+                <form method="post" action={`${secretPath(form.id, provider)}/remove`} class="inline-form">
+                  <CsrfInput token={frame.csrf} />
+                  <button type="submit" class="secondary">
+                    Remove<span class="visually-hidden"> the {secretName(provider)}</span>
+                  </button>
+                </form>
+              )}
+            </div>
+          </>
+        )}
+      </li>
+    );
+  };
   return (
     <Panel title="Secret keys" id="secret-keys">
       <p class="hint">
         A captcha provider’s secret key (from its console; the site key goes in your page’s HTML) and the Slack bot token (<code>xoxb-…</code>). Stored for this
         form only and never shown again, here or in the API.
       </p>
-      <ul class="secret-list">
-        {STORED_SECRETS.map((provider) => {
-          const updatedAt = stored.get(provider);
-          const error = errors?.[`secret-${provider}`];
-          const blocked = inUse(form, provider);
-          return (
-            <li key={provider}>
-              <h3>{PROVIDER_NAMES[provider]}</h3>
-              {updatedAt === undefined ? (
-                <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} />} error={error} />
-              ) : (
-                <>
-                  <p class="secret-state">
-                    <span class="badge">Set</span> <Time ms={updatedAt} />
-                  </p>
-                  {blocked && <p class="muted">{blocked}</p>}
-                  <div class="actions">
-                    <details class="replace" open={error !== undefined}>
-                      <summary>
-                        Replace<span class="visually-hidden"> the {secretName(provider)}</span>
-                      </summary>
-                      <SecretInput frame={frame} form={form} provider={provider} label={<SecretLabel provider={provider} replacing />} error={error} />
-                    </details>
-                    {!blocked && (
-                      <form method="post" action={`${secretPath(form.id, provider)}/remove`} class="inline-form">
-                        <CsrfInput token={frame.csrf} />
-                        <button type="submit" class="secondary">
-                          Remove<span class="visually-hidden"> the {secretName(provider)}</span>
-                        </button>
-                      </form>
-                    )}
-                  </div>
-                </>
-              )}
-            </li>
-          );
-        })}
-      </ul>
+      {relevant.length > 0 && <ul class="secret-list">{relevant.map(item)}</ul>}
+      {others.length > 0 && (
+        <details class="other-secrets" open={others.some((provider) => errors?.[`secret-${provider}`] !== undefined)}>
+          <summary class="other-secrets-summary">
+            {relevant.length > 0 ? `Other secret keys (${others.length})` : `Secret keys of the CAPTCHA providers and Slack (${others.length})`}
+          </summary>
+          <ul class="secret-list">{others.map(item)}</ul>
+        </details>
+      )}
     </Panel>
   );
 }

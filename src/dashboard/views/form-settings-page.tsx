@@ -11,6 +11,7 @@ import { ChatChannelsPanel, type ChatPanelState } from './chat-channels-panel.js
 import { CsrfInput, Field, FormError, Panel, TextArea, Time } from './components.js';
 import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
 import { FileUploadsPanel } from './file-uploads-panel.js';
+import { CaptchaWarning, FormBehaviourPanels, FormStatePanel } from './form-behaviour-panel.js';
 import { formPath, FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';
 
@@ -305,6 +306,7 @@ export function FormSettingsPage({
         </Panel>
         <Panel title="Spam protection" id="spam-protection">
           <SpamProtectionSelect value={values.spamProtection} secrets={secrets} errors={errors} />
+          <CaptchaWarning provider={form.spamProtection ? PROVIDER_NAMES[form.spamProtection] : null} formId={form.id} />
           <Field
             label="Custom honeypot field"
             name="customHoneypot"
@@ -348,6 +350,8 @@ export function FormSettingsPage({
           )}
         </Panel>
         <FileUploadsPanel values={values} plan={form.plan} errors={errors} />
+        {values.behaviour && <FormBehaviourPanels values={values.behaviour} errors={errors} />}
+        {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} action={action} />}
         <div class="actions form-actions">
           <button type="submit" name="action" value="save">
             Save settings

@@ -2,6 +2,7 @@ import { Fragment } from 'preact';
 import { notificationEmailsOf } from '../../services/forms.js';
 import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-submissions.js';
 import type { FormWithPlan } from '../form-frame.js';
+import { testBlocker } from './form-behaviour-panel.js';
 import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER, type SnippetOptions, snippetElementId } from '../snippets.js';
 import { Breakable, CodeBlock, CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -54,6 +55,7 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
     provider: form.spamProtection,
     files: false,
   };
+  const blocker = testBlocker(form, captcha?.label ?? null);
   return (
     <FormLayout frame={frame} form={form} tab="setup" title="Setup" scripts={['copy.js']}>
       {refused && (
@@ -70,6 +72,12 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
           )}
         </div>
       )}
+      {captcha && (
+        <p class="notice captcha-warning" id="captcha-warning">
+          <strong>{`This form refuses every submission without a solved ${captcha.label} challenge.`}</strong> Your site’s form must include the widget (see
+          CAPTCHA below), or nothing is stored.
+        </p>
+      )}
       <Panel title="Submit address">
         <p>Your page’s form posts to this address. No key or login is needed: the address is the form.</p>
         <CodeBlock id="submit-address" label="Submit address" copy="Copy address" code={address} wrap />
@@ -85,8 +93,17 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
         </p>
         <CodeBlock id="snippet-html" label="HTML form" copy="Copy HTML form" code={htmlSnippet(address, snippet)} />
         <p class="muted">
-          After sending, visitors see a thank-you page; add <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> to send them to a page of
-          yours instead.
+          {form.redirectUrl ? (
+            <>
+              After sending, visitors go to <code>{form.redirectUrl}</code> (Settings, After a submission); a{' '}
+              <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> in the form wins for its submission.
+            </>
+          ) : (
+            <>
+              After sending, visitors see a thank-you page (its wording is in Settings); set a page of yours under Settings, After a submission, or add{' '}
+              <code>{'<input type="hidden" name="_redirect" value="https://…">'}</code> to send them there instead.
+            </>
+          )}
         </p>
       </Panel>
       <Panel title="Taking files">
@@ -134,10 +151,16 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
           Posts one submission to the address above, as a visitor’s page would, named “Formgate test”, from your address ({frame.account.email}). It is a real
           submission: it counts against the workspace’s allowance, it is delivered (emails, webhook, Slack) like any other, and you can delete it.
         </p>
-        {form.spamProtection && <p class="notice">This form asks for a CAPTCHA, which a test cannot solve: the submit surface will refuse it.</p>}
+        {blocker && (
+          <p class="notice" id="test-blocked">
+            {blocker}
+          </p>
+        )}
         <form method="post" action={`/forms/${form.id}/test-submission`}>
           <CsrfInput token={frame.csrf} />
-          <button type="submit">Send a test submission</button>
+          <button type="submit" disabled={blocker !== null} aria-describedby={blocker ? 'test-blocked' : undefined}>
+            Send a test submission
+          </button>
         </form>
       </Panel>
     </FormLayout>

@@ -7,6 +7,8 @@ import { megabytes } from '../../services/form-uploads.js';
 import { DailyChart, describeDays, Sparkline } from './chart.js';
 import { UnreadCount } from './form-layout.js';
 import { EmptyState, Panel, Time } from './components.js';
+import { FormStateBadge } from './form-behaviour-panel.js';
+import type { FormStateName } from '../../services/form-behaviour.js';
 import { type Frame, Layout } from './layout.js';
 
 const PLAN_NAMES: Record<string, string> = { FREE: 'Free', BUNDLE_50000: 'Upgraded (50,000 submissions)', DEALIFY: 'Upgraded (Dealify)' };
@@ -80,10 +82,12 @@ interface WorkspacePageProps {
   paged: boolean;
   /** Each listed form's unread submissions (capped at UNREAD_CAP). */
   unread: Map<string, number>;
+  /** Paused, closed or full forms get a badge (services/form-behaviour.ts). */
+  states?: Map<string, FormStateName>;
 }
 
 /** A workspace's home: its plan, its submissions per day, and its forms with their counts. */
-export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged, unread }: WorkspacePageProps) {
+export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged, unread, states }: WorkspacePageProps) {
   const newForm = (
     <a class="button" href={`/w/${workspace.id}/forms/new`}>
       New form
@@ -126,6 +130,7 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
                     <tr key={form.id}>
                       <td data-label="Name">
                         <a href={`/forms/${form.id}`}>{form.name}</a>
+                        <FormStateBadge state={states?.get(form.id)} />
                       </td>
                       <td data-label="New">{unread.get(form.id) ? <UnreadCount count={unread.get(form.id)!} /> : <span class="muted">0</span>}</td>
                       <td data-label="This month">{number(summary?.monthAccepted ?? 0)}</td>

@@ -46,6 +46,8 @@ export class AutoresponderChannel implements Channel {
         'submissions.emailControls',
         'forms.name',
         'forms.notificationEmails',
+        'forms.autoresponseSubject',
+        'forms.autoresponseFromName',
         'workspaces.plan',
         'templates.code',
         'templates.paused',
@@ -68,6 +70,11 @@ export class AutoresponderChannel implements Channel {
     const body = await renderStoredTemplate('autoresponder', row.code, withoutFileUrls(data));
     const replyTo = fromJson<string[]>(row.notificationEmails)[0];
     const messageId = autoresponderMessageId(row.id, mailDomain(this.mailFrom));
-    return mailReceipt(await this.mailer.send({ ...autoresponderMessage({ formName: row.name, to, replyTo, body }), messageId }));
+    return mailReceipt(
+      await this.mailer.send({
+        ...autoresponderMessage({ formName: row.name, to, replyTo, body, subject: row.autoresponseSubject, fromName: row.autoresponseFromName }),
+        messageId,
+      }),
+    );
   }
 }

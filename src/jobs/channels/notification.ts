@@ -81,6 +81,7 @@ export class NotificationChannel implements Channel {
       .select(['submissions.id', 'submissions.data', 'submissions.emailControls', 'submissions.createdAt'])
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'notification'))
       .select(['forms.id as formId', 'forms.workspaceId', 'forms.name', 'forms.notificationEmails', 'forms.emailThreading', 'templates.code'])
+      .select(['forms.notificationSubject', 'forms.notificationFromName'])
       .where('submissions.id', 'in', submissionIds)
       .execute(),
   );
@@ -104,7 +105,13 @@ export class NotificationChannel implements Channel {
     const submissionUrl = submissionPageUrl(this.files.config.publicUrl, row.id);
     const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data, templateFiles(files, submissionUrl));
     const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
-    const form = { id: row.formId, name: row.name, emailThreading: row.emailThreading === 1 };
+    const form = {
+      id: row.formId,
+      name: row.name,
+      emailThreading: row.emailThreading === 1,
+      subject: row.notificationSubject,
+      fromName: row.notificationFromName,
+    };
     // an older job of several recipients: the last message's receipt stands for all of them
     let receipt: DeliveryReceipt = {};
     for (const recipient of targets) {

@@ -19,6 +19,7 @@ export const de: PageText = {
     },
     not_found: { title: 'Formular nicht gefunden', message: 'Dieses Formular existiert nicht oder nimmt keine Einsendungen mehr an.' },
     payload_too_large: { title: 'Nachricht zu groß', message: 'Die Nachricht ist größer, als dieses Formular annimmt.' },
+    form_closed: { title: 'Dieses Formular ist geschlossen', message: 'Dieses Formular nimmt keine Einsendungen an. Es wurde nichts gespeichert.' },
     quota_exceeded: {
       title: 'Ihre Nachricht wurde nicht angenommen',
       message: 'Dieses Formular nimmt derzeit keine weiteren Einsendungen an. Es wurde nichts gespeichert.',

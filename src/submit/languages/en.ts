@@ -16,6 +16,7 @@ export const en: PageText = {
     origin_not_allowed: { title: 'This form cannot be sent from here', message: 'This form takes submissions only from its own website.' },
     not_found: { title: 'Form not found', message: 'This form does not exist or no longer accepts submissions.' },
     payload_too_large: { title: 'Submission too large', message: 'The submission is larger than this form accepts.' },
+    form_closed: { title: 'This form is closed', message: 'This form is not taking submissions. Nothing was saved.' },
     quota_exceeded: { title: 'Your submission was not accepted', message: 'This form cannot take more submissions right now. Nothing was saved.' },
     rate_limited: { title: 'Too many submissions', message: 'Please wait a little and try again.' },
     unavailable: { title: 'Try again in a moment', message: 'Your submission was not saved. Please try again shortly.' },

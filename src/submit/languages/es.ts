@@ -16,6 +16,7 @@ export const es: PageText = {
     origin_not_allowed: { title: 'Este formulario no se puede enviar desde aquí', message: 'Este formulario solo acepta envíos desde su propio sitio web.' },
     not_found: { title: 'Formulario no encontrado', message: 'Este formulario no existe o ya no acepta envíos.' },
     payload_too_large: { title: 'Envío demasiado grande', message: 'El envío es más grande de lo que acepta este formulario.' },
+    form_closed: { title: 'Este formulario está cerrado', message: 'Este formulario no acepta envíos. No se guardó nada.' },
     quota_exceeded: { title: 'Tu envío no fue aceptado', message: 'Este formulario no admite más envíos por ahora. No se guardó nada.' },
     rate_limited: { title: 'Demasiados envíos', message: 'Espera un momento e inténtalo de nuevo.' },
     unavailable: { title: 'Inténtalo de nuevo en un momento', message: 'Tu envío no se ha guardado. Inténtalo de nuevo en breve.' },

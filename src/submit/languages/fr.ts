@@ -16,6 +16,7 @@ export const fr: PageText = {
     origin_not_allowed: { title: 'Ce formulaire ne peut pas être envoyé d’ici', message: 'Ce formulaire n’accepte que les envois de son propre site.' },
     not_found: { title: 'Formulaire introuvable', message: 'Ce formulaire n’existe pas ou n’accepte plus d’envois.' },
     payload_too_large: { title: 'Envoi trop volumineux', message: 'L’envoi dépasse la taille acceptée par ce formulaire.' },
+    form_closed: { title: 'Ce formulaire est fermé', message: 'Ce formulaire n’accepte pas d’envois. Rien n’a été enregistré.' },
     quota_exceeded: { title: 'Votre envoi n’a pas été accepté', message: 'Ce formulaire n’accepte plus d’envois pour le moment. Rien n’a été enregistré.' },
     rate_limited: { title: 'Trop d’envois', message: 'Veuillez patienter un peu et réessayer.' },
     unavailable: { title: 'Réessayez dans un instant', message: 'Votre envoi n’a pas été enregistré. Veuillez réessayer sous peu.' },

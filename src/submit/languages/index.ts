@@ -57,6 +57,7 @@ export function errorWording(text: PageText, code: string, status: number): Word
   const { errors } = text;
   if (code === 'validation_error' || code === 'captcha_failed' || code === 'origin_not_allowed' || code === 'not_found') return errors[code];
   if (code === 'quota_exceeded') return errors.quota_exceeded;
+  if (code === 'form_closed') return errors.form_closed;
   if (code === 'payload_too_large' || status === 413) return errors.payload_too_large;
   if (code === 'rate_limited' || status === 429) return errors.rate_limited;
   if (status === 503) return errors.unavailable;

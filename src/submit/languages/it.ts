@@ -16,6 +16,7 @@ export const it: PageText = {
     origin_not_allowed: { title: 'Questo modulo non può essere inviato da qui', message: 'Questo modulo accetta invii solo dal proprio sito web.' },
     not_found: { title: 'Modulo non trovato', message: 'Questo modulo non esiste o non accetta più invii.' },
     payload_too_large: { title: 'Invio troppo grande', message: 'L’invio è più grande di quanto questo modulo accetti.' },
+    form_closed: { title: 'Questo modulo è chiuso', message: 'Questo modulo non accetta invii. Non è stato salvato nulla.' },
     quota_exceeded: { title: 'Il tuo invio non è stato accettato', message: 'Al momento questo modulo non accetta altri invii. Non è stato salvato nulla.' },
     rate_limited: { title: 'Troppi invii', message: 'Attendi un momento e riprova.' },
     unavailable: { title: 'Riprova tra un momento', message: 'Il tuo invio non è stato salvato. Riprova a breve.' },

@@ -19,6 +19,7 @@ export const nl: PageText = {
     },
     not_found: { title: 'Formulier niet gevonden', message: 'Dit formulier bestaat niet of accepteert geen inzendingen meer.' },
     payload_too_large: { title: 'Inzending te groot', message: 'De inzending is groter dan dit formulier accepteert.' },
+    form_closed: { title: 'Dit formulier is gesloten', message: 'Dit formulier neemt geen inzendingen aan. Er is niets opgeslagen.' },
     quota_exceeded: {
       title: 'Je inzending is niet geaccepteerd',
       message: 'Dit formulier neemt op dit moment geen inzendingen meer aan. Er is niets opgeslagen.',

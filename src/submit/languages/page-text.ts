@@ -24,6 +24,8 @@ export interface PageText {
     origin_not_allowed: Wording;
     not_found: Wording;
     payload_too_large: Wording;
+    /** 403: the form is paused, past its closing time or full (its owner's settings); nothing was stored. */
+    form_closed: Wording;
     /** 403: the workspace holds as many submissions past its allowance as it may; nothing was stored. */
     quota_exceeded: Wording;
     rate_limited: Wording;

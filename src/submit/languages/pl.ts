@@ -16,6 +16,7 @@ export const pl: PageText = {
     origin_not_allowed: { title: 'Tego formularza nie można wysłać z tego miejsca', message: 'Ten formularz przyjmuje zgłoszenia tylko z własnej strony.' },
     not_found: { title: 'Nie znaleziono formularza', message: 'Ten formularz nie istnieje lub nie przyjmuje już zgłoszeń.' },
     payload_too_large: { title: 'Zgłoszenie jest za duże', message: 'Zgłoszenie jest większe, niż ten formularz przyjmuje.' },
+    form_closed: { title: 'Ten formularz jest zamknięty', message: 'Ten formularz nie przyjmuje zgłoszeń. Nic nie zostało zapisane.' },
     quota_exceeded: { title: 'Zgłoszenie nie zostało przyjęte', message: 'Ten formularz nie przyjmuje teraz kolejnych zgłoszeń. Nic nie zostało zapisane.' },
     rate_limited: { title: 'Zbyt wiele zgłoszeń', message: 'Odczekaj chwilę i spróbuj ponownie.' },
     unavailable: { title: 'Spróbuj ponownie za chwilę', message: 'Twoje zgłoszenie nie zostało zapisane. Spróbuj ponownie wkrótce.' },

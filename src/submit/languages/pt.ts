@@ -16,6 +16,7 @@ export const pt: PageText = {
     origin_not_allowed: { title: 'Este formulário não pode ser enviado daqui', message: 'Este formulário só aceita envios do seu próprio site.' },
     not_found: { title: 'Formulário não encontrado', message: 'Este formulário não existe ou já não aceita envios.' },
     payload_too_large: { title: 'Envio demasiado grande', message: 'O envio é maior do que este formulário aceita.' },
+    form_closed: { title: 'Este formulário está fechado', message: 'Este formulário não aceita envios. Nada foi guardado.' },
     quota_exceeded: { title: 'O seu envio não foi aceite', message: 'Este formulário não aceita mais envios de momento. Nada foi guardado.' },
     rate_limited: { title: 'Demasiados envios', message: 'Aguarde um pouco e tente novamente.' },
     unavailable: { title: 'Tente novamente dentro de momentos', message: 'O seu envio não foi guardado. Tente novamente em breve.' },

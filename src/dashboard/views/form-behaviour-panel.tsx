@@ -1,0 +1,180 @@
+import {
+  FROM_NAME_MAX,
+  type FormStateName,
+  MAX_SUBMISSIONS_MAX,
+  REDIRECT_URL_MAX,
+  SUBJECT_MAX,
+  THANKS_MESSAGE_MAX,
+  THANKS_TITLE_MAX,
+} from '../../services/form-behaviour.js';
+import type { BehaviourValues } from '../form-behaviour-input.js';
+import type { FieldErrors } from '../field-errors.js';
+import { Field, Panel, TextArea } from './components.js';
+
+const STATE_WORDS: Record<Exclude<FormStateName, 'open'>, { badge: string; line: string }> = {
+  paused: { badge: 'Paused', line: 'Every submission is refused with “This form is closed” and nothing is stored, until you resume it.' },
+  closed: { badge: 'Closed', line: 'Its closing time has passed, so every submission is refused and nothing is stored.' },
+  full: { badge: 'Full', line: 'It has received the number of submissions it takes, so every further one is refused and nothing is stored.' },
+};
+
+/** "Paused", "Closed" or "Full" beside a form's name (the forms list, the form's header); nothing while it is open. */
+export function FormStateBadge({ state }: { state: FormStateName | undefined }) {
+  if (!state || state === 'open') return null;
+  return <span class="badge warning form-state-badge">{STATE_WORDS[state].badge}</span>;
+}
+
+/** Under a form's tabs while it takes no submissions: why, in a sentence. */
+export function FormStateNotice({ state }: { state: FormStateName | undefined }) {
+  if (!state || state === 'open') return null;
+  return (
+    <p class="form-state">
+      <FormStateBadge state={state} /> {STATE_WORDS[state].line}
+    </p>
+  );
+}
+
+interface PanelProps {
+  values: BehaviourValues;
+  errors?: FieldErrors;
+}
+
+/**
+ * What happens after a post (the redirect, the thank-you page's wording) and the emails' subjects and
+ * sender names: what hidden fields did before, now set once for the form. Part of the settings form;
+ * `behaviourShown` tells the route it was posted.
+ */
+export function FormBehaviourPanels({ values, errors }: PanelProps) {
+  return (
+    <>
+      <Panel title="After a submission" id="after-submission">
+        <input type="hidden" name="behaviourShown" value="1" />
+        <Field
+          label="Redirect to"
+          name="redirectUrl"
+          type="url"
+          value={values.redirectUrl}
+          errors={errors}
+          hint={`Optional; a page of your site that browsers go to after a successful post, instead of the built-in thank-you page: an absolute http or https address, at most ${REDIRECT_URL_MAX} characters. A form's own _redirect field still wins for its submission.`}
+        />
+        <Field
+          label="Thank-you page title"
+          name="thanksTitle"
+          value={values.thanksTitle}
+          errors={errors}
+          hint={`Optional; plain text, at most ${THANKS_TITLE_MAX} characters. Empty: “Thank you!” in the visitor's language.`}
+        />
+        <TextArea
+          label="Thank-you page message"
+          name="thanksMessage"
+          value={values.thanksMessage}
+          errors={errors}
+          hint={`Optional; plain text (line breaks kept), at most ${THANKS_MESSAGE_MAX} characters. Empty: the default sentence.`}
+        />
+      </Panel>
+      <Panel title="Email subjects and senders" id="email-wording">
+        <p class="hint">The address mail is sent from stays this server's; the sender name is what recipients see. One line each.</p>
+        <Field
+          label="Notification subject"
+          name="notificationSubject"
+          value={values.notificationSubject}
+          errors={errors}
+          hint={`Optional; at most ${SUBJECT_MAX} characters. Empty: “New submission: <form name>”. A form's _email.subject field still wins.`}
+        />
+        <Field
+          label="Notification sender name"
+          name="notificationFromName"
+          value={values.notificationFromName}
+          errors={errors}
+          hint={`Optional; at most ${FROM_NAME_MAX} characters. A form's _email.from field still wins.`}
+        />
+        <Field
+          label="Autoresponder subject"
+          name="autoresponseSubject"
+          value={values.autoresponseSubject}
+          errors={errors}
+          hint={`Optional; at most ${SUBJECT_MAX} characters. Empty: “Re: <form name>”. Used once the form has an autoresponder template.`}
+        />
+        <Field
+          label="Autoresponder sender name"
+          name="autoresponseFromName"
+          value={values.autoresponseFromName}
+          errors={errors}
+          hint={`Optional; at most ${FROM_NAME_MAX} characters.`}
+        />
+      </Panel>
+    </>
+  );
+}
+
+/**
+ * The form's state: open or why not, the Pause/Resume button (its own route: it takes effect at once,
+ * without the rest of the settings), and the closing time and cap (saved with the settings).
+ */
+export function FormStatePanel({ values, errors, paused, state, action }: PanelProps & { paused: boolean; state: FormStateName | undefined; action: string }) {
+  return (
+    <Panel title="Taking submissions" id="form-state">
+      {state && state !== 'open' ? (
+        <FormStateNotice state={state} />
+      ) : (
+        <p class="form-state" id="form-state-now">
+          Open: the form takes submissions.
+        </p>
+      )}
+      <div class="actions">
+        <button type="submit" class="secondary" name="paused" value={paused ? '0' : '1'} formAction={`${action}/pause`} aria-describedby="pause-hint">
+          {paused ? 'Resume the form' : 'Pause the form'}
+        </button>
+      </div>
+      <p class="hint" id="pause-hint">
+        {paused
+          ? 'Resuming takes effect at once; nothing else on this page is saved by it.'
+          : 'Pausing takes effect at once: visitors are told the form is closed and nothing is stored. Nothing else on this page is saved by it.'}
+      </p>
+      <Field
+        label="Close the form at (UTC)"
+        name="closesAt"
+        type="datetime-local"
+        value={values.closesAt}
+        errors={errors}
+        hint="Optional; from this date and time (UTC) on, submissions are refused as closed. Empty: never."
+      />
+      <Field
+        label="Most submissions"
+        name="maxSubmissions"
+        value={values.maxSubmissions}
+        errors={errors}
+        inputMode="numeric"
+        hint={`Optional; once the form has received this many submissions (spam not counted, held ones counted; deleting one does not free its place), it closes. 1 to ${MAX_SUBMISSIONS_MAX.toLocaleString('en-US')}. Empty: no limit.`}
+      />
+    </Panel>
+  );
+}
+
+/**
+ * Beside a chosen CAPTCHA provider: the site's form must carry the provider's widget (and its site key),
+ * else every post is refused (`captcha_failed`). `provider`: its name; null shows nothing.
+ */
+export function CaptchaWarning({ provider, formId }: { provider: string | null; formId: string }) {
+  if (!provider) return null;
+  return (
+    <p class="notice captcha-warning" id="captcha-warning">
+      <strong>{`Every submission must now carry a solved ${provider} challenge.`}</strong>
+      {' Add the provider’s widget and script, with your site key, to the form on your site (see '}
+      <a href={`/forms/${formId}/setup`}>Setup</a>
+      {'), or every post is refused and nothing is stored. Send a test submission cannot solve it either.'}
+    </p>
+  );
+}
+
+/** Why "Send a test submission" cannot pass now, or null when it can: a CAPTCHA it cannot solve, a form that takes nothing. */
+export function testBlocker(form: { spamProtection: string | null; state?: FormStateName }, captchaLabel: string | null): string | null {
+  if (form.state && form.state !== 'open') {
+    return `This form is ${STATE_WORDS[form.state].badge.toLowerCase()} (see Settings, Taking submissions): the test would be refused as closed. ${
+      form.state === 'paused' ? 'Resume the form first.' : 'Change its closing time or its most submissions first.'
+    }`;
+  }
+  if (form.spamProtection) {
+    return `This form asks for a ${captchaLabel ?? 'CAPTCHA'} challenge, which a test cannot solve: it would be refused. Choose None under Spam protection in Settings to test, then choose the provider again.`;
+  }
+  return null;
+}

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { toFormResource } from '../../src/services/forms.js';
+import { startApp, type TestApp } from '../helpers/app.js';
+import { checkPage, launchBrowser, needsChromium } from '../helpers/browser.js';
+import { signUp } from '../helpers/dashboard.js';
+import { TEST_DIALECT } from '../helpers/database.js';
+import { startPageSite, type PageSite } from '../helpers/page-site.js';
+
+const PASSWORD = 'correct horse battery';
+
+describe(`dashboard in Chromium: a form's behaviour and state (${TEST_DIALECT})`, { skip: needsChromium }, () => {
+  let app: TestApp;
+  let site: PageSite;
+  let browser: Browser;
+  let page: Page;
+  let userId: string;
+  let workspaceId: string;
+
+  const newForm = async (name: string) => (await app.ctx.forms.createForm(userId, workspaceId, { name })).id;
+  const resource = async (formId: string) => toFormResource(await app.ctx.forms.getForm(userId, formId));
+  const save = () => Promise.all([page.waitForURL(/\/settings$/), page.getByRole('button', { name: 'Save settings' }).click()]);
+  /** The site's page with a plain HTML form posting to the form, opened and sent. */
+  const sendFromSite = async (formId: string) => {
+    site.pages.set(
+      '/contact',
+      `<!doctype html><html lang="en"><title>Contact</title><form method="post" action="${app.submitUrl}/${formId}"><label>Email <input name="email" value="ada@example.com"></label><button>Send</button></form></html>`,
+    );
+    await page.goto(`${site.url}/contact`);
+    await Promise.all([page.waitForURL((url) => url.href.startsWith(app.submitUrl)), page.getByRole('button', { name: 'Send' }).click()]);
+  };
+
+  before(async () => {
+    app = await startApp();
+    site = await startPageSite();
+    browser = await launchBrowser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    await signUp(page, app, 'owner@example.com', PASSWORD);
+    userId = (await app.ctx.users.requireByEmail('owner@example.com')).id;
+    workspaceId = new URL(page.url()).pathname.split('/')[2]!;
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+    await app?.close();
+  });
+
+  it('sets the thank-you wording and the emails’ wording; a bad redirect is shown beside its field and nothing is saved', async () => {
+    const formId = await newForm('Contact');
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    await page.getByLabel('Thank-you page title').fill('Thanks, we got it');
+    await page.getByLabel('Thank-you page message').fill('We answer within a day.');
+    await page.getByLabel('Notification subject').fill('Website lead');
+    await page.getByLabel('Notification sender name').fill('Acme site');
+    await save();
+    assert.ok(await page.getByRole('status').filter({ hasText: 'Settings saved' }).isVisible());
+    const saved = await resource(formId);
+    assert.equal(saved.thanksTitle, 'Thanks, we got it');
+    assert.equal(saved.notificationFromName, 'Acme site');
+    await checkPage(page, 'form-behaviour-settings');
+
+    await page.getByLabel('Redirect to').fill('example.com/thanks');
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
+    await page.getByText('Must be an absolute http or https URL').waitFor();
+    await page.getByLabel('Redirect to').fill('');
+    await page.getByLabel('Most submissions').fill('0');
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
+    await page.getByText('Must be a whole number of submissions from 1').waitFor();
+    assert.equal((await resource(formId)).redirectUrl, null, 'nothing saved');
+    await checkPage(page, 'form-behaviour-settings-error');
+
+    // the built-in thank-you page shows the wording, light and dark
+    await sendFromSite(formId);
+    assert.ok(await page.getByRole('heading', { name: 'Thanks, we got it' }).isVisible());
+    await checkPage(page, 'form-behaviour-thank-you');
+  });
+
+  it('the redirect sends the browser to the owner’s page', async () => {
+    const formId = await newForm('Redirecting');
+    site.pages.set('/done', '<!doctype html><html lang="en"><title>Done</title><h1>All done</h1></html>');
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    await page.getByLabel('Redirect to').fill(`${site.url}/done`);
+    await save();
+    site.pages.set(
+      '/contact',
+      `<!doctype html><html lang="en"><title>Contact</title><form method="post" action="${app.submitUrl}/${formId}"><label>Email <input name="email" value="ada@example.com"></label><button>Send</button></form></html>`,
+    );
+    await page.goto(`${site.url}/contact`);
+    await Promise.all([page.waitForURL(`${site.url}/done`), page.getByRole('button', { name: 'Send' }).click()]);
+    assert.ok(await page.getByRole('heading', { name: 'All done' }).isVisible());
+  });
+
+  it('pauses with a button; the badge shows; a visitor gets the closed page; Setup says why the test is off; resumes', async () => {
+    const formId = await newForm('Newsletter');
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    await Promise.all([page.waitForURL(/\/settings#form-state$/), page.getByRole('button', { name: 'Pause the form' }).click()]);
+    assert.ok(await page.getByRole('status').filter({ hasText: 'Form paused' }).isVisible());
+    assert.equal((await resource(formId)).paused, true);
+    assert.ok(await page.getByText('Paused', { exact: true }).first().isVisible());
+
+    await page.goto(`${app.publicUrl}/w/${workspaceId}`);
+    const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'Newsletter' }) });
+    assert.ok(await row.getByText('Paused', { exact: true }).isVisible());
+    await checkPage(page, 'form-behaviour-forms-list');
+
+    await page.goto(`${app.publicUrl}/forms/${formId}/setup`);
+    assert.equal(await page.getByRole('button', { name: 'Send a test submission' }).isDisabled(), true);
+    assert.ok(await page.getByText('This form is paused').isVisible());
+    await checkPage(page, 'form-behaviour-setup-paused');
+
+    await sendFromSite(formId);
+    assert.ok(await page.getByRole('heading', { name: 'This form is closed' }).isVisible());
+    await checkPage(page, 'form-behaviour-closed');
+
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    await Promise.all([page.waitForURL(/\/settings#form-state$/), page.getByRole('button', { name: 'Resume the form' }).click()]);
+    assert.equal((await resource(formId)).paused, false);
+    await page.goto(`${app.publicUrl}/forms/${formId}/setup`);
+    assert.equal(await page.getByRole('button', { name: 'Send a test submission' }).isDisabled(), false);
+  });
+});
