@@ -14,6 +14,8 @@ import { FileLinks } from './files/signed-links.js';
 import { SubmissionFiles } from './services/submission-files.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
+import { InstanceSettings } from './services/instance-settings.js';
+import { PlanRules } from './domain/plans.js';
 import { DeliveryService } from './services/deliveries.js';
 import { DeliveryPauseService } from './services/delivery-pause.js';
 import { DeliverySwitch } from './jobs/delivery-switch.js';
@@ -47,6 +49,10 @@ export interface AppContext {
   keyring: Keyring;
   cursors: CursorCodec;
   users: UserService;
+  /** Team or hosting mode and the webhook allow list: the admin page's settings, cached (read every 3 s at most). */
+  instance: InstanceSettings;
+  /** The plan rules as this installation applies them (team mode: everything, no caps); cheap to ask. */
+  plans: PlanRules;
   tokens: TokenService;
   /** Dashboard logins. */
   sessions: SessionService;
@@ -114,8 +120,11 @@ export async function openContext(config: Config, options: { existing?: boolean;
     await logMigrations(database, config, log);
     const secret = config.secret ?? (await installationSecret(database));
     const keyring = new Keyring(secret, config.secretPrevious);
+    const instance = new InstanceSettings(database, config);
+    await instance.refresh();
+    const plans = new PlanRules(() => instance.usage());
     const users = new UserService(database, config.defaultPlan);
-    const workspaces = new WorkspaceService(database, users, config);
+    const workspaces = new WorkspaceService(database, users, config, plans);
     const recipients = new RecipientService(database, config);
     const files = openFileStore(config.files);
     const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files);
@@ -131,6 +140,8 @@ export async function openContext(config: Config, options: { existing?: boolean;
       keyring,
       cursors: new CursorCodec(keyring),
       users,
+      instance,
+      plans,
       tokens: new TokenService(database, config),
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),
@@ -152,7 +163,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       testSubmissions: new TestSubmissionService(database, forms),
       visitors: new VisitorLoad(),
       files,
-      submissionFiles: new SubmissionFiles(database, files),
+      submissionFiles: new SubmissionFiles(database, files, plans),
       fileLinks: new FileLinks(keyring, () => config.baseUrl),
       mailHealth: new MailHealth(config),
       metrics,

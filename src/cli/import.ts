@@ -56,7 +56,7 @@ export async function runImport(
   progress: Progress,
 ): Promise<ImportSummary> {
   const started = Date.now();
-  const imports = new ImportService(ctx.database, ctx.users, ctx.config.confirmRecipients);
+  const imports = new ImportService(ctx.database, ctx.users, ctx.config.confirmRecipients, ctx.plans);
   const owner = await imports.owner(options.owner);
   const me = await source.me();
   const missing = NEEDED_SCOPES.filter((scope) => !me.scopes.includes(scope));

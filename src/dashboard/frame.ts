@@ -62,6 +62,7 @@ export async function frameFor(
     workspaces,
     current,
     section: options.section,
+    plans: ctx.plans,
   };
 }
 

@@ -122,7 +122,7 @@ export class IntakePipeline {
         emailControls: emailControlsOf(parsed.controls),
         spam,
         spamReasons,
-        deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
+        deliveries: deliveryPlan(form, submitterAddress(parsed) !== null, this.forms.plans),
         ...(uploads && uploads.files.length > 0 ? { files: uploads.files } : {}),
       })
       .catch((error: unknown) => {

@@ -2,7 +2,7 @@ import { fromJson, toJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider } from '../db/schema/form.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
-import { type Plan, planLimits } from '../domain/plans.js';
+import { type Plan, planLabel, type PlanRules } from '../domain/plans.js';
 import { RETENTION_DAYS } from '../domain/retention.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -125,7 +125,7 @@ export class FormService {
   /** The workspace's forms, newest first; through the API (`api`), an upgraded workspace's only. */
   async listForms(userId: string, workspaceId: string, page: PageRequest, options: { api?: boolean } = {}): Promise<Page<FormRow>> {
     const workspace = await this.workspaces.getForMember(userId, workspaceId);
-    if (options.api) requireUpgraded(workspace);
+    if (options.api) requireUpgraded(workspace, this.workspaces.plans);
     const query = this.database.db.selectFrom('forms').selectAll('forms').where('workspaceId', '=', workspaceId);
     return keysetPage(query, page, 'forms');
   }
@@ -134,7 +134,7 @@ export class FormService {
   async createForm(userId: string, workspaceId: string, settings: FormSettings & { name: string }, access: Access = {}): Promise<FormRow> {
     return this.database.transaction(async (trx) => {
       const workspace = await this.workspaces.getForMember(userId, workspaceId, trx);
-      if (access.api) requireUpgraded(workspace);
+      if (access.api) requireUpgraded(workspace, this.workspaces.plans);
       // the API's schema has checked the name already; the dashboard's form has not
       const nameProblem = formNameProblem(settings.name);
       if (nameProblem) throw validationError([nameProblem]);
@@ -151,9 +151,9 @@ export class FormService {
         .select((eb) => eb.fn.countAll<number>().as('count'))
         .where('workspaceId', '=', workspaceId)
         .executeTakeFirstOrThrow();
-      const limit = planLimits(workspace.plan).forms;
+      const limit = this.workspaces.plans.limits(workspace.plan).forms;
       if (Number(count) >= limit) {
-        throw new ProblemError('quota_exceeded', `A ${workspace.plan} workspace has at most ${limit} forms; delete one or upgrade.`);
+        throw new ProblemError('quota_exceeded', `A workspace on the ${planLabel(workspace.plan)} plan has at most ${limit} forms; delete one or upgrade.`);
       }
       const now = Date.now();
       const form: Omit<FormRow, 'honeypotDrops'> = {
@@ -231,6 +231,11 @@ export class FormService {
       if (settings.notificationEmails) await this.recipients.requestConfirmations(trx, form.workspaceId, settings.notificationEmails, userId);
       return trx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
     });
+  }
+
+  /** The installation's plan rules, for the intake pipeline. */
+  get plans(): PlanRules {
+    return this.workspaces.plans;
   }
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade), and its files (released first: their rows do not cascade). */
@@ -344,7 +349,7 @@ export class FormService {
   async formForMember(userId: string, formId: string, access: Access = {}): Promise<FormWithPlan> {
     const form = await this.memberForm.executeTakeFirst(this.database.db, { formId, userId });
     if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
-    if (access.api) requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    if (access.api) requireUpgraded({ id: form.workspaceId, plan: form.plan }, this.workspaces.plans);
     return form;
   }
 
@@ -361,7 +366,7 @@ export class FormService {
     }
     const retention = retentionDaysProblem(settings.retentionDays);
     if (retention) problems.push(retention);
-    problems.push(...fileUploadsProblems(settings.fileUploads, plan));
+    problems.push(...fileUploadsProblems(settings.fileUploads, plan, this.workspaces.plans.isUpgraded(plan)));
     if (settings.spamProtection && !providers.has(settings.spamProtection)) {
       problems.push(
         `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it first on the form's Settings page in the dashboard (Secret keys), or with formgate forms set-secret`,

@@ -8,7 +8,6 @@ import { problemBody } from '../web/problem-body.js';
 import { requestId } from '../web/request-id.js';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { fieldsFromPairs } from '../intake/fields.js';
-import { isUpgraded } from '../domain/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
 import type { IntakeForm } from '../services/intake-forms.js';
 import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
@@ -272,7 +271,7 @@ async function thankYouPage(
   const visitor = visitorKey(clientIp(request, deps.ctx.config.trustProxy));
   const content = deps.links.read(formId, query, visitor, allowedOriginsOf(form));
   const language = pageLanguage(content.language, request.headers['accept-language']);
-  sendPage(response, 200, renderThankYouPage({ ...content, language, branding: !isUpgraded(form.plan) }));
+  sendPage(response, 200, renderThankYouPage({ ...content, language, branding: !deps.ctx.plans.isUpgraded(form.plan) }));
 }
 
 /** A form's address opened without fields (a link, a HEAD): says what the address is; stores nothing. */
@@ -288,7 +287,7 @@ async function formAddress(deps: SubmitDependencies, formId: string, request: In
       detail: `${pageText(DEFAULT_LANGUAGE).formAddress.message} Send its fields with POST (or GET with the fields in the query).`,
     });
   }
-  sendPage(response, 200, renderFormAddressPage({ language, branding: !isUpgraded(form.plan) }));
+  sendPage(response, 200, renderFormAddressPage({ language, branding: !deps.ctx.plans.isUpgraded(form.plan) }));
 }
 
 function preflight(request: IncomingMessage, response: ServerResponse): void {

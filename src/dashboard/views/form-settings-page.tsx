@@ -339,7 +339,7 @@ export function FormSettingsPage({
             </p>
           )}
         </Panel>
-        <FileUploadsPanel values={values} plan={form.plan} errors={errors} />
+        <FileUploadsPanel values={values} plan={form.plan} upgraded={frame.plans.isUpgraded(form.plan)} errors={errors} />
         <div class="actions form-actions">
           <button type="submit" name="action" value="save">
             Save settings

@@ -1,3 +1,4 @@
+import type { PlanRules } from '../../domain/plans.js';
 import type { ComponentChildren } from 'preact';
 import { assetUrl } from '../assets.js';
 import type { DeliveriesState } from '../../jobs/delivery-switch.js';
@@ -18,6 +19,8 @@ export interface Frame {
   workspaces: { id: string; name: string }[];
   current: { id: string; name: string } | null;
   section?: Section;
+  /** The installation's plan rules: limits, features and the plans' names as pages show them. */
+  plans: PlanRules;
 }
 
 interface LayoutProps {
