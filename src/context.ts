@@ -15,6 +15,7 @@ import { SubmissionFiles } from './services/submission-files.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
 import { InstanceSettings } from './services/instance-settings.js';
+import { SetupService } from './services/setup.js';
 import { PlanRules } from './domain/plans.js';
 import { DeliveryService } from './services/deliveries.js';
 import { DeliveryPauseService } from './services/delivery-pause.js';
@@ -53,6 +54,8 @@ export interface AppContext {
   instance: InstanceSettings;
   /** The plan rules as this installation applies them (team mode: everything, no caps); cheap to ask. */
   plans: PlanRules;
+  /** The first account and how the installation is used (the "Set up Formgate" page). */
+  setup: SetupService;
   tokens: TokenService;
   /** Dashboard logins. */
   sessions: SessionService;
@@ -142,6 +145,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       users,
       instance,
       plans,
+      setup: new SetupService(users, instance),
       tokens: new TokenService(database, config),
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),

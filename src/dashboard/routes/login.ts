@@ -20,6 +20,8 @@ const REFUSED = 'The email address or the password is not right.';
 export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: LoginLimits): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     if (request.account) return seeOther(reply, safeNext(request.query.next));
+    // a fresh installation opens on creating its first account
+    if (await ctx.setup.open()) return seeOther(reply, '/setup');
     return sendPage(
       reply,
       LoginPage({
