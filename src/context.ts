@@ -130,7 +130,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const workspaces = new WorkspaceService(database, users, config, plans);
     const recipients = new RecipientService(database, config);
     const files = openFileStore(config.files);
-    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files);
+    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files, () => instance.webhookAllow());
     const submissions = new SubmissionService(database, workspaces, forms, config, files);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
@@ -151,7 +151,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       passwordResets: new PasswordResetService(database, users, sessions, config),
       signups: new SignupService(database, users, new SignupLinks(keyring), config),
       workspaces,
-      admin: new AdminService(database, workspaces),
+      admin: new AdminService(database, workspaces, instance, files),
       team,
       invitations: new InvitationService(database, users, team, config),
       forms,

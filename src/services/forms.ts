@@ -7,7 +7,7 @@ import { RETENTION_DAYS } from '../domain/retention.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { originProblem } from '../net/origin.js';
-import { webhookUrlProblem } from '../net/public-address.js';
+import { NO_ALLOWED_TARGETS, type WebhookAllowList, webhookUrlProblem } from '../net/public-address.js';
 import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
@@ -117,6 +117,8 @@ export class FormService {
     private readonly recipients: RecipientService,
     /** Where a deleted form's files are removed; without it, the sweep removes them. */
     private readonly files: FileStore | null = null,
+    /** The private networks and hosts the owner allowed (admin page, FORMGATE_WEBHOOK_ALLOW), read at each write. */
+    private readonly webhookAllow: () => WebhookAllowList = () => NO_ALLOWED_TARGETS,
   ) {
     this.secrets = new FormSecrets(database);
     this.intake = new IntakeForms(database);
@@ -361,7 +363,7 @@ export class FormService {
       if (problem) problems.push(`allowedOrigins[${i}]: ${problem}`);
     });
     if (settings.webhookUrl) {
-      const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks);
+      const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks, this.webhookAllow());
       if (problem) problems.push(`webhookUrl: ${problem}`);
     }
     const retention = retentionDaysProblem(settings.retentionDays);

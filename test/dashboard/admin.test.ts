@@ -105,7 +105,10 @@ describe('dashboard: the instance admin’s page', () => {
     assert.equal(changed.status, 303);
     assert.equal(changed.location, '/admin');
     const shown = await admin.get('/admin');
-    assert.equal(flash(shown.html), 'Plan of &quot;Acme&quot; changed to BUNDLE_50000; 3 held submissions released; the owners are told by email.');
+    assert.equal(
+      flash(shown.html),
+      'Plan of &quot;Acme&quot; changed to Upgraded (50,000 submissions); 3 held submissions released; the owners are told by email.',
+    );
     assert.deepEqual(
       (await storedRows(app, form.id)).map((r) => r.status),
       ['accepted', 'accepted', 'accepted'],
@@ -138,7 +141,7 @@ describe('dashboard: the instance admin’s page', () => {
     await admin.get('/admin');
     const same = await admin.post(`/admin/workspaces/${workspace.id}/plan`, { plan: 'FREE', back: '/admin' });
     assert.equal(same.status, 303);
-    assert.equal(flash((await admin.get('/admin')).html), '&quot;My workspace&quot; is already on FREE; nothing changed.');
+    assert.equal(flash((await admin.get('/admin')).html), '&quot;My workspace&quot; is already on Free; nothing changed.');
     const refused = await admin.post(`/admin/workspaces/${workspace.id}/plan`, { plan: 'GOLD', back: '/admin' });
     assert.equal(refused.status, 400);
     assert.match(refused.html, new RegExp(`id="plan-${workspace.id}-error">Must be one of FREE, BUNDLE_50000, DEALIFY\\.<`));
