@@ -51,7 +51,7 @@ describe('dashboard: the admin disables and deletes accounts', () => {
     assert.match(login.html, /This account is disabled/);
     const wrong = await person.post('/login', { email: 'worker@example.com', password: 'not the password at all' });
     assert.equal(wrong.status, 400, 'a wrong password learns nothing of the account');
-    assert.equal((await postJson(app, form.id, { email: 'a@example.com' }, { from: from[0] })).status, 200, 'its form still takes submissions');
+    assert.equal((await postJson(app, form.id, { email: 'a@example.com' }, from())).status, 200, 'its form still takes submissions');
     assert.match((await admin.get('/admin')).html, /worker@example\.com.*?<span class="badge neutral">Disabled<\/span>/s);
 
     assert.equal((await admin.post(`/admin/accounts/${account.userId}/enable`, {})).status, 303);
@@ -63,7 +63,7 @@ describe('dashboard: the admin disables and deletes accounts', () => {
   it('deletes an account with the workspaces it alone owns; a shared one stays with its other owner', async () => {
     const leaving = await createAccount(app, { email: 'leaving@example.com' });
     const form = await createForm(app, leaving);
-    await postJson(app, form.id, { email: 'b@example.com' }, { from: from[1] });
+    await postJson(app, form.id, { email: 'b@example.com' }, from());
     const partner = await createAccount(app, { email: 'partner@example.com' });
     // a second workspace of the leaving account, shared with the partner as a co-owner
     const shared = await app.ctx.workspaces.createWorkspace(leaving.userId, 'Shared');
@@ -114,7 +114,7 @@ describe('dashboard: the admin disables and deletes accounts', () => {
   it('shows the health: version, backlog per lane, and failing channels with links', async () => {
     const account = await createAccount(app);
     const form = await createForm(app, account, { webhookUrl: 'https://hooks.example.com/x' });
-    await postJson(app, form.id, { email: 'c@example.com' }, { from: from[2] });
+    await postJson(app, form.id, { email: 'c@example.com' }, from());
     await app.ctx.database.db
       .updateTable('jobs')
       .set({ status: 'failed', lastError: 'HTTP 500 from the receiver', updatedAt: Date.now() })
