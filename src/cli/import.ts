@@ -144,7 +144,7 @@ class ImportRun {
 
   /** The form written or found here (null: a conflict or skipped), with what is left to do for it. */
   private async form(raw: unknown, workspaceId: string): Promise<CheckedForm | null> {
-    const form = checkForm(raw, this.ctx.config.allowPrivateWebhooks);
+    const form = checkForm(raw, this.ctx.config.allowPrivateWebhooks, this.ctx.instance.webhookAllow());
     if (isProblem(form)) {
       this.skip('forms', `a form of workspace ${workspaceId}: ${form.problem}`);
       return null;

@@ -3,7 +3,7 @@
 // to 2.4, section 8) before anything is written, and a bad one is skipped with the reason why.
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { originProblem } from '../net/origin.js';
-import { webhookUrlProblem } from '../net/public-address.js';
+import { type WebhookAllowList, webhookUrlProblem } from '../net/public-address.js';
 import { fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { formNameProblem, retentionDaysProblem, type FormSettings } from './forms.js';
 
@@ -58,7 +58,7 @@ export function checkWorkspace(raw: unknown): CheckedWorkspace | Problem {
 }
 
 /** The form's settings within the limits of 2.3; a setting this installation refuses is dropped and named. */
-export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedForm | Problem {
+export function checkForm(raw: unknown, allowPrivateWebhooks: boolean, webhookAllow?: WebhookAllowList): CheckedForm | Problem {
   if (!isObject(raw)) return { problem: 'not an object' };
   const { id } = raw;
   if (!isId(id)) return { problem: 'id: missing or not URL-safe (1 to 128 characters)' };
@@ -83,7 +83,7 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean): CheckedF
     return false;
   });
   let webhookUrl = text('webhookUrl', 512);
-  const webhookProblem = webhookUrl ? webhookUrlProblem(webhookUrl, allowPrivateWebhooks) : null;
+  const webhookProblem = webhookUrl ? webhookUrlProblem(webhookUrl, allowPrivateWebhooks, webhookAllow) : null;
   if (webhookProblem) {
     dropped.push(`webhookUrl ${webhookUrl} (${webhookProblem})`);
     webhookUrl = null;
