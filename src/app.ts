@@ -101,12 +101,16 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
 /** The submit surface and the intake pipeline behind it. */
 function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: Redis | null, health: HealthService): SubmitSurface {
   const log = logger as Logger;
-  const writer = new SubmissionWriter(ctx.database, async (trx, workspaceId) => {
-    log.warn({ workspaceId }, 'workspace reached its submission allowance; new submissions are held until it grows');
-    await quotaNoticeJobs(trx, workspaceId, ctx.config);
-  });
+  const writer = new SubmissionWriter(
+    ctx.database,
+    async (trx, workspaceId) => {
+      log.warn({ workspaceId }, 'workspace reached its submission allowance; new submissions are held until it grows');
+      await quotaNoticeJobs(trx, workspaceId, ctx.config);
+    },
+    ctx.plans,
+  );
   const repeats = redis ? new RedisRepeatLog(redis, new MemoryRepeatLog()) : new MemoryRepeatLog();
-  const uploads = new UploadIntake(ctx.database, ctx.files, ctx.fileLinks, log);
+  const uploads = new UploadIntake(ctx.database, ctx.files, ctx.fileLinks, log, ctx.plans);
   const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer({ repeats }), ctx.config.captchaVerifyUrls, log, uploads);
   return createSubmitSurface({
     ctx,

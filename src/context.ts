@@ -14,6 +14,9 @@ import { FileLinks } from './files/signed-links.js';
 import { SubmissionFiles } from './services/submission-files.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
+import { InstanceSettings } from './services/instance-settings.js';
+import { SetupService } from './services/setup.js';
+import { PlanRules } from './domain/plans.js';
 import { DeliveryService } from './services/deliveries.js';
 import { DeliveryPauseService } from './services/delivery-pause.js';
 import { DeliverySwitch } from './jobs/delivery-switch.js';
@@ -50,6 +53,12 @@ export interface AppContext {
   keyring: Keyring;
   cursors: CursorCodec;
   users: UserService;
+  /** Team or hosting mode and the webhook allow list: the admin page's settings, cached (read every 3 s at most). */
+  instance: InstanceSettings;
+  /** The plan rules as this installation applies them (team mode: everything, no caps); cheap to ask. */
+  plans: PlanRules;
+  /** The first account and how the installation is used (the "Set up Formgate" page). */
+  setup: SetupService;
   tokens: TokenService;
   /** Dashboard logins. */
   sessions: SessionService;
@@ -122,11 +131,14 @@ export async function openContext(config: Config, options: { existing?: boolean;
     await logMigrations(database, config, log);
     const secret = config.secret ?? (await installationSecret(database));
     const keyring = new Keyring(secret, config.secretPrevious);
+    const instance = new InstanceSettings(database, config);
+    await instance.refresh();
+    const plans = new PlanRules(() => instance.usage());
     const users = new UserService(database, config.defaultPlan);
-    const workspaces = new WorkspaceService(database, users, config);
+    const workspaces = new WorkspaceService(database, users, config, plans);
     const recipients = new RecipientService(database, config);
     const files = openFileStore(config.files);
-    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files);
+    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files, () => instance.webhookAllow());
     const submissions = new SubmissionService(database, workspaces, forms, config, files);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
@@ -139,12 +151,15 @@ export async function openContext(config: Config, options: { existing?: boolean;
       keyring,
       cursors: new CursorCodec(keyring),
       users,
+      instance,
+      plans,
+      setup: new SetupService(users, instance),
       tokens: new TokenService(database, config),
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),
       signups: new SignupService(database, users, new SignupLinks(keyring), config),
       workspaces,
-      admin: new AdminService(database, workspaces),
+      admin: new AdminService(database, workspaces, instance, files),
       team,
       invitations: new InvitationService(database, users, team, config),
       forms,
@@ -161,7 +176,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       chatChannels: new ChatChannelService(database, forms, { allowPrivate: config.allowPrivateWebhooks, telegramApiUrl: config.telegramApiUrl }),
       visitors: new VisitorLoad(),
       files,
-      submissionFiles: new SubmissionFiles(database, files),
+      submissionFiles: new SubmissionFiles(database, files, plans),
       submissionMarks: new SubmissionMarks(database),
       timeZoneSetting: new TimeZoneSetting(database),
       fileLinks: new FileLinks(keyring, () => config.baseUrl),

@@ -91,7 +91,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     const mail = mails.find((m) => m.envelopeTo.includes('owner@example.com'));
     assert.match(String(mail?.parsed.html), /<p>Ada wrote: Hello from the bundle<\/p>/);
     const planMail = mails.find((m) => m.envelopeTo.includes('bundle@example.com') && /plan/.test(m.parsed.subject ?? ''));
-    assert.match(planMail?.parsed.subject ?? '', /is now on the BUNDLE_50000 plan/);
+    assert.match(planMail?.parsed.subject ?? '', /is now on the Upgraded \(50,000 submissions\) plan/);
     assert.ok(
       mails.some((m) => m.envelopeTo.includes('bundle@example.com') && /token/i.test(m.parsed.subject ?? '')),
       'the account is told of the token made on the command line',

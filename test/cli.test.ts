@@ -304,9 +304,9 @@ describe('formgate admin commands', () => {
     const told = await planEmails();
     assert.deepEqual(
       told.map((p) => [p.to, p.subject]),
-      [[[ownerEmail], `Workspace "${body.workspace.name}" is now on the BUNDLE_50000 plan`]],
+      [[[ownerEmail], `Workspace "${body.workspace.name}" is now on the Upgraded (50,000 submissions) plan`]],
     );
-    assert.match(told[0].text, new RegExp(`changed from FREE to BUNDLE_50000[\\s\\S]*${owner.workspaceId}`));
+    assert.match(told[0].text, new RegExp(`changed from Free to Upgraded \\(50,000 submissions\\)[\\s\\S]*${owner.workspaceId}`));
     // the same plan again changes nothing, and tells no one
     assertOk(await runCli(env, ['workspaces', 'set-plan', '--workspace', owner.workspaceId, '--plan', 'BUNDLE_50000', '--json']));
     assert.equal((await planEmails()).length, 1);

@@ -47,7 +47,7 @@ export function createUser(config: Config, email: string, password?: string): Pr
   return withContext(config, async (ctx) => {
     const { user, workspace } = await ctx.users.createUser(email, password);
     return {
-      json: { user: { id: user.id, email: user.email }, workspace: toWorkspaceResource(workspace) },
+      json: { user: { id: user.id, email: user.email }, workspace: toWorkspaceResource(workspace, ctx.plans) },
       text: [`Created account ${user.email} (${user.id}).`, `Its workspace: ${workspace.id} ("${workspace.name}", plan ${workspace.plan}).`],
     };
   });
@@ -88,7 +88,7 @@ export function setPlan(config: Config, workspaceId: string, plan: string): Prom
     const released = workspace.released > 0 ? [`${workspace.released} held submission(s) released.`] : [];
     const told = workspace.previousPlan !== workspace.plan ? ['Its owners are told by email.'] : [];
     return {
-      json: { workspace: toWorkspaceResource(workspace), releasedSubmissions: workspace.released },
+      json: { workspace: toWorkspaceResource(workspace, ctx.plans), releasedSubmissions: workspace.released },
       text: [`Workspace ${workspace.id} is now on plan ${workspace.plan}.`, ...released, ...told],
     };
   });

@@ -56,7 +56,7 @@ export async function runImport(
   progress: Progress,
 ): Promise<ImportSummary> {
   const started = Date.now();
-  const imports = new ImportService(ctx.database, ctx.users, ctx.config.confirmRecipients);
+  const imports = new ImportService(ctx.database, ctx.users, ctx.config.confirmRecipients, ctx.plans);
   const owner = await imports.owner(options.owner);
   const me = await source.me();
   const missing = NEEDED_SCOPES.filter((scope) => !me.scopes.includes(scope));
@@ -144,7 +144,7 @@ class ImportRun {
 
   /** The form written or found here (null: a conflict or skipped), with what is left to do for it. */
   private async form(raw: unknown, workspaceId: string): Promise<CheckedForm | null> {
-    const form = checkForm(raw, this.ctx.config.allowPrivateWebhooks);
+    const form = checkForm(raw, this.ctx.config.allowPrivateWebhooks, this.ctx.instance.webhookAllow());
     if (isProblem(form)) {
       this.skip('forms', `a form of workspace ${workspaceId}: ${form.problem}`);
       return null;

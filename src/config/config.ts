@@ -1,3 +1,4 @@
+import { parseWebhookAllowList, type WebhookAllowList } from '../net/public-address.js';
 import net from 'node:net';
 import path from 'node:path';
 import { type FilesConfig, parseFilesLocation } from './files-location.js';
@@ -21,6 +22,14 @@ import {
 import { envName, type RawEnv } from './env.js';
 
 export { ConfigError } from './checks.js';
+
+/** FORMGATE_WEBHOOK_ALLOW: every entry must read as a network, an address or a host name. */
+function parseWebhookAllow(value: string | undefined): { webhookAllow: WebhookAllowList; webhookAllowText: string } {
+  const text = value?.trim() ?? '';
+  const { allow, problems } = parseWebhookAllowList(text);
+  if (problems.length > 0) throw new ConfigError(`${envName('webhookAllow')}: ${problems.join('; ')}`);
+  return { webhookAllow: allow, webhookAllowText: text };
+}
 
 /** Where SpamAssassin's spamd listens (FORMGATE_SPAMD_URL). */
 export interface SpamdAddress {
@@ -66,6 +75,10 @@ export interface Config {
   /** Which proxies in front may say who the client is (`X-Forwarded-For`): see net/client-address.ts. */
   trustProxy: TrustProxy;
   allowPrivateWebhooks: boolean;
+  /** FORMGATE_WEBHOOK_ALLOW: private networks and host names webhooks may reach, with the admin page's list. */
+  webhookAllow: WebhookAllowList;
+  /** The same, as written (the admin page shows it). */
+  webhookAllowText: string;
   logLevel: string;
   /** `auto`: pretty on a terminal, JSON otherwise. */
   logFormat: LogFormat;
@@ -89,6 +102,8 @@ export interface Config {
   signup: SignupMode;
   /** The plan of every new workspace. */
   defaultPlan: Plan;
+  /** FORMGATE_DEFAULT_PLAN is set: plans apply whatever the admin page's "how is it used" says. */
+  defaultPlanFromEnvironment: boolean;
   /** A dashboard session unused this long ends. */
   sessionIdleMs: number;
   /** A dashboard session ends this long after login. */
@@ -359,6 +374,7 @@ export function buildConfig(raw: RawEnv): Config {
     rateLimitSearch: parseRateLimit(raw.rateLimitSearch ?? DEFAULT_RATE_LIMIT_SEARCH, envName('rateLimitSearch')),
     trustProxy: parseTrustProxy(raw.trustProxy),
     allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
+    ...parseWebhookAllow(raw.webhookAllow),
     logLevel: parseLogLevel(raw.logLevel),
     logFormat: parseLogFormat(raw.logFormat),
     startupWaitMs: parseStartupWait(raw.startupWait),
@@ -368,7 +384,8 @@ export function buildConfig(raw: RawEnv): Config {
     telegramApiUrl: raw.telegramApiUrl ? parseUrl(raw.telegramApiUrl, 'telegramApiUrl') : 'https://api.telegram.org',
     spamd: parseSpamdUrl(raw.spamdUrl),
     signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),
-    defaultPlan: parseChoice(raw.defaultPlan, PLANS, 'FREE', 'defaultPlan', true),
+    defaultPlan: parseChoice(raw.defaultPlan?.trim() || undefined, PLANS, 'FREE', 'defaultPlan', true),
+    defaultPlanFromEnvironment: (raw.defaultPlan?.trim() ?? '') !== '',
     ...sessionLimits(raw),
     deliveryLeaseMs: parseDeliveryLease(raw.deliveryLease),
     confirmRecipients: raw.confirmRecipients === undefined ? true : parseFlag(raw.confirmRecipients, 'confirmRecipients'),

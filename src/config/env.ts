@@ -21,6 +21,7 @@ export interface RawEnv {
   rateLimitSearch?: string;
   trustProxy?: string;
   allowPrivateWebhooks?: string;
+  webhookAllow?: string;
   logLevel?: string;
   spamRetentionDays?: string;
   deliveryRetentionDays?: string;
@@ -65,6 +66,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   rateLimitSearch: 'FORMGATE_RATE_LIMIT_SEARCH',
   trustProxy: 'FORMGATE_TRUST_PROXY',
   allowPrivateWebhooks: 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS',
+  webhookAllow: 'FORMGATE_WEBHOOK_ALLOW',
   logLevel: 'FORMGATE_LOG_LEVEL',
   spamRetentionDays: 'FORMGATE_SPAM_RETENTION_DAYS',
   deliveryRetentionDays: 'FORMGATE_DELIVERY_RETENTION_DAYS',

@@ -63,6 +63,7 @@ export async function frameFor(
     workspaces,
     current,
     section: options.section,
+    plans: ctx.plans,
   };
 }
 

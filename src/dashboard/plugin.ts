@@ -30,6 +30,7 @@ import { registerMemberRemovalRoutes } from './routes/member-removal.js';
 import { registerMembersRoutes } from './routes/members.js';
 import { registerNewFormRoutes } from './routes/new-form.js';
 import { registerSignupRoutes } from './routes/signup.js';
+import { registerSetupRoutes } from './routes/setup.js';
 import { registerSpamRoutes } from './routes/spam.js';
 import { registerSubmissionRoutes } from './routes/submission.js';
 import { registerTemplateRoutes } from './routes/templates.js';
@@ -92,7 +93,9 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   installAssets(app);
 
   const limits = new LoginLimits(ctx.config, redis, new DeviceCookies(https));
-  registerSignupRoutes(app, ctx, session, new SignupEmailLimits(limits, redis));
+  const signupLimits = new SignupEmailLimits(limits, redis);
+  registerSetupRoutes(app, ctx, session, signupLimits);
+  registerSignupRoutes(app, ctx, session, signupLimits);
   registerLoginRoutes(app, ctx, session, limits);
   registerPasswordResetRoutes(app, ctx, session, limits);
   registerAccountRoutes(app, ctx, session, limits);

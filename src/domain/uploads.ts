@@ -33,8 +33,9 @@ export interface UploadCeilings {
 const FREE_CEILINGS: UploadCeilings = { maxFileSize: 10 * MB, maxTotalSize: 25 * MB, storageBytes: 100 * MB };
 const UPGRADED_CEILINGS: UploadCeilings = { maxFileSize: 100 * MB, maxTotalSize: 250 * MB, storageBytes: 10 * GB };
 
-export function uploadCeilings(plan: Plan): UploadCeilings {
-  return isUpgraded(plan) ? UPGRADED_CEILINGS : FREE_CEILINGS;
+/** `upgraded`: as the installation's rules say (team mode: every workspace); by default the stored plan's. */
+export function uploadCeilings(plan: Plan, upgraded = isUpgraded(plan)): UploadCeilings {
+  return upgraded ? UPGRADED_CEILINGS : FREE_CEILINGS;
 }
 
 /** At most this many entries in `allowedTypes`, each at most this long: the list is checked per file. */

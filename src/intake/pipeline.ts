@@ -125,7 +125,7 @@ export class IntakePipeline {
         emailControls: emailControlsOf(parsed.controls),
         spam,
         spamReasons,
-        deliveries: deliveryPlan(form, submitterAddress(parsed) !== null),
+        deliveries: deliveryPlan(form, submitterAddress(parsed) !== null, this.forms.plans),
         ...(form.maxSubmissions !== null ? { maxSubmissions: form.maxSubmissions } : {}),
         ...(uploads && uploads.files.length > 0 ? { files: uploads.files } : {}),
       })

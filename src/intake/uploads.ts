@@ -1,3 +1,4 @@
+import { isUpgraded, PlanRules } from '../domain/plans.js';
 import { randomBytes } from 'node:crypto';
 import { type Readable, Transform } from 'node:stream';
 import type { Logger } from 'pino';
@@ -46,11 +47,12 @@ export class UploadIntake {
     private readonly store: FileStore,
     private readonly links: FileLinks,
     private readonly log: Logger,
+    private readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {}
 
   /** The files of one multipart post to `form`. */
   open(form: IntakeForm): UploadSession {
-    return new UploadSession(this.database, this.store, this.links, this.log, form);
+    return new UploadSession(this.database, this.store, this.links, this.log, form, this.plans.isUpgraded(form.plan));
   }
 }
 
@@ -81,8 +83,9 @@ export class UploadSession implements FileParts {
     private readonly links: FileLinks,
     private readonly log: Logger,
     readonly form: IntakeForm,
+    private readonly upgraded = isUpgraded(form.plan),
   ) {
-    const ceilings = uploadCeilings(form.plan);
+    const ceilings = uploadCeilings(form.plan, upgraded);
     this.limits = form.uploadsEnabled ? limitsOf(form.uploadLimits, ceilings) : null;
     this.bodyCap = (this.limits?.maxTotalSize ?? ceilings.maxTotalSize) + PART_OVERHEAD;
   }
@@ -237,7 +240,7 @@ export class UploadSession implements FileParts {
       .select('fileBytes')
       .where('id', '=', this.form.workspaceId)
       .executeTakeFirst()
-      .then((row) => uploadCeilings(this.form.plan).storageBytes - Number(row?.fileBytes ?? 0));
+      .then((row) => uploadCeilings(this.form.plan, this.upgraded).storageBytes - Number(row?.fileBytes ?? 0));
     return this.room;
   }
 }

@@ -1,3 +1,4 @@
+import { PlanRules } from '../domain/plans.js';
 import { sql, type Transaction } from 'kysely';
 import { toJson, type Database, type Dialect } from '../db/database.js';
 import { addDayCounts } from '../db/day-counts.js';
@@ -13,7 +14,7 @@ import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
 import { searchTextOf } from '../services/search-text.js';
 import type { FilePart as ReceivedFile } from '../db/file-claims.js';
 import { formClosed } from '../services/form-behaviour.js';
-import { ALLOWANCE, type AllowanceReached, countAgainstAllowance, heldFull, heldRoom } from '../services/allowance.js';
+import { type AllowanceReached, allowanceSql, countAgainstAllowance, heldFull, heldRoom } from '../services/allowance.js';
 
 /** A submission that passed the checks, ready to be written. */
 export interface SubmissionToStore {
@@ -68,6 +69,8 @@ export class SubmissionWriter {
   constructor(
     database: Database,
     private readonly onAllowanceReached: AllowanceReached,
+    /** The installation's plan rules (team mode: no allowance), asked per batch from memory. */
+    private readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {
     this.dialect = database.dialect;
     this.batches = new GroupCommit(
@@ -227,7 +230,7 @@ export class SubmissionWriter {
       WITH wanted (id, n) AS (VALUES ${wanted}) ${locked}
       UPDATE workspaces SET submissions_used = workspaces.submissions_used + wanted.n
       FROM wanted
-      WHERE workspaces.id = wanted.id ${lockedOnly} AND workspaces.submissions_used + wanted.n <= ${ALLOWANCE}
+      WHERE workspaces.id = wanted.id ${lockedOnly} AND workspaces.submissions_used + wanted.n <= ${allowanceSql(this.plans)}
       RETURNING workspaces.id`.execute(trx);
     return new Set(rows.map((row) => row.id));
   }
@@ -237,12 +240,12 @@ export class SubmissionWriter {
     const until = this.fullUntil.get(workspaceId);
     if (until !== undefined && now < until) return 0;
     this.fullUntil.delete(workspaceId);
-    return heldRoom(trx, this.dialect, workspaceId);
+    return heldRoom(trx, this.dialect, workspaceId, this.plans);
   }
 
   /** Counts one submission: accepted while the allowance lasts, held past it. */
   private countOne(trx: Transaction<DB>, workspaceId: string, now: number): Promise<SubmissionStatus> {
-    return countAgainstAllowance(trx, workspaceId, now, this.onAllowanceReached);
+    return countAgainstAllowance(trx, workspaceId, now, this.onAllowanceReached, this.plans);
   }
 }
 

@@ -50,7 +50,10 @@ function logDeliverySwitch(deliverySwitch: DeliverySwitch, log: Pick<Logger, 'in
 
 /** Builds the channels and starts this instance's worker; `formgate serve` calls it once. */
 export function startDelivery(
-  ctx: Pick<AppContext, 'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch' | 'fileLinks'>,
+  ctx: Pick<
+    AppContext,
+    'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch' | 'fileLinks' | 'plans' | 'instance'
+  >,
   logger: Logger,
   options: WorkerOptions = {},
 ): Delivery {
@@ -64,8 +67,13 @@ export function startDelivery(
       config: ctx.config,
     }),
     [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl, files),
-    [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom),
-    [WEBHOOK_KIND]: new WebhookChannel({ allowPrivate: ctx.config.allowPrivateWebhooks, signingSecret: (formId) => signingSecret(ctx, formId), files }),
+    [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.plans),
+    [WEBHOOK_KIND]: new WebhookChannel({
+      allowPrivate: ctx.config.allowPrivateWebhooks,
+      allow: () => ctx.instance.webhookAllow(),
+      signingSecret: (formId) => signingSecret(ctx, formId),
+      files,
+    }),
   };
   // one channel object for every chat service (Slack webhook, Discord, Teams, Telegram): the job's kind says which
   const chat = new ChatChannelDelivery(ctx.database, { allowPrivate: ctx.config.allowPrivateWebhooks, telegramApiUrl: ctx.config.telegramApiUrl }, files);

@@ -1,6 +1,6 @@
 import { fromJson, type Queryable } from '../db/database.js';
 import { chatChannelsOf } from '../domain/chat-channels.js';
-import { type Plan, isUpgraded } from '../domain/plans.js';
+import { type Plan, PlanRules } from '../domain/plans.js';
 import { AUTORESPONDER_KIND } from './channels/autoresponder.js';
 import { normaliseEmail } from '../domain/email-address.js';
 import { NOTIFICATION_KIND, type NotificationPayload } from './channels/notification.js';
@@ -20,10 +20,12 @@ export interface DeliverySettings {
   chatChannels: unknown;
 }
 
+const HOSTING_RULES = PlanRules.fixed('hosting');
+
 /** The deliveries an accepted submission gets, one job each; the autoresponder only with someone to answer. */
-export function deliveryKinds(form: DeliverySettings, hasSubmitter: boolean): string[] {
+export function deliveryKinds(form: DeliverySettings, hasSubmitter: boolean, plans: PlanRules = HOSTING_RULES): string[] {
   const kinds: string[] = [];
-  if (hasSubmitter && isUpgraded(form.plan) && form.autoresponderPaused === 0) kinds.push(AUTORESPONDER_KIND);
+  if (hasSubmitter && plans.isUpgraded(form.plan) && form.autoresponderPaused === 0) kinds.push(AUTORESPONDER_KIND);
   if (fromJson<string[]>(form.notificationEmails).length > 0) kinds.push(NOTIFICATION_KIND);
   if (form.slackChannel) kinds.push(SLACK_KIND);
   if (form.webhookUrl) kinds.push(WEBHOOK_KIND);
@@ -39,8 +41,8 @@ export interface DeliveryPlan {
   webhookUrl: string | null;
 }
 
-export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean): DeliveryPlan {
-  return { kinds: deliveryKinds(form, hasSubmitter), notificationEmails: fromJson<string[]>(form.notificationEmails), webhookUrl: form.webhookUrl };
+export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean, plans: PlanRules = HOSTING_RULES): DeliveryPlan {
+  return { kinds: deliveryKinds(form, hasSubmitter, plans), notificationEmails: fromJson<string[]>(form.notificationEmails), webhookUrl: form.webhookUrl };
 }
 
 /**

@@ -19,10 +19,12 @@ export function isPublicAddress(address: string): boolean {
 
 /**
  * The write-time check of a webhook URL: http or https, and not a literal non-public address or a
- * localhost name. Host names are resolved and checked again when the webhook is called.
+ * localhost name, unless the owner allowed it (`allow`: the admin page's list and
+ * FORMGATE_WEBHOOK_ALLOW). Host names are resolved and checked again when the webhook is called
+ * (connectProblem).
  * Returns the problem, or null when the URL is acceptable.
  */
-export function webhookUrlProblem(value: string, allowPrivate: boolean): string | null {
+export function webhookUrlProblem(value: string, allowPrivate: boolean, allow: WebhookAllowList = NO_ALLOWED_TARGETS): string | null {
   let url: URL;
   try {
     url = new URL(value);
@@ -34,8 +36,11 @@ export function webhookUrlProblem(value: string, allowPrivate: boolean): string 
   if (allowPrivate) return null;
   // WHATWG URL parsing already normalised odd IPv4 spellings (0x7f.1, 2130706433) to dotted form.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (isLocalhostName(host)) return 'must not point at localhost';
-  if (ipaddr.isValid(host) && !isPublicAddress(host)) return 'must not point at a loopback, private, link-local or otherwise non-public address';
+  if (isAllowedHost(host, allow)) return null;
+  if (isLocalhostName(host)) return `must not point at localhost; ${ALLOW_HINT}`;
+  if (ipaddr.isValid(host) && !isPublicAddress(host) && !inAllowedNetwork(host, allow)) {
+    return `must not point at a loopback, private, link-local or otherwise non-public address; ${ALLOW_HINT}`;
+  }
   return null;
 }
 
@@ -100,4 +105,90 @@ export function nonPublicAddressClass(address: string): string | null {
 
 function labelOf(range: string): string {
   return RANGE_LABELS[range] ?? range;
+}
+
+/** What a refusal of a private target tells the person: where the owner can allow it. */
+export const ALLOW_HINT = 'to call a service on your own network, allow it on the admin page (Webhooks to private networks) or in FORMGATE_WEBHOOK_ALLOW';
+
+/**
+ * Private networks and host names the owner lets webhooks (and the other outgoing channels) reach:
+ * the admin page's setting and FORMGATE_WEBHOOK_ALLOW, combined.
+ */
+export interface WebhookAllowList {
+  networks: readonly { address: ipaddr.IPv4 | ipaddr.IPv6; prefix: number; text: string }[];
+  /** Lower case, without a final dot. */
+  hosts: readonly string[];
+}
+
+export const NO_ALLOWED_TARGETS: WebhookAllowList = { networks: [], hosts: [] };
+
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
+/**
+ * Reads an allow list written as CIDRs (`192.168.1.0/24`, `fd00::/8`), single addresses (a /32 or
+ * /128) and host names, separated by commas, spaces or lines. Answers the list and one problem per
+ * entry it could not read; a caller refuses the whole list when there is any.
+ */
+export function parseWebhookAllowList(text: string): { allow: WebhookAllowList; problems: string[] } {
+  const networks: WebhookAllowList['networks'][number][] = [];
+  const hosts: string[] = [];
+  const problems: string[] = [];
+  for (const entry of text.split(/[\s,]+/).filter((e) => e !== '')) {
+    if (entry.includes('/')) {
+      const [base = '', bits = ''] = entry.split('/', 2);
+      const address = ipaddr.isValid(base) ? ipaddr.parse(base) : null;
+      const max = address?.kind() === 'ipv6' ? 128 : 32;
+      if (!address) problems.push(`"${entry.slice(0, 60)}": ${base.slice(0, 60)} is not an IPv4 or IPv6 address`);
+      else if (!/^\d{1,3}$/.test(bits) || Number(bits) > max) problems.push(`"${entry.slice(0, 60)}": the prefix length must be 0 to ${max}`);
+      else networks.push({ address, prefix: Number(bits), text: entry });
+    } else if (ipaddr.isValid(entry.replace(/^\[(.*)\]$/, '$1'))) {
+      const address = ipaddr.parse(entry.replace(/^\[(.*)\]$/, '$1'));
+      networks.push({ address, prefix: address.kind() === 'ipv6' ? 128 : 32, text: entry });
+    } else {
+      const name = entry.replace(/\.$/, '').toLowerCase();
+      if (HOST_NAME.test(name) && !/^[\d.]+$/.test(name)) hosts.push(name);
+      else problems.push(`"${entry.slice(0, 60)}" is neither a network (192.168.1.0/24, fd00::/8), an address nor a host name`);
+    }
+  }
+  return { allow: { networks, hosts }, problems };
+}
+
+/** Both lists in one (the admin page's and the environment's). */
+export function combineAllowLists(a: WebhookAllowList, b: WebhookAllowList): WebhookAllowList {
+  return { networks: [...a.networks, ...b.networks], hosts: [...new Set([...a.hosts, ...b.hosts])] };
+}
+
+function isAllowedHost(hostname: string, allow: WebhookAllowList): boolean {
+  return allow.hosts.includes(hostname.replace(/\.$/, '').toLowerCase());
+}
+
+/** Whether the address sits inside one of the listed networks (an IPv4-mapped IPv6 address counts as its IPv4 one). */
+export function inAllowedNetwork(address: string, allow: WebhookAllowList): boolean {
+  if (allow.networks.length === 0) return false;
+  let parsed = parseAddress(address);
+  if (!parsed) return false;
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return allow.networks.some((n) => n.address.kind() === parsed.kind() && parsed.match(n.address, n.prefix));
+}
+
+// What a listed host name may resolve to: the private networks of a LAN, never loopback, link-local
+// (169.254.169.254 is the cloud's metadata service) or the other special ranges.
+const LAN_RANGES = new Set(['private', 'uniqueLocal']);
+
+/**
+ * The connect-time check of one address a host resolved to, or null when it may be called: a public
+ * address; one inside an allowed network, whatever name led to it; or, for an allowed host name, a
+ * private LAN address (10/8, 172.16/12, 192.168/16, fc00::/7). So a listed name whose DNS answer
+ * changes (rebinding) still reaches only the LAN, never this machine or the metadata service: list a
+ * loopback network (127.0.0.1/32) to reach a service on the same machine.
+ */
+export function connectProblem(address: string, hostname: string, allow: WebhookAllowList = NO_ALLOWED_TARGETS): string | null {
+  const kind = nonPublicAddressClass(address);
+  if (kind === null || inAllowedNetwork(address, allow)) return null;
+  if (isAllowedHost(hostname, allow)) {
+    const parsed = parseAddress(address);
+    if (parsed && LAN_RANGES.has(parsed.range())) return null;
+  }
+  const via = address === hostname ? '' : ` (${hostname} resolves to ${address})`;
+  return `${address} is a ${kind} address, not a public one${via}; ${ALLOW_HINT}`;
 }

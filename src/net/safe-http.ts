@@ -4,7 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { DeliveryError } from '../domain/delivery-error.js';
-import { isLocalhostName, nonPublicAddressClass } from './public-address.js';
+import { connectProblem, isLocalhostName, NO_ALLOWED_TARGETS, type WebhookAllowList } from './public-address.js';
 
 export interface ResolvedAddress {
   address: string;
@@ -17,6 +17,8 @@ export type HostLookup = (hostname: string) => Promise<ResolvedAddress[]>;
 export interface SafePostOptions {
   /** Skip the address check (FORMGATE_ALLOW_PRIVATE_WEBHOOKS, tests only). */
   allowPrivate: boolean;
+  /** Private networks and host names the owner allowed (admin page, FORMGATE_WEBHOOK_ALLOW). */
+  allow?: WebhookAllowList;
   /** The whole call, resolution included. Default 10 s. */
   timeoutMs?: number;
   /** Bytes of the answer kept; reading stops past them. Default 64 KiB. */
@@ -84,7 +86,8 @@ async function resolveChecked(host: string, options: SafePostOptions): Promise<R
   const family = isIP(hostname);
   // NOTE: not left to the resolver: `localhost.` or `a.localhost` may not be in the hosts file, and
   // a DNS server may answer anything for them, but they always mean this machine.
-  if (!options.allowPrivate && isLocalhostName(hostname))
+  const allow = options.allow ?? NO_ALLOWED_TARGETS;
+  if (!options.allowPrivate && isLocalhostName(hostname) && !allow.hosts.includes(hostname.replace(/\.$/, '').toLowerCase()))
     throw new DeliveryError(`refused: ${hostname} is a localhost name, which always means a loopback address`, { permanent: true });
   let addresses: ResolvedAddress[];
   if (family !== 0) {
@@ -100,11 +103,8 @@ async function resolveChecked(host: string, options: SafePostOptions): Promise<R
   if (!first) throw new DeliveryError(`could not resolve ${hostname}: no address`, { permanent: false });
   if (!options.allowPrivate) {
     for (const { address } of addresses) {
-      const kind = nonPublicAddressClass(address);
-      if (kind !== null) {
-        const via = address === hostname ? '' : ` (${hostname} resolves to ${address})`;
-        throw new DeliveryError(`refused: ${address} is a ${kind} address, not a public one${via}`, { permanent: true });
-      }
+      const problem = connectProblem(address, hostname, allow);
+      if (problem !== null) throw new DeliveryError(`refused: ${problem}`, { permanent: true });
     }
   }
   return first;

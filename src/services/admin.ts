@@ -1,5 +1,9 @@
 import type { Database } from '../db/database.js';
-import { isPlan, type Plan, PLANS } from '../domain/plans.js';
+import type { FileStore } from '../files/file-store.js';
+import { type InstanceUsage, isPlan, type Plan, PLANS } from '../domain/plans.js';
+import { type AccountFate, AdminAccounts } from './admin-accounts.js';
+import { type InstanceHealth, InstanceHealthService } from './instance-health.js';
+import type { InstanceSettings, InstanceSettingsView } from './instance-settings.js';
 import { ProblemError, validationError } from '../errors.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import type { WorkspaceService } from './workspaces.js';
@@ -9,6 +13,8 @@ export interface AccountSummary {
   id: string;
   email: string;
   isAdmin: boolean;
+  /** When the admin disabled it; null: active. */
+  disabledAt: number | null;
   createdAt: number;
   /** Workspaces it belongs to, as owner or member. */
   workspaceCount: number;
@@ -27,10 +33,18 @@ export interface WorkspaceSummary {
 
 /** The instance admin's view of the installation: every account and workspace, and the plans. */
 export class AdminService {
+  private readonly accounts: AdminAccounts;
+  private readonly health: InstanceHealthService;
+
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
-  ) {}
+    private readonly instance: InstanceSettings,
+    files: FileStore | null = null,
+  ) {
+    this.accounts = new AdminAccounts(database, files);
+    this.health = new InstanceHealthService(database);
+  }
 
   /** The admin page exists for the instance admin only: anyone else finds nothing there (`not_found`). */
   requireAdmin(user: { isAdmin: number }): void {
@@ -42,7 +56,7 @@ export class AdminService {
     this.requireAdmin(user);
     const query = this.database.db
       .selectFrom('users')
-      .select(['users.id', 'users.email', 'users.isAdmin', 'users.createdAt'])
+      .select(['users.id', 'users.email', 'users.isAdmin', 'users.disabledAt', 'users.createdAt'])
       .select((eb) =>
         eb
           .selectFrom('workspaceMembers')
@@ -80,5 +94,50 @@ export class AdminService {
     this.requireAdmin(user);
     if (!isPlan(plan)) throw validationError([`plan: must be one of ${PLANS.join(', ')}`]);
     return this.workspaces.setPlan(workspaceId, plan);
+  }
+
+  /** What disabling or deleting the account does to its workspaces, shown before the admin confirms. */
+  async accountFate(user: { isAdmin: number }, accountId: string): Promise<AccountFate> {
+    this.requireAdmin(user);
+    return this.accounts.fate(accountId);
+  }
+
+  /** Disables or enables an account (never the admin's own). */
+  async setAccountDisabled(user: { isAdmin: number }, accountId: string, disabled: boolean) {
+    this.requireAdmin(user);
+    return this.accounts.setDisabled(accountId, disabled);
+  }
+
+  /** Deletes an account and the workspaces it alone owns (never the admin's own). */
+  async deleteAccount(user: { isAdmin: number }, accountId: string) {
+    this.requireAdmin(user);
+    return this.accounts.delete(accountId);
+  }
+
+  /** The backlog, the failing channels and the version. */
+  async instanceHealth(user: { isAdmin: number }): Promise<InstanceHealth> {
+    this.requireAdmin(user);
+    return this.health.read();
+  }
+
+  /** How the installation is used and the webhook allow list, as the admin page shows them. */
+  settings(user: { isAdmin: number }): InstanceSettingsView {
+    this.requireAdmin(user);
+    return this.instance.view();
+  }
+
+  /** Team or hosting mode; refused while FORMGATE_DEFAULT_PLAN decides. */
+  async setUsage(user: { isAdmin: number }, usage: string): Promise<InstanceUsage> {
+    this.requireAdmin(user);
+    if (this.instance.view().defaultPlanFromEnvironment) {
+      throw validationError(['usage: FORMGATE_DEFAULT_PLAN is set, so plans apply; unset it and restart to choose here']);
+    }
+    return this.instance.setUsage(usage);
+  }
+
+  /** The private networks and hosts webhooks may reach, besides FORMGATE_WEBHOOK_ALLOW. */
+  async setWebhookAllow(user: { isAdmin: number }, text: string): Promise<void> {
+    this.requireAdmin(user);
+    await this.instance.setWebhookAllow(text);
   }
 }

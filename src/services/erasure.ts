@@ -71,7 +71,7 @@ export class ErasureService {
 
   private async checked(userId: string, workspaceId: string, email: string, access: Access): Promise<string> {
     const workspace = await this.workspaces.getForMember(userId, workspaceId);
-    if (access.api) requireUpgraded(workspace);
+    if (access.api) requireUpgraded(workspace, this.workspaces.plans);
     const problem = erasureAddressProblem(email);
     if (problem) throw validationError([problem], 'The email address to erase was rejected.');
     return email.trim().toLowerCase();

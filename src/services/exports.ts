@@ -71,7 +71,7 @@ export class ExportService {
   private async titleOf(userId: string, scope: SubmissionScope, access: Access): Promise<string> {
     if ('formId' in scope) return (await this.forms.formForMember(userId, scope.formId, access)).name;
     const workspace = await this.workspaces.getForMember(userId, scope.workspaceId);
-    if (access.api) requireUpgraded(workspace);
+    if (access.api) requireUpgraded(workspace, this.workspaces.plans);
     return workspace.name;
   }
 

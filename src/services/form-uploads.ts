@@ -21,14 +21,14 @@ export function completeLimits(input: FileUploadsInput): FileUploadLimits {
  * Why `input` cannot be the form's `fileUploads` on `plan`, one sentence per field (each naming
  * it); empty when it can. Checks the shape too: the dashboard's input reaches here unchecked.
  */
-export function fileUploadsProblems(input: FileUploadsInput | null | undefined, plan: Plan): string[] {
+export function fileUploadsProblems(input: FileUploadsInput | null | undefined, plan: Plan, upgraded?: boolean): string[] {
   if (input === undefined || input === null) return [];
   if (typeof input !== 'object' || Array.isArray(input)) return ['fileUploads: must be null (uploads off) or an object'];
   const problems: string[] = [];
   const extra = Object.keys(input).filter((key) => !['maxFileSize', 'maxTotalSize', 'allowedTypes'].includes(key));
   if (extra.length) problems.push(`fileUploads.${extra[0]}: is not a setting of fileUploads (maxFileSize, maxTotalSize, allowedTypes)`);
   const limits = completeLimits(input);
-  const ceilings = uploadCeilings(plan);
+  const ceilings = uploadCeilings(plan, upgraded);
   for (const key of ['maxFileSize', 'maxTotalSize'] as const) {
     const value = limits[key];
     if (!Number.isInteger(value) || value < 1) problems.push(`fileUploads.${key}: must be a whole number of bytes, at least 1`);

@@ -2,12 +2,12 @@ import { fromJson, toJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider } from '../db/schema/form.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
-import { type Plan, planLimits } from '../domain/plans.js';
+import { type Plan, planLabel, type PlanRules } from '../domain/plans.js';
 import { RETENTION_DAYS } from '../domain/retention.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { originProblem } from '../net/origin.js';
-import { webhookUrlProblem } from '../net/public-address.js';
+import { NO_ALLOWED_TARGETS, type WebhookAllowList, webhookUrlProblem } from '../net/public-address.js';
 import { formBehaviourColumns, type FormStateName, formStates, formBehaviourOf, formBehaviourProblems, type FormBehaviourInput } from './form-behaviour.js';
 import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
@@ -142,6 +142,8 @@ export class FormService {
     private readonly recipients: RecipientService,
     /** Where a deleted form's files are removed; without it, the sweep removes them. */
     private readonly files: FileStore | null = null,
+    /** The private networks and hosts the owner allowed (admin page, FORMGATE_WEBHOOK_ALLOW), read at each write. */
+    private readonly webhookAllow: () => WebhookAllowList = () => NO_ALLOWED_TARGETS,
   ) {
     this.secrets = new FormSecrets(database);
     this.intake = new IntakeForms(database);
@@ -150,7 +152,7 @@ export class FormService {
   /** The workspace's forms, newest first; through the API (`api`), an upgraded workspace's only. */
   async listForms(userId: string, workspaceId: string, page: PageRequest, options: { api?: boolean } = {}): Promise<Page<FormRow>> {
     const workspace = await this.workspaces.getForMember(userId, workspaceId);
-    if (options.api) requireUpgraded(workspace);
+    if (options.api) requireUpgraded(workspace, this.workspaces.plans);
     const query = this.database.db.selectFrom('forms').selectAll('forms').where('workspaceId', '=', workspaceId);
     return keysetPage(query, page, 'forms');
   }
@@ -159,7 +161,7 @@ export class FormService {
   async createForm(userId: string, workspaceId: string, settings: FormSettings & { name: string }, access: Access = {}): Promise<FormRow> {
     return this.database.transaction(async (trx) => {
       const workspace = await this.workspaces.getForMember(userId, workspaceId, trx);
-      if (access.api) requireUpgraded(workspace);
+      if (access.api) requireUpgraded(workspace, this.workspaces.plans);
       // the API's schema has checked the name already; the dashboard's form has not
       const nameProblem = formNameProblem(settings.name);
       if (nameProblem) throw validationError([nameProblem]);
@@ -176,9 +178,9 @@ export class FormService {
         .select((eb) => eb.fn.countAll<number>().as('count'))
         .where('workspaceId', '=', workspaceId)
         .executeTakeFirstOrThrow();
-      const limit = planLimits(workspace.plan).forms;
+      const limit = this.workspaces.plans.limits(workspace.plan).forms;
       if (Number(count) >= limit) {
-        throw new ProblemError('quota_exceeded', `A ${workspace.plan} workspace has at most ${limit} forms; delete one or upgrade.`);
+        throw new ProblemError('quota_exceeded', `A workspace on the ${planLabel(workspace.plan)} plan has at most ${limit} forms; delete one or upgrade.`);
       }
       const now = Date.now();
       const form: Omit<FormRow, 'honeypotDrops'> = {
@@ -273,6 +275,11 @@ export class FormService {
   /** Whether each form is open, paused, closed or full (forms a member was already shown): one query for the capped ones, none otherwise. */
   states(forms: readonly FormRow[]): Promise<Map<string, FormStateName>> {
     return formStates(this.database.db, forms);
+  }
+
+  /** The installation's plan rules, for the intake pipeline. */
+  get plans(): PlanRules {
+    return this.workspaces.plans;
   }
 
   /** Deletes the form; its submissions and secrets go with it (foreign keys cascade), and its files (released first: their rows do not cascade). */
@@ -386,7 +393,7 @@ export class FormService {
   async formForMember(userId: string, formId: string, access: Access = {}): Promise<FormWithPlan> {
     const form = await this.memberForm.executeTakeFirst(this.database.db, { formId, userId });
     if (!form) throw new ProblemError('not_found', `Form ${formId} was not found.`);
-    if (access.api) requireUpgraded({ id: form.workspaceId, plan: form.plan });
+    if (access.api) requireUpgraded({ id: form.workspaceId, plan: form.plan }, this.workspaces.plans);
     return form;
   }
 
@@ -398,12 +405,12 @@ export class FormService {
       if (problem) problems.push(`allowedOrigins[${i}]: ${problem}`);
     });
     if (settings.webhookUrl) {
-      const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks);
+      const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks, this.webhookAllow());
       if (problem) problems.push(`webhookUrl: ${problem}`);
     }
     const retention = retentionDaysProblem(settings.retentionDays);
     if (retention) problems.push(retention);
-    problems.push(...fileUploadsProblems(settings.fileUploads, plan));
+    problems.push(...fileUploadsProblems(settings.fileUploads, plan, this.workspaces.plans.isUpgraded(plan)));
     problems.push(...formBehaviourProblems(settings));
     if (settings.spamProtection && !providers.has(settings.spamProtection)) {
       problems.push(

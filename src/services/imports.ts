@@ -7,7 +7,7 @@ import { dayOf } from '../db/schema/daily-count.js';
 import type { FormRow } from '../db/schema/form.js';
 import type { DB } from '../db/schema/index.js';
 import { normaliseEmail } from '../domain/email-address.js';
-import { isPlan, isUpgraded, type Plan, planLimits, submissionsLeft } from '../domain/plans.js';
+import { isPlan, isUpgraded, type Plan, PlanRules } from '../domain/plans.js';
 import { uploadCeilings } from '../domain/uploads.js';
 import { ProblemError } from '../errors.js';
 import { completeLimits, type FileUploadsInput, fileUploadsColumns, fileUploadsOf } from './form-uploads.js';
@@ -54,6 +54,7 @@ export class ImportService {
     private readonly database: Database,
     private readonly users: UserService,
     private readonly confirmRecipients: boolean,
+    private readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {}
 
   /** The account the import writes for; it must exist here. */
@@ -100,7 +101,7 @@ export class ImportService {
         .select((eb) => eb.fn.countAll<number | string>().as('count'))
         .where('workspaceId', '=', workspaceId)
         .executeTakeFirstOrThrow();
-      if (Number(count) >= planLimits(workspace.plan).forms) return { outcome: 'full', differs: [] };
+      if (Number(count) >= this.plans.limits(workspace.plan).forms) return { outcome: 'full', differs: [] };
       const { fileUploads, ...settings } = form.settings;
       await trx
         .insertInto('forms')
@@ -232,7 +233,7 @@ export class ImportService {
       .select(['plan', 'submissionsUsed'])
       .where('id', '=', workspaceId)
       .executeTakeFirstOrThrow();
-    return submissionsLeft(workspace.plan, Number(workspace.submissionsUsed));
+    return this.plans.submissionsLeft(workspace.plan, Number(workspace.submissionsUsed));
   }
 
   /** The providers whose secrets the form has here (a CAPTCHA key, SLACK): what is left to store. */

@@ -57,7 +57,7 @@ export class InvitationService {
       await lockWorkspace(trx, workspaceId);
       if ((await memberAddresses(trx, workspaceId, [email])).length > 0)
         throw new ProblemError('conflict', `${email} is already a member of ${workspace.name}.`);
-      requireSeat(workspace, await seatsTaken(trx, workspaceId, email));
+      requireSeat(workspace, await seatsTaken(trx, workspaceId, email), this.team.plans);
       const now = Date.now();
       await requireInvitationAllowance(trx, workspaceId, now);
       const replaced = await trx
@@ -175,7 +175,7 @@ export class InvitationService {
       .where('userId', '=', user.id)
       .executeTakeFirst();
     if (!member) {
-      requireSeat(workspace, await seatsTaken(trx, workspace.id, invitation.email));
+      requireSeat(workspace, await seatsTaken(trx, workspace.id, invitation.email), this.team.plans);
       await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'member', createdAt: Date.now() }).execute();
     }
     await trx.updateTable('invitations').set({ acceptedAt: Date.now() }).where('id', '=', invitation.id).execute();

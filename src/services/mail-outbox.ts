@@ -5,10 +5,13 @@ import { enqueueJob, enqueueJobs } from '../jobs/outbox.js';
 import { type AccountMessage, accountEmail, automaticEmail } from '../mail/account-mail.js';
 import { type PlanChange, planChangeMessage } from '../mail/plan-change.js';
 import { quotaNoticeMessage } from '../mail/quota-notice.js';
-import { isUpgraded, planLimits, submissionsLeft } from '../domain/plans.js';
+import { PlanRules, planLabel } from '../domain/plans.js';
 
 // The emails services decide to send: src/mail/ builds each message, and it is enqueued here in the
 // caller's transaction (the outbox), so it goes out (with retries) exactly when what it tells of commits.
+
+// NOTE: a quota notice is only ever sent in hosting mode (team mode has no allowance to run out)
+const HOSTING_RULES = PlanRules.fixed('hosting');
 
 /** Enqueues an account email (a reset link, an invitation, a new token) in the caller's transaction. */
 export function enqueueAccountEmail(trx: Queryable, to: string, message: AccountMessage): Promise<string> {
@@ -19,12 +22,15 @@ export function enqueueAccountEmail(trx: Queryable, to: string, message: Account
  * Tells each owner of the workspace that its plan changed (what a payment or an admin did), in the
  * transaction that changed it: one email per owner, so no owner sees the others' addresses.
  */
-export async function enqueuePlanChangeEmails(trx: Queryable, change: PlanChange, publicUrl: string): Promise<number> {
+export async function enqueuePlanChangeEmails(trx: Queryable, change: PlanChange, publicUrl: string, plans: PlanRules): Promise<number> {
   const owners = await ownerAddresses(trx, change.workspace);
   const terms = {
-    allowance: planLimits(change.to).submissions,
-    left: submissionsLeft(change.to, change.workspace.submissionsUsed),
-    upgraded: isUpgraded(change.to),
+    allowance: plans.limits(change.to).submissions,
+    left: plans.submissionsLeft(change.to, change.workspace.submissionsUsed),
+    upgraded: plans.isUpgraded(change.to),
+    unlimited: plans.team,
+    fromLabel: plans.label(change.from),
+    toLabel: plans.label(change.to),
   };
   const message = planChangeMessage(change, terms, publicUrl);
   for (const { email } of owners) await enqueueAccountEmail(trx, email, message);
@@ -44,9 +50,9 @@ export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, confi
   const message = quotaNoticeMessage({
     name: workspace.name,
     id: workspace.id,
-    plan: workspace.plan,
-    allowance: planLimits(workspace.plan).submissions,
-    held: planLimits(workspace.plan).held,
+    plan: planLabel(workspace.plan),
+    allowance: HOSTING_RULES.limits(workspace.plan).submissions,
+    held: HOSTING_RULES.limits(workspace.plan).held,
     url: config.publicUrl,
   });
   return enqueueJobs(

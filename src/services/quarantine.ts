@@ -1,3 +1,4 @@
+import type { PlanRules } from '../domain/plans.js';
 import { sql, type Transaction } from 'kysely';
 import type { Config } from '../config/config.js';
 import { fromJson, type Database } from '../db/database.js';
@@ -67,6 +68,7 @@ export async function markNotSpam(
   config: Pick<Config, 'publicUrl'>,
   userId: string,
   submissionId: string,
+  plans: PlanRules,
 ): Promise<{ status: 'accepted' | 'held'; formId: string }> {
   const member = await database.db
     .selectFrom('submissions')
@@ -94,14 +96,18 @@ export async function markNotSpam(
     if (!submission) throw new ProblemError('not_found', `Submission ${submissionId} was not found.`);
     if (submission.status !== 'spam') throw new ProblemError('conflict', `This submission is not in the spam folder: it is ${submission.status}.`);
 
-    const status = await countAgainstAllowance(trx, workspace.id, Date.now(), (notice, workspaceId) =>
-      quotaNoticeJobs(notice, workspaceId, config).then(() => undefined),
+    const status = await countAgainstAllowance(
+      trx,
+      workspace.id,
+      Date.now(),
+      (notice, workspaceId) => quotaNoticeJobs(notice, workspaceId, config).then(() => undefined),
+      plans,
     );
     const searchText = searchTextOf(fromJson(submission.data));
     await trx.updateTable('submissions').set({ status, searchText, spamReasons: null }).where('seq', '=', submission.seq).execute();
     await reindex(database, trx, submission.seq);
     if (status === 'accepted') {
-      const plan = deliveryPlan({ ...submission, plan: workspace.plan }, hasSubmitter(submission.data, submission.emailControls));
+      const plan = deliveryPlan({ ...submission, plan: workspace.plan }, hasSubmitter(submission.data, submission.emailControls), plans);
       await enqueueDeliveries(trx, submission, plan);
     }
     // its day's chart: held counts as accepted there (it arrived and is not spam)

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
-import { planLimits } from '../domain/plans.js';
+import { planLabel, type PlanRules } from '../domain/plans.js';
 
 // The member limit's seats, shared by the team (invitations, joins) and the CLI's add-member.
 
@@ -58,9 +58,12 @@ export async function seatsTaken(db: Queryable, workspaceId: string, except?: st
 }
 
 /** Refuses one more seat past the plan's member limit, in the words the CLI and the dashboard share. */
-export function requireSeat(workspace: WorkspaceRow, taken: number): void {
-  const limit = planLimits(workspace.plan).members;
+export function requireSeat(workspace: WorkspaceRow, taken: number, plans: PlanRules): void {
+  const limit = plans.limits(workspace.plan).members;
   if (limit !== null && taken >= limit) {
-    throw new ProblemError('quota_exceeded', `A ${workspace.plan} workspace has at most ${limit} team members, counting pending invitations.`);
+    throw new ProblemError(
+      'quota_exceeded',
+      `A workspace on the ${planLabel(workspace.plan)} plan has at most ${limit} team members, counting pending invitations.`,
+    );
   }
 }

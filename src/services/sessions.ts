@@ -58,7 +58,8 @@ export class SessionService {
       .select(['users.email', 'users.passwordHash', 'users.isAdmin', 'users.timeZone', 'users.disabledAt', 'users.createdAt as userCreatedAt'])
       .where('sessions.idHash', '=', idHash)
       .executeTakeFirst();
-    if (!row) return null;
+    // a disabled account's sessions stop at once (disabling also deletes them)
+    if (!row || row.disabledAt !== null) return null;
     const now = Date.now();
     // NOTE: both writes are bookkeeping: while the database cannot write (its disk full), a page
     // that only reads is still served, and an expired session is still refused.

@@ -4,7 +4,7 @@
 import type { Readable } from 'node:stream';
 import type { Database } from '../db/database.js';
 import type { SubmissionFileRow } from '../db/schema/submission-file.js';
-import { isUpgraded } from '../domain/plans.js';
+import { PlanRules } from '../domain/plans.js';
 import type { FileStore } from '../files/file-store.js';
 import { ProblemError } from '../errors.js';
 import { upgradeRequired } from './workspaces.js';
@@ -33,6 +33,7 @@ export class SubmissionFiles {
   constructor(
     private readonly database: Database,
     private readonly store: FileStore,
+    private readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {}
 
   /** The files of these submissions (already checked by the caller), by submission, in the order sent. */
@@ -101,7 +102,7 @@ export class SubmissionFiles {
     const file = await query.executeTakeFirst();
     if (!file || file.storageKey === null) throw notFound;
     if ('userId' in access && access.api) {
-      if (!isUpgraded(file.plan)) throw upgradeRequired(file.workspaceId);
+      if (!this.plans.isUpgraded(file.plan)) throw upgradeRequired(file.workspaceId);
       // as the API's lists: spam and held submissions are not the API's
       if (file.status !== 'accepted') throw notFound;
     }

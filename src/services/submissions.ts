@@ -38,8 +38,8 @@ export type SubmissionScope = { formId: string } | { workspaceId: string };
 // The plain listing of one form, page after page: the most frequent list, built once per shape. It
 // carries its own access check (the caller is a member of the form's workspace and, through the API,
 // it is upgraded), so that a page that has rows costs one query: on PostgreSQL each query is a round trip.
-type FormPageParams = { formId: string; userId: string; limit: number; createdAt: number; id: string };
 const UPGRADED_PLANS = PLANS.filter(isUpgraded);
+type FormPageParams = { formId: string; userId: string; limit: number; createdAt: number; id: string };
 const formPage = (after: boolean, api: boolean) =>
   new PreparedQuery<FormPageParams, SubmissionListRow>((db, p) => {
     const listed = db
@@ -96,7 +96,7 @@ export class SubmissionService {
     if ('formId' in scope) await this.forms.formForMember(userId, scope.formId, access);
     else {
       const workspace = await this.workspaces.getForMember(userId, scope.workspaceId);
-      if (access.api) requireUpgraded(workspace);
+      if (access.api) requireUpgraded(workspace, this.workspaces.plans);
     }
 
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
@@ -107,7 +107,8 @@ export class SubmissionService {
   }
 
   private async formPage(userId: string, formId: string, page: PageRequest, access: Access): Promise<Page<SubmissionListRow>> {
-    const queries = access.api ? this.formPages.api : this.formPages.dashboard;
+    // team mode: every workspace has the API, so membership alone is the check
+    const queries = access.api && !this.workspaces.plans.team ? this.formPages.api : this.formPages.dashboard;
     const query = page.after ? queries.next : queries.first;
     const rows = await query.execute(this.database.db, {
       formId,
@@ -132,7 +133,7 @@ export class SubmissionService {
       .where('workspaceMembers.userId', '=', userId)
       .executeTakeFirst();
     if (!submission) throw new ProblemError('not_found', `Submission ${submissionId} was not found.`);
-    if (access.api) requireUpgraded({ id: submission.workspaceId, plan: submission.plan });
+    if (access.api) requireUpgraded({ id: submission.workspaceId, plan: submission.plan }, this.workspaces.plans);
     if (submission.status === 'spam') {
       throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
     }
@@ -219,7 +220,7 @@ export class SubmissionService {
 
   /** "Not spam" (quarantine.ts): into the inbox, counted against the allowance, delivered when accepted. */
   markNotSpam(userId: string, submissionId: string): Promise<{ status: 'accepted' | 'held'; formId: string }> {
-    return markNotSpam(this.database, this.config, userId, submissionId);
+    return markNotSpam(this.database, this.config, userId, submissionId, this.workspaces.plans);
   }
 
   /** The names of a workspace's forms among `formIds` (a workspace-wide list names each row's form). */

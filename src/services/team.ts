@@ -1,7 +1,7 @@
 import type { Database, Queryable } from '../db/database.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
-import { planLimits } from '../domain/plans.js';
+import type { PlanRules } from '../domain/plans.js';
 import type { RecipientService } from './recipients.js';
 import { seatsTaken } from './seats.js';
 import type { WorkspaceService } from './workspaces.js';
@@ -26,6 +26,11 @@ export class TeamService {
     private readonly recipients: RecipientService,
   ) {}
 
+  /** The installation's plan rules (the member limit). */
+  get plans(): PlanRules {
+    return this.workspaces.plans;
+  }
+
   /** The team, oldest member first, for any member of the workspace. */
   async listMembers(userId: string, workspaceId: string): Promise<Member[]> {
     return this.members(await this.workspaces.getForMember(userId, workspaceId), this.database.db);
@@ -45,7 +50,7 @@ export class TeamService {
   /** How many seats are taken and how many the plan has (null: unlimited), for any member. */
   async seats(userId: string, workspaceId: string): Promise<{ taken: number; limit: number | null }> {
     const workspace = await this.workspaces.getForMember(userId, workspaceId);
-    return { taken: await seatsTaken(this.database.db, workspaceId), limit: planLimits(workspace.plan).members };
+    return { taken: await seatsTaken(this.database.db, workspaceId), limit: this.plans.limits(workspace.plan).members };
   }
 
   /** The account's role in the workspace; `not_found` when it is not a member. */

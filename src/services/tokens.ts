@@ -45,14 +45,23 @@ const TOKEN_COLUMNS = [
   'createdAt',
 ] as const satisfies readonly (keyof TokenRow)[];
 
+/** A token with whether its account is disabled (AdminAccounts.setDisabled). */
+type TokenWithAccount = TokenRow & { accountDisabledAt: number | null };
+
 export class TokenService {
   // Every API request authenticates: built once.
-  private readonly tokenByHash = new PreparedQuery<{ tokenHash: string }, TokenRow>((db, { tokenHash }) =>
-    db.selectFrom('tokens').select(TOKEN_COLUMNS).where('tokenHash', '=', tokenHash),
+  // with its account's disabledAt: a disabled account's tokens are refused
+  private readonly tokenByHash = new PreparedQuery<{ tokenHash: string }, TokenWithAccount>((db, { tokenHash }) =>
+    db
+      .selectFrom('tokens')
+      .innerJoin('users', 'users.id', 'tokens.userId')
+      .select(TOKEN_COLUMNS.map((column) => `tokens.${column}` as const))
+      .select('users.disabledAt as accountDisabledAt')
+      .where('tokens.tokenHash', '=', tokenHash),
   );
 
   /** By hash: kept in memory where the database counts the changes to tokens (SQLite, db/kept-rows.ts). */
-  private readonly tokensByHash: { get(tokenHash: string): Promise<TokenRow | undefined> };
+  private readonly tokensByHash: { get(tokenHash: string): Promise<TokenWithAccount | undefined> };
 
   constructor(
     private readonly database: Database,
@@ -62,7 +71,7 @@ export class TokenService {
     const lookup = (tokenHash: string) => this.tokenByHash.executeTakeFirst(database.db, { tokenHash });
     // NOTE: a revoke counts as a change, so it applies from the next turn of the event loop on:
     // to every request that arrives after the revoke was answered, as the API promises.
-    this.tokensByHash = database.countsChanges ? new KeptRows<TokenRow>(() => database.changeCount('tokens'), lookup) : { get: lookup };
+    this.tokensByHash = database.countsChanges ? new KeptRows<TokenWithAccount>(() => database.changeCount('tokens'), lookup) : { get: lookup };
   }
 
   /**
@@ -170,6 +179,7 @@ export class TokenService {
     const now = Date.now();
     if (!token) throw invalidToken('The token is unknown.');
     if (token.revokedAt !== null) throw invalidToken('The token has been revoked.');
+    if (token.accountDisabledAt !== null) throw invalidToken('The token’s account is disabled.');
     if (token.expiresAt !== null && token.expiresAt <= now) throw invalidToken('The token has expired.');
     if (token.lastUsedAt === null || now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) await this.noteUse(token, now);
     return { userId: token.userId, token, scopes: new Set(JSON.parse(token.scopes) as string[]) };

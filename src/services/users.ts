@@ -34,8 +34,13 @@ export class UserService {
    * Creates an account with its one workspace, in one transaction. The installation's first
    * account becomes its instance admin, whichever way it is made (sign-up or `users create`).
    */
-  async createUser(email: string, password?: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
-    const { user, workspace } = await this.insertAccount(email, password, true, async () => {});
+  async createUser(
+    email: string,
+    password?: string,
+    /** More to do in the same transaction (the first account's setup): if it throws, no account is made. */
+    withinTransaction: (trx: Queryable, user: UserRow) => Promise<void> = async () => {},
+  ): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
+    const { user, workspace } = await this.insertAccount(email, password, true, withinTransaction);
     return { user, workspace: workspace! };
   }
 

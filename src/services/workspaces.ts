@@ -4,7 +4,7 @@ import { fromJson, type Database, type Queryable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
-import { type Plan, PLANS, isUpgraded, planLimits, submissionsLeft } from '../domain/plans.js';
+import { type Plan, PlanRules } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
@@ -56,6 +56,8 @@ export class WorkspaceService {
     private readonly users: UserService,
     /** Where links in emails lead; read at each use, as serving on port 0 settles it only once listening. */
     private readonly config: Pick<Config, 'publicUrl'>,
+    /** The installation's plan rules (team mode: every feature, no caps), shared with the services built on this one. */
+    readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {}
 
   /** Every workspace the account belongs to, newest first, with the account's role in each. */
@@ -78,7 +80,7 @@ export class WorkspaceService {
       .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
       .select('workspaces.id')
       .where('workspaceMembers.userId', '=', userId)
-      .where('workspaces.plan', 'in', PLANS.filter(isUpgraded))
+      .where('workspaces.plan', 'in', this.plans.upgradedPlans())
       .limit(1)
       .executeTakeFirst();
     return row !== undefined;
@@ -115,12 +117,12 @@ export class WorkspaceService {
         .where('workspaceMembers.userId', '=', userId)
         .orderBy('workspaces.createdAt')
         .execute();
-      if (options.api && !memberships.some((w) => isUpgraded(w.plan))) {
+      if (options.api && !memberships.some((w) => this.plans.isUpgraded(w.plan))) {
         const free = memberships.find((w) => w.ownerId === userId) ?? memberships[0];
         throw upgradeRequired(free?.id ?? '', 'Creating workspaces through the API needs an upgraded workspace.');
       }
       const ownedFree = memberships.find((w) => w.ownerId === userId && w.plan === 'FREE');
-      if (ownedFree && plan === 'FREE') {
+      if (ownedFree && plan === 'FREE' && !this.plans.team) {
         throw new ProblemError('quota_exceeded', `An account has one free workspace and ${ownedFree.id} is it; upgrade it before creating another.`);
       }
       const now = Date.now();
@@ -149,7 +151,7 @@ export class WorkspaceService {
     options: { api?: boolean; sentBack?: WorkspaceSentBack } = {},
   ): Promise<WorkspaceRow> {
     const workspace = await this.getForMember(userId, workspaceId);
-    if (options.api) requireUpgraded(workspace);
+    if (options.api) requireUpgraded(workspace, this.plans);
     const sentBack = options.sentBack ?? {};
     requireUnchanged([
       { name: 'id', sent: sentBack.id, stored: workspace.id, why: `must be the workspace’s id (${workspace.id}), as in the path` },
@@ -179,7 +181,7 @@ export class WorkspaceService {
       const workspace = await lockWorkspace(trx, workspaceId);
       const updatedAt = Date.now();
       let used = workspace.submissionsUsed;
-      const room = planLimits(plan).submissions - used;
+      const room = this.plans.limits(plan).submissions - used;
       const held =
         room <= 0
           ? []
@@ -207,17 +209,17 @@ export class WorkspaceService {
           .execute();
         // Released ones are delivered like any accepted submission, in the order they arrived.
         for (const submission of held) {
-          const deliveries = deliveryPlan({ ...submission, plan }, hasSubmitter(submission.data, submission.emailControls));
+          const deliveries = deliveryPlan({ ...submission, plan }, hasSubmitter(submission.data, submission.emailControls), this.plans);
           await enqueueDeliveries(trx, submission, deliveries);
         }
         used += held.length;
       }
       // Under the allowance again: the owners will be told the next time it runs out.
-      const quotaNotifiedAt = used < planLimits(plan).submissions ? null : workspace.quotaNotifiedAt;
+      const quotaNotifiedAt = used < this.plans.limits(plan).submissions ? null : workspace.quotaNotifiedAt;
       await trx.updateTable('workspaces').set({ plan, updatedAt, submissionsUsed: used, quotaNotifiedAt }).where('id', '=', workspaceId).execute();
       const changed = { ...workspace, plan, updatedAt, submissionsUsed: used, quotaNotifiedAt };
       if (plan !== workspace.plan && options.tellOwners !== false) {
-        await enqueuePlanChangeEmails(trx, { workspace: changed, from: workspace.plan, to: plan, released: held.length }, this.config.publicUrl);
+        await enqueuePlanChangeEmails(trx, { workspace: changed, from: workspace.plan, to: plan, released: held.length }, this.config.publicUrl, this.plans);
       }
       return { ...changed, released: held.length, previousPlan: workspace.plan };
     });
@@ -238,7 +240,7 @@ export class WorkspaceService {
         .where('userId', '=', user.id)
         .executeTakeFirst();
       if (member) throw new ProblemError('conflict', `${user.email} is already a member of ${workspaceId}.`);
-      requireSeat(workspace, await seatsTaken(trx, workspaceId, user.email));
+      requireSeat(workspace, await seatsTaken(trx, workspaceId, user.email), this.plans);
       await trx.insertInto('workspaceMembers').values({ workspaceId, userId: user.id, role: 'member', createdAt: Date.now() }).execute();
       return { workspace, userId: user.id };
     });
@@ -284,17 +286,17 @@ export function upgradeRequired(workspaceId: string, detail = 'This operation ne
 }
 
 /** The management API works on upgraded workspaces only. */
-export function requireUpgraded(workspace: Pick<WorkspaceRow, 'id' | 'plan'>): void {
-  if (!isUpgraded(workspace.plan)) throw upgradeRequired(workspace.id);
+export function requireUpgraded(workspace: Pick<WorkspaceRow, 'id' | 'plan'>, plans: PlanRules): void {
+  if (!plans.isUpgraded(workspace.plan)) throw upgradeRequired(workspace.id);
 }
 
 /** The Workspace resource of 2.2. */
-export function toWorkspaceResource(w: WorkspaceRow) {
+export function toWorkspaceResource(w: WorkspaceRow, plans: PlanRules) {
   return {
     id: w.id,
     name: w.name,
     plan: w.plan,
-    submissionsQuota: submissionsLeft(w.plan, w.submissionsUsed),
+    submissionsQuota: plans.submissionsLeft(w.plan, w.submissionsUsed),
     createdAt: new Date(w.createdAt).toISOString(),
     updatedAt: new Date(w.updatedAt).toISOString(),
   };

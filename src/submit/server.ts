@@ -8,7 +8,6 @@ import { problemBody } from '../web/problem-body.js';
 import { requestId } from '../web/request-id.js';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { fieldsFromPairs } from '../intake/fields.js';
-import { isUpgraded } from '../domain/plans.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
 import type { IntakeForm } from '../services/intake-forms.js';
 import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
@@ -276,7 +275,7 @@ async function thankYouPage(
   // a vouched post's `_feedback.success.*` wins; else the form's own wording (its Settings); else the page's language's
   const title = content.title ?? form.thanksTitle ?? undefined;
   const message = content.message ?? form.thanksMessage ?? undefined;
-  sendPage(response, 200, renderThankYouPage({ ...content, title, message, language, branding: !isUpgraded(form.plan) }));
+  sendPage(response, 200, renderThankYouPage({ ...content, title, message, language, branding: !deps.ctx.plans.isUpgraded(form.plan) }));
 }
 
 /** A form's address opened without fields (a link, a HEAD): says what the address is; stores nothing. */
@@ -292,7 +291,7 @@ async function formAddress(deps: SubmitDependencies, formId: string, request: In
       detail: `${pageText(DEFAULT_LANGUAGE).formAddress.message} Send its fields with POST (or GET with the fields in the query).`,
     });
   }
-  sendPage(response, 200, renderFormAddressPage({ language, branding: !isUpgraded(form.plan) }));
+  sendPage(response, 200, renderFormAddressPage({ language, branding: !deps.ctx.plans.isUpgraded(form.plan) }));
 }
 
 function preflight(request: IncomingMessage, response: ServerResponse): void {

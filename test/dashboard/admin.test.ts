@@ -69,14 +69,14 @@ describe('dashboard: the instance admin’s page', () => {
     const page = await admin.get('/admin');
     assert.equal(page.status, 200);
     const accounts = rowsOf(page.html, 'Accounts');
-    assert.match(accounts[0]!, /^lister@example\.com \d+ \w{3} \d{4}, \d\d:\d\d UTC 1$/);
+    assert.match(accounts[0]!, /^lister@example\.com \d+ \w{3} \d{4}, \d\d:\d\d UTC 1 Disable or delete$/);
     assert.ok(
-      accounts.some((a) => /^other@example\.com .* 2$/.test(a)),
+      accounts.some((a) => /^other@example\.com .* 2 Disable or delete$/.test(a)),
       accounts.join('\n'),
     );
-    assert.match(accounts.at(-1)!, /^admin@example\.com Admin .* 1$/);
+    assert.match(accounts.at(-1)!, /^admin@example\.com Admin .* 1 You$/);
     const [newest] = rowsOf(page.html, 'Workspaces');
-    assert.equal(newest, `Listed &amp; Co ${workspace.id} lister@example.com 12 used 238 left 2 FREE Plan for Listed &amp; Co Change plan`);
+    assert.equal(newest, `Listed &amp; Co ${workspace.id} lister@example.com 12 used 238 left 2 Free Plan for Listed &amp; Co Change plan`);
   });
 
   it('changes a plan as set-plan does: held submissions released, every owner emailed once, members not', async () => {
@@ -105,7 +105,10 @@ describe('dashboard: the instance admin’s page', () => {
     assert.equal(changed.status, 303);
     assert.equal(changed.location, '/admin');
     const shown = await admin.get('/admin');
-    assert.equal(flash(shown.html), 'Plan of &quot;Acme&quot; changed to BUNDLE_50000; 3 held submissions released; the owners are told by email.');
+    assert.equal(
+      flash(shown.html),
+      'Plan of &quot;Acme&quot; changed to Upgraded (50,000 submissions); 3 held submissions released; the owners are told by email.',
+    );
     assert.deepEqual(
       (await storedRows(app, form.id)).map((r) => r.status),
       ['accepted', 'accepted', 'accepted'],
@@ -119,8 +122,8 @@ describe('dashboard: the instance admin’s page', () => {
     const mails = planMails();
     assert.deepEqual(mails.map((m) => m.envelopeTo.join(',')).sort(), ['co-owner@example.com', account.email].sort());
     for (const mail of mails) {
-      assert.equal(mail.parsed.subject, 'Workspace "Acme" is now on the BUNDLE_50000 plan');
-      assert.match(mail.parsed.text ?? '', /changed from FREE to BUNDLE_50000/);
+      assert.equal(mail.parsed.subject, 'Workspace "Acme" is now on the Upgraded (50,000 submissions) plan');
+      assert.match(mail.parsed.text ?? '', /changed from Free to Upgraded \(50,000 submissions\)/);
       assert.match(mail.parsed.text ?? '', /49,747 are left/);
       assert.match(mail.parsed.text ?? '', /3 held submissions were released/);
       assert.ok((mail.parsed.text ?? '').includes(`${app.publicUrl}/w/${account.workspaceId}`), 'links to the workspace');
@@ -138,7 +141,7 @@ describe('dashboard: the instance admin’s page', () => {
     await admin.get('/admin');
     const same = await admin.post(`/admin/workspaces/${workspace.id}/plan`, { plan: 'FREE', back: '/admin' });
     assert.equal(same.status, 303);
-    assert.equal(flash((await admin.get('/admin')).html), '&quot;My workspace&quot; is already on FREE; nothing changed.');
+    assert.equal(flash((await admin.get('/admin')).html), '&quot;My workspace&quot; is already on Free; nothing changed.');
     const refused = await admin.post(`/admin/workspaces/${workspace.id}/plan`, { plan: 'GOLD', back: '/admin' });
     assert.equal(refused.status, 400);
     assert.match(refused.html, new RegExp(`id="plan-${workspace.id}-error">Must be one of FREE, BUNDLE_50000, DEALIFY\\.<`));

@@ -185,7 +185,7 @@ describe('dashboard: forms, charts, New form, Setup and test submissions', () =>
     await owner.client.get(`/w/${owner.workspaceId}/forms/new`);
     const eleventh = await owner.client.post(`/w/${owner.workspaceId}/forms/new`, { name: 'One too many' });
     assert.equal(eleventh.status, 403);
-    assert.equal(alertOf(eleventh.html), 'A FREE workspace has at most 10 forms; delete one or upgrade.');
+    assert.equal(alertOf(eleventh.html), 'A workspace on the Free plan has at most 10 forms; delete one or upgrade.');
     assert.match(eleventh.html, /value="One too many"/, 'the form keeps what was typed');
     assert.equal((await app.ctx.workspaces.counts(owner.workspaceId)).formCount, 10);
   });

@@ -340,7 +340,7 @@ describe(`dashboard: the submissions inbox, a submission, delete, spam and held 
     const view = await owner.client.get(`/submissions/${spam}`);
     assert.equal(flashOf(view.html), 'Moved to the inbox, but held: the allowance is used');
     assert.match(view.html, /<span class="badge neutral">Held<\/span>/);
-    assert.match(view.html, /allowance of 250 accepted submissions on the FREE plan/);
+    assert.match(view.html, /allowance of 250 accepted submissions on the Free plan/);
     assert.match(view.html, /does not start again each month/);
     assert.equal(await statusOf(spam), 'held');
     assert.deepEqual(await app.ctx.deliveries.forSubmission(spam), [], 'held: nothing delivered yet');

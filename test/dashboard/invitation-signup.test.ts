@@ -93,7 +93,7 @@ describe('dashboard: accepting an invitation without being logged in', () => {
     await visitor.get((await visitor.get(link)).location!);
     const refused = await visitor.post('/signup', { invitation: link.split('/').pop()!, email: 'over@example.com', password: 'a long enough password' });
     assert.equal(refused.status, 400);
-    assert.equal(alertOf(refused.html), 'A FREE workspace has at most 5 team members, counting pending invitations.');
+    assert.equal(alertOf(refused.html), 'A workspace on the Free plan has at most 5 team members, counting pending invitations.');
     assert.equal(await app.ctx.users.findByEmail('over@example.com'), undefined, 'the account and the join are one transaction');
     assert.equal((await memberIds(app, owner.workspaceId)).length, 5);
   });

@@ -56,7 +56,7 @@ describe('dashboard: members and invitations', () => {
     const emails = await emailCount(app);
     const sixth = await owner.client.post(`/w/${owner.workspaceId}/invitations`, { email: 'sixth@example.com' });
     assert.equal(sixth.status, 403);
-    assert.equal(alertOf(sixth.html), 'A FREE workspace has at most 5 team members, counting pending invitations.');
+    assert.equal(alertOf(sixth.html), 'A workspace on the Free plan has at most 5 team members, counting pending invitations.');
     assert.match(sixth.html, /value="sixth@example.com"/, 'the form keeps what was typed');
     assert.equal(await emailCount(app), emails, 'no email');
     // the CLI's add-member counts the pending invitation too

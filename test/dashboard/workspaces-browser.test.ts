@@ -52,7 +52,7 @@ describe('dashboard in Chromium: workspaces, settings and the admin page', { ski
     await menu('Account').click();
     await Promise.all([page.waitForURL(/\/admin$/), page.getByRole('link', { name: 'Admin' }).click()]);
     await changePlan('My workspace', 'BUNDLE_50000');
-    assert.match(await page.getByRole('status').innerText(), /changed to BUNDLE_50000; 0 held submissions released/);
+    assert.match(await page.getByRole('status').innerText(), /changed to Upgraded \(50,000 submissions\); 0 held submissions released/);
 
     await page.goto(`${app.publicUrl}/workspaces/new`);
     await page.getByLabel('Name').fill('Client site');
@@ -79,7 +79,7 @@ describe('dashboard in Chromium: workspaces, settings and the admin page', { ski
     await checkPage(page, 'workspace-settings');
 
     await changePlan('Client site (Acme)', 'DEALIFY');
-    assert.match(await page.getByRole('status').innerText(), /Plan of "Client site \(Acme\)" changed to DEALIFY/);
+    assert.match(await page.getByRole('status').innerText(), /Plan of "Client site \(Acme\)" changed to Upgraded \(Dealify\)/);
     assert.equal(await page.getByLabel('Plan for Client site (Acme)').inputValue(), 'DEALIFY');
     await checkPage(page, 'admin');
 

@@ -48,7 +48,7 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
     assert.deepEqual(payloads.map((p) => p.to.join(',')).sort(), [user.email, coOwner.user.email].sort(), 'each addressed to one owner alone');
     const payload = payloads[0]!;
     assert.equal(payload.subject, 'Workspace "Acme <b>& "Co"" reached its allowance of 250 submissions');
-    assert.match(payload.text, /reached its allowance of 250 accepted submissions on the FREE plan/);
+    assert.match(payload.text, /reached its allowance of 250 accepted submissions on the Free plan/);
     assert.match(payload.text, /stored as held, not lost/);
     assert.match(payload.text, /released in the order they arrived, then listed and delivered/);
     assert.match(payload.text, new RegExp(workspace.id));

@@ -60,6 +60,12 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /admin/mail/test': { own: 'the instance admin’s test email, to their own address; neither account is the admin' },
   'POST /admin/deliveries': { own: 'the installation-wide deliveries switch, the instance admin’s alone; neither account is the admin' },
   'POST /admin/workspaces/:workspaceId/plan': { variants: [{ body: { plan: 'DEALIFY' } }] },
+  'GET /setup': LOGGED_OUT,
+  'POST /setup': { own: 'creates the first account only while none exists; with the two accounts made, it makes nothing (first-run.test.ts)' },
+  'POST /admin/usage': { own: 'an installation-wide setting, the instance admin’s alone; neither account is the admin' },
+  'POST /admin/webhook-allow': { own: 'an installation-wide setting, the instance admin’s alone; neither account is the admin' },
+  'GET /admin/accounts/:accountId': PATH_ONLY,
+  'POST /admin/accounts/:accountId/:action': { variants: [{}] },
   'GET /signup': LOGGED_OUT,
   'POST /signup': LOGGED_OUT,
   'GET /signup/sent': LOGGED_OUT,
@@ -168,9 +174,10 @@ export const NATURAL_KIND: Record<string, string> = {
   jobId: 'job',
   tokenId: 'token',
   userId: 'member',
+  accountId: 'member',
   invitationId: 'invitation',
   fileId: 'file',
 };
 
 /** Parameters that are not ids but one of a few words: always given this value. */
-export const FIXED_PARAMS: Record<string, string> = { kind: 'notification', provider: 'TURNSTILE', channel: 'discord' };
+export const FIXED_PARAMS: Record<string, string> = { kind: 'notification', provider: 'TURNSTILE', channel: 'discord', action: 'disable' };

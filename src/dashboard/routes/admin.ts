@@ -10,7 +10,9 @@ import { setMailTestResult, takeMailTestResult } from '../mail-test-result.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount, safeNext } from '../session.js';
 import { TestEmailLimit } from '../test-email-limit.js';
-import { AdminPage } from '../views/admin-page.js';
+import { planLabel } from '../../domain/plans.js';
+import { AccountAdminPage } from '../views/admin-account-page.js';
+import { AdminPage, type SettingErrors } from '../views/admin-page.js';
 
 const PAGE_SIZE = 50;
 
@@ -50,6 +52,76 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
 
   app.get<{ Querystring: Record<string, unknown> }>('/admin', { preHandler }, (request, reply) => adminPage(request, reply, cursorsOf(request.query)));
 
+  // how the installation is used: team (everything, no caps) or hosting (the plans)
+  app.post<{ Body: { usage?: string } }>('/admin/usage', { preHandler }, async (request, reply) => {
+    try {
+      const usage = await ctx.admin.setUsage(accountOf(request).user, String(request.body?.usage ?? ''));
+      setFlash(
+        reply,
+        usage === 'team'
+          ? 'This installation is now for you and your team: every workspace has every feature and no limit.'
+          : 'This installation now hosts forms for others: plans and their limits apply.',
+      );
+      return seeOther(reply, '/admin#usage');
+    } catch (error) {
+      return adminPage(request, reply, {}, undefined, 400, { usage: fieldErrors(error).usage ?? 'The setting could not be changed.' });
+    }
+  });
+
+  app.post<{ Body: { webhookAllow?: string } }>('/admin/webhook-allow', { preHandler }, async (request, reply) => {
+    const text = String(request.body?.webhookAllow ?? '');
+    try {
+      await ctx.admin.setWebhookAllow(accountOf(request).user, text);
+      setFlash(reply, text.trim() === '' ? 'Webhooks reach public addresses only (besides FORMGATE_WEBHOOK_ALLOW).' : 'Webhooks to private networks saved.');
+      return seeOther(reply, '/admin#webhook-allow');
+    } catch (error) {
+      const errors = Object.values(fieldErrors(error)).join(' ');
+      return adminPage(request, reply, {}, undefined, 400, { webhookAllow: errors, webhookAllowText: text });
+    }
+  });
+
+  // one account: what disabling or deleting it does, and the buttons that do it
+  app.get<{ Params: { accountId: string } }>('/admin/accounts/:accountId', { preHandler }, async (request, reply) => {
+    const { user } = accountOf(request);
+    const [frame, fate] = await Promise.all([frameFor(request, reply, ctx, { section: 'admin' }), accountFateOrBack(request.params.accountId, user)]);
+    if (!fate) return seeOther(reply, '/admin#accounts');
+    return sendPage(reply, AccountAdminPage({ frame, fate }));
+  });
+
+  app.post<{ Params: { accountId: string; action: string } }>('/admin/accounts/:accountId/:action', { preHandler }, async (request, reply) => {
+    const { user } = accountOf(request);
+    const { accountId, action } = request.params;
+    if (action !== 'disable' && action !== 'enable' && action !== 'delete') throw new ProblemError('not_found', 'There is nothing here.');
+    try {
+      if (action === 'delete') {
+        const deleted = await ctx.admin.deleteAccount(user, accountId);
+        const workspaces = `${deleted.workspacesDeleted} ${deleted.workspacesDeleted === 1 ? 'workspace' : 'workspaces'}`;
+        setFlash(reply, `${deleted.email} was deleted, with the ${workspaces} it alone owned.`);
+        return seeOther(reply, '/admin#accounts');
+      }
+      const changed = await ctx.admin.setAccountDisabled(user, accountId, action === 'disable');
+      const now = action === 'disable' ? 'disabled: it cannot log in and its API tokens are refused' : 'enabled again: it can log in';
+      setFlash(reply, changed.changed ? `${changed.email} is ${now}.` : `${changed.email} was already ${action}d; nothing changed.`);
+      return seeOther(reply, `/admin/accounts/${encodeURIComponent(accountId)}`);
+    } catch (error) {
+      if (error instanceof ProblemError && error.code === 'conflict') {
+        setFlash(reply, error.detail);
+        return seeOther(reply, '/admin#accounts');
+      }
+      throw error;
+    }
+  });
+
+  /** The account's fate, or null (with a flash) for the admin's own account. */
+  async function accountFateOrBack(accountId: string, user: { isAdmin: number }) {
+    try {
+      return await ctx.admin.accountFate(user, accountId);
+    } catch (error) {
+      if (error instanceof ProblemError && error.code === 'conflict') return null;
+      throw error;
+    }
+  }
+
   app.post<{ Params: { workspaceId: string }; Body: { plan?: string; back?: string } }>(
     '/admin/workspaces/:workspaceId/plan',
     { preHandler },
@@ -68,15 +140,23 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     },
   );
 
-  async function adminPage(request: FastifyRequest, reply: FastifyReply, cursors: Cursors, planError?: { workspaceId: string; message: string }, status = 200) {
+  async function adminPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    cursors: Cursors,
+    planError?: { workspaceId: string; message: string },
+    status = 200,
+    settingErrors: SettingErrors = {},
+  ) {
     const { user } = accountOf(request);
     const accountsAfter = cursors.accounts === undefined ? null : ctx.cursors.decode('admin-accounts', cursors.accounts);
     const workspacesAfter = cursors.workspaces === undefined ? null : ctx.cursors.decode('admin-workspaces', cursors.workspaces);
-    const [frame, accounts, workspaces, deliveries] = await Promise.all([
+    const [frame, accounts, workspaces, deliveries, health] = await Promise.all([
       frameFor(request, reply, ctx, { section: 'admin' }),
       ctx.admin.listAccounts(user, { limit: PAGE_SIZE, after: accountsAfter }),
       ctx.admin.listWorkspaces(user, { limit: PAGE_SIZE, after: workspacesAfter }),
       ctx.deliveryPause.status(),
+      ctx.admin.instanceHealth(user),
     ]);
     const link = (list: 'accounts' | 'workspaces', last: { createdAt: number; id: string } | undefined) => {
       if (!last) return null;
@@ -92,7 +172,19 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     const mailCheck = { setup: mail.setup(), result: takeMailTestResult(request, reply) };
     return sendPage(
       reply,
-      AdminPage({ frame, accounts: accounts.rows, workspaces: workspaces.rows, next, back, planError, mail: mailCheck, deliveries }),
+      AdminPage({
+        frame,
+        accounts: accounts.rows,
+        workspaces: workspaces.rows,
+        next,
+        back,
+        planError,
+        mail: mailCheck,
+        deliveries,
+        health,
+        settings: ctx.admin.settings(user),
+        settingErrors,
+      }),
       status,
     );
   }
@@ -112,9 +204,9 @@ function adminAddress(back: unknown): string {
   return path === '/admin' || path.startsWith('/admin?') ? path : '/admin';
 }
 
-/** "Plan of "Acme" changed to DEALIFY; 3 held submissions released." */
+/** "Plan of "Acme" changed to Upgraded (Dealify); 3 held submissions released." */
 function planMessage(changed: { name: string; plan: string; previousPlan: string; released: number }): string {
-  if (changed.plan === changed.previousPlan) return `"${changed.name}" is already on ${changed.plan}; nothing changed.`;
+  if (changed.plan === changed.previousPlan) return `"${changed.name}" is already on ${planLabel(changed.plan)}; nothing changed.`;
   const released = `${changed.released} held ${changed.released === 1 ? 'submission' : 'submissions'} released`;
-  return `Plan of "${changed.name}" changed to ${changed.plan}; ${released}; the owners are told by email.`;
+  return `Plan of "${changed.name}" changed to ${planLabel(changed.plan)}; ${released}; the owners are told by email.`;
 }

@@ -16,10 +16,14 @@ interface LoginBody {
 
 // The same words for an unknown address and a wrong password: the page tells no one who has an account.
 const REFUSED = 'The email address or the password is not right.';
+// said only to whoever gave the right password
+const DISABLED = 'This account is disabled by the installation’s admin: it cannot log in.';
 
 export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: LoginLimits): void {
   app.get<{ Querystring: { next?: string } }>('/login', async (request, reply) => {
     if (request.account) return seeOther(reply, safeNext(request.query.next));
+    // a fresh installation opens on creating its first account
+    if (await ctx.setup.open()) return seeOther(reply, '/setup');
     return sendPage(
       reply,
       LoginPage({
@@ -46,6 +50,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cooki
     }
     const user = await ctx.users.authenticate(email, password);
     if (!user) return again(REFUSED, 400);
+    if (user.disabledAt !== null) return again(DISABLED, 403);
     await limits.succeeded(request, reply, email);
     await startSession(request, reply, ctx.sessions, cookie, user.id);
     return seeOther(reply, next);

@@ -5,7 +5,6 @@ import type { Template, TemplateKind } from '../../services/templates.js';
 import { ProblemError } from '../../errors.js';
 import { MAX_TEMPLATE_CHARS } from '../../mail/template-engine.js';
 import { placeholderFor } from '../../mail/template-placeholders.js';
-import { isUpgraded } from '../../domain/plans.js';
 import { SAMPLE_DATA } from '../../services/templates.js';
 import { setFlash } from '../flash.js';
 import { formFrame } from '../form-frame.js';
@@ -77,7 +76,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
       stored: stateOf(stored),
       fields: placeholders(sample ? Object.keys(SAMPLE_DATA).map((name) => [name]) : paths),
       sample,
-      upgraded: isUpgraded(form.plan),
+      upgraded: ctx.plans.isUpgraded(form.plan),
       errors: posted?.errors,
       alert: posted?.alert,
     };
@@ -116,7 +115,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
       form,
       notification: stateOf(templates.notification),
       autoresponder: stateOf(templates.autoresponder),
-      upgraded: isUpgraded(form.plan),
+      upgraded: ctx.plans.isUpgraded(form.plan),
     });
     return sendPage(reply, page);
   });

@@ -1,8 +1,10 @@
 import type { AccountSummary, WorkspaceSummary } from '../../services/admin.js';
 import type { DeliveriesStatus } from '../../services/delivery-pause.js';
 import { DeliveriesSwitchPanel } from './deliveries-switch-panel.js';
-import { submissionsLeft } from '../../domain/plans.js';
-import { EmptyState, Panel, Time } from './components.js';
+import type { InstanceHealth } from '../../services/instance-health.js';
+import type { InstanceSettingsView } from '../../services/instance-settings.js';
+import { planLabel, type PlanRules } from '../../domain/plans.js';
+import { CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { type MailCheck, MailPanel } from './mail-panel.js';
 import { PlanForm } from './plan-form.js';
@@ -19,6 +21,16 @@ interface AdminPageProps {
   planError?: { workspaceId: string; message: string };
   mail: MailCheck;
   deliveries: DeliveriesStatus;
+  health: InstanceHealth;
+  settings: InstanceSettingsView;
+  settingErrors: SettingErrors;
+}
+
+/** A refused setting: the message shown beside it, and what was typed. */
+export interface SettingErrors {
+  usage?: string;
+  webhookAllow?: string;
+  webhookAllowText?: string;
 }
 
 const number = (n: number) => n.toLocaleString('en-US');
@@ -33,6 +45,7 @@ function Accounts({ accounts }: { accounts: AccountSummary[] }) {
             <th scope="col">Email</th>
             <th scope="col">Created</th>
             <th scope="col">Workspaces</th>
+            <th scope="col">Actions</th>
           </tr>
         </thead>
         <tbody>
@@ -41,12 +54,22 @@ function Accounts({ accounts }: { accounts: AccountSummary[] }) {
               <td data-label="Email">
                 <span>
                   {a.email} {a.isAdmin && <span class="badge">Admin</span>}
+                  {a.disabledAt !== null && <span class="badge neutral">Disabled</span>}
                 </span>
               </td>
               <td data-label="Created">
                 <Time ms={a.createdAt} />
               </td>
               <td data-label="Workspaces">{number(a.workspaceCount)}</td>
+              <td data-label="Actions">
+                {a.isAdmin ? (
+                  <span class="muted">You</span>
+                ) : (
+                  <a href={`/admin/accounts/${a.id}`} aria-label={`Disable or delete ${a.email}`}>
+                    Disable or delete
+                  </a>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -60,11 +83,13 @@ function Workspaces({
   csrf,
   back,
   planError,
+  plans,
 }: {
   workspaces: WorkspaceSummary[];
   csrf: string;
   back: string;
   planError?: AdminPageProps['planError'];
+  plans: PlanRules;
 }) {
   if (workspaces.length === 0) return <EmptyState>No workspaces on this page.</EmptyState>;
   return (
@@ -94,14 +119,14 @@ function Workspaces({
                 <div>
                   {number(w.submissionsUsed)} used
                   <br />
-                  <span class="muted">{number(submissionsLeft(w.plan, w.submissionsUsed))} left</span>
+                  <span class="muted">{plans.team ? 'no limit' : `${number(plans.submissionsLeft(w.plan, w.submissionsUsed))} left`}</span>
                 </div>
               </td>
               <td data-label="Members">{number(w.memberCount)}</td>
               <td data-label="Plan">
                 <div>
                   <p class="plan-now">
-                    <span class={w.plan === 'FREE' ? 'badge neutral' : 'badge'}>{w.plan}</span>
+                    <span class={w.plan === 'FREE' ? 'badge neutral' : 'badge'}>{planLabel(w.plan)}</span>
                   </p>
                   <PlanForm workspace={w} csrf={csrf} back={back} error={planError?.workspaceId === w.id ? planError.message : undefined} />
                 </div>
@@ -114,13 +139,165 @@ function Workspaces({
   );
 }
 
+const LANE_NAMES: Record<string, string> = { email: 'Email', webhook: 'Webhooks', slack: 'Slack' };
+const KIND_NAMES: Record<string, string> = { notification: 'Notification email', autoresponder: 'Autoresponder', webhook: 'Webhook', slack: 'Slack' };
+
+function age(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)} h`;
+  return `${Math.round(seconds / 86_400)} days`;
+}
+
+/** The version, the delivery backlog per lane, and the forms whose deliveries failed lately. */
+function HealthPanel({ health }: { health: InstanceHealth }) {
+  const lanes = Object.entries(health.backlog.lanes);
+  return (
+    <Panel title="Health" id="health">
+      <p>
+        Formgate <strong>{health.version}</strong>
+      </p>
+      <div class="table-wrap">
+        <table class="stack">
+          <caption class="muted">Deliveries waiting (due, not yet delivered)</caption>
+          <thead>
+            <tr>
+              <th scope="col">Lane</th>
+              <th scope="col">Waiting</th>
+              <th scope="col">Oldest waits</th>
+            </tr>
+          </thead>
+          <tbody>
+            {lanes.map(([lane, b]) => (
+              <tr key={lane}>
+                <td data-label="Lane">{LANE_NAMES[lane] ?? lane}</td>
+                <td data-label="Waiting">
+                  {number(b.due)}
+                  {b.capped ? ' or more' : ''}
+                </td>
+                <td data-label="Oldest waits">{b.oldestDueAt === null ? '—' : age(Math.max(0, Math.round((health.backlog.at - b.oldestDueAt) / 1000)))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h3>Failing channels (last 7 days)</h3>
+      {health.failing.length === 0 ? (
+        <p class="muted">No delivery has failed in the last 7 days.</p>
+      ) : (
+        <ul class="health-list">
+          {health.failing.map((f) => (
+            <li key={`${f.formId}-${f.kind}`}>
+              <a href={`/forms/${f.formId}/deliveries`}>
+                {f.formName} ({f.workspaceName})
+              </a>
+              : {KIND_NAMES[f.kind] ?? f.kind}, {number(f.failed)} failed, last <Time ms={f.lastFailedAt} />
+              {f.lastError && (
+                <>
+                  {' '}
+                  — <span class="muted">{f.lastError.slice(0, 200)}</span>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </Panel>
+  );
+}
+
+/** Team or hosting mode, the admin's to change unless FORMGATE_DEFAULT_PLAN decides. */
+function UsagePanel({ settings, csrf, error }: { settings: InstanceSettingsView; csrf: string; error?: string }) {
+  if (settings.defaultPlanFromEnvironment) {
+    return (
+      <Panel title="How this installation is used" id="usage">
+        <p>Hosting forms for others: FORMGATE_DEFAULT_PLAN is set, so plans and their limits apply and new workspaces start on its plan.</p>
+        <p class="muted">Unset FORMGATE_DEFAULT_PLAN and restart to choose here.</p>
+      </Panel>
+    );
+  }
+  const choices = [
+    { value: 'team', label: 'For me and my team', hint: 'Every workspace has every feature and no limit, whatever its plan.' },
+    { value: 'hosting', label: 'Hosting forms for others', hint: 'Plans apply: Free by default, with its limits; you upgrade workspaces below.' },
+  ];
+  return (
+    <Panel title="How this installation is used" id="usage">
+      <form method="post" action="/admin/usage">
+        <CsrfInput token={csrf} />
+        <fieldset class="usage-choice" aria-describedby={error ? 'usage-error' : undefined}>
+          <legend>This installation is</legend>
+          {choices.map((c) => (
+            <div class="field check" key={c.value}>
+              <input
+                id={`usage-${c.value}`}
+                type="radio"
+                name="usage"
+                value={c.value}
+                checked={settings.usage === c.value}
+                aria-describedby={`usage-${c.value}-hint`}
+              />
+              <label for={`usage-${c.value}`}>{c.label}</label>
+              <p class="hint" id={`usage-${c.value}-hint`}>
+                {c.hint}
+              </p>
+            </div>
+          ))}
+          {error && (
+            <p class="error" id="usage-error">
+              {error}
+            </p>
+          )}
+        </fieldset>
+        <button type="submit" class="secondary">
+          Save
+        </button>
+      </form>
+    </Panel>
+  );
+}
+
+/** The private networks and hosts webhooks may reach (n8n, Node-RED, Home Assistant on the LAN). */
+function WebhookAllowPanel({ settings, csrf, errors }: { settings: InstanceSettingsView; csrf: string; errors: SettingErrors }) {
+  return (
+    <Panel title="Webhooks to private networks" id="webhook-allow">
+      <p class="muted">
+        Webhooks reach public addresses only. List networks (192.168.1.0/24, fd00::/8), addresses or host names (n8n.lan) that they may reach too, one per line
+        or separated by commas. A listed host name may resolve to a private LAN address only (10/8, 172.16/12, 192.168/16, fc00::/7), never to this machine or a
+        link-local one: list 127.0.0.1/32 to reach a service on this machine.
+      </p>
+      {settings.webhookAllowEnvironment && (
+        <p>
+          Also allowed by FORMGATE_WEBHOOK_ALLOW: <code>{settings.webhookAllowEnvironment}</code>
+        </p>
+      )}
+      <form method="post" action="/admin/webhook-allow">
+        <CsrfInput token={csrf} />
+        <TextArea
+          label="Allowed networks and hosts"
+          name="webhookAllow"
+          value={errors.webhookAllowText ?? settings.webhookAllow}
+          hint="Empty: public addresses only."
+          errors={errors.webhookAllow ? { webhookAllow: errors.webhookAllow } : undefined}
+        />
+        <button type="submit" class="secondary">
+          Save
+        </button>
+      </form>
+    </Panel>
+  );
+}
+
 /** The instance admin's page: every account and workspace, and each workspace's plan. */
-export function AdminPage({ frame, accounts, workspaces, next, back, planError, mail, deliveries }: AdminPageProps) {
+export function AdminPage({ frame, accounts, workspaces, next, back, planError, mail, deliveries, health, settings, settingErrors }: AdminPageProps) {
   return (
     <Layout title="Instance admin" frame={frame}>
       <DeliveriesSwitchPanel status={deliveries} csrf={frame.csrf} />
+      <HealthPanel health={health} />
       <MailPanel mail={mail} csrf={frame.csrf} />
-      <Panel title="Accounts">
+      <UsagePanel settings={settings} csrf={frame.csrf} error={settingErrors.usage} />
+      <WebhookAllowPanel settings={settings} csrf={frame.csrf} errors={settingErrors} />
+      <Panel title="Accounts" id="accounts">
+        <p class="muted">A disabled account cannot log in and its API tokens are refused; its workspaces keep receiving submissions.</p>
         <Accounts accounts={accounts} />
         {next.accounts && (
           <p class="pager">
@@ -130,7 +307,7 @@ export function AdminPage({ frame, accounts, workspaces, next, back, planError, 
       </Panel>
       <Panel title="Workspaces">
         <p class="muted">Changing a plan does what a payment does: held submissions are released and the owners are told by email.</p>
-        <Workspaces workspaces={workspaces} csrf={frame.csrf} back={back} planError={planError} />
+        <Workspaces workspaces={workspaces} csrf={frame.csrf} back={back} planError={planError} plans={frame.plans} />
         {next.workspaces && (
           <p class="pager">
             <a href={next.workspaces}>Next page of workspaces</a>

@@ -20,8 +20,8 @@ function panelErrors(errors: FieldErrors | undefined): FieldErrors | undefined {
  * A form's `fileUploads`: on or off, the limits in MB within the plan's ceilings, the allowed
  * types. Part of the settings form (saved with it); `uploadsShown` tells the route it was posted.
  */
-export function FileUploadsPanel({ values, plan, errors }: { values: SettingsValues; plan: Plan; errors?: FieldErrors }) {
-  const ceilings = uploadCeilings(plan);
+export function FileUploadsPanel({ values, plan, upgraded, errors }: { values: SettingsValues; plan: Plan; upgraded?: boolean; errors?: FieldErrors }) {
+  const ceilings = uploadCeilings(plan, upgraded);
   const shown = panelErrors(errors);
   return (
     <Panel title="File uploads" id="file-uploads">

@@ -349,7 +349,7 @@ export function FormSettingsPage({
             </p>
           )}
         </Panel>
-        <FileUploadsPanel values={values} plan={form.plan} errors={errors} />
+        <FileUploadsPanel values={values} plan={form.plan} upgraded={frame.plans.isUpgraded(form.plan)} errors={errors} />
         {values.behaviour && <FormBehaviourPanels values={values.behaviour} errors={errors} />}
         {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} action={action} />}
         <div class="actions form-actions">

@@ -1,4 +1,3 @@
-import { Fragment } from 'preact';
 import type { FilterValues } from '../date-range.js';
 import type { FieldErrors } from '../field-errors.js';
 import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, MAX_FIELD_COLUMNS, timeText } from '../submission-fields.js';

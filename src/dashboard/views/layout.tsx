@@ -1,10 +1,10 @@
+import type { PlanRules } from '../../domain/plans.js';
 import type { ComponentChildren } from 'preact';
 import { assetUrl } from '../assets.js';
 import type { DeliveriesState } from '../../jobs/delivery-switch.js';
 import type { Plan } from '../../domain/plans.js';
 import type { Flash } from '../flash.js';
 import { CsrfInput } from './components.js';
-import { planName } from './workspace-page.js';
 import { pausedBy } from './deliveries-switch-panel.js';
 
 export type Section = 'forms' | 'members' | 'tokens' | 'account' | 'admin' | 'settings' | 'workspaces';
@@ -30,6 +30,8 @@ export interface Frame {
   workspaces: FrameWorkspace[];
   current: FrameWorkspace | null;
   section?: Section;
+  /** The installation's plan rules: limits, features and the plans' names as pages show them. */
+  plans: PlanRules;
 }
 
 interface LayoutProps {
@@ -82,7 +84,7 @@ function WorkspaceSwitcher({ frame }: { frame: Frame }) {
               <a href={`/w/${w.id}`} aria-current={w.id === frame.current?.id ? 'true' : undefined}>
                 <span class="menu-item-name">{w.name}</span>
                 <span class="menu-item-detail">
-                  {w.owner === 'you' ? 'Yours' : w.owner ? `Owner: ${w.owner}` : 'Owner gone'} · {planName(w.plan)}
+                  {w.owner === 'you' ? 'Yours' : w.owner ? `Owner: ${w.owner}` : 'Owner gone'} · {frame.plans.label(w.plan)}
                 </span>
               </a>
             </li>

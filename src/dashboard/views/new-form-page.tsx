@@ -1,9 +1,7 @@
 import type { Workspace } from '../../services/workspaces.js';
-import { planLimits } from '../../domain/plans.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
-import { planName } from './workspace-page.js';
 
 interface NewFormPageProps {
   frame: Frame;
@@ -17,7 +15,7 @@ interface NewFormPageProps {
 
 /** The one thing a new form needs: a name. Everything else is on its Settings page afterwards. */
 export function NewFormPage({ frame, workspace, formCount, name, notifyMe, errors }: NewFormPageProps) {
-  const limit = planLimits(workspace.plan).forms;
+  const limits = frame.plans.limits(workspace.plan);
   return (
     <Layout title="New form" frame={frame}>
       <p class="breadcrumb">
@@ -26,7 +24,9 @@ export function NewFormPage({ frame, workspace, formCount, name, notifyMe, error
       <Panel title="Form details">
         <p class="muted">
           A form gets its own address; your page’s HTML form posts to it. The next page gives you that address and snippets to copy. {workspace.name} has{' '}
-          {formCount} of the {limit} forms its plan ({planName(workspace.plan)}) allows.
+          {limits.unlimited
+            ? `${formCount} ${formCount === 1 ? 'form' : 'forms'}, with no limit.`
+            : `${formCount} of the ${limits.forms} forms its plan (${frame.plans.label(workspace.plan)}) allows.`}
         </p>
         <FormError errors={errors} />
         <form method="post" action={`/w/${workspace.id}/forms/new`} noValidate>

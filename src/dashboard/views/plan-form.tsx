@@ -1,5 +1,5 @@
 import type { WorkspaceSummary } from '../../services/admin.js';
-import { PLANS } from '../../domain/plans.js';
+import { planLabel, PLANS } from '../../domain/plans.js';
 import { CsrfInput } from './components.js';
 
 /** The admin's plan change for one workspace: a select labelled with its name, and a button that says what it does. */
@@ -14,7 +14,7 @@ export function PlanForm({ workspace, csrf, back, error }: { workspace: Workspac
         <select id={id} name="plan" aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-error` : undefined}>
           {PLANS.map((plan) => (
             <option key={plan} value={plan} selected={plan === workspace.plan}>
-              {plan}
+              {planLabel(plan)}
             </option>
           ))}
         </select>

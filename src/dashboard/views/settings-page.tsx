@@ -26,7 +26,7 @@ export function SettingsPage({ frame, workspace, formCount, memberCount, name, e
           <button type="submit">Rename workspace</button>
         </form>
       </Panel>
-      <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} />
+      <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={frame.plans} />
       <Panel title="Erase a person">
         <p>Delete every submission that holds someone’s email address, when they ask you to: you see how many first.</p>
         <p>

@@ -1,6 +1,6 @@
 import type { Workspace } from '../../services/workspaces.js';
 import { type DeliveryRecord, writtenToFile } from '../../services/deliveries.js';
-import { planLimits } from '../../domain/plans.js';
+import { planLabel, planLimits } from '../../domain/plans.js';
 import type { SubmissionDetail } from '../../services/submissions.js';
 import { NOTE_LIMIT } from '../../services/submission-marks.js';
 import { isFileValue } from '../../services/export-fields.js';
@@ -110,8 +110,8 @@ export function HeldExplanation({ plan }: { plan: Workspace['plan'] }) {
   return (
     <div class="notice">
       <p>
-        <strong>Held:</strong> it came after the workspace had used its allowance of {allowance} accepted submissions on the {plan} plan. It is kept, but not
-        listed in the inbox or delivered yet.
+        <strong>Held:</strong> it came after the workspace had used its allowance of {allowance} accepted submissions on the {planLabel(plan)} plan. It is kept,
+        but not listed in the inbox or delivered yet.
       </p>
       <p>
         A larger allowance (an upgrade) releases held submissions oldest first, as far as it reaches; each is then listed and delivered. The allowance counts

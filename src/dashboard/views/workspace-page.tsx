@@ -1,7 +1,7 @@
 import type { Form } from '../../services/forms.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { WorkspaceStats } from '../../services/stats.js';
-import { isUpgraded, planLimits, submissionsLeft } from '../../domain/plans.js';
+import type { PlanRules } from '../../domain/plans.js';
 import { uploadCeilings } from '../../domain/uploads.js';
 import { megabytes } from '../../services/form-uploads.js';
 import { DailyChart, describeDays, Sparkline } from './chart.js';
@@ -11,57 +11,62 @@ import { FormStateBadge } from './form-behaviour-panel.js';
 import type { FormStateName } from '../../services/form-behaviour.js';
 import { type Frame, Layout } from './layout.js';
 
-const PLAN_NAMES: Record<string, string> = { FREE: 'Free', BUNDLE_50000: 'Upgraded (50,000 submissions)', DEALIFY: 'Upgraded (Dealify)' };
-
-export function planName(plan: string): string {
-  return PLAN_NAMES[plan] ?? plan;
-}
-
 function number(n: number): string {
   return n.toLocaleString('en-US');
 }
 
 /** The plan, its limits and what is left of the allowance (the API's `submissionsQuota`). */
-export function PlanSummary({ workspace, formCount, memberCount }: { workspace: Workspace; formCount: number; memberCount: number }) {
-  const limits = planLimits(workspace.plan);
+export function PlanSummary({ workspace, formCount, memberCount, plans }: { workspace: Workspace; formCount: number; memberCount: number; plans: PlanRules }) {
+  const limits = plans.limits(workspace.plan);
+  const members = memberCount === 1 ? 'member' : 'members';
   return (
     <Panel title="Plan and allowance">
       <dl class="stats">
-        <div>
+        <div class="plan-tile">
           <dt>Plan</dt>
-          <dd>{planName(workspace.plan)}</dd>
+          <dd>{plans.label(workspace.plan)}</dd>
         </div>
-        <div>
-          <dt>Submissions left</dt>
-          <dd>
-            {number(submissionsLeft(workspace.plan, workspace.submissionsUsed))}
-            <span class="muted"> of {number(limits.submissions)}</span>
-          </dd>
-        </div>
+        {limits.unlimited ? (
+          <div>
+            <dt>Submissions received</dt>
+            <dd>
+              {number(workspace.submissionsUsed)}
+              <span class="muted"> · no limit</span>
+            </dd>
+          </div>
+        ) : (
+          <div>
+            <dt>Submissions left</dt>
+            <dd>
+              {number(plans.submissionsLeft(workspace.plan, workspace.submissionsUsed))}
+              <span class="muted"> of {number(limits.submissions)}</span>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Forms</dt>
           <dd>
             {number(formCount)}
-            <span class="muted"> of {number(limits.forms)}</span>
+            <span class="muted">{limits.unlimited ? ' · no limit' : ` of ${number(limits.forms)}`}</span>
           </dd>
         </div>
         <div>
           <dt>File storage used</dt>
           <dd>
             {megabytes(Number(workspace.fileBytes ?? 0))}
-            <span class="muted"> of {megabytes(uploadCeilings(workspace.plan).storageBytes)}</span>
+            <span class="muted"> of {megabytes(uploadCeilings(workspace.plan, plans.isUpgraded(workspace.plan)).storageBytes)}</span>
           </dd>
         </div>
         <div>
           <dt>Team members</dt>
           <dd>
             {number(memberCount)}
-            <span class="muted"> {limits.members === null ? 'unlimited' : `of ${limits.members}`}</span>
+            <span class="muted">{limits.members === null ? ` ${members} · no limit` : ` of ${limits.members}`}</span>
           </dd>
         </div>
       </dl>
       {limits.members !== null && <p class="muted">Team members include pending invitations, as the plan’s limit counts them.</p>}
-      {!isUpgraded(workspace.plan) && (
+      {!plans.isUpgraded(workspace.plan) && (
         <p class="muted">The free plan has no autoresponder and no REST API; an upgraded workspace has both, 50,000 submissions and 100 forms.</p>
       )}
     </Panel>
@@ -169,7 +174,7 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
           <p class="muted">Counted per day in UTC, today included. Spam is what the filter caught; held submissions count as accepted.</p>
         </details>
       )}
-      <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} />
+      <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={frame.plans} />
     </Layout>
   );
 }

@@ -1,8 +1,7 @@
-import { type Plan, planLimits, submissionsLeft } from '../../domain/plans.js';
+import type { Plan } from '../../domain/plans.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, EmptyState, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
-import { planName } from './workspace-page.js';
 
 export interface WorkspaceListItem {
   id: string;
@@ -42,12 +41,16 @@ export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; 
                   <td data-label="Name">
                     <a href={`/w/${w.id}`}>{w.name}</a>
                   </td>
-                  <td data-label="Plan">{planName(w.plan)}</td>
+                  <td data-label="Plan">{frame.plans.label(w.plan)}</td>
                   <td data-label="Submissions left">
-                    <span>
-                      {submissionsLeft(w.plan, w.submissionsUsed).toLocaleString('en-US')}
-                      <span class="muted"> of {planLimits(w.plan).submissions.toLocaleString('en-US')}</span>
-                    </span>
+                    {frame.plans.team ? (
+                      <span>No limit</span>
+                    ) : (
+                      <span>
+                        {frame.plans.submissionsLeft(w.plan, w.submissionsUsed).toLocaleString('en-US')}
+                        <span class="muted"> of {frame.plans.limits(w.plan).submissions.toLocaleString('en-US')}</span>
+                      </span>
+                    )}
                   </td>
                   <td data-label="Your role">
                     <span>
@@ -76,9 +79,11 @@ export function NewWorkspacePage({ frame, defaultPlan, name = '', errors }: { fr
       <Panel title="Workspace details">
         <p class="muted">
           A workspace holds forms and a team.{' '}
-          {defaultPlan === 'FREE'
-            ? 'Each account has one free workspace; upgrade it to create more.'
-            : `New workspaces start on the ${planName(defaultPlan)} plan.`}
+          {frame.plans.team
+            ? 'Every workspace of this installation has every feature and no limit.'
+            : defaultPlan === 'FREE'
+              ? 'Each account has one free workspace; upgrade it to create more.'
+              : `New workspaces start on the ${frame.plans.label(defaultPlan)} plan.`}
         </p>
         <FormError errors={errors} />
         <form method="post" action="/workspaces/new" noValidate>

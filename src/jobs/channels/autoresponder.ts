@@ -4,7 +4,7 @@ import { submitterAddress } from '../../domain/submitter-address.js';
 import { autoresponderMessage } from '../../mail/autoresponder.js';
 import { autoresponderMessageId, mailDomain } from '../../mail/message-id.js';
 import type { Mailer } from '../../mail/transport.js';
-import { isUpgraded } from '../../domain/plans.js';
+import { PlanRules } from '../../domain/plans.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 import { withoutFileUrls } from '../../domain/file-values.js';
 import {
@@ -32,6 +32,8 @@ export class AutoresponderChannel implements Channel {
     private readonly mailer: Mailer,
     /** FORMGATE_MAIL_FROM: its domain names the message ids. */
     private readonly mailFrom: string,
+    /** The installation's plan rules (team mode: every workspace has it). */
+    private readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {}
 
   private readonly submissions = lookupBySubmission((submissionIds) =>
@@ -59,7 +61,7 @@ export class AutoresponderChannel implements Channel {
   async send(job: Job): Promise<DeliveryReceipt> {
     const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
-    if (!isUpgraded(row.plan)) throw new DeliveryError('the autoresponder needs an upgraded workspace', { permanent: true });
+    if (!this.plans.isUpgraded(row.plan)) throw new DeliveryError('the autoresponder needs an upgraded workspace', { permanent: true });
     if (row.code == null) throw new DeliveryError('the autoresponder was turned off (its template was deleted)', { permanent: true });
     if (row.paused === 1) throw new DeliveryError('the autoresponder is paused by the content check', { permanent: true });
 

@@ -1,3 +1,4 @@
+import type { WebhookAllowList } from '../../net/public-address.js';
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { SingleFlight } from '../../db/single-flight.js';
@@ -21,6 +22,8 @@ export interface WebhookChannelOptions {
   signingSecret: (formId: string) => Promise<string>;
   /** FORMGATE_ALLOW_PRIVATE_WEBHOOKS: let webhooks reach loopback and private addresses (tests only). */
   allowPrivate: boolean;
+  /** The private networks and hosts the owner allowed, read at each send (a cached setting). */
+  allow?: () => WebhookAllowList;
   timeoutMs?: number;
   /** For tests: resolve host names without DNS. */
   lookup?: HostLookup;
@@ -68,6 +71,7 @@ export class WebhookChannel implements Channel {
     };
     const { status } = await postJsonSafely(payload.url, body, headers, {
       allowPrivate: this.options.allowPrivate,
+      allow: this.options.allow?.(),
       timeoutMs: this.options.timeoutMs,
       lookup: this.options.lookup,
     });

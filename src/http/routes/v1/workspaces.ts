@@ -23,7 +23,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       const { userId } = principalOf(request);
       const list = `workspaces:${userId}`;
       const page = await ctx.workspaces.listForUser(userId, pageRequest(ctx.cursors, list, request.query));
-      return toEnvelope(ctx.cursors, list, page, toWorkspaceResource);
+      return toEnvelope(ctx.cursors, list, page, (w) => toWorkspaceResource(w, ctx.plans));
     },
   );
 
@@ -40,7 +40,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
     }),
     async (request, reply) => {
       const workspace = await ctx.workspaces.createWorkspace(principalOf(request).userId, request.body.name, { api: true });
-      return reply.code(201).send(toWorkspaceResource(workspace));
+      return reply.code(201).send(toWorkspaceResource(workspace, ctx.plans));
     },
   );
 
@@ -63,7 +63,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
         api: true,
         sentBack: { id, plan },
       });
-      return toWorkspaceResource(workspace);
+      return toWorkspaceResource(workspace, ctx.plans);
     },
   );
 }

@@ -1,0 +1,107 @@
+import type { Config } from '../config/config.js';
+import type { Database, Queryable } from '../db/database.js';
+import { INSTANCE_USAGE_KEY, readInstanceSettings, WEBHOOK_ALLOW_KEY, writeInstanceSetting } from '../db/instance-settings.js';
+import { type InstanceUsage, INSTANCE_USAGES } from '../domain/plans.js';
+import { validationError } from '../errors.js';
+import { combineAllowLists, NO_ALLOWED_TARGETS, parseWebhookAllowList, type WebhookAllowList } from '../net/public-address.js';
+
+/** How often an instance reads the settings again: a change on one instance reaches the others within this. */
+export const INSTANCE_SETTINGS_REFRESH_MS = 3_000;
+
+/** The instance settings as the admin page shows them. */
+export interface InstanceSettingsView {
+  usage: InstanceUsage;
+  /** FORMGATE_DEFAULT_PLAN is set: plans apply (hosting) and new workspaces start on it, whatever the setting says. */
+  defaultPlanFromEnvironment: boolean;
+  /** The admin page's allow list, as written. */
+  webhookAllow: string;
+  /** FORMGATE_WEBHOOK_ALLOW, as written (shown, not editable). */
+  webhookAllowEnvironment: string;
+}
+
+/**
+ * The installation's settings every request may need (team or hosting mode, the webhook allow
+ * list), kept in memory and read again in the background when older than
+ * INSTANCE_SETTINGS_REFRESH_MS: a reader never waits for the database (the submit path asks for
+ * every submission), and one tiny query every few seconds keeps every instance in step.
+ */
+export class InstanceSettings {
+  private usageValue: InstanceUsage = 'hosting';
+  private dbAllow: WebhookAllowList = NO_ALLOWED_TARGETS;
+  private dbAllowText = '';
+  private readAt = Number.NEGATIVE_INFINITY;
+  private reading: Promise<void> | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly config: Pick<Config, 'defaultPlanFromEnvironment' | 'webhookAllow' | 'webhookAllowText'>,
+    private readonly options: { refreshMs?: number; now?: () => number } = {},
+  ) {}
+
+  /** Team or hosting; hosting when FORMGATE_DEFAULT_PLAN is set, and on an installation that never chose. */
+  usage(): InstanceUsage {
+    this.refreshIfStale();
+    return this.config.defaultPlanFromEnvironment ? 'hosting' : this.usageValue;
+  }
+
+  /** The admin page's list and FORMGATE_WEBHOOK_ALLOW, combined. */
+  webhookAllow(): WebhookAllowList {
+    this.refreshIfStale();
+    return combineAllowLists(this.dbAllow, this.config.webhookAllow);
+  }
+
+  view(): InstanceSettingsView {
+    return {
+      usage: this.usage(),
+      defaultPlanFromEnvironment: this.config.defaultPlanFromEnvironment,
+      webhookAllow: this.dbAllowText,
+      webhookAllowEnvironment: this.config.webhookAllowText,
+    };
+  }
+
+  /** Reads the settings now (at start, and after this process changed them). A failed read keeps the last values. */
+  refresh(): Promise<void> {
+    this.reading ??= this.query().finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  /** Sets how the installation is used (the setup page, in the first account's transaction; the admin page). */
+  async setUsage(value: string, db: Queryable = this.database.db): Promise<InstanceUsage> {
+    if (!(INSTANCE_USAGES as readonly string[]).includes(value)) throw validationError(['usage: choose "For me and my team" or "Hosting forms for others"']);
+    await writeInstanceSetting(db, INSTANCE_USAGE_KEY, value);
+    if (db === this.database.db) await this.refresh();
+    return value as InstanceUsage;
+  }
+
+  /** Replaces the admin page's allow list; an entry that is not a network, address or host name refuses the whole list. */
+  async setWebhookAllow(text: string): Promise<WebhookAllowList> {
+    if (text.length > 4000) throw validationError(['webhookAllow: at most 4,000 characters']);
+    const { allow, problems } = parseWebhookAllowList(text);
+    if (problems.length > 0) throw validationError(problems.map((p) => `webhookAllow: ${p}`));
+    const written = [...allow.networks.map((n) => n.text), ...allow.hosts].join('\n');
+    await writeInstanceSetting(this.database.db, WEBHOOK_ALLOW_KEY, written);
+    await this.refresh();
+    return allow;
+  }
+
+  private refreshIfStale(): void {
+    const now = (this.options.now ?? Date.now)();
+    if (now - this.readAt >= (this.options.refreshMs ?? INSTANCE_SETTINGS_REFRESH_MS) && !this.reading) {
+      this.refresh().catch(() => undefined);
+    }
+  }
+
+  private async query(): Promise<void> {
+    const started = (this.options.now ?? Date.now)();
+    try {
+      const stored = await readInstanceSettings(this.database.db);
+      this.usageValue = stored.usage === 'team' ? 'team' : 'hosting';
+      // a list stored by an older or newer version is read as far as it can be
+      this.dbAllowText = stored.webhookAllow ?? '';
+      this.dbAllow = parseWebhookAllowList(this.dbAllowText).allow;
+    } catch {
+      // the next read tries again; until then the last values hold
+    }
+    this.readAt = started;
+  }
+}
