@@ -4,7 +4,7 @@ import { DeliveriesSwitchPanel } from './deliveries-switch-panel.js';
 import type { InstanceHealth } from '../../services/instance-health.js';
 import type { InstanceSettingsView } from '../../services/instance-settings.js';
 import { planLabel, type PlanRules } from '../../domain/plans.js';
-import { CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
+import { Breakable, CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { type MailCheck, MailPanel } from './mail-panel.js';
 import { PlanForm } from './plan-form.js';
@@ -114,7 +114,9 @@ function Workspaces({
                   <code class="muted">{w.id}</code>
                 </div>
               </td>
-              <td data-label="Owner">{w.ownerEmail}</td>
+              <td data-label="Owner">
+                <Breakable text={w.ownerEmail} />
+              </td>
               <td data-label="Submissions">
                 <div>
                   {number(w.submissionsUsed)} used
