@@ -1,5 +1,5 @@
 import { validationError } from '../errors.js';
-import { type FormBehaviourInput, MAX_SUBMISSIONS_MAX } from '../services/form-behaviour.js';
+import { FORM_BEHAVIOUR_TEXTS, type FormBehaviourInput, MAX_SUBMISSIONS_MAX } from '../services/form-behaviour.js';
 import type { Form } from '../services/forms.js';
 
 /** The behaviour panels' inputs as typed (named as the API's fields, so a refusal lands beside its input). */
@@ -15,16 +15,6 @@ export interface BehaviourValues {
   closesAt: string;
   maxSubmissions: string;
 }
-
-const TEXTS = [
-  'redirectUrl',
-  'thanksTitle',
-  'thanksMessage',
-  'notificationSubject',
-  'notificationFromName',
-  'autoresponseSubject',
-  'autoresponseFromName',
-] as const;
 
 /** The stored form as the panels show it. */
 export function behaviourValuesOf(form: Form): BehaviourValues {
@@ -64,7 +54,7 @@ export function readBehaviour(body: Record<string, unknown>): BehaviourValues | 
 /** The panels as the API's fields: empty is null (the default); the date and the cap read as typed, a bad one named. */
 export function behaviourPatch(values: BehaviourValues): FormBehaviourInput {
   const patch: FormBehaviourInput = {};
-  for (const key of TEXTS) patch[key] = values[key].trim() === '' ? null : values[key];
+  for (const key of FORM_BEHAVIOUR_TEXTS) patch[key] = values[key].trim() === '' ? null : values[key];
   const problems: string[] = [];
   if (values.closesAt === '') patch.closesAt = null;
   else {

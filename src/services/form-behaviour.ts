@@ -7,7 +7,15 @@ import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
 import { httpUrl } from '../net/origin.js';
 
-export { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../domain/form-behaviour.js';
+export {
+  FORM_BEHAVIOUR_TEXTS,
+  FROM_NAME_MAX,
+  MAX_SUBMISSIONS_MAX,
+  REDIRECT_URL_MAX,
+  SUBJECT_MAX,
+  THANKS_MESSAGE_MAX,
+  THANKS_TITLE_MAX,
+} from '../domain/form-behaviour.js';
 import { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../domain/form-behaviour.js';
 
 /** The behaviour's settings as the API names them. */

@@ -1,3 +1,4 @@
+import { FORM_BEHAVIOUR_KEYS } from '../domain/form-behaviour.js';
 import { fromJson, toJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider } from '../db/schema/form.js';
@@ -91,33 +92,13 @@ const FORM_COLUMNS = [
   'retentionDays',
   'uploadsEnabled',
   'uploadLimits',
-  'redirectUrl',
-  'thanksTitle',
-  'thanksMessage',
-  'notificationSubject',
-  'notificationFromName',
-  'autoresponseSubject',
-  'autoresponseFromName',
-  'paused',
-  'closesAt',
-  'maxSubmissions',
+  ...FORM_BEHAVIOUR_KEYS,
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
 
 // stored in columns of their own shape (services/form-behaviour.ts)
-const BEHAVIOUR_KEYS = new Set<string>([
-  'redirectUrl',
-  'thanksTitle',
-  'thanksMessage',
-  'notificationSubject',
-  'notificationFromName',
-  'autoresponseSubject',
-  'autoresponseFromName',
-  'paused',
-  'closesAt',
-  'maxSubmissions',
-]);
+const BEHAVIOUR_KEYS = new Set<string>(FORM_BEHAVIOUR_KEYS);
 
 export class FormService {
   private readonly secrets: FormSecrets;

@@ -1,3 +1,4 @@
+import { FORM_BEHAVIOUR_KEYS } from '../domain/form-behaviour.js';
 // What an import accepts of another server's answers (formgate import): the source is not trusted,
 // so every Workspace, Form and Submission it sends is checked against the limits of the spec (2.2
 // to 2.4, section 8) before anything is written, and a bad one is skipped with the reason why.
@@ -24,18 +25,6 @@ export interface CheckedWorkspace {
 }
 
 /** A form's settings as stored here, and what of the source's could not be kept (for the operator). */
-const BEHAVIOUR_KEYS = [
-  'redirectUrl',
-  'thanksTitle',
-  'thanksMessage',
-  'notificationSubject',
-  'notificationFromName',
-  'autoresponseSubject',
-  'autoresponseFromName',
-  'paused',
-  'closesAt',
-  'maxSubmissions',
-] as const;
 
 export interface CheckedForm {
   id: string;
@@ -122,7 +111,7 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean, webhookAl
   }
   // Formgate's own additions (issue 29): each kept when it passes the rules, else dropped with why
   const behaviour: Record<string, unknown> = {};
-  for (const key of BEHAVIOUR_KEYS) {
+  for (const key of FORM_BEHAVIOUR_KEYS) {
     if (raw[key] === undefined) continue;
     const [problem] = formBehaviourProblems({ [key]: raw[key] } as FormBehaviourInput);
     if (problem === undefined) behaviour[key] = raw[key];
