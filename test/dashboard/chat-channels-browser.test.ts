@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { checkPage, launchBrowser, needsChromium, SCREENSHOT_DIR } from '../helpers/browser.js';
 import { startChatStandIn, TELEGRAM_TOKEN, type ChatStandIn } from '../helpers/chat-stand-in.js';
-import { signUp } from '../helpers/dashboard.js';
+import { signedUpOwner } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -25,11 +25,7 @@ describe(`dashboard in Chromium: a form's chat channels (${TEST_DIALECT})`, { sk
     receiver = await startWebhookReceiver({ status: 200 });
     app = await startApp({ telegramApiUrl: chat.telegramApiUrl, allowPrivateWebhooks: 'true' });
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    await signUp(page, app, 'owner@example.com', PASSWORD);
-    userId = (await app.ctx.users.requireByEmail('owner@example.com')).id;
-    workspaceId = new URL(page.url()).pathname.split('/')[2]!;
+    ({ page, userId, workspaceId } = await signedUpOwner(browser, app, 'owner@example.com', PASSWORD));
   });
   after(async () => {
     await browser?.close();

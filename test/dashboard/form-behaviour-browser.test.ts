@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { toFormResource } from '../../src/services/forms.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { checkPage, launchBrowser, needsChromium } from '../helpers/browser.js';
-import { signUp } from '../helpers/dashboard.js';
+import { signedUpOwner } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { startPageSite, type PageSite } from '../helpers/page-site.js';
 
@@ -35,11 +35,7 @@ describe(`dashboard in Chromium: a form's behaviour and state (${TEST_DIALECT})`
     app = await startApp();
     site = await startPageSite();
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    await signUp(page, app, 'owner@example.com', PASSWORD);
-    userId = (await app.ctx.users.requireByEmail('owner@example.com')).id;
-    workspaceId = new URL(page.url()).pathname.split('/')[2]!;
+    ({ page, userId, workspaceId } = await signedUpOwner(browser, app, 'owner@example.com', PASSWORD));
   });
   after(async () => {
     await browser?.close();

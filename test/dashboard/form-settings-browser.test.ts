@@ -5,7 +5,7 @@ import { toFormResource } from '../../src/services/forms.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { checkPage, launchBrowser, needsChromium } from '../helpers/browser.js';
 import { CAPTCHA_SECRET, CAPTCHA_TOKEN, startCaptchaProvider, type CaptchaProvider } from '../helpers/captcha-provider.js';
-import { signUp } from '../helpers/dashboard.js';
+import { signedUpOwner } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { JSON_ACCEPT, post as submit, postJson } from '../helpers/submit.js';
 
@@ -27,11 +27,7 @@ describe(`dashboard in Chromium: a form's settings (${TEST_DIALECT})`, { skip: n
     provider = await startCaptchaProvider();
     app = await startApp(provider.env);
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
-    page = await context.newPage();
-    await signUp(page, app, 'owner@example.com', PASSWORD);
-    userId = (await app.ctx.users.requireByEmail('owner@example.com')).id;
-    workspaceId = new URL(page.url()).pathname.split('/')[2]!;
+    ({ page, userId, workspaceId } = await signedUpOwner(browser, app, 'owner@example.com', PASSWORD, { permissions: ['clipboard-read', 'clipboard-write'] }));
   });
   after(async () => {
     await browser?.close();

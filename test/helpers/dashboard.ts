@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import type { TestApp } from './app.js';
 
 /** Signs up through the browser and lands on the new account's workspace. */
@@ -8,6 +8,21 @@ export async function signUp(page: Page, app: TestApp, email: string, password: 
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await Promise.all([page.waitForURL(/\/w\/[^/]+$/), page.getByRole('button', { name: 'Create account' }).click()]);
+}
+
+/** A new account signed up in a browser context of its own (desktop width): its page, its id and its workspace's. */
+export async function signedUpOwner(
+  browser: Browser,
+  app: TestApp,
+  email: string,
+  password: string,
+  options: BrowserContextOptions = {},
+): Promise<{ page: Page; userId: string; workspaceId: string }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  const page = await context.newPage();
+  await signUp(page, app, email, password);
+  const userId = (await app.ctx.users.requireByEmail(email)).id;
+  return { page, userId, workspaceId: new URL(page.url()).pathname.split('/')[2]! };
 }
 
 /** Logs in through the browser; `landing` is where the login should lead. */
