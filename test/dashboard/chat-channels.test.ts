@@ -260,8 +260,16 @@ describe(`dashboard: chat channel addresses without FORMGATE_ALLOW_PRIVATE_WEBHO
       ['slack-webhook', 'https://example.com/services/T/B/x', 'A Slack incoming webhook URL starts with https://hooks.slack.com/services/.'],
       ['discord', 'https://discord.com/channels/1/2', 'A Discord webhook URL starts with https://discord.com/api/webhooks/.'],
       ['discord', 'http://discord.com/api/webhooks/1/x', 'The URL must start with https://.'],
-      ['teams', 'https://127.0.0.1/workflows/x', 'The URL must not point at a loopback, private, link-local or otherwise non-public address.'],
-      ['teams', 'https://forms.localhost/workflows/x', 'The URL must not point at localhost.'],
+      [
+        'teams',
+        'https://127.0.0.1/workflows/x',
+        'The URL must not point at a loopback, private, link-local or otherwise non-public address; to call a service on your own network, allow it on the admin page (Webhooks to private networks) or in FORMGATE_WEBHOOK_ALLOW.',
+      ],
+      [
+        'teams',
+        'https://forms.localhost/workflows/x',
+        'The URL must not point at localhost; to call a service on your own network, allow it on the admin page (Webhooks to private networks) or in FORMGATE_WEBHOOK_ALLOW.',
+      ],
       ['teams', 'https://intranet/workflows/x', 'Enter the workflow’s URL as Teams shows it (https://…logic.azure.com/… or …powerplatform.com/…).'],
     ];
     for (const [kind, url, message] of refusals) {

@@ -14,6 +14,7 @@ const from = visitorAddresses(61);
 /** The text of a page without its tags, entities decoded, spaces collapsed: what a person reads. */
 function text(html: string): string {
   return html
+    .replace(/<wbr\/?>/g, '')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')

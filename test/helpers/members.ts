@@ -32,12 +32,16 @@ export async function loggedIn(app: TestApp, email: string): Promise<DashboardCl
   return client;
 }
 
-/** The owner invites `email` through the members page; asserts that it worked. */
-export async function invite(owner: Person, email: string, workspaceId = owner.workspaceId): Promise<void> {
+/** The owner invites `email` through the members page; asserts that it worked, and answers the link the page shows once. */
+export async function invite(owner: Person, email: string, workspaceId = owner.workspaceId): Promise<{ link: string; flash: string }> {
   await owner.client.get(`/w/${workspaceId}/members`);
   const answer = await owner.client.post(`/w/${workspaceId}/invitations`, { email });
-  assert.equal(answer.status, 303, answer.html.slice(0, 500));
-  assert.equal(answer.location, `/w/${workspaceId}/members`);
+  assert.equal(answer.status, 200, answer.html.slice(0, 500));
+  const flash = flashOf(answer.html) ?? '';
+  assert.match(flash, /^(Invitation sent to|A new invitation was sent to) /);
+  const link = /<code id="invitation-link">([^<]+)<\/code>/.exec(answer.html);
+  assert.ok(link, 'the invitation link is shown to copy');
+  return { link: link[1]!, flash };
 }
 
 /** The path of the newest invitation link emailed to `email`, read from the outbox. */
