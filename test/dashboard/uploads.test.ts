@@ -149,8 +149,8 @@ describe(`dashboard: file uploads (${TEST_DIALECT})`, () => {
     const inbox = await owner.client.get(`/forms/${formId}`);
     assert.match(inbox.html, /<svg role="img" aria-label="2 files"/);
     assert.match(inbox.html, /aria-label="1 file"/);
-    // a file's field shows its name, not the object
-    assert.ok(inbox.html.includes('letter.txt'));
+    // a file's field shows its name, not the object (a long value may wrap after its separators)
+    assert.ok(inbox.html.replace(/<wbr\/?>/g, '').includes('letter.txt'));
   });
 
   it('the workspace shows the storage its files use of the plan’s allowance', async () => {

@@ -45,6 +45,8 @@ describe('FORMGATE_TRUST_PROXY: the client is the address the trusted proxy appe
 
   it('a forged X-Forwarded-For behind one hop does not escape the login limit per address, nor the reset limit', async () => {
     await withApp({ trustProxy: '1', rateLimitLoginAddress: '3/15m', rateLimitLoginAccount: '100/15m' }, async (app) => {
+      // an installation with an account: before the first, /login leads to Set up Formgate
+      await createAccount(app);
       const client = clientAddress();
       const headers = () => ({ 'x-forwarded-for': forwardedFor(client) });
       const logIn = async (email: string) => {
