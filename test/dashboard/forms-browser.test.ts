@@ -61,7 +61,7 @@ describe(`dashboard in Chromium: forms, charts, Setup and test submissions (${TE
     assert.equal((await page.locator('#submit-address').textContent())?.trim(), address);
     await checkPage(page, 'form-setup');
 
-    await page.getByRole('button', { name: 'Copy HTML form' }).click();
+    await page.getByRole('button', { name: 'Copy HTML form', exact: true }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
     const snippet = await page.evaluate(() => navigator.clipboard.readText());
     assert.ok(snippet.startsWith(`<form id="formgate-${formId.slice(-8)}" action="${address}" method="post">`), snippet);
