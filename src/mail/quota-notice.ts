@@ -1,3 +1,4 @@
+import { accountMailHtml } from './account-mail.js';
 import { headerText } from './header-text.js';
 
 /** What the notice tells: the workspace, its plan's allowance, and where to upgrade. */
@@ -24,13 +25,11 @@ export function quotaNoticeMessage(facts: NoticeFacts): { subject: string; text:
   ];
   const footer = `Workspace ${facts.id} · ${facts.url}`;
   const text = `${['Hello,', ...paragraphs, footer, 'You receive this email once each time the allowance runs out.'].join('\n\n')}\n`;
-  const html =
-    '<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">' +
-    '<p>Hello,</p>' +
-    paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('') +
-    `<p style="color:#666">Workspace ${escapeHtml(facts.id)} · <a href="${escapeHtml(facts.url)}">${escapeHtml(facts.url)}</a></p>` +
-    '<p style="color:#666">You receive this email once each time the allowance runs out.</p>' +
-    '</body></html>';
+  const html = accountMailHtml(
+    ['Hello,', ...paragraphs].map((p) => `<p style="margin:0 0 12px;font-size:15px;line-height:1.5;color:#111827;">${escapeHtml(p)}</p>`).join('') +
+      `<p style="margin:0;font-size:13px;color:#6b7280;">Workspace ${escapeHtml(facts.id)} · <a href="${escapeHtml(facts.url)}" style="color:#2f55c9;">${escapeHtml(facts.url)}</a></p>`,
+    'You receive this email once each time the allowance runs out.',
+  );
   return { subject, text, html };
 }
 
