@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { FileStore } from '../files/file-store.js';
-import { type InstanceUsage, isPlan, type Plan, PLANS } from '../domain/plans.js';
+import { type InstanceUsage, isPlan, type Plan, PLANS, planLabel } from '../domain/plans.js';
 import { type AccountFate, AdminAccounts } from './admin-accounts.js';
 import { type InstanceHealth, InstanceHealthService } from './instance-health.js';
 import type { InstanceSettings, InstanceSettingsView } from './instance-settings.js';
@@ -92,7 +92,7 @@ export class AdminService {
   /** The admin page's plan change: what `formgate workspaces set-plan` does, owners emailed included. */
   async changePlan(user: { isAdmin: number }, workspaceId: string, plan: string) {
     this.requireAdmin(user);
-    if (!isPlan(plan)) throw validationError([`plan: must be one of ${PLANS.join(', ')}`]);
+    if (!isPlan(plan)) throw validationError([`plan: choose one of the plans listed (${PLANS.map(planLabel).join(', ')})`]);
     return this.workspaces.setPlan(workspaceId, plan);
   }
 

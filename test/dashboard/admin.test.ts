@@ -144,7 +144,11 @@ describe('dashboard: the instance admin’s page', () => {
     assert.equal(flash((await admin.get('/admin')).html), '&quot;My workspace&quot; is already on Free; nothing changed.');
     const refused = await admin.post(`/admin/workspaces/${workspace.id}/plan`, { plan: 'GOLD', back: '/admin' });
     assert.equal(refused.status, 400);
-    assert.match(refused.html, new RegExp(`id="plan-${workspace.id}-error">Must be one of FREE, BUNDLE_50000, DEALIFY\\.<`));
+    // people read plans by their names, never their codes
+    assert.match(
+      refused.html,
+      new RegExp(`id="plan-${workspace.id}-error">Choose one of the plans listed \\(Free, Upgraded \\(50,000 submissions\\), Upgraded \\(Dealify\\)\\)\\.<`),
+    );
     assert.equal((await app.ctx.workspaces.requireById(workspace.id)).plan, 'FREE');
     assert.equal(await emails(), count);
     const unknown = await admin.post('/admin/workspaces/nosuchworkspace/plan', { plan: 'DEALIFY', back: '/admin' });
