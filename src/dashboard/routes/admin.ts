@@ -56,6 +56,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
   app.post<{ Body: { usage?: string } }>('/admin/usage', { preHandler }, async (request, reply) => {
     try {
       const usage = await ctx.admin.setUsage(accountOf(request).user, String(request.body?.usage ?? ''));
+      request.log.warn({ usage, by: accountOf(request).user.email }, 'how the installation is used changed from the admin page');
       setFlash(
         reply,
         usage === 'team'
@@ -72,6 +73,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     const text = String(request.body?.webhookAllow ?? '');
     try {
       await ctx.admin.setWebhookAllow(accountOf(request).user, text);
+      request.log.warn({ webhookAllow: text.trim(), by: accountOf(request).user.email }, 'webhooks to private networks changed from the admin page');
       setFlash(reply, text.trim() === '' ? 'Webhooks reach public addresses only (besides FORMGATE_WEBHOOK_ALLOW).' : 'Webhooks to private networks saved.');
       return seeOther(reply, '/admin#webhook-allow');
     } catch (error) {
@@ -95,11 +97,13 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     try {
       if (action === 'delete') {
         const deleted = await ctx.admin.deleteAccount(user, accountId);
+        request.log.warn({ accountId, workspacesDeleted: deleted.workspacesDeleted, by: user.email }, 'account deleted from the admin page');
         const workspaces = `${deleted.workspacesDeleted} ${deleted.workspacesDeleted === 1 ? 'workspace' : 'workspaces'}`;
         setFlash(reply, `${deleted.email} was deleted, with the ${workspaces} it alone owned.`);
         return seeOther(reply, '/admin#accounts');
       }
       const changed = await ctx.admin.setAccountDisabled(user, accountId, action === 'disable');
+      if (changed.changed) request.log.warn({ accountId, by: user.email }, `account ${action}d from the admin page`);
       const now = action === 'disable' ? 'disabled: it cannot log in and its API tokens are refused' : 'enabled again: it can log in';
       setFlash(reply, changed.changed ? `${changed.email} is ${now}.` : `${changed.email} was already ${action}d; nothing changed.`);
       return seeOther(reply, `/admin/accounts/${encodeURIComponent(accountId)}`);

@@ -33,6 +33,10 @@ export function registerSetupRoutes(app: FastifyInstance, ctx: AppContext, cooki
     const usage = String(request.body?.usage ?? '');
     try {
       const { user } = await ctx.setup.setUp(email, password, usage);
+      request.log.info(
+        { userId: user.id, usage: ctx.config.defaultPlanFromEnvironment ? 'FORMGATE_DEFAULT_PLAN' : usage },
+        'installation set up: the first account is the instance admin',
+      );
       await startSession(request, reply, ctx.sessions, cookie, user.id);
       limits.signedUp(request, reply, user.email);
       setFlash(reply, 'Formgate is set up: you are its admin. Create your first form.');
