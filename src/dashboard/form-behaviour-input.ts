@@ -1,6 +1,7 @@
 import { validationError } from '../errors.js';
 import { FORM_BEHAVIOUR_TEXTS, type FormBehaviourInput, MAX_SUBMISSIONS_MAX } from '../services/form-behaviour.js';
 import type { Form } from '../services/forms.js';
+import { localInputOf, msOfLocalInput } from './time-zone.js';
 
 /** The behaviour panels' inputs as typed (named as the API's fields, so a refusal lands beside its input). */
 export interface BehaviourValues {
@@ -11,13 +12,15 @@ export interface BehaviourValues {
   notificationFromName: string;
   autoresponseSubject: string;
   autoresponseFromName: string;
-  /** `YYYY-MM-DDTHH:MM` in UTC (a datetime-local input); empty: never. */
+  /** `YYYY-MM-DDTHH:MM` in `zone` (a datetime-local input); empty: never. */
   closesAt: string;
   maxSubmissions: string;
+  /** The viewer's time zone, the closing time's (time-zone.ts). */
+  zone: string;
 }
 
 /** The stored form as the panels show it. */
-export function behaviourValuesOf(form: Form): BehaviourValues {
+export function behaviourValuesOf(form: Form, zone: string): BehaviourValues {
   return {
     redirectUrl: form.redirectUrl ?? '',
     thanksTitle: form.thanksTitle ?? '',
@@ -26,13 +29,14 @@ export function behaviourValuesOf(form: Form): BehaviourValues {
     notificationFromName: form.notificationFromName ?? '',
     autoresponseSubject: form.autoresponseSubject ?? '',
     autoresponseFromName: form.autoresponseFromName ?? '',
-    closesAt: form.closesAt === null ? '' : new Date(form.closesAt).toISOString().slice(0, 16),
+    closesAt: form.closesAt === null ? '' : localInputOf(form.closesAt, zone),
     maxSubmissions: form.maxSubmissions === null ? '' : String(form.maxSubmissions),
+    zone,
   };
 }
 
 /** The panels' inputs of a posted settings form; null when the page did not hold them (then nothing of them changes). */
-export function readBehaviour(body: Record<string, unknown>): BehaviourValues | null {
+export function readBehaviour(body: Record<string, unknown>, zone: string): BehaviourValues | null {
   if (body.behaviourShown !== '1') return null;
   const text = (name: string) => {
     const value = body[name];
@@ -48,6 +52,7 @@ export function readBehaviour(body: Record<string, unknown>): BehaviourValues | 
     autoresponseFromName: text('autoresponseFromName'),
     closesAt: text('closesAt').trim(),
     maxSubmissions: text('maxSubmissions').trim(),
+    zone,
   };
 }
 
@@ -58,9 +63,9 @@ export function behaviourPatch(values: BehaviourValues): FormBehaviourInput {
   const problems: string[] = [];
   if (values.closesAt === '') patch.closesAt = null;
   else {
-    const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(values.closesAt) ? Date.parse(`${values.closesAt}Z`) : Number.NaN;
+    const at = msOfLocalInput(values.closesAt, values.zone);
     if (Number.isFinite(at)) patch.closesAt = new Date(at).toISOString();
-    else problems.push('closesAt: must be a date and time (UTC), or empty to keep the form open');
+    else problems.push(`closesAt: must be a date and time (${values.zone}), or empty to keep the form open`);
   }
   if (values.maxSubmissions === '') patch.maxSubmissions = null;
   else if (/^\d{1,9}$/.test(values.maxSubmissions) && Number(values.maxSubmissions) >= 1 && Number(values.maxSubmissions) <= MAX_SUBMISSIONS_MAX) {

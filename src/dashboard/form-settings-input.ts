@@ -47,7 +47,8 @@ export interface SettingsValues {
 export type SettingsAction = { kind: 'save' } | { kind: 'add'; list: SettingsList } | { kind: 'remove'; list: SettingsList; index: number };
 
 /** The stored form as the page shows it. */
-export function valuesOf(form: Form): SettingsValues {
+/** The stored form as the page shows it; `zone`: the viewer's, the closing time's (time-zone.ts). */
+export function valuesOf(form: Form, zone = 'UTC'): SettingsValues {
   return {
     name: form.name,
     description: form.description ?? '',
@@ -63,7 +64,7 @@ export function valuesOf(form: Form): SettingsValues {
     retentionDays: form.retentionDays === null ? '' : String(form.retentionDays),
     ...uploadValuesOf(form),
     adding: { notificationEmails: '', allowedOrigins: '' },
-    behaviour: behaviourValuesOf(form),
+    behaviour: behaviourValuesOf(form, zone),
   };
 }
 
@@ -78,7 +79,7 @@ const first = (value: unknown) => strings(value)[0] ?? '';
 const text = (value: unknown) => first(value).replace(/\r\n?/g, '\n');
 
 /** Reads the posted form. A list's emptied inputs drop out; what the "Add" input holds joins the list on save. */
-export function readSettings(body: Record<string, unknown> | undefined): { values: SettingsValues; action: SettingsAction } {
+export function readSettings(body: Record<string, unknown> | undefined, zone = 'UTC'): { values: SettingsValues; action: SettingsAction } {
   const b = body ?? {};
   const list = (name: SettingsList) =>
     strings(b[name])
@@ -103,7 +104,7 @@ export function readSettings(body: Record<string, unknown> | undefined): { value
     uploadMaxTotalSizeMb: first(b.uploadMaxTotalSizeMb).trim(),
     uploadAllowedTypes: text(b.uploadAllowedTypes).trim(),
     adding: { notificationEmails: first(b.addNotificationEmails).trim(), allowedOrigins: first(b.addAllowedOrigins).trim() },
-    behaviour: readBehaviour(Object.fromEntries(Object.entries(b).map(([k, v]) => [k, strings(v)[0]]))),
+    behaviour: readBehaviour(Object.fromEntries(Object.entries(b).map(([k, v]) => [k, strings(v)[0]])), zone),
   };
   return { values, action: actionOf(first(b.action)) };
 }

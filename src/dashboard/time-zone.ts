@@ -53,3 +53,43 @@ export function formatTime(ms: number): { text: string; utc: string; iso: string
   const utc = `${formatOf('UTC').format(date)} UTC`;
   return { text: zone === 'UTC' ? utc : formatOf(zone).format(date), utc, iso: date.toISOString() };
 }
+
+const LOCAL_INPUT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+
+/** How far `zone`'s clock is ahead of UTC at `ms`, in ms (Intl's reading of the wall clock there). */
+function offsetAt(ms: number, zone: string): number {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, Number(p.value)]),
+  );
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!) - Math.floor(ms / 1000) * 1000;
+}
+
+/** A time as a `datetime-local` input shows it in `zone` (`2026-12-01T09:30`). */
+export function localInputOf(ms: number, zone: string): string {
+  return new Date(ms + offsetAt(ms, zone)).toISOString().slice(0, 16);
+}
+
+/**
+ * The time a `datetime-local` input's value names in `zone`, or NaN for one that is not such a value.
+ * NOTE: a wall-clock time skipped by a change to summer time is read with the offset before it.
+ */
+export function msOfLocalInput(value: string, zone: string): number {
+  const m = LOCAL_INPUT.exec(value);
+  if (!m) return Number.NaN;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
+  if (!Number.isFinite(wall) || new Date(wall).toISOString().slice(0, 16) !== value.slice(0, 16)) return Number.NaN;
+  // the offset of the wall time read as UTC, then again at the guess: right on both sides of a change
+  const guess = wall - offsetAt(wall, zone);
+  return wall - offsetAt(guess, zone);
+}

@@ -67,6 +67,15 @@ describe(`dashboard: a form's behaviour and state over HTTP (${TEST_DIALECT})`, 
     assert.match(shown.html, /id="field-closesAt"[^>]*value="2031-03-01T09:30"/);
     assert.match(shown.html, /id="field-maxSubmissions"[^>]*value="250"/);
 
+    // typed and shown in the viewer's time zone (the account's setting): 09:30 in Oslo in March is 08:30 UTC
+    assert.equal((await owner.client.post('/account/time-zone', { timeZone: 'Europe/Oslo' })).status, 303);
+    const oslo = await owner.client.get(`/forms/${formId}/settings`);
+    assert.ok(oslo.html.includes('>Close the form at (Europe/Oslo)</label>'));
+    assert.match(oslo.html, /id="field-closesAt"[^>]*value="2031-03-01T10:30"/);
+    assert.equal((await owner.client.post(`/forms/${formId}/settings`, settingsFields('Contact', { closesAt: '2031-07-01T09:30' }))).status, 303);
+    assert.equal((await resource(formId)).closesAt, '2031-07-01T07:30:00.000Z', 'summer time: two hours ahead');
+    await owner.client.post('/account/time-zone', { timeZone: '' });
+
     // emptied: back to the defaults
     assert.equal(
       (await owner.client.post(`/forms/${formId}/settings`, settingsFields('Contact', { redirectUrl: '', closesAt: '', maxSubmissions: '' }))).status,

@@ -8,6 +8,7 @@ import { formFrame } from '../form-frame.js';
 import { editList, readSettings, type SettingsValues, settingsPatch, valuesOf, withAdded } from '../form-settings-input.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
+import { zoneOf } from '../time-zone.js';
 import { RotateWebhookSecretPage } from '../views/form-confirm-pages.js';
 import { formPath } from '../views/form-layout.js';
 import { secretName } from '../views/form-secrets-settings.js';
@@ -53,7 +54,7 @@ export async function sendSettingsPage(
     confirmsRecipients: ctx.recipients.enabled,
     chatChannels,
     ...state,
-    values: state.values ?? valuesOf(form),
+    values: state.values ?? valuesOf(form, zoneOf(request)),
   });
   return sendPage(reply, page, status);
 }
@@ -73,7 +74,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
     const { user } = accountOf(request);
     // membership first: an outsider gets the 404 page whatever was sent
     await ctx.forms.formForMember(user.id, request.params.formId);
-    const { values, action } = readSettings(request.body);
+    const { values, action } = readSettings(request.body, zoneOf(request));
     if (action.kind !== 'save') return settingsPage(request, reply, { values: editList(values, action), unsaved: true });
     const saving = withAdded(values);
     try {
@@ -145,7 +146,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
       recipients: await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails),
       confirmsRecipients: ctx.recipients.enabled,
       chatChannels: await ctx.chatChannels.listForMember(accountOf(request).user.id, form.id),
-      values: valuesOf(form),
+      values: valuesOf(form, zoneOf(request)),
       webhookSecret,
     });
     return sendPage(reply, page);

@@ -131,12 +131,12 @@ export function FormStatePanel({ values, errors, paused, state, action }: PanelP
           : 'Pausing takes effect at once: visitors are told the form is closed and nothing is stored. Nothing else on this page is saved by it.'}
       </p>
       <Field
-        label="Close the form at (UTC)"
+        label={`Close the form at (${values.zone})`}
         name="closesAt"
         type="datetime-local"
         value={values.closesAt}
         errors={errors}
-        hint="Optional; from this date and time (UTC) on, submissions are refused as closed. Empty: never."
+        hint={`Optional; from this date and time on (${values.zone}: your account's time zone, or your browser's), submissions are refused as closed. Empty: never.`}
       />
       <Field
         label="Most submissions"
