@@ -1,6 +1,6 @@
 import { isUpgraded, PlanRules } from '../domain/plans.js';
 import { randomBytes } from 'node:crypto';
-import { type Readable, Transform } from 'node:stream';
+import { PassThrough, type Readable, type Transform } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { FilePart } from '../db/file-claims.js';
@@ -71,6 +71,8 @@ export class UploadSession implements FileParts {
   private readonly keys: string[] = [];
   private readonly writes: Promise<unknown>[] = [];
   private readonly streams = new Set<Transform>();
+  /** The part taken last: the next waits for it (see part()). */
+  private lastTaken: Promise<string | null> = Promise.resolve(null);
   private readonly parts: Promise<unknown>[] = [];
   private readonly partStreams = new Set<Readable>();
   private storedBytes = 0;
@@ -99,7 +101,11 @@ export class UploadSession implements FileParts {
     if (this.discarded || field.startsWith('_')) return drain(stream);
     this.partStreams.add(stream);
     stream.once('close', () => this.partStreams.delete(stream));
-    const taken = this.take(field, stream, info);
+    // NOTE: one part after another, in the body's order: parts whose bytes are already buffered
+    // would otherwise race (each waits on the database first), and the breach of the total could be
+    // counted, and blamed, on the wrong file. The next part waits only for this one to be read.
+    const taken = this.lastTaken.catch(() => null).then(() => this.take(field, stream, info));
+    this.lastTaken = taken;
     this.parts.push(taken);
     return taken;
   }
@@ -201,15 +207,20 @@ export class UploadSession implements FileParts {
       .execute();
     this.keys.push(key);
     if (this.discarded) return drain(stream).then(() => undefined);
-    const counter = new Transform({
-      transform: (chunk: Buffer, _encoding, done) => {
-        file.size += chunk.length;
-        this.storedBytes += chunk.length;
-        if (file.size > limits.maxFileSize) return done(tooLarge(file.field, `${file.name} is larger than ${megabytes(limits.maxFileSize)}`));
-        if (this.storedBytes > limits.maxTotalSize) return done(tooLarge(file.field, `the files together are larger than ${megabytes(limits.maxTotalSize)}`));
-        done(null, chunk);
-      },
-    });
+    // NOTE: bytes are counted as they arrive, in the body's order, not as the store takes them: a
+    // slow write of one file must not let the next file's bytes be counted first (and the breach
+    // of the total be blamed on the wrong field).
+    const counter = new PassThrough();
+    const count = (chunk: Buffer) => {
+      if (counter.destroyed) return;
+      file.size += chunk.length;
+      this.storedBytes += chunk.length;
+      if (file.size > limits.maxFileSize) counter.destroy(tooLarge(file.field, `${file.name} is larger than ${megabytes(limits.maxFileSize)}`));
+      else if (this.storedBytes > limits.maxTotalSize)
+        counter.destroy(tooLarge(file.field, `the files together are larger than ${megabytes(limits.maxTotalSize)}`));
+    };
+    if (first !== null) count(first);
+    stream.on('data', count);
     this.streams.add(counter);
     // busboy pauses the whole body while a file's stream is not read: a failed write must not leave it paused
     counter.once('error', () => {
@@ -218,7 +229,7 @@ export class UploadSession implements FileParts {
     });
     const written = this.store.write(key, counter, file.type).finally(() => this.streams.delete(counter));
     this.writes.push(written);
-    if (first !== null) counter.write(first);
+    if (first !== null && !counter.destroyed) counter.write(first);
     // NOTE: a part may have ended while its first chunk waited: piping an ended stream would never end the copy
     if (stream.readableEnded) counter.end();
     else stream.pipe(counter);
