@@ -9,7 +9,10 @@ export const WorkspaceSchema = Type.Object(
     id: Type.String(),
     name: Type.String(),
     plan: StringEnum(PLANS, 'FREE, or an upgrade (BUNDLE_50000, DEALIFY).'),
-    submissionsQuota: Type.Integer({ description: 'Submissions left of the plan allowance (250 free, 50,000 upgraded); spam does not count. On an installation for one team (every workspace unlimited, docs/api.md) it is 2147483647.' }),
+    submissionsQuota: Type.Integer({
+      description:
+        'Submissions left of the plan allowance (250 free, 50,000 upgraded); spam does not count. On an installation for one team (every workspace unlimited, docs/api.md) it is 2147483647.',
+    }),
     createdAt: DateTime,
     updatedAt: DateTime,
   },
