@@ -5,7 +5,7 @@ import { toFormResource } from '../../src/services/forms.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { CAPTCHA_SECRET, CAPTCHA_TOKEN, startCaptchaProvider, type CaptchaProvider } from '../helpers/captcha-provider.js';
 import { TEST_DIALECT } from '../helpers/database.js';
-import { createToken } from '../helpers/fixtures.js';
+import { createToken, DEFAULT_FORM_BEHAVIOUR } from '../helpers/fixtures.js';
 import { person, type Person } from '../helpers/members.js';
 import { JSON_ACCEPT, post as submit, postJson } from '../helpers/submit.js';
 import { eventually } from '../helpers/eventually.js';
@@ -116,16 +116,7 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
         // the File uploads panel was not posted: uploads stay as they were (test/dashboard/uploads.test.ts)
         fileUploads: DEFAULT_FILE_UPLOADS,
         // the behaviour panels were not posted either: as they were (test/dashboard/form-behaviour.test.ts)
-        redirectUrl: null,
-        thanksTitle: null,
-        thanksMessage: null,
-        notificationSubject: null,
-        notificationFromName: null,
-        autoresponseSubject: null,
-        autoresponseFromName: null,
-        paused: false,
-        closesAt: null,
-        maxSubmissions: null,
+        ...DEFAULT_FORM_BEHAVIOUR,
         id: undefined,
         workspaceId: undefined,
         createdAt: undefined,

@@ -12,6 +12,20 @@ export interface Account {
   token: string;
 }
 
+/** A Form resource's behaviour and state as a new form has them (issue 29): open, every wording the default. */
+export const DEFAULT_FORM_BEHAVIOUR = {
+  redirectUrl: null,
+  thanksTitle: null,
+  thanksMessage: null,
+  notificationSubject: null,
+  notificationFromName: null,
+  autoresponseSubject: null,
+  autoresponseFromName: null,
+  paused: false,
+  closesAt: null,
+  maxSubmissions: null,
+} as const;
+
 /** The fields of the Form resource (spec 2.3, and allowedOrigins), sorted: every answer has all of them. */
 export const FORM_FIELDS = [
   'allowedOrigins',

@@ -5,7 +5,7 @@ import type { SubmissionStatus } from '../../src/db/schema/submission.js';
 import { newId } from '../../src/ids.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
-import { createAccount, createForm, FORM_FIELDS, blankFormRow, type Account } from '../helpers/fixtures.js';
+import { createAccount, createForm, DEFAULT_FORM_BEHAVIOUR, FORM_FIELDS, blankFormRow, type Account } from '../helpers/fixtures.js';
 import { walkPages } from '../helpers/pagination.js';
 import { assertJson, assertProblem, assertSameNotFound, assertValidation } from '../helpers/problems.js';
 import { DEFAULT_FILE_UPLOADS } from '../../src/domain/uploads.js';
@@ -27,16 +27,7 @@ const DEFAULTS = {
   retentionDays: null,
   fileUploads: { ...DEFAULT_FILE_UPLOADS } as unknown,
   // the form's behaviour and state (issue 29): open, the defaults (test/http/form-rules.test.ts)
-  redirectUrl: null,
-  thanksTitle: null,
-  thanksMessage: null,
-  notificationSubject: null,
-  notificationFromName: null,
-  autoresponseSubject: null,
-  autoresponseFromName: null,
-  paused: false,
-  closesAt: null,
-  maxSubmissions: null,
+  ...DEFAULT_FORM_BEHAVIOUR,
 };
 
 /** Every setting given a value (spamProtection needs a stored secret, so it stays null here). */
