@@ -1,18 +1,10 @@
 import type { Transaction } from 'kysely';
 import { insertRows } from './insert-rows.js';
 import type { DB } from './schema/index.js';
+import type { SubmissionFileRow } from './schema/submission-file.js';
 
-/** A file part as the intake took it: stored under `storageKey`, or dropped with `droppedReason`. */
-export interface FilePart {
-  id: string;
-  field: string;
-  position: number;
-  name: string;
-  type: string;
-  size: number;
-  storageKey: string | null;
-  droppedReason: string | null;
-}
+/** A file part as the intake took it: stored under `storageKey`, or dropped with `droppedReason`; its row without what the submission gives it. */
+export type FilePart = Omit<SubmissionFileRow, 'submissionId' | 'formId' | 'workspaceId' | 'createdAt'>;
 
 const FILE_COLUMNS = [
   'id',
