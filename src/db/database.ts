@@ -166,6 +166,11 @@ export class Database {
     return this.noteWrite(this.db.transaction().execute(fn));
   }
 
+  /** Runs `fn`, one statement atomic on its own (no transaction), noted as a write for `writesFailing`. */
+  write<T>(fn: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+    return this.noteWrite(fn(this.db));
+  }
+
   /**
    * Runs `fn` with commits that need not reach the disk before they return: for writes whose loss
    * in a power cut is harmless, such as the delivery worker's claims and records (a delivery whose

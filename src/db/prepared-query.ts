@@ -17,6 +17,11 @@ export function statementNameOf(sql: string): string | undefined {
   return statementNames.get(sql);
 }
 
+/** Has `sql`, a statement run often with new parameters, prepared once per PostgreSQL connection, as a PreparedQuery's is. */
+export function nameStatement(sql: string): void {
+  if (!statementNames.has(sql)) statementNames.set(sql, `formgate_${statementNames.size + 1}`);
+}
+
 /**
  * A query built with Kysely once and then run many times with new parameters. Building a query
  * costs about 50 µs, several times what SQLite takes to run a lookup by key, so the few lookups made
@@ -40,7 +45,7 @@ export class PreparedQuery<Params extends Record<string, unknown>, Row> {
       const placeholders = new Proxy({} as Params, { get: (_, name) => new Placeholder(String(name)) });
       const compiled = this.build(db, placeholders).compile();
       query = this.compiled = { sql: compiled.sql, slots: [...compiled.parameters] };
-      if (!statementNames.has(query.sql)) statementNames.set(query.sql, `formgate_${statementNames.size + 1}`);
+      nameStatement(query.sql);
     }
     const parameters = query.slots.map((slot) => (slot instanceof Placeholder ? params[slot.name] : slot));
     const result = await db.executeQuery<Row>(CompiledQuery.raw(query.sql, parameters));

@@ -42,8 +42,15 @@ const JOB_COLUMNS = [
 
 /** Writes several jobs as enqueueJob does, in as few statements as possible (a batch of submissions). */
 export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<string[]> {
+  const rows = jobRowsOf(jobs);
+  await insertRows(db, 'jobs', JOB_COLUMNS, rows);
+  return rows.map((row) => row.id);
+}
+
+/** The rows that enqueue `jobs`, pending from now: for a writer that inserts them itself (intake on PostgreSQL). */
+export function jobRowsOf(jobs: JobToEnqueue[]) {
   const now = Date.now();
-  const rows = jobs.map((job) => {
+  return jobs.map((job) => {
     const id = newId();
     return {
       id,
@@ -61,6 +68,4 @@ export async function enqueueJobs(db: Queryable, jobs: JobToEnqueue[]): Promise<
       updatedAt: now,
     };
   });
-  await insertRows(db, 'jobs', JOB_COLUMNS, rows);
-  return rows.map((row) => row.id);
 }
