@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Database, Dialect } from '../db/database.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { fromJson, toJson } from '../db/database.js';
 import type { AttemptOutcome } from '../db/schema/job.js';
+import { nameStatement } from '../db/prepared-query.js';
 import { newId } from '../ids.js';
 import type { Job } from './channels/channel.js';
 import { holdsOneTimeLink, sentWithoutLink } from './channels/email.js';
@@ -124,10 +125,7 @@ async function record(database: Database, tries: FinishedTry[]): Promise<boolean
   const revive = revival(tries, database.dialect);
   const moved =
     database.dialect === 'postgres'
-      ? await sql<{ id: string }>`
-          WITH ${triedValues(tries)}, moved AS (${moveJobsOn()}), recorded AS (${insertAttempts(tries)})
-          ${revive ? sql`, revived AS (${bringForward(revive)})` : sql``}
-          SELECT id FROM moved`.execute(database.db)
+      ? await database.db.executeQuery<{ id: string }>(CompiledQuery.raw(RECORD_ON_POSTGRES, recordParameters(tries, revive)))
       : await database.withoutFsync((db) =>
           db.transaction().execute(async (trx) => {
             await insertAttempts(tries).execute(trx);
@@ -196,11 +194,10 @@ function triedValues(tries: FinishedTry[]) {
 
 // `attempts` fences: it grows with every claim, so a stale worker's try matches nothing; and
 // `try_started_at` too, since `deliveries retry` starts the count again.
-function moveJobsOn() {
-  return sql`UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, try_started_at = NULL, updated_at = tried.updated_at
+const MOVE_JOBS_ON = `UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, try_started_at = NULL, updated_at = tried.updated_at
     FROM tried WHERE jobs.id = tried.id AND jobs.attempts = tried.attempts AND jobs.try_started_at = tried.try_started_at AND jobs.status = 'pending'
     RETURNING jobs.id`;
-}
+const moveJobsOn = () => sql.raw(MOVE_JOBS_ON);
 
 function insertAttempts(tries: FinishedTry[]) {
   const rows = tries.map(
@@ -208,6 +205,51 @@ function insertAttempts(tries: FinishedTry[]) {
       sql`(${newId()}, ${job.id}, CAST(${result.startedAt} AS bigint), CAST(${result.finishedAt} AS bigint), ${result.outcome}, CAST(${result.statusCode ?? null} AS integer), CAST(${result.error ?? null} AS text), CAST(${result.response ?? null} AS text), CAST(${result.writtenTo ?? null} AS text))`,
   );
   return sql`INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error, response, written_to) VALUES ${sql.join(rows)}`;
+}
+
+/**
+ * `record` on PostgreSQL as one statement whose text never changes, so each connection parses and
+ * plans it once (a prepared statement): the tries travel as arrays, not as a VALUES list whose
+ * length made a new text for every batch size. The same steps as on SQLite: move the jobs on, insert
+ * the attempts, bring forward the jobs of destinations that answered ($18: none when no try succeeded).
+ */
+const RECORD_ON_POSTGRES = `WITH tried (id, attempts, try_started_at, status, run_at, last_error, updated_at) AS (
+    SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::text[], $5::int8[], $6::text[], $7::int8[])
+  ), moved AS (${MOVE_JOBS_ON}
+  ), recorded AS (
+    INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error, response, written_to)
+    SELECT * FROM unnest($8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[], $13::int4[], $14::text[], $15::text[], $16::text[])
+  ), revived AS (
+    UPDATE jobs SET run_at = $17::int8 WHERE id IN (SELECT id FROM jobs
+      WHERE status = 'pending' AND last_error IS NOT NULL AND destination = ANY ($18::text[])
+      AND run_at > $17::int8 AND (lease_until IS NULL OR lease_until < $17::int8) AND id <> ALL ($1::text[])
+      FOR UPDATE SKIP LOCKED)
+  )
+  SELECT id FROM moved`;
+nameStatement(RECORD_ON_POSTGRES);
+
+function recordParameters(tries: FinishedTry[], revive: ReturnType<typeof revival>): unknown[] {
+  const next = tries.map(({ result }) => nextState(result));
+  return [
+    tries.map(({ job }) => job.id),
+    tries.map(({ job }) => job.attempt),
+    tries.map(({ job }) => job.claimedAt),
+    next.map((state) => state.status),
+    next.map((state) => ('runAt' in state ? state.runAt : null)),
+    next.map((state) => state.lastError),
+    tries.map(({ result }) => result.finishedAt),
+    tries.map(() => newId()),
+    tries.map(({ job }) => job.id),
+    tries.map(({ result }) => result.startedAt),
+    tries.map(({ result }) => result.finishedAt),
+    tries.map(({ result }) => result.outcome),
+    tries.map(({ result }) => result.statusCode ?? null),
+    tries.map(({ result }) => result.error ?? null),
+    tries.map(({ result }) => result.response ?? null),
+    tries.map(({ result }) => result.writtenTo ?? null),
+    revive?.at ?? 0,
+    revive?.destinations ?? [],
+  ];
 }
 
 /** Where a try leaves its job: done, due again at retryAt, or failed for good. */

@@ -12,27 +12,34 @@ import { normaliseEmail } from '../domain/email-address.js';
 export async function receivingAddresses(db: Queryable, workspaceId: string, emails: readonly string[]): Promise<Set<string>> {
   const normalised = [...new Set(emails.map(normaliseEmail))];
   if (normalised.length === 0) return new Set();
-  const confirmed = await db
-    .selectFrom('recipientConfirmations')
-    .select('email')
-    .where('workspaceId', '=', workspaceId)
-    .where('email', 'in', normalised)
-    .where('state', '=', 'confirmed')
+  // one query for both: each is a round trip on PostgreSQL, asked for every batch of notifications sent
+  const rows = await membersAmong(db, workspaceId, normalised)
+    .union(
+      db
+        .selectFrom('recipientConfirmations')
+        .select('email')
+        .where('workspaceId', '=', workspaceId)
+        .where('email', 'in', normalised)
+        .where('state', '=', 'confirmed'),
+    )
     .execute();
-  return new Set([...(await memberAddresses(db, workspaceId, normalised)), ...confirmed.map((row) => row.email)]);
+  return new Set(rows.map((row) => row.email));
 }
 
 /** The addresses among `emails` (normalised) that are accounts of the workspace's members. */
 export async function memberAddresses(db: Queryable, workspaceId: string, emails: readonly string[]): Promise<string[]> {
   if (emails.length === 0) return [];
-  const rows = await db
+  const rows = await membersAmong(db, workspaceId, emails).execute();
+  return rows.map((row) => row.email);
+}
+
+function membersAmong(db: Queryable, workspaceId: string, emails: readonly string[]) {
+  return db
     .selectFrom('workspaceMembers')
     .innerJoin('users', 'users.id', 'workspaceMembers.userId')
     .select('users.email')
     .where('workspaceMembers.workspaceId', '=', workspaceId)
-    .where('users.email', 'in', emails)
-    .execute();
-  return rows.map((row) => row.email);
+    .where('users.email', 'in', emails);
 }
 
 /**
