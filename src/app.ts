@@ -126,7 +126,10 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
 function watchChangeFeed(ctx: AppContext, log: Logger): void {
   ctx.database.watchChangeFeed((state) => {
     if (state === 'listening') log.info('listening for changes to forms and tokens again: kept in memory again');
-    else log.warn("lost the connection listening for changes to forms and tokens (LISTEN formgate_changes): kept rows off, every request reads its form or token, until it is back");
+    else
+      log.warn(
+        'lost the connection listening for changes to forms and tokens (LISTEN formgate_changes): kept rows off, every request reads its form or token, until it is back',
+      );
   });
   ctx.database.changeFeedState();
 }
