@@ -122,6 +122,18 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
   });
 }
 
+/** PostgreSQL: the change feed's losses and returns, logged (db/change-feed.ts); listening from now on, before the first request. */
+function watchChangeFeed(ctx: AppContext, log: Logger): void {
+  ctx.database.watchChangeFeed((state) => {
+    if (state === 'listening') log.info('listening for changes to forms and tokens again: kept in memory again');
+    else
+      log.warn(
+        'lost the connection listening for changes to forms and tokens (LISTEN formgate_changes): kept rows off, every request reads its form or token, until it is back',
+      );
+  });
+  ctx.database.changeFeedState();
+}
+
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix, logger as Logger) : null;
@@ -140,6 +152,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
   const searchLimits = new SearchLimits(ctx.config, redis);
+  watchChangeFeed(ctx, logger as Logger);
   const filesHealth = new FilesHealth(ctx.files);
   const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis, ctx.deliverySwitch, filesHealth);
   registerHealthRoute(api, health);
@@ -147,6 +160,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
     ctx.metrics.watchBacklog(() => health.readBacklog());
     ctx.metrics.watchFileStore(ctx.files.kind, () => filesHealth.reachable());
     ctx.metrics.watchDeliveriesPaused(() => ctx.deliverySwitch.paused());
+    if (ctx.database.dialect === 'postgres') ctx.metrics.watchChangeFeed(() => ctx.database.changeFeedState() === 'listening');
     registerMetrics(api, ctx.metrics, ctx.config.metrics.token);
   }
   registerErrorDocsRoute(api);

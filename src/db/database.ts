@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import { createPrivateFileSync, makePrivateDirSync } from '../private-files.js';
+import { CHANGE_FEED_APPLICATION, CHANGES_CHANNEL, ChangeFeed, type ChangeFeedState } from './change-feed.js';
 import { PreparedQuery, statementNameOf } from './prepared-query.js';
 import { isStorageUnavailable } from './storage-errors.js';
 import type { ChangeCounted, DB } from './schema/index.js';
@@ -85,6 +86,8 @@ export class Database {
     private readonly connectionsClosed: () => Promise<unknown> = async () => undefined,
     /** SQLite in a file: flushes the commits of `transactionFlushedLater` (null on PostgreSQL and in memory). */
     private readonly walSync: WalSync | null = null,
+    /** PostgreSQL: the counts of changes heard through LISTEN/NOTIFY (migration 0023). */
+    private readonly feed: ChangeFeed | null = null,
   ) {}
 
   /**
@@ -123,7 +126,13 @@ export class Database {
       const walSync = inWal ? new WalSync(`${fs.realpathSync(config.file)}-wal`, options.dataSync) : null;
       return new Database(kysely, 'sqlite', undefined, walSync);
     }
-    const pool = new (loadPg().Pool)({ connectionString: config.url, max: 10 });
+    const driver = loadPg();
+    const pool = new driver.Pool({ connectionString: config.url, max: 10 });
+    // NOTE: its own connection, never the pool's: it would stay checked out for as long as it listens.
+    // An application_name in the URL wins over this one.
+    const feed = new ChangeFeed(
+      () => new driver.Client({ connectionString: config.url, application_name: CHANGE_FEED_APPLICATION, keepAlive: true, connectionTimeoutMillis: 10_000 }),
+    );
     // NOTE: an idle connection's error (server restart, dropped socket) is emitted on the pool, which
     // has already discarded that connection; unheard, it would crash the process.
     pool.on('error', () => undefined);
@@ -135,10 +144,21 @@ export class Database {
       // it is released; nothing more is to be done here.
       client.on('error', () => undefined);
       prepareKnownStatements(client);
+      listenForChanges(client, feed);
       const end: Promise<void> = new Promise((resolve) => client.once('end', () => resolve(void ends.delete(end))));
       ends.add(end);
     });
-    return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres', () => Promise.all([...ends]));
+    return new Database(new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins }), 'postgres', () => Promise.all([...ends]), null, feed);
+  }
+
+  /** PostgreSQL: `watcher` hears when the change feed is lost and when it listens again (the composition logs it). */
+  watchChangeFeed(watcher: (state: ChangeFeedState) => void): void {
+    this.feed?.watch(watcher);
+  }
+
+  /** PostgreSQL: whether the change feed listens (/healthz, /metrics), which starts it if nothing had; null on SQLite. */
+  changeFeedState(): ChangeFeedState | null {
+    return this.feed?.currentState() ?? null;
   }
 
   /** When a write last failed because the database could not take it (disk full, connection lost). */
@@ -224,13 +244,18 @@ export class Database {
     return this.walSync ? this.noteWrite(this.walSync.whenDurable()) : Promise.resolve();
   }
 
-  /** Whether `changeCount` is kept (SQLite: triggers of migration 0010); rows read on every request may then be kept (db/kept-rows.ts). */
+  /** Whether `changeCount` is kept, so that rows read on every request may be kept in memory (db/kept-rows.ts): on both dialects now. */
   get countsChanges(): boolean {
-    return this.dialect === 'sqlite';
+    return true;
   }
 
-  /** SQLite only: how many changes `change_counts` has counted for `name` (migration 0010). */
+  /**
+   * A count that moves whenever what `name` reads changes. SQLite: `change_counts`, kept by the
+   * triggers of migration 0010. PostgreSQL: the notifications of migration 0023's triggers heard so
+   * far (db/change-feed.ts): a commit of this process is counted before it returns.
+   */
   async changeCount(name: ChangeCounted): Promise<number> {
+    if (this.feed) return this.feed.count(name);
     return (await this.changeCountRow.executeTakeFirst(this.db, { name }))!.n;
   }
 
@@ -246,7 +271,7 @@ export class Database {
 
   /** Closes the database; on PostgreSQL it resolves once the server has seen every connection close. */
   async destroy(): Promise<void> {
-    await this.db.destroy();
+    await Promise.all([this.db.destroy(), this.feed?.close()]);
     await this.walSync?.close();
     // NOTE: pg's pool.end() resolves before its sockets have closed; dropping the database right
     // after (the test suite does) would then kill live backends.
@@ -265,6 +290,19 @@ function prepareKnownStatements(client: pg.PoolClient): void {
     const name = typeof text === 'string' && rest.length === 1 && Array.isArray(rest[0]) ? statementNameOf(text) : undefined;
     return name ? query({ name, text, values: rest[0] }) : query(text, ...rest);
   }) as typeof client.query;
+}
+
+/**
+ * Has a pool connection listen for changes, so that this process's own commits are counted before
+ * they return: PostgreSQL sends a session its own notifications before the committing statement's
+ * ReadyForQuery. NOTE: queued before the pool hands the connection out, so it runs first; should it
+ * fail, so does the next query on that connection, which the pool then discards.
+ */
+function listenForChanges(client: pg.PoolClient, feed: ChangeFeed): void {
+  client.on('notification', (message) => {
+    if (message.channel === CHANGES_CHANNEL && message.payload) feed.heard(message.payload);
+  });
+  client.query(`LISTEN ${CHANGES_CHANNEL}`).catch(() => undefined);
 }
 
 /** Whether `error` is a unique-constraint violation, on either dialect. */

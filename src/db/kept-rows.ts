@@ -3,11 +3,13 @@ import { SingleFlight } from './single-flight.js';
 
 /**
  * Rows kept in memory for as long as the database says that nothing they were read from has changed.
- * Triggers count the changes (SQLite's `change_counts`, migration 0010), made by this process or any
- * other (the admin commands run as their own), so no code that writes has to remember to tell the
- * cache. The count is read at most once per turn of the event loop, and everything kept is dropped
- * when it has moved: a change applies to every request that arrives after it was committed.
- * Lookups that find nothing are not kept. Concurrent lookups of one key share a query.
+ * Triggers count the changes, made by this process or any other (other instances, the admin
+ * commands), so no code that writes has to remember to tell the cache: SQLite's `change_counts`
+ * (migration 0010), PostgreSQL's notifications (migration 0023, db/change-feed.ts). The count is
+ * read at most once per turn of the event loop, and everything kept is dropped when it has moved: a
+ * change applies to every request that arrives after it was committed (on PostgreSQL, from another
+ * instance: once its notification has arrived, within milliseconds). Lookups that find nothing
+ * are not kept. Concurrent lookups of one key share a query.
  */
 export class KeptRows<T extends object> {
   // keyed by count and key: a lookup begun under an older count is never shared with a newer caller

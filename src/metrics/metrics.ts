@@ -168,6 +168,18 @@ export class Metrics {
     this.backlog = read;
   }
 
+  /** PostgreSQL: where the change feed's gauge reads from (made only then: SQLite has no feed). */
+  watchChangeFeed(listening: () => boolean): void {
+    new Gauge({
+      name: 'formgate_change_feed_up',
+      help: 'PostgreSQL: 1 while this instance listens for changes to forms and tokens (LISTEN formgate_changes); 0 while it reconnects, when every submission and API request reads its form or token.',
+      registers: [this.registry],
+      collect() {
+        this.set(listening() ? 1 : 0);
+      },
+    });
+  }
+
   /** Where the file store gauge reads from (the health check's cached probe). */
   watchFileStore(kind: string, reachable: () => Promise<boolean>): void {
     this.fileStore = { kind, reachable };

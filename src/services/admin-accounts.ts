@@ -98,7 +98,7 @@ export class AdminAccounts {
         .where('id', '=', accountId)
         .execute();
       if (disabled) await trx.deleteFrom('sessions').where('userId', '=', accountId).execute();
-      // NOTE: a no-op write to its tokens: the tokens' change count moves, so a token kept in memory (SQLite) is read again
+      // NOTE: a no-op write to its tokens: the tokens' change count moves, so a token kept in memory is read again
       await trx
         .updateTable('tokens')
         .set((eb) => ({ revokedAt: eb.ref('revokedAt') }))

@@ -80,7 +80,7 @@ export class IntakeForms {
     return { ...row, uploadsEnabled: row.uploadsEnabled === 1, uploadLimits: uploadLimitsOf(row) };
   }
 
-  /** Kept in memory where the database counts the forms' changes (SQLite); one lookup at a time per form elsewhere. */
+  /** Kept in memory while the database's count of the forms' changes stays put (db/kept-rows.ts); one lookup at a time per form where it counts none. */
   lookup(): { get(formId: string): Promise<IntakeForm | undefined> } {
     const lookup = async (formId: string) => (await this.get(formId)) ?? undefined;
     return this.database.countsChanges ? new KeptRows<IntakeForm>(() => this.database.changeCount('intake_forms'), lookup) : new SingleFlight(lookup);

@@ -60,7 +60,7 @@ export class TokenService {
       .where('tokens.tokenHash', '=', tokenHash),
   );
 
-  /** By hash: kept in memory where the database counts the changes to tokens (SQLite, db/kept-rows.ts). */
+  /** By hash: kept in memory while the database's count of the changes to tokens stays put (db/kept-rows.ts). */
   private readonly tokensByHash: { get(tokenHash: string): Promise<TokenWithAccount | undefined> };
 
   constructor(
@@ -70,7 +70,8 @@ export class TokenService {
   ) {
     const lookup = (tokenHash: string) => this.tokenByHash.executeTakeFirst(database.db, { tokenHash });
     // NOTE: a revoke counts as a change, so it applies from the next turn of the event loop on:
-    // to every request that arrives after the revoke was answered, as the API promises.
+    // to every request that arrives after the revoke was answered, as the API promises (on
+    // PostgreSQL this instance hears its own commit's notification before the commit returns).
     this.tokensByHash = database.countsChanges ? new KeptRows<TokenWithAccount>(() => database.changeCount('tokens'), lookup) : { get: lookup };
   }
 

@@ -36,6 +36,8 @@ interface SchemaDescription {
   dialect: string;
   tables: Record<string, { columns: ColumnDescription[]; indexes: IndexDescription[] }>;
   triggers: { name: string; table: string }[];
+  /** PostgreSQL: the functions of the schema (an extension's aside), such as the triggers'. */
+  functions?: string[];
 }
 
 /** JSON with one line per column, index and trigger, so that a snapshot diff reads line by line. */
@@ -71,6 +73,7 @@ async function describeSchema(database: Database): Promise<SchemaDescription> {
 
   const indexes: (IndexDescription & { table: string })[] = [];
   let triggers: { name: string; table: string }[];
+  let functions: string[] | undefined;
   if (database.dialect === 'sqlite') {
     const rows = await sql<{ name: string; tbl_name: string; sql: string | null }>`select name, tbl_name, sql from sqlite_master where type = 'index'`.execute(
       db,
@@ -104,6 +107,10 @@ async function describeSchema(database: Database): Promise<SchemaDescription> {
       select distinct trigger_name as name, event_object_table as table from information_schema.triggers
       where trigger_schema = current_schema()`.execute(db);
     triggers = triggerRows.rows.map((r) => ({ name: r.name, table: r.table }));
+    const functionRows = await sql<{ name: string }>`
+      select p.proname as name from pg_proc p where p.pronamespace = current_schema()::regnamespace
+      and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')`.execute(db);
+    functions = functionRows.rows.map((r) => r.name).sort();
   }
 
   for (const index of indexes) {
@@ -114,7 +121,7 @@ async function describeSchema(database: Database): Promise<SchemaDescription> {
   }
   for (const table of Object.values(tables)) table.indexes.sort((a, b) => a.name.localeCompare(b.name));
   triggers = triggers.filter((t) => !isKyselyTable(t.table)).sort((a, b) => a.name.localeCompare(b.name));
-  return { dialect: database.dialect, tables, triggers };
+  return { dialect: database.dialect, tables, triggers, ...(functions ? { functions } : {}) };
 }
 
 async function migrationNames(database: Database): Promise<string[]> {
@@ -180,6 +187,12 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
 }
 
 /** Back to before 0018-recipient-confirmations: its table (and so its indexes). */
+/** Back to before 0023-change-feed: on PostgreSQL its triggers and their function (nothing on SQLite). */
+async function undoChangeFeed(raw: Kysely<any>): Promise<void> {
+  if (TEST_DIALECT !== 'postgres') return;
+  await sql`DROP FUNCTION formgate_notify_change() CASCADE`.execute(raw);
+}
+
 /** Back to before 0022-daily-dashboard: its columns and index, and on SQLite 0021's trigger as it was. */
 async function undoDailyDashboard(raw: Kysely<any>): Promise<void> {
   if (TEST_DIALECT === 'sqlite') {
@@ -344,6 +357,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
@@ -387,6 +401,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoSearchScope(raw);
@@ -435,6 +450,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0020-form-retention',
       '0021-file-uploads',
       '0022-daily-dashboard',
+      '0023-change-feed',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -461,6 +477,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
@@ -495,6 +512,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0020-form-retention',
       '0021-file-uploads',
       '0022-daily-dashboard',
+      '0023-change-feed',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -515,6 +533,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
@@ -536,6 +555,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0020-form-retention',
       '0021-file-uploads',
       '0022-daily-dashboard',
+      '0023-change-feed',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -554,6 +574,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
@@ -582,6 +603,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0020-form-retention',
       '0021-file-uploads',
       '0022-daily-dashboard',
+      '0023-change-feed',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -605,6 +627,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
@@ -637,6 +660,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0020-form-retention',
       '0021-file-uploads',
       '0022-daily-dashboard',
+      '0023-change-feed',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -670,6 +694,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
     await undoFormRetention(raw);
@@ -688,6 +713,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0020-form-retention',
       '0021-file-uploads',
       '0022-daily-dashboard',
+      '0023-change-feed',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();

@@ -23,6 +23,7 @@ import { attemptAnswers } from './0019-attempt-answers.js';
 import { formRetention } from './0020-form-retention.js';
 import { fileUploads } from './0021-file-uploads.js';
 import { dailyDashboard } from './0022-daily-dashboard.js';
+import { changeFeed } from './0023-change-feed.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-form-retention': formRetention,
   '0021-file-uploads': fileUploads,
   '0022-daily-dashboard': dailyDashboard,
+  '0023-change-feed': changeFeed,
 };
 
 /**

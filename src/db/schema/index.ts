@@ -11,7 +11,7 @@ import type { TokenTable } from './token.js';
 import type { SettingTable, UserTable } from './user.js';
 import type { WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
 
-/** What `change_counts` counts the changes of (migration 0010). */
+/** What `change_counts` counts the changes of (migration 0010), and what PostgreSQL's triggers notify (0023). */
 export type ChangeCounted = 'intake_forms' | 'tokens';
 
 /** The whole schema as Kysely sees it (camelCase; the tables are snake_case). */
