@@ -187,6 +187,14 @@ async function undoDashboard(raw: Kysely<any>): Promise<void> {
 }
 
 /** Back to before 0018-recipient-confirmations: its table (and so its indexes). */
+/** Back to before 0024-one-search-index: on PostgreSQL 0017's two trigram indexes (nothing on SQLite). */
+async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
+  if (TEST_DIALECT !== 'postgres') return;
+  await sql`CREATE INDEX submissions_search_workspace ON submissions USING gin (workspace_id, search_text gin_trgm_ops)`.execute(raw);
+  await sql`CREATE INDEX submissions_search_form ON submissions USING gin (form_id, search_text gin_trgm_ops)`.execute(raw);
+  await sql`DROP INDEX submissions_search`.execute(raw);
+}
+
 /** Back to before 0023-change-feed: on PostgreSQL its triggers and their function (nothing on SQLite). */
 async function undoChangeFeed(raw: Kysely<any>): Promise<void> {
   if (TEST_DIALECT !== 'postgres') return;
@@ -357,6 +365,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
@@ -401,6 +410,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
@@ -451,6 +461,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0021-file-uploads',
       '0022-daily-dashboard',
       '0023-change-feed',
+      '0024-one-search-index',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -477,6 +488,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
@@ -513,6 +525,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0021-file-uploads',
       '0022-daily-dashboard',
       '0023-change-feed',
+      '0024-one-search-index',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -533,6 +546,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
@@ -556,6 +570,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0021-file-uploads',
       '0022-daily-dashboard',
       '0023-change-feed',
+      '0024-one-search-index',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -574,6 +589,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
@@ -604,6 +620,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0021-file-uploads',
       '0022-daily-dashboard',
       '0023-change-feed',
+      '0024-one-search-index',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -627,6 +644,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
@@ -661,6 +679,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0021-file-uploads',
       '0022-daily-dashboard',
       '0023-change-feed',
+      '0024-one-search-index',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -694,6 +713,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
     await undoFileUploads(raw);
@@ -714,6 +734,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0021-file-uploads',
       '0022-daily-dashboard',
       '0023-change-feed',
+      '0024-one-search-index',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();

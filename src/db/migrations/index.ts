@@ -24,6 +24,7 @@ import { formRetention } from './0020-form-retention.js';
 import { fileUploads } from './0021-file-uploads.js';
 import { dailyDashboard } from './0022-daily-dashboard.js';
 import { changeFeed } from './0023-change-feed.js';
+import { oneSearchIndex } from './0024-one-search-index.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-file-uploads': fileUploads,
   '0022-daily-dashboard': dailyDashboard,
   '0023-change-feed': changeFeed,
+  '0024-one-search-index': oneSearchIndex,
 };
 
 /**
