@@ -60,17 +60,39 @@ export async function repairCounts(database: Database, options: CountRepairOptio
   if (options.workspaceId !== undefined) {
     const found = await database.db.selectFrom('workspaces').select('id').where('id', '=', options.workspaceId).executeTakeFirst();
     if (!found) throw new ProblemError('not_found', `Workspace ${options.workspaceId} was not found.`);
-    await database.transaction((trx) => repairWorkspace(trx, database.dialect, options.workspaceId!, exact, report));
+    await repairOne(database, options.workspaceId, exact, report);
     return report;
   }
   let after = '';
   for (;;) {
     const ids = await database.db.selectFrom('workspaces').select('id').where('id', '>', after).orderBy('id').limit(PAGE).execute();
-    for (const { id } of ids) await database.transaction((trx) => repairWorkspace(trx, database.dialect, id, exact, report));
+    for (const { id } of ids) await repairOne(database, id, exact, report);
     if (ids.length < PAGE) return report;
     after = ids.at(-1)!.id;
   }
 }
+
+/** How long the repair waits for the day counts' table lock before it gives way and tries again; and how often. */
+const TABLE_LOCK_WAIT = '50ms';
+const TABLE_LOCK_TRIES = 200;
+
+/**
+ * One workspace's transaction. On PostgreSQL it is tried again when the day counts' table was not had
+ * in time (repairWorkspace): nothing of the report is counted before the lock is had.
+ */
+async function repairOne(database: Database, workspaceId: string, exact: boolean, report: CountRepairReport): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await database.transaction((trx) => repairWorkspace(trx, database.dialect, workspaceId, exact, report));
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= TABLE_LOCK_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+    }
+  }
+}
+
+const LOCK_NOT_AVAILABLE = '55P03';
 
 async function repairWorkspace(
   trx: Transaction<DB>,
@@ -83,8 +105,16 @@ async function repairWorkspace(
   // writer counts a submission of this workspace between the recount and the write (no deadlock
   // either: every writer takes the workspace's row before the day counts). A batch of spam alone
   // takes no workspace row, so on PostgreSQL the table is locked against writes for the moment.
+  // NOTE: intake's batch statement (db/intake-statement.ts) holds the table's ROW EXCLUSIVE lock from
+  // its start and then waits for its workspaces' rows: waiting here for the table while holding a
+  // workspace's row could deadlock with it (and the visitors of that batch would get an error). So
+  // the repair waits briefly, then gives way (the transaction rolls back) and tries again.
   const workspace = await lockWorkspace(trx, workspaceId);
-  if (dialect === 'postgres') await sql`LOCK TABLE daily_counts IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
+  if (dialect === 'postgres') {
+    await sql.raw(`SET LOCAL lock_timeout = '${TABLE_LOCK_WAIT}'`).execute(trx);
+    await sql`LOCK TABLE daily_counts IN SHARE ROW EXCLUSIVE MODE`.execute(trx);
+    await sql`SET LOCAL lock_timeout = 0`.execute(trx);
+  }
   const corrected = await recomputeDays(trx, workspaceId, exact, report);
 
   const row = await trx
