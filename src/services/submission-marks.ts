@@ -38,19 +38,20 @@ export interface RowMarks {
 export class SubmissionMarks {
   constructor(private readonly database: Database) {}
 
-  /** Unread accepted submissions per form, each count stopping at UNREAD_CAP (the partial index `submissions_unread` serves it). */
+  /**
+   * Unread accepted submissions per form, each count stopping at UNREAD_CAP (the partial index
+   * `submissions_unread` serves it): one statement for all the forms, not one each.
+   */
   async unreadCounts(formIds: readonly string[]): Promise<Map<string, number>> {
-    const counts = await Promise.all(
-      [...new Set(formIds)].map(async (formId) => {
-        // literals, so PostgreSQL matches the partial index's own condition
-        const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM submissions
-            WHERE form_id = ${formId} AND unread = ${sql.lit(1)} AND status = ${sql.lit('accepted')} LIMIT ${sql.lit(UNREAD_CAP)}) AS unread_rows`.execute(
-          this.database.db,
-        );
-        return [formId, Number(rows[0]?.n ?? 0)] as const;
-      }),
-    );
-    return new Map(counts);
+    const ids = [...new Set(formIds)];
+    const counts = new Map(ids.map((id) => [id, 0]));
+    if (ids.length === 0) return counts;
+    // literals, so PostgreSQL matches the partial index's own condition
+    const { rows } = await sql<{ id: string; n: number | string }>`SELECT forms.id, (SELECT count(*) FROM (SELECT 1 FROM submissions
+        WHERE submissions.form_id = forms.id AND unread = ${sql.lit(1)} AND status = ${sql.lit('accepted')} LIMIT ${sql.lit(UNREAD_CAP)}) AS unread_rows) AS n
+        FROM forms WHERE forms.id IN (${sql.join(ids)})`.execute(this.database.db);
+    for (const row of rows) counts.set(row.id, Number(row.n));
+    return counts;
   }
 
   /** Unread flags and notes of a page's rows (one query). */
