@@ -28,9 +28,7 @@ export async function lockWorkspace(trx: Queryable, workspaceId: string): Promis
  * the seat being taken or replaced. One statement: in a transaction two would be two round trips.
  */
 export async function seatsTaken(db: Queryable, workspaceId: string, except?: string): Promise<number> {
-  const row = await db
-    .selectNoFrom((eb) => seatCounts(eb, workspaceId, Date.now(), except ?? ''))
-    .executeTakeFirstOrThrow();
+  const row = await db.selectNoFrom((eb) => seatCounts(eb, workspaceId, Date.now(), except ?? '')).executeTakeFirstOrThrow();
   return Number(row.members) + Number(row.pending);
 }
 

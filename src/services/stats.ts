@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import { PreparedListQuery } from '../db/prepared-list-query.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import { DAY_MS } from '../domain/time.js';
 import { ProblemError } from '../errors.js';
@@ -38,6 +39,71 @@ export interface WorkspaceStats {
  * submissions: a 30-day chart costs at most 30 rows whatever the volume.
  */
 export class StatsService {
+  /**
+   * workspaceStats' rows as one UNION ALL, told apart by `kind` (one round trip on PostgreSQL, not
+   * four): `member` (a row only if the account belongs to the workspace), `total` (the workspace's
+   * days), `day` (the listed forms' days since `from`) and `last` (each listed form's newest
+   * submission time: its newest day's `last_at`, one row of the primary key (form_id, day) read
+   * backwards per form; the submissions' own indexes answer it per status only, and PostgreSQL
+   * would rather walk the partial index of every form's spam).
+   */
+  private readonly statsRows = new PreparedListQuery((db, { userId, workspaceId, from, first, today }: StatsParams, formIds) => {
+    // NOTE: typed nulls: PostgreSQL types a UNION's columns from its first branch
+    const noNumber = sql<number | string | null>`cast(null as bigint)`;
+    const member = db
+      .selectFrom('workspaceMembers')
+      .select([
+        sql<StatsRowKind>`'member'`.as('kind'),
+        sql<string | null>`cast(null as text)`.as('formId'),
+        noNumber.as('day'),
+        noNumber.as('accepted'),
+        noNumber.as('spam'),
+        noNumber.as('lastAt'),
+      ])
+      .where('workspaceMembers.workspaceId', '=', workspaceId)
+      .where('workspaceMembers.userId', '=', userId);
+    const totals = db
+      .selectFrom('dailyCounts')
+      .select((eb) => [
+        sql<StatsRowKind>`'total'`.as('kind'),
+        sql<string | null>`cast(null as text)`.as('formId'),
+        'day',
+        eb.fn.sum<number | string>('accepted').as('accepted'),
+        eb.fn.sum<number | string>('spam').as('spam'),
+        noNumber.as('lastAt'),
+      ])
+      .where('dailyCounts.workspaceId', '=', workspaceId)
+      .where('dailyCounts.day', '>=', first)
+      .where('dailyCounts.day', '<=', today)
+      .groupBy('day');
+    const perForm = db
+      .selectFrom('dailyCounts')
+      .select([sql<StatsRowKind>`'day'`.as('kind'), 'formId', 'day', 'accepted', 'spam', noNumber.as('lastAt')])
+      .where('dailyCounts.workspaceId', '=', workspaceId)
+      .where('dailyCounts.formId', 'in', formIds)
+      .where('dailyCounts.day', '>=', from)
+      .where('dailyCounts.day', '<=', today);
+    const last = db
+      .selectFrom('forms')
+      .select((eb) => [
+        sql<StatsRowKind>`'last'`.as('kind'),
+        'forms.id as formId',
+        noNumber.as('day'),
+        noNumber.as('accepted'),
+        noNumber.as('spam'),
+        eb
+          .selectFrom('dailyCounts')
+          .select('dailyCounts.lastAt')
+          .whereRef('dailyCounts.formId', '=', 'forms.id')
+          .orderBy('dailyCounts.day', 'desc')
+          .limit(1)
+          .as('lastAt'),
+      ])
+      .where('forms.workspaceId', '=', workspaceId)
+      .where('forms.id', 'in', formIds);
+    return member.unionAll(totals).unionAll(perForm).unionAll(last);
+  });
+
   constructor(
     private readonly database: Database,
     private readonly forms: FormService,
@@ -65,7 +131,7 @@ export class StatsService {
   async workspaceStats(userId: string, workspaceId: string, formIds: string[], now = Date.now()): Promise<WorkspaceStats> {
     const { first, today } = window(now);
     const month = monthStart(now);
-    const rows = await this.statsRows(userId, workspaceId, formIds, { from: Math.min(first, month), first, today }).execute();
+    const rows = await this.statsRows.execute(this.database.db, { userId, workspaceId, from: Math.min(first, month), first, today }, formIds);
     if (!rows.some((row) => row.kind === 'member')) throw new ProblemError('not_found', `Workspace ${workspaceId} was not found.`);
     const forms = new Map<string, FormSummary>();
     for (const formId of formIds) forms.set(formId, { days: [], monthAccepted: 0, monthSpam: 0, lastSubmissionAt: null });
@@ -91,75 +157,9 @@ export class StatsService {
     for (const [formId, summary] of forms) summary.days = series(byForm.get(formId) ?? [], first);
     return { days: series(totals, first), forms };
   }
-
-  /**
-   * workspaceStats' rows as one UNION ALL, told apart by `kind` (one round trip on PostgreSQL, not
-   * four): `member` (a row only if the account belongs to the workspace), `total` (the workspace's
-   * days), `day` (the listed forms' days since `from`) and `last` (each listed form's newest
-   * submission time: its newest day's `last_at`, one row of the primary key (form_id, day) read
-   * backwards per form; the submissions' own indexes answer it per status only, and PostgreSQL
-   * would rather walk the partial index of every form's spam).
-   */
-  private statsRows(userId: string, workspaceId: string, formIds: string[], days: { from: number; first: number; today: number }) {
-    const db = this.database.db;
-    // NOTE: typed nulls: PostgreSQL types a UNION's columns from its first branch
-    const noNumber = sql<number | string | null>`cast(null as bigint)`;
-    const member = db
-      .selectFrom('workspaceMembers')
-      .select([
-        sql<StatsRowKind>`'member'`.as('kind'),
-        sql<string | null>`cast(null as text)`.as('formId'),
-        noNumber.as('day'),
-        noNumber.as('accepted'),
-        noNumber.as('spam'),
-        noNumber.as('lastAt'),
-      ])
-      .where('workspaceMembers.workspaceId', '=', workspaceId)
-      .where('workspaceMembers.userId', '=', userId);
-    const totals = db
-      .selectFrom('dailyCounts')
-      .select((eb) => [
-        sql<StatsRowKind>`'total'`.as('kind'),
-        sql<string | null>`cast(null as text)`.as('formId'),
-        'day',
-        eb.fn.sum<number | string>('accepted').as('accepted'),
-        eb.fn.sum<number | string>('spam').as('spam'),
-        noNumber.as('lastAt'),
-      ])
-      .where('dailyCounts.workspaceId', '=', workspaceId)
-      .where('dailyCounts.day', '>=', days.first)
-      .where('dailyCounts.day', '<=', days.today)
-      .groupBy('day');
-    if (formIds.length === 0) return member.unionAll(totals);
-    const perForm = db
-      .selectFrom('dailyCounts')
-      .select([sql<StatsRowKind>`'day'`.as('kind'), 'formId', 'day', 'accepted', 'spam', noNumber.as('lastAt')])
-      .where('dailyCounts.workspaceId', '=', workspaceId)
-      .where('dailyCounts.formId', 'in', formIds)
-      .where('dailyCounts.day', '>=', days.from)
-      .where('dailyCounts.day', '<=', days.today);
-    const last = db
-      .selectFrom('forms')
-      .select((eb) => [
-        sql<StatsRowKind>`'last'`.as('kind'),
-        'forms.id as formId',
-        noNumber.as('day'),
-        noNumber.as('accepted'),
-        noNumber.as('spam'),
-        eb
-          .selectFrom('dailyCounts')
-          .select('dailyCounts.lastAt')
-          .whereRef('dailyCounts.formId', '=', 'forms.id')
-          .orderBy('dailyCounts.day', 'desc')
-          .limit(1)
-          .as('lastAt'),
-      ])
-      .where('forms.workspaceId', '=', workspaceId)
-      .where('forms.id', 'in', formIds);
-    return member.unionAll(totals).unionAll(perForm).unionAll(last);
-  }
 }
 
+type StatsParams = { userId: string; workspaceId: string; from: number; first: number; today: number };
 type StatsRowKind = 'member' | 'total' | 'day' | 'last';
 type DayRow = { day: number | string; accepted: number | string; spam: number | string };
 

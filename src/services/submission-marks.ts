@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { fromJson, type Database } from '../db/database.js';
+import { PreparedListQuery } from '../db/prepared-list-query.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
 import { submitterAddress } from '../domain/submitter-address.js';
@@ -36,6 +37,30 @@ export interface RowMarks {
  * member of the submissions' workspace.
  */
 export class SubmissionMarks {
+  // Each form's unread rows counted up to the cap. NOTE: the conditions are literals, so that
+  // PostgreSQL matches the partial index `submissions_unread`'s own, prepared statement or not.
+  private readonly unreadRows = new PreparedListQuery((db, _: Record<string, never>, formIds) =>
+    db
+      .selectFrom('forms')
+      .select((eb) => [
+        'forms.id',
+        eb
+          .selectFrom(
+            eb
+              .selectFrom('submissions')
+              .select(sql.lit(1).as('one'))
+              .whereRef('submissions.formId', '=', 'forms.id')
+              .where('submissions.unread', '=', sql.lit(1))
+              .where('submissions.status', '=', sql.lit('accepted'))
+              .limit(sql.lit(UNREAD_CAP))
+              .as('unreadRows'),
+          )
+          .select((inner) => inner.fn.countAll<number | string>().as('n'))
+          .as('n'),
+      ])
+      .where('forms.id', 'in', formIds),
+  );
+
   constructor(private readonly database: Database) {}
 
   /**
@@ -46,10 +71,7 @@ export class SubmissionMarks {
     const ids = [...new Set(formIds)];
     const counts = new Map(ids.map((id) => [id, 0]));
     if (ids.length === 0) return counts;
-    // literals, so PostgreSQL matches the partial index's own condition
-    const { rows } = await sql<{ id: string; n: number | string }>`SELECT forms.id, (SELECT count(*) FROM (SELECT 1 FROM submissions
-        WHERE submissions.form_id = forms.id AND unread = ${sql.lit(1)} AND status = ${sql.lit('accepted')} LIMIT ${sql.lit(UNREAD_CAP)}) AS unread_rows) AS n
-        FROM forms WHERE forms.id IN (${sql.join(ids)})`.execute(this.database.db);
+    const rows = await this.unreadRows.execute(this.database.db, {}, ids);
     for (const row of rows) counts.set(row.id, Number(row.n));
     return counts;
   }
