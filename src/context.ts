@@ -171,7 +171,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       deliveries: new DeliveryService(database),
       deliverySwitch,
       deliveryPause: new DeliveryPauseService(database, deliverySwitch),
-      stats: new StatsService(database, workspaces, forms),
+      stats: new StatsService(database, forms),
       testSubmissions: new TestSubmissionService(database, forms),
       chatChannels: new ChatChannelService(database, forms, { allowPrivate: config.allowPrivateWebhooks, telegramApiUrl: config.telegramApiUrl }),
       visitors: new VisitorLoad(),

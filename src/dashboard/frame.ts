@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { Workspace } from '../services/workspaces.js';
+import type { ListedWorkspace, Workspace } from '../services/workspaces.js';
 import type { FrameWorkspace } from './views/layout.js';
 import { outboxDir } from '../mail/transport.js';
 import { takeFlash } from './flash.js';
@@ -27,17 +27,48 @@ export async function frameFor(
   ctx: AppContext,
   options: { workspaceId?: string; workspace?: Workspace; section?: Section } = {},
 ): Promise<Frame> {
+  const listed = await switcherWorkspaces(request, ctx);
+  const workspace = options.workspace ?? (options.workspaceId ? await memberWorkspace(request, ctx, listed, options.workspaceId) : undefined);
+  return frameOf(request, reply, ctx, listed, { workspace, section: options.section });
+}
+
+/** The switcher's workspaces, and (for the instance admin) the delivery switch's cached reading (every 2 s at most). */
+async function switcherWorkspaces(request: FastifyRequest, ctx: AppContext): Promise<Switcher> {
   const { user } = accountOf(request);
-  const isAdmin = user.isAdmin === 1;
-  // the switch's cached reading (every 2 s at most): only the instance admin can resume
   const [listed, deliveries] = await Promise.all([
     ctx.workspaces.listForUser(user.id, { limit: SWITCHER_LIMIT, after: null }),
-    isAdmin ? ctx.deliverySwitch.read() : null,
+    user.isAdmin === 1 ? ctx.deliverySwitch.read() : null,
   ]);
+  return { rows: listed.rows, deliveries };
+}
+
+type Switcher = { rows: ListedWorkspace[]; deliveries: Awaited<ReturnType<AppContext['deliverySwitch']['read']>> | null };
+
+/**
+ * The workspace if the account belongs to it (`not_found` otherwise): found in the switcher's list
+ * when it is there, which spares a round trip, else looked up (an account in more than the list holds).
+ */
+async function memberWorkspace(request: FastifyRequest, ctx: AppContext, listed: Switcher, workspaceId: string): Promise<Workspace> {
+  const found = listed.rows.find((w) => w.id === workspaceId);
+  if (!found) return ctx.workspaces.getForMember(accountOf(request).user.id, workspaceId);
+  const { role: _role, ownerEmail: _ownerEmail, ...workspace } = found;
+  return workspace;
+}
+
+function frameOf(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  listed: Switcher,
+  options: { workspace?: Workspace; section?: Section },
+): Frame {
+  const { user } = accountOf(request);
+  const isAdmin = user.isAdmin === 1;
+  const { deliveries } = listed;
   const workspaces = listed.rows.map((w) => switcherEntry(w, user.id, w.ownerEmail));
   let current: Frame['current'] = null;
-  if (options.workspace || options.workspaceId) {
-    const workspace = options.workspace ?? (await ctx.workspaces.getForMember(user.id, options.workspaceId!));
+  if (options.workspace) {
+    const workspace = options.workspace;
     current = workspaces.find((w) => w.id === workspace.id) ?? switcherEntry(workspace, user.id, null);
     if (request.cookies[LAST_WORKSPACE_COOKIE] !== workspace.id) {
       reply.setCookie(LAST_WORKSPACE_COOKIE, workspace.id, {
@@ -80,8 +111,9 @@ export async function workspaceFrame(
   workspaceId: string,
   section: Section,
 ): Promise<{ frame: Frame; workspace: Workspace }> {
-  const workspace = await ctx.workspaces.getForMember(accountOf(request).user.id, workspaceId);
-  return { frame: await frameFor(request, reply, ctx, { workspace, section }), workspace };
+  const listed = await switcherWorkspaces(request, ctx);
+  const workspace = await memberWorkspace(request, ctx, listed, workspaceId);
+  return { frame: frameOf(request, reply, ctx, listed, { workspace, section }), workspace };
 }
 
 /** The workspace the dashboard opens on: the one last visited, if the account still belongs to it. */

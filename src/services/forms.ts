@@ -11,7 +11,7 @@ import { originProblem } from '../net/origin.js';
 import { NO_ALLOWED_TARGETS, type WebhookAllowList, webhookUrlProblem } from '../net/public-address.js';
 import { formBehaviourColumns, type FormStateName, formStates, formBehaviourOf, formBehaviourProblems, type FormBehaviourInput } from './form-behaviour.js';
 import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
-import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { newestAfter, type Page, type PageRequest, pageOf } from './pagination.js';
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
 import { type IntakeForm, IntakeForms } from './intake-forms.js';
 import { requireUnchanged } from './read-only-fields.js';
@@ -97,6 +97,9 @@ const FORM_COLUMNS = [
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
 
+// every column, as `forms.*` gives them (listForms)
+const LISTED_FORM_COLUMNS = [...FORM_COLUMNS, 'chatChannels'] as const satisfies readonly (keyof FormRow)[];
+
 // stored in columns of their own shape (services/form-behaviour.ts)
 const BEHAVIOUR_KEYS = new Set<string>(FORM_BEHAVIOUR_KEYS);
 
@@ -116,6 +119,10 @@ export class FormService {
       .where('workspaceMembers.userId', '=', userId),
   );
 
+  // A workspace's forms with the membership check (and the plan the API checks) joined in: one
+  // round trip, not two; the first page and the next ones, each built and prepared once.
+  private readonly memberForms = { first: memberFormsPage(false), next: memberFormsPage(true) };
+
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
@@ -132,10 +139,19 @@ export class FormService {
 
   /** The workspace's forms, newest first; through the API (`api`), an upgraded workspace's only. */
   async listForms(userId: string, workspaceId: string, page: PageRequest, options: { api?: boolean } = {}): Promise<Page<FormRow>> {
-    const workspace = await this.workspaces.getForMember(userId, workspaceId);
-    if (options.api) requireUpgraded(workspace, this.workspaces.plans);
-    const query = this.database.db.selectFrom('forms').selectAll('forms').where('workspaceId', '=', workspaceId);
-    return keysetPage(query, page, 'forms');
+    const query = page.after ? this.memberForms.next : this.memberForms.first;
+    const rows = await query.execute(this.database.db, {
+      workspaceId,
+      userId,
+      limit: page.limit + 1,
+      createdAt: page.after?.createdAt ?? 0,
+      id: page.after?.id ?? '',
+    });
+    const listed = pageOf(rows, page.limit);
+    // no rows: an empty list, or no access; the full check tells them apart (404, 402)
+    const plan = listed.rows[0]?.plan ?? (await this.workspaces.getForMember(userId, workspaceId)).plan;
+    if (options.api) requireUpgraded({ id: workspaceId, plan }, this.workspaces.plans);
+    return { ...listed, rows: listed.rows.map(withoutPlan) };
   }
 
   /** Creates a form within the plan's form count (through the API, in an upgraded workspace only). */
@@ -417,6 +433,25 @@ export function retentionDaysProblem(days: number | null | undefined): string | 
     return `retentionDays: must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or null to keep submissions until they are deleted`;
   }
   return null;
+}
+
+/** listForms' query: every column of the form, as `forms.*` would give (PreparedQuery: named, not `*`). */
+function memberFormsPage(after: boolean) {
+  type Params = { workspaceId: string; userId: string; limit: number; createdAt: number; id: string };
+  return new PreparedQuery<Params, FormWithPlan>((db, { workspaceId, userId, limit, createdAt, id }) =>
+    newestAfter(
+      db
+        .selectFrom('forms')
+        .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+        .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+        .select(LISTED_FORM_COLUMNS.map((column) => `forms.${column}` as const))
+        .select('workspaces.plan')
+        .where('forms.workspaceId', '=', workspaceId)
+        .where('workspaceMembers.userId', '=', userId),
+      after ? { createdAt, id } : null,
+      'forms',
+    ).limit(limit),
+  );
 }
 
 function withoutPlan({ plan: _plan, ...form }: FormWithPlan): FormRow {

@@ -1,4 +1,6 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { Queryable } from '../db/database.js';
+import type { DB } from '../db/schema/index.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
 import { planLabel, type PlanRules } from '../domain/plans.js';
@@ -23,38 +25,42 @@ export async function lockWorkspace(trx: Queryable, workspaceId: string): Promis
 /**
  * Seats the plan's member limit counts: members plus pending invitations (not accepted, revoked or
  * expired) of addresses that are not members yet. `except`: an address whose pending invitation is
- * the seat being taken or replaced.
+ * the seat being taken or replaced. One statement: in a transaction two would be two round trips.
  */
 export async function seatsTaken(db: Queryable, workspaceId: string, except?: string): Promise<number> {
-  const now = Date.now();
-  const [members, pending] = await Promise.all([
-    db
-      .selectFrom('workspaceMembers')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('workspaceId', '=', workspaceId)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('invitations')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('workspaceId', '=', workspaceId)
-      .where('acceptedAt', 'is', null)
-      .where('revokedAt', 'is', null)
-      .where('expiresAt', '>', now)
-      .where('email', '!=', except ?? '')
-      .where((eb) =>
-        eb(
-          'email',
-          'not in',
-          eb
-            .selectFrom('workspaceMembers')
-            .innerJoin('users', 'users.id', 'workspaceMembers.userId')
-            .select('users.email')
-            .where('workspaceMembers.workspaceId', '=', workspaceId),
-        ),
-      )
-      .executeTakeFirstOrThrow(),
-  ]);
-  return Number(members.n) + Number(pending.n);
+  const row = await db.selectNoFrom((eb) => seatCounts(eb, workspaceId, Date.now(), except ?? '')).executeTakeFirstOrThrow();
+  return Number(row.members) + Number(row.pending);
+}
+
+/**
+ * The two counts seatsTaken adds up, as subqueries a statement can select along with others (the
+ * workspace page's counts). `except` is '' when there is none.
+ */
+export function seatCounts(eb: ExpressionBuilder<DB, never>, workspaceId: string, now: number, except: string) {
+  const members = eb
+    .selectFrom('workspaceMembers')
+    .select((inner) => inner.fn.countAll<number | string>().as('n'))
+    .where('workspaceMembers.workspaceId', '=', workspaceId);
+  const pending = eb
+    .selectFrom('invitations')
+    .select((inner) => inner.fn.countAll<number | string>().as('n'))
+    .where('invitations.workspaceId', '=', workspaceId)
+    .where('invitations.acceptedAt', 'is', null)
+    .where('invitations.revokedAt', 'is', null)
+    .where('invitations.expiresAt', '>', now)
+    .where('invitations.email', '!=', except)
+    .where((inner) =>
+      inner(
+        'invitations.email',
+        'not in',
+        inner
+          .selectFrom('workspaceMembers as seated')
+          .innerJoin('users', 'users.id', 'seated.userId')
+          .select('users.email')
+          .where('seated.workspaceId', '=', workspaceId),
+      ),
+    );
+  return [members.as('members'), pending.as('pending')] as const;
 }
 
 /** Refuses one more seat past the plan's member limit, in the words the CLI and the dashboard share. */

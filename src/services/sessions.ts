@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import { unlessStorageUnavailable } from '../db/storage-errors.js';
 import type { SessionRow } from '../db/schema/session.js';
 import type { UserRow } from '../db/schema/user.js';
@@ -22,6 +23,16 @@ const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 /** Dashboard logins, kept in the database so that any instance serves any request. */
 export class SessionService {
+  // Run on every dashboard request: built once, and prepared once per PostgreSQL connection.
+  private readonly sessionWithUser = new PreparedQuery((db, { idHash }: { idHash: string }) =>
+    db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.userId')
+      .select(['sessions.idHash', 'sessions.userId', 'sessions.createdAt', 'sessions.lastSeenAt', 'sessions.expiresAt'])
+      .select(['users.email', 'users.passwordHash', 'users.isAdmin', 'users.timeZone', 'users.disabledAt', 'users.createdAt as userCreatedAt'])
+      .where('sessions.idHash', '=', idHash),
+  );
+
   constructor(
     private readonly database: Database,
     readonly limits: SessionLimits,
@@ -51,13 +62,7 @@ export class SessionService {
   async resolve(secret: string): Promise<ActiveSession | null> {
     if (!SECRET_SHAPE.test(secret)) return null;
     const idHash = hashSecret(secret);
-    const row = await this.database.db
-      .selectFrom('sessions')
-      .innerJoin('users', 'users.id', 'sessions.userId')
-      .select(['sessions.idHash', 'sessions.userId', 'sessions.createdAt', 'sessions.lastSeenAt', 'sessions.expiresAt'])
-      .select(['users.email', 'users.passwordHash', 'users.isAdmin', 'users.timeZone', 'users.disabledAt', 'users.createdAt as userCreatedAt'])
-      .where('sessions.idHash', '=', idHash)
-      .executeTakeFirst();
+    const row = await this.sessionWithUser.executeTakeFirst(this.database.db, { idHash });
     // a disabled account's sessions stop at once (disabling also deletes them)
     if (!row || row.disabledAt !== null) return null;
     const now = Date.now();

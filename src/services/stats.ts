@@ -1,8 +1,10 @@
+import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
+import { PreparedListQuery } from '../db/prepared-list-query.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import { DAY_MS } from '../domain/time.js';
+import { ProblemError } from '../errors.js';
 import type { FormService } from './forms.js';
-import type { WorkspaceService } from './workspaces.js';
 
 /** The number of days a chart shows, today (UTC) included. */
 export const CHART_DAYS = 30;
@@ -37,9 +39,73 @@ export interface WorkspaceStats {
  * submissions: a 30-day chart costs at most 30 rows whatever the volume.
  */
 export class StatsService {
+  /**
+   * workspaceStats' rows as one UNION ALL, told apart by `kind` (one round trip on PostgreSQL, not
+   * four): `member` (a row only if the account belongs to the workspace), `total` (the workspace's
+   * days), `day` (the listed forms' days since `from`) and `last` (each listed form's newest
+   * submission time: its newest day's `last_at`, one row of the primary key (form_id, day) read
+   * backwards per form; the submissions' own indexes answer it per status only, and PostgreSQL
+   * would rather walk the partial index of every form's spam).
+   */
+  private readonly statsRows = new PreparedListQuery((db, { userId, workspaceId, from, first, today }: StatsParams, formIds) => {
+    // NOTE: typed nulls: PostgreSQL types a UNION's columns from its first branch
+    const noNumber = sql<number | string | null>`cast(null as bigint)`;
+    const member = db
+      .selectFrom('workspaceMembers')
+      .select([
+        sql<StatsRowKind>`'member'`.as('kind'),
+        sql<string | null>`cast(null as text)`.as('formId'),
+        noNumber.as('day'),
+        noNumber.as('accepted'),
+        noNumber.as('spam'),
+        noNumber.as('lastAt'),
+      ])
+      .where('workspaceMembers.workspaceId', '=', workspaceId)
+      .where('workspaceMembers.userId', '=', userId);
+    const totals = db
+      .selectFrom('dailyCounts')
+      .select((eb) => [
+        sql<StatsRowKind>`'total'`.as('kind'),
+        sql<string | null>`cast(null as text)`.as('formId'),
+        'day',
+        eb.fn.sum<number | string>('accepted').as('accepted'),
+        eb.fn.sum<number | string>('spam').as('spam'),
+        noNumber.as('lastAt'),
+      ])
+      .where('dailyCounts.workspaceId', '=', workspaceId)
+      .where('dailyCounts.day', '>=', first)
+      .where('dailyCounts.day', '<=', today)
+      .groupBy('day');
+    const perForm = db
+      .selectFrom('dailyCounts')
+      .select([sql<StatsRowKind>`'day'`.as('kind'), 'formId', 'day', 'accepted', 'spam', noNumber.as('lastAt')])
+      .where('dailyCounts.workspaceId', '=', workspaceId)
+      .where('dailyCounts.formId', 'in', formIds)
+      .where('dailyCounts.day', '>=', from)
+      .where('dailyCounts.day', '<=', today);
+    const last = db
+      .selectFrom('forms')
+      .select((eb) => [
+        sql<StatsRowKind>`'last'`.as('kind'),
+        'forms.id as formId',
+        noNumber.as('day'),
+        noNumber.as('accepted'),
+        noNumber.as('spam'),
+        eb
+          .selectFrom('dailyCounts')
+          .select('dailyCounts.lastAt')
+          .whereRef('dailyCounts.formId', '=', 'forms.id')
+          .orderBy('dailyCounts.day', 'desc')
+          .limit(1)
+          .as('lastAt'),
+      ])
+      .where('forms.workspaceId', '=', workspaceId)
+      .where('forms.id', 'in', formIds);
+    return member.unionAll(totals).unionAll(perForm).unionAll(last);
+  });
+
   constructor(
     private readonly database: Database,
-    private readonly workspaces: WorkspaceService,
     private readonly forms: FormService,
   ) {}
 
@@ -59,81 +125,43 @@ export class StatsService {
 
   /**
    * The workspace's last 30 days and, for `formIds` (the forms a page lists), each one's 30 days,
-   * this month's counts and last submission: three queries whatever the number of forms.
+   * this month's counts and last submission: one statement whatever the number of forms.
    * `not_found` unless the account belongs to the workspace; ids of other workspaces' forms are ignored.
    */
   async workspaceStats(userId: string, workspaceId: string, formIds: string[], now = Date.now()): Promise<WorkspaceStats> {
-    await this.workspaces.getForMember(userId, workspaceId);
     const { first, today } = window(now);
     const month = monthStart(now);
-    const [totals, perForm, last] = await Promise.all([
-      this.database.db
-        .selectFrom('dailyCounts')
-        .select((eb) => ['day', eb.fn.sum<number | string>('accepted').as('accepted'), eb.fn.sum<number | string>('spam').as('spam')])
-        .where('workspaceId', '=', workspaceId)
-        .where('day', '>=', first)
-        .where('day', '<=', today)
-        .groupBy('day')
-        .execute(),
-      formIds.length === 0
-        ? []
-        : this.database.db
-            .selectFrom('dailyCounts')
-            .select(['formId', 'day', 'accepted', 'spam'])
-            .where('workspaceId', '=', workspaceId)
-            .where('formId', 'in', formIds)
-            .where('day', '>=', Math.min(first, month))
-            .where('day', '<=', today)
-            .execute(),
-      this.lastSubmissions(workspaceId, formIds),
-    ]);
+    const rows = await this.statsRows.execute(this.database.db, { userId, workspaceId, from: Math.min(first, month), first, today }, formIds);
+    if (!rows.some((row) => row.kind === 'member')) throw new ProblemError('not_found', `Workspace ${workspaceId} was not found.`);
     const forms = new Map<string, FormSummary>();
-    for (const formId of formIds) forms.set(formId, { days: [], monthAccepted: 0, monthSpam: 0, lastSubmissionAt: last.get(formId) ?? null });
-    const byForm = new Map<string, DayCount[]>();
-    for (const row of perForm) {
-      const summary = forms.get(row.formId);
+    for (const formId of formIds) forms.set(formId, { days: [], monthAccepted: 0, monthSpam: 0, lastSubmissionAt: null });
+    const totals: DayRow[] = [];
+    const byForm = new Map<string, DayRow[]>();
+    for (const row of rows) {
+      if (row.kind === 'total') totals.push(row as DayRow);
+      const summary = row.formId === null ? undefined : forms.get(row.formId);
       if (!summary) continue;
-      if (row.day >= month) {
+      if (row.kind === 'last' && row.lastAt !== null) summary.lastSubmissionAt = Number(row.lastAt);
+      if (row.kind !== 'day') continue;
+      const day = Number(row.day);
+      if (day >= month) {
         summary.monthAccepted += Number(row.accepted);
         summary.monthSpam += Number(row.spam);
       }
-      if (row.day >= first) {
-        const list = byForm.get(row.formId) ?? [];
-        list.push(row);
-        byForm.set(row.formId, list);
+      if (day >= first) {
+        const list = byForm.get(row.formId!) ?? [];
+        list.push(row as DayRow);
+        byForm.set(row.formId!, list);
       }
     }
     for (const [formId, summary] of forms) summary.days = series(byForm.get(formId) ?? [], first);
     return { days: series(totals, first), forms };
   }
-
-  /**
-   * Each form's newest submission time: its newest day's `last_at` (daily_counts), one row of the
-   * primary key (form_id, day) read backwards per form. (The submissions' own indexes answer it per
-   * status only, and PostgreSQL would rather walk the partial index of every form's spam.)
-   */
-  private async lastSubmissions(workspaceId: string, formIds: string[]): Promise<Map<string, number>> {
-    if (formIds.length === 0) return new Map();
-    const rows = await this.database.db
-      .selectFrom('forms')
-      .select('forms.id')
-      .select((eb) =>
-        eb
-          .selectFrom('dailyCounts')
-          .select('dailyCounts.lastAt')
-          .whereRef('dailyCounts.formId', '=', 'forms.id')
-          .orderBy('dailyCounts.day', 'desc')
-          .limit(1)
-          .as('lastAt'),
-      )
-      .where('forms.workspaceId', '=', workspaceId)
-      .where('forms.id', 'in', formIds)
-      .execute();
-    const last = new Map<string, number>();
-    for (const row of rows) if (row.lastAt !== null && row.lastAt !== undefined) last.set(row.id, Number(row.lastAt));
-    return last;
-  }
 }
+
+type StatsParams = { userId: string; workspaceId: string; from: number; first: number; today: number };
+type StatsRowKind = 'member' | 'total' | 'day' | 'last';
+type DayRow = { day: number | string; accepted: number | string; spam: number | string };
 
 /** The chart's days: from 29 days ago to today (UTC), both included. */
 function window(now: number): { first: number; today: number } {

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { fromJson, type Database } from '../db/database.js';
+import { PreparedListQuery } from '../db/prepared-list-query.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
 import { submitterAddress } from '../domain/submitter-address.js';
@@ -36,21 +37,43 @@ export interface RowMarks {
  * member of the submissions' workspace.
  */
 export class SubmissionMarks {
+  // Each form's unread rows counted up to the cap. NOTE: the conditions are literals, so that
+  // PostgreSQL matches the partial index `submissions_unread`'s own, prepared statement or not.
+  private readonly unreadRows = new PreparedListQuery((db, _: Record<string, never>, formIds) =>
+    db
+      .selectFrom('forms')
+      .select((eb) => [
+        'forms.id',
+        eb
+          .selectFrom(
+            eb
+              .selectFrom('submissions')
+              .select(sql.lit(1).as('one'))
+              .whereRef('submissions.formId', '=', 'forms.id')
+              .where('submissions.unread', '=', sql.lit(1))
+              .where('submissions.status', '=', sql.lit('accepted'))
+              .limit(sql.lit(UNREAD_CAP))
+              .as('unreadRows'),
+          )
+          .select((inner) => inner.fn.countAll<number | string>().as('n'))
+          .as('n'),
+      ])
+      .where('forms.id', 'in', formIds),
+  );
+
   constructor(private readonly database: Database) {}
 
-  /** Unread accepted submissions per form, each count stopping at UNREAD_CAP (the partial index `submissions_unread` serves it). */
+  /**
+   * Unread accepted submissions per form, each count stopping at UNREAD_CAP (the partial index
+   * `submissions_unread` serves it): one statement for all the forms, not one each.
+   */
   async unreadCounts(formIds: readonly string[]): Promise<Map<string, number>> {
-    const counts = await Promise.all(
-      [...new Set(formIds)].map(async (formId) => {
-        // literals, so PostgreSQL matches the partial index's own condition
-        const { rows } = await sql<{ n: number | string }>`SELECT count(*) AS n FROM (SELECT 1 FROM submissions
-            WHERE form_id = ${formId} AND unread = ${sql.lit(1)} AND status = ${sql.lit('accepted')} LIMIT ${sql.lit(UNREAD_CAP)}) AS unread_rows`.execute(
-          this.database.db,
-        );
-        return [formId, Number(rows[0]?.n ?? 0)] as const;
-      }),
-    );
-    return new Map(counts);
+    const ids = [...new Set(formIds)];
+    const counts = new Map(ids.map((id) => [id, 0]));
+    if (ids.length === 0) return counts;
+    const rows = await this.unreadRows.execute(this.database.db, {}, ids);
+    for (const row of rows) counts.set(row.id, Number(row.n));
+    return counts;
   }
 
   /** Unread flags and notes of a page's rows (one query). */

@@ -10,9 +10,9 @@ import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { enqueuePlanChangeEmails } from './mail-outbox.js';
-import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import { keysetPage, newestAfter, type Page, type PageRequest, pageOf } from './pagination.js';
 import { requireUnchanged } from './read-only-fields.js';
-import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
+import { lockWorkspace, requireSeat, seatCounts, seatsTaken } from './seats.js';
 import type { UserService } from './users.js';
 
 /** A workspace as the service hands it to pages and routes. */
@@ -40,6 +40,23 @@ export interface WorkspaceSentBack {
   plan?: string;
 }
 
+/** A workspace as its member's list shows it: with the member's role and the creator's address. */
+export type ListedWorkspace = WorkspaceRow & { role: 'owner' | 'member'; ownerEmail: string | null };
+
+/** The account's workspaces, unordered and unlimited; named columns, not `*` (PreparedQuery). */
+function listedWorkspaces(db: Queryable, userId: string) {
+  return (
+    db
+      .selectFrom('workspaces')
+      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
+      // the creator's address tells two workspaces of one name apart (a team's and one's own)
+      .leftJoin('users as owners', 'owners.id', 'workspaces.ownerId')
+      .select(WORKSPACE_COLUMNS.map((column) => `workspaces.${column}` as const))
+      .select(['workspaceMembers.role', 'owners.email as ownerEmail'])
+      .where('workspaceMembers.userId', '=', userId)
+  );
+}
+
 export class WorkspaceService {
   // Every workspace route, and every search of a workspace, checks membership first.
   private readonly memberWorkspace = new PreparedQuery<{ userId: string; workspaceId: string }, WorkspaceRow>((db, { userId, workspaceId }) =>
@@ -49,6 +66,23 @@ export class WorkspaceService {
       .select(WORKSPACE_COLUMNS.map((column) => `workspaces.${column}` as const))
       .where('workspaces.id', '=', workspaceId)
       .where('workspaceMembers.userId', '=', userId),
+  );
+
+  // The dashboard's switcher on every page: the account's first workspaces, newest first.
+  private readonly firstWorkspaces = new PreparedQuery<{ userId: string; limit: number }, ListedWorkspace>((db, { userId, limit }) =>
+    newestAfter(listedWorkspaces(db, userId), null, 'workspaces').limit(limit),
+  );
+
+  // The workspace page's counts in one statement: forms, members and pending invitations.
+  private readonly workspaceCounts = new PreparedQuery((db, { workspaceId, now }: { workspaceId: string; now: number }) =>
+    db.selectNoFrom((eb) => [
+      eb
+        .selectFrom('forms')
+        .select((inner) => inner.fn.countAll<number | string>().as('n'))
+        .where('forms.workspaceId', '=', workspaceId)
+        .as('forms'),
+      ...seatCounts(eb, workspaceId, now, ''),
+    ]),
   );
 
   constructor(
@@ -61,16 +95,9 @@ export class WorkspaceService {
   ) {}
 
   /** Every workspace the account belongs to, newest first, with the account's role in each. */
-  listForUser(userId: string, page: PageRequest): Promise<Page<WorkspaceRow & { role: 'owner' | 'member'; ownerEmail: string | null }>> {
-    const query = this.database.db
-      .selectFrom('workspaces')
-      .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'workspaces.id')
-      // the creator's address tells two workspaces of one name apart (a team's and one's own)
-      .leftJoin('users as owners', 'owners.id', 'workspaces.ownerId')
-      .selectAll('workspaces')
-      .select(['workspaceMembers.role', 'owners.email as ownerEmail'])
-      .where('workspaceMembers.userId', '=', userId);
-    return keysetPage(query, page, 'workspaces');
+  async listForUser(userId: string, page: PageRequest): Promise<Page<ListedWorkspace>> {
+    if (page.after === null) return pageOf(await this.firstWorkspaces.execute(this.database.db, { userId, limit: page.limit + 1 }), page.limit);
+    return keysetPage(listedWorkspaces(this.database.db, userId), page, 'workspaces');
   }
 
   /** Whether the account belongs to an upgraded workspace: without one, its tokens reach nothing but `GET /me`. */
@@ -251,15 +278,8 @@ export class WorkspaceService {
    * pending invitations, as the member limit does (and as the members page says).
    */
   async counts(workspaceId: string): Promise<{ formCount: number; memberCount: number }> {
-    const [forms, memberCount] = await Promise.all([
-      this.database.db
-        .selectFrom('forms')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('workspaceId', '=', workspaceId)
-        .executeTakeFirstOrThrow(),
-      seatsTaken(this.database.db, workspaceId),
-    ]);
-    return { formCount: Number(forms.n), memberCount };
+    const row = (await this.workspaceCounts.executeTakeFirst(this.database.db, { workspaceId, now: Date.now() }))!;
+    return { formCount: Number(row.forms), memberCount: Number(row.members) + Number(row.pending) };
   }
 
   async requireById(workspaceId: string, db: Queryable = this.database.db): Promise<WorkspaceRow> {
