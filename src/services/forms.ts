@@ -11,7 +11,7 @@ import { originProblem } from '../net/origin.js';
 import { NO_ALLOWED_TARGETS, type WebhookAllowList, webhookUrlProblem } from '../net/public-address.js';
 import { formBehaviourColumns, type FormStateName, formStates, formBehaviourOf, formBehaviourProblems, type FormBehaviourInput } from './form-behaviour.js';
 import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
-import { newestAfter, type Page, type PageRequest, pageOf } from './pagination.js';
+import { newestAfter, type Page, type PageRequest, pageOf, pageParams } from './pagination.js';
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
 import { type IntakeForm, IntakeForms } from './intake-forms.js';
 import { requireUnchanged } from './read-only-fields.js';
@@ -140,13 +140,7 @@ export class FormService {
   /** The workspace's forms, newest first; through the API (`api`), an upgraded workspace's only. */
   async listForms(userId: string, workspaceId: string, page: PageRequest, options: { api?: boolean } = {}): Promise<Page<FormRow>> {
     const query = page.after ? this.memberForms.next : this.memberForms.first;
-    const rows = await query.execute(this.database.db, {
-      workspaceId,
-      userId,
-      limit: page.limit + 1,
-      createdAt: page.after?.createdAt ?? 0,
-      id: page.after?.id ?? '',
-    });
+    const rows = await query.execute(this.database.db, { workspaceId, userId, ...pageParams(page) });
     const listed = pageOf(rows, page.limit);
     // no rows: an empty list, or no access; the full check tells them apart (404, 402)
     const plan = listed.rows[0]?.plan ?? (await this.workspaces.getForMember(userId, workspaceId)).plan;

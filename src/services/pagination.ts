@@ -48,6 +48,11 @@ export async function keysetPage<DB, TB extends keyof DB, Row extends Keyset>(
 }
 
 /** A page from the `limit + 1` rows fetched for it: the extra row only says there is more. */
+/** A prepared page query's parameters for `page`: one more row than asked (to know whether more follow), after its cursor or from the newest. */
+export function pageParams(page: PageRequest): { limit: number; createdAt: number; id: string } {
+  return { limit: page.limit + 1, createdAt: page.after?.createdAt ?? 0, id: page.after?.id ?? '' };
+}
+
 export function pageOf<Row>(rows: Row[], limit: number): Page<Row> {
   const hasMore = rows.length > limit;
   if (hasMore) rows.pop();

@@ -8,7 +8,7 @@ import type { SubmissionStatus } from '../db/schema/submission.js';
 import { ProblemError, validationError } from '../errors.js';
 import { inRange, LIST_COLUMNS, listedOf, type SubmissionFilter, type SubmissionListRow, SubmissionSearch } from './submission-search.js';
 import type { Access, FormService } from './forms.js';
-import { keysetPage, newestAfter, pageOf, type Page, type PageRequest } from './pagination.js';
+import { keysetPage, newestAfter, pageOf, pageParams, type Page, type PageRequest } from './pagination.js';
 import { PLANS, isUpgraded } from '../domain/plans.js';
 import { countHeld, type FolderRow, listFolder, markNotSpam, reasonsOf } from './quarantine.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
@@ -110,13 +110,7 @@ export class SubmissionService {
     // team mode: every workspace has the API, so membership alone is the check
     const queries = access.api && !this.workspaces.plans.team ? this.formPages.api : this.formPages.dashboard;
     const query = page.after ? queries.next : queries.first;
-    const rows = await query.execute(this.database.db, {
-      formId,
-      userId,
-      limit: page.limit + 1,
-      createdAt: page.after?.createdAt ?? 0,
-      id: page.after?.id ?? '',
-    });
+    const rows = await query.execute(this.database.db, { formId, userId, ...pageParams(page) });
     // no rows: an empty list, or no access; the full check tells them apart (404, 402)
     if (rows.length === 0) await this.forms.formForMember(userId, formId, access);
     return pageOf(rows, page.limit);
