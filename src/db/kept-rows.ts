@@ -1,6 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import { SingleFlight } from './single-flight.js';
 
+/** The longest a row is kept, even while nothing says it changed. */
+export const KEPT_AT_MOST_MS = 60_000;
+
 /**
  * Rows kept in memory for as long as the database says that nothing they were read from has changed.
  * Triggers count the changes, made by this process or any other (other instances, the admin
@@ -15,14 +18,19 @@ export class KeptRows<T extends object> {
   // keyed by count and key: a lookup begun under an older count is never shared with a newer caller
   private readonly lookups: SingleFlight<T | undefined>;
   // bounded: a row that stops being asked for is dropped in time
-  private readonly kept = new LRUCache<string, T>({ max: 10_000 });
+  // NOTE: and kept a minute at most whatever the counts say: where a change can go unheard without the
+  // feed knowing (PostgreSQL behind PgBouncer in transaction mode, unsupported), a row is stale for a
+  // minute, not until the next restart. One lookup per row a minute costs nothing measurable.
+  private readonly kept: LRUCache<string, T>;
   private keptAt: number | null = null;
   private countThisTurn: Promise<number> | null = null;
 
   constructor(
     private readonly changeCount: () => Promise<number>,
     lookup: (key: string) => Promise<T | undefined>,
+    keptAtMostMs = KEPT_AT_MOST_MS,
   ) {
+    this.kept = new LRUCache<string, T>({ max: 10_000, ttl: keptAtMostMs });
     this.lookups = new SingleFlight((countAndKey) => lookup(countAndKey.slice(countAndKey.indexOf(':') + 1)));
   }
 

@@ -5,7 +5,7 @@ import { KeptRows } from '../../src/db/kept-rows.js';
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A table of one row per key, with a change count, and how often each was read. */
-function source() {
+function source(keptAtMostMs?: number) {
   const rows = new Map<string, { name: string }>([['a', { name: 'first' }]]);
   const reads = { count: 0, lookups: 0 };
   let changes = 0;
@@ -18,11 +18,23 @@ function source() {
       reads.lookups++;
       return rows.get(key) && { ...rows.get(key)! };
     },
+    keptAtMostMs,
   );
   return { kept, reads, rows, change: () => changes++ };
 }
 
 describe('KeptRows', () => {
+  it('reads a row again once it has been kept its longest, even while the count stays put', async () => {
+    const { kept, reads, rows } = source(30);
+    await kept.get('a');
+    rows.set('a', { name: 'changed unheard' });
+    await nextTurn();
+    assert.deepEqual(await kept.get('a'), { name: 'first' }, 'still kept');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(await kept.get('a'), { name: 'changed unheard' }, 'read again after its longest');
+    assert.equal(reads.lookups, 2);
+  });
+
   it('keeps a row across turns while the count stays put, reading the count once per turn', async () => {
     const { kept, reads } = source();
     assert.deepEqual(await Promise.all([kept.get('a'), kept.get('a'), kept.get('a')]), [{ name: 'first' }, { name: 'first' }, { name: 'first' }]);
