@@ -42,7 +42,8 @@ export class ChangeFeed {
   count(name: string): number {
     this.start();
     const n = this.counts.get(name) ?? 0;
-    if (this.state === 'listening') return n;
+    // closed (the database destroyed): nothing is heard any more, so nothing stays kept either
+    if (this.state === 'listening' && !this.closed) return n;
     this.counts.set(name, n + 1);
     return n + 1;
   }
