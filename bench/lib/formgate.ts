@@ -42,6 +42,8 @@ export async function startFormgate(options: FormgateOptions): Promise<Formgate>
     FORMGATE_SUBMIT_PORT: String(submitPort),
     FORMGATE_RATE_LIMIT_API: 'off',
     FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+    // a search's own limit (120 a minute per caller) would answer the search load 429 after its first two seconds
+    FORMGATE_RATE_LIMIT_SEARCH: 'off',
     FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true',
     ...(options.smtpUrl ? { FORMGATE_SMTP_URL: options.smtpUrl } : {}),
     // FORMGATE_BENCH_METRICS=on measures the cost of counting (docs/architecture.md, "Metrics")
