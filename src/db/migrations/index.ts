@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Migrator, type MigrationResult } from 'kysely/migration';
 import type { Database, Dialect } from '../database.js';
 import { initial } from './0001-initial.js';
@@ -75,7 +75,11 @@ export async function migrateToLatest(
     db: database.db,
     provider: {
       async getMigrations() {
+        let locked = false;
         const timed = (name: string, m: Migration) => async (db: Kysely<any>) => {
+          // the run's first migration: on PostgreSQL, every table first (lockEveryTable)
+          if (!locked && database.dialect === 'postgres') await lockEveryTable(db);
+          locked = true;
           const started = performance.now();
           await m.up(db, database.dialect);
           applied(name, Math.round(performance.now() - started));
@@ -95,4 +99,41 @@ export async function migrateToLatest(
 /** The names of this program's migrations, oldest first: a database migrated by it records exactly these. */
 export function migrationNames(): string[] {
   return Object.keys(MIGRATIONS);
+}
+
+/** How long one try at the tables' locks waits, and how many tries a run makes (about 30 s in all). */
+const LOCK_WAIT = '100ms';
+const LOCK_TRIES = 300;
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * On PostgreSQL, every table of the database is locked (ACCESS EXCLUSIVE) before the first migration
+ * of a run, all in one statement that waits at most 100 ms and is tried again until it has them all.
+ * NOTE: during a rolling upgrade the previous release goes on serving: its transactions hold some
+ * tables and wait for others, while the migrations' DDL took one table after another, so the two
+ * could wait for each other, and PostgreSQL broke the deadlock by failing a visitor's submission
+ * (`test/upgrade/rolling-upgrade.test.ts` saw it in two runs of five). Holding everything before the
+ * first change, the migrations never wait for anyone; the old release's requests wait for them
+ * instead, and a try that cannot have every lock gives back what it took within 100 ms, far below
+ * the second after which PostgreSQL looks for deadlocks.
+ */
+async function lockEveryTable(db: Kysely<any>): Promise<void> {
+  const { rows } = await sql<{ name: string }>`SELECT tablename AS name FROM pg_tables
+    WHERE schemaname = current_schema() AND tablename NOT IN ('kysely_migration', 'kysely_migration_lock') ORDER BY tablename`.execute(db);
+  if (rows.length === 0) return;
+  const tables = sql.join(rows.map((row) => sql.table(row.name)));
+  for (let attempt = 1; ; attempt++) {
+    await sql`SAVEPOINT lock_every_table`.execute(db);
+    try {
+      await sql.raw(`SET LOCAL lock_timeout = '${LOCK_WAIT}'`).execute(db);
+      await sql`LOCK TABLE ${tables} IN ACCESS EXCLUSIVE MODE`.execute(db);
+      await sql`RELEASE SAVEPOINT lock_every_table`.execute(db);
+      await sql`SET LOCAL lock_timeout = 0`.execute(db);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE || attempt >= LOCK_TRIES) throw error;
+      await sql`ROLLBACK TO SAVEPOINT lock_every_table`.execute(db);
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
+    }
+  }
 }
