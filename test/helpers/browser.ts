@@ -59,7 +59,7 @@ export async function checkPage(page: Page, name: string): Promise<void> {
 }
 
 /**
- * A full-page screenshot under test-results/screenshots. NOTE: tried again (twice, 200 ms apart) when
+ * A full-page screenshot under test-results/screenshots. NOTE: tried again (twice, each after the page's next frame) when
  * Chromium answers "Unable to capture screenshot": under a loaded machine its compositor sometimes
  * has no frame yet right after the viewport changed (seen once in a full CI run); the page is not at fault.
  */
@@ -70,7 +70,8 @@ async function screenshot(page: Page, file: string): Promise<void> {
       return;
     } catch (error) {
       if (attempt >= 3 || !/Unable to capture screenshot/.test(String((error as Error).message))) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // the next frame the page paints, which is what the capture lacked
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     }
   }
 }
