@@ -82,6 +82,8 @@ export class JobWorker {
   private running = false;
   private stopping = false;
   private wakeRequested = false;
+  /** The last claim left a destination it cut short at half its limit or below: claim again at once. */
+  private cutAndBelowHalf = false;
 
   constructor(
     database: Database,
@@ -182,23 +184,29 @@ export class JobWorker {
     await this.polling;
     this.polling = null;
     // A full batch of a lane means more may be due: poll again at once; otherwise wait (or for wake()).
-    const again = this.wakeRequested || LANES.some((lane) => (free[lane] ?? 0) > 0 && claimed.filter((job) => job.lane === lane).length === free[lane]);
+    const again =
+      this.wakeRequested ||
+      LANES.some((lane) => (free[lane] ?? 0) > 0 && claimed.filter((job) => job.lane === lane).length === free[lane]) ||
+      this.cutAndBelowHalf;
     this.wakeRequested = false;
     if (this.running) this.schedule(again ? 0 : this.pollIntervalMs);
   }
 
   /** Claims up to `limits` jobs of each lane and starts each; the promises settle when each has been recorded. */
   private async claimAndStart(limits: LaneLimits): Promise<[ClaimedJob, Promise<void>][]> {
+    this.cutAndBelowHalf = false;
     if (this.stopping || !LANES.some((lane) => (limits[lane] ?? 0) > 0)) return [];
     // paused: jobs stay pending where they are, and the next poll asks again
     if (await this.paused()) return [];
     const claimedAt = this.now();
-    const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs, this.destinations.allowance(claimedAt));
+    const allowance = this.destinations.allowance(claimedAt);
+    const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs, allowance);
+    if ((limits.webhook ?? 0) > 0) this.destinations.claimed(allowance, webhooksByDestination(jobs));
     if (this.stopping) {
       await this.queue.release(jobs, this.now());
       return [];
     }
-    return jobs.map((job) => {
+    const started = jobs.map((job): [ClaimedJob, Promise<void>] => {
       this.leases.hold(job, claimedAt);
       this.inLane[job.lane] += 1;
       if (job.lane === 'webhook') this.destinations.started(job.id, job.destination ?? 'webhook', claimedAt);
@@ -213,6 +221,9 @@ export class JobWorker {
       this.inFlight.add(run);
       return [job, run];
     });
+    // see DestinationSlots.belowHalfAfterCut: only a claim that ran can ask for the next one
+    if ((limits.webhook ?? 0) > 0) this.cutAndBelowHalf = this.destinations.belowHalfAfterCut();
+    return started;
   }
 
   /** How many more jobs of each lane may start now. */
@@ -260,4 +271,13 @@ export class JobWorker {
       }
     }
   }
+}
+
+/** How many of `jobs` are webhooks to each destination. */
+function webhooksByDestination(jobs: readonly ClaimedJob[]): Map<string, number> {
+  const taken = new Map<string, number>();
+  for (const job of jobs) {
+    if (job.lane === 'webhook') taken.set(job.destination ?? 'webhook', (taken.get(job.destination ?? 'webhook') ?? 0) + 1);
+  }
+  return taken;
 }

@@ -9,7 +9,7 @@ import { Database } from '../../src/db/database.js';
 import type { Channel, Job } from '../../src/jobs/channels/channel.js';
 import { EmailChannel } from '../../src/jobs/channels/email.js';
 import { JobQueue } from '../../src/jobs/job-queue.js';
-import { enqueueJob } from '../../src/jobs/outbox.js';
+import { enqueueJob, enqueueJobs } from '../../src/jobs/outbox.js';
 import { JobWorker, type WorkerOptions } from '../../src/jobs/worker.js';
 import { createMailer, mailWarning, type Mailer } from '../../src/mail/transport.js';
 import { testConfig } from '../helpers/app.js';
@@ -299,6 +299,62 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       releases.shift()!(); // two in flight again
       await sentReaches(7);
       while (releases.length > 0) releases.shift()!();
+    });
+
+    it('claims again at once when the jobs in flight all ended during a claim that one receiver’s limit cut short', async () => {
+      // the webhook lane: 16 slots, claimed again at 8 in flight; a receiver that answers fast, 14 of them
+      const releases: (() => void)[] = [];
+      let sent = 0;
+      const gate: Channel = {
+        send: () => {
+          sent++;
+          return new Promise<void>((resolve) => releases.push(resolve));
+        },
+      };
+      const release = (n: number) => {
+        for (const next of releases.splice(0, n)) next();
+      };
+      // in one commit: a claim never sees part of them
+      const enqueue = (n: number) =>
+        enqueueJobs(
+          ctx.database.db,
+          Array.from({ length: n }, () => ({ kind: 'webhook', payload: { url: 'https://hooks.example.test/in' }, runAt: clock })),
+        );
+      const { counted, idle } = watchIdle(ctx.database);
+      // a claim waits here once it has its rows, as a round trip to PostgreSQL does, while the jobs in flight end
+      let held: Promise<void> | null = null;
+      let letClaimGo = () => {};
+      const holding = Object.assign(counted, { whenDurable: () => held ?? Promise.resolve() });
+      const sentReaches = async (n: number) => {
+        for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        await idle();
+        assert.equal(sent, n);
+      };
+      await enqueue(1);
+      // no poll of its own during the test: only wakes claim
+      const w = new JobWorker(holding, { webhook: gate }, { now: () => clock, pollIntervalMs: 60_000 });
+      closers.push(async () => {
+        letClaimGo();
+        while (releases.length > 0) release(releases.length);
+        await w.stop(1_000);
+      });
+      w.start();
+      await sentReaches(1);
+      release(1); // answered at once: a fast receiver, which may have 14 in flight
+      await sentReaches(1);
+      await enqueue(40);
+      w.wake(); // as intake does after a commit
+      await sentReaches(15);
+
+      held = new Promise((resolve) => (letClaimGo = resolve));
+      release(7); // 8 in flight, then 7: the receiver's half; the claim takes 7 and is held
+      await sentReaches(15);
+      release(7); // the rest end during the claim: none in flight
+      await idle();
+      held = null;
+      letClaimGo();
+      // the 7 claimed start, and the lane is claimed again at once up to the receiver's 14, not at the next poll
+      await sentReaches(29);
     });
 
     it('keeps only a few deliveries in flight while the foreground is busy, all of them again once it is not', async () => {
