@@ -46,6 +46,19 @@ function watchIdle(database: Database): { counted: Database; idle: () => Promise
   return { counted, idle };
 }
 
+/** A channel whose sends wait until the test lets each go: `releases` in the order they began, `sent()` how many began. */
+function gatedChannel(): { gate: Channel; releases: (() => void)[]; sent: () => number } {
+  const releases: (() => void)[] = [];
+  let sent = 0;
+  const gate: Channel = {
+    send: () => {
+      sent++;
+      return new Promise<void>((resolve) => releases.push(resolve));
+    },
+  };
+  return { gate, releases, sent: () => sent };
+}
+
 describe(`delivery worker (${TEST_DIALECT})`, () => {
   let sink: SmtpSink;
   let testDb: TestDatabase;
@@ -265,22 +278,15 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
     });
 
     it('claims again at once only when half of its slots are free, and then as many as are free', async () => {
-      const releases: (() => void)[] = [];
-      let sent = 0;
-      const gate: Channel = {
-        send: () => {
-          sent++;
-          return new Promise<void>((resolve) => releases.push(resolve));
-        },
-      };
+      const { gate, releases, sent } = gatedChannel();
       const enqueue = async (n: number) => {
         for (let i = 0; i < n; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
       };
       const { counted, idle } = watchIdle(ctx.database);
       const sentReaches = async (n: number) => {
-        for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        for (let i = 0; i < 400 && sent() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
         await idle();
-        assert.equal(sent, n);
+        assert.equal(sent(), n);
       };
       await enqueue(3);
       // no poll of its own during the test: only the wake when slots free up claims
@@ -295,7 +301,7 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       releases.shift()!(); // three in flight
       await new Promise((resolve) => setImmediate(resolve));
       await idle();
-      assert.equal(sent, 5, 'one free slot of four: no claim before the next poll');
+      assert.equal(sent(), 5, 'one free slot of four: no claim before the next poll');
       releases.shift()!(); // two in flight again
       await sentReaches(7);
       while (releases.length > 0) releases.shift()!();
@@ -303,14 +309,7 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
 
     it('claims again at once when the jobs in flight all ended during a claim that one receiver’s limit cut short', async () => {
       // the webhook lane: 16 slots, claimed again at 8 in flight; a receiver that answers fast, 14 of them
-      const releases: (() => void)[] = [];
-      let sent = 0;
-      const gate: Channel = {
-        send: () => {
-          sent++;
-          return new Promise<void>((resolve) => releases.push(resolve));
-        },
-      };
+      const { gate, releases, sent } = gatedChannel();
       const release = (n: number) => {
         for (const next of releases.splice(0, n)) next();
       };
@@ -326,9 +325,9 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       let letClaimGo = () => {};
       const holding = Object.assign(counted, { whenDurable: () => held ?? Promise.resolve() });
       const sentReaches = async (n: number) => {
-        for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        for (let i = 0; i < 400 && sent() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
         await idle();
-        assert.equal(sent, n);
+        assert.equal(sent(), n);
       };
       await enqueue(1);
       // no poll of its own during the test: only wakes claim
