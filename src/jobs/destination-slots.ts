@@ -34,8 +34,10 @@ export class DestinationSlots {
     return !wasFast && ms < SLOW_TRY_MS;
   }
 
-  /** A claim given `allowance` took `taken` webhooks of each destination: notes which it cut short. */
-  claimed(allowance: DestinationAllowance, taken: ReadonlyMap<string, number>): void {
+  /** A claim given `allowance` took webhooks to `destinations` (one entry per webhook): notes which destinations it cut short. */
+  claimed(allowance: DestinationAllowance, destinations: readonly string[]): void {
+    const taken = new Map<string, number>();
+    for (const destination of destinations) taken.set(destination, (taken.get(destination) ?? 0) + 1);
     for (const destination of new Set([...Object.keys(allowance), ...taken.keys()])) {
       const given = allowance[destination] ?? DESTINATION_LIMIT;
       if (given === 0) continue; // it could take none: says nothing of what is due

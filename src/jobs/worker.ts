@@ -201,7 +201,7 @@ export class JobWorker {
     const claimedAt = this.now();
     const allowance = this.destinations.allowance(claimedAt);
     const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs, allowance);
-    if ((limits.webhook ?? 0) > 0) this.destinations.claimed(allowance, webhooksByDestination(jobs));
+    if ((limits.webhook ?? 0) > 0) this.destinations.claimed(allowance, jobs.filter((job) => job.lane === 'webhook').map(slotDestination));
     if (this.stopping) {
       await this.queue.release(jobs, this.now());
       return [];
@@ -209,7 +209,7 @@ export class JobWorker {
     const started = jobs.map((job): [ClaimedJob, Promise<void>] => {
       this.leases.hold(job, claimedAt);
       this.inLane[job.lane] += 1;
-      if (job.lane === 'webhook') this.destinations.started(job.id, job.destination ?? 'webhook', claimedAt);
+      if (job.lane === 'webhook') this.destinations.started(job.id, slotDestination(job), claimedAt);
       const run = this.run(job).finally(() => {
         this.inFlight.delete(run);
         this.leases.drop(job.id);
@@ -242,7 +242,7 @@ export class JobWorker {
   private async run(job: ClaimedJob): Promise<void> {
     const result = await attemptJob(job, this.channels, this.attempt);
     this.observer?.delivered(job.kind, result.outcome === 'ok' ? 'sent' : result.outcome === 'retry' ? 'retried' : 'failed');
-    if (job.lane === 'webhook' && this.destinations.answered(job.destination ?? 'webhook', result.finishedAt - result.startedAt, result.finishedAt)) {
+    if (job.lane === 'webhook' && this.destinations.answered(slotDestination(job), result.finishedAt - result.startedAt, result.finishedAt)) {
       this.wake(); // it may have more slots now: claimed again at once, not at the next poll
     }
     await this.record(job, result);
@@ -273,11 +273,7 @@ export class JobWorker {
   }
 }
 
-/** How many of `jobs` are webhooks to each destination. */
-function webhooksByDestination(jobs: readonly ClaimedJob[]): Map<string, number> {
-  const taken = new Map<string, number>();
-  for (const job of jobs) {
-    if (job.lane === 'webhook') taken.set(job.destination ?? 'webhook', (taken.get(job.destination ?? 'webhook') ?? 0) + 1);
-  }
-  return taken;
+/** A webhook's destination for its slots; one enqueued before destinations were kept shares 'webhook'. */
+function slotDestination(job: ClaimedJob): string {
+  return job.destination ?? 'webhook';
 }
