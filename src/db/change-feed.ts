@@ -7,6 +7,8 @@ export const CHANGE_FEED_APPLICATION = 'formgate-change-feed';
 
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 10_000;
+/** How long a reading waits for the listener's connection to answer before it reads as if nothing were kept. */
+export const CATCH_UP_WAIT_MS = 1_000;
 
 /** `connecting`: its first connection is under way; `reconnecting`: it was lost (or never came). */
 export type ChangeFeedState = 'connecting' | 'listening' | 'reconnecting';
@@ -15,11 +17,16 @@ export type ChangeFeedState = 'connecting' | 'listening' | 'reconnecting';
  * On PostgreSQL, the counts of changes that SQLite keeps in `change_counts`: triggers (migration
  * 0023) NOTIFY `formgate_changes` with the name of what changed, and every notification heard moves
  * that name's count here. One connection of its own listens, so changes made by other instances
- * and by the admin commands are heard within milliseconds; the pool's connections listen too
- * (database.ts), which hears this process's own commits before they return.
- * NOTE: while the listener is not listening a notification may be missed, so every reading of a
- * count is a new one (rows kept in memory are then read again on every request), and every count
- * moves once it listens again.
+ * and by the admin commands are heard; the pool's connections listen too (database.ts), which
+ * hears this process's own commits before they return.
+ * A notification committed elsewhere reaches the listener a little after its commit, so a request
+ * could outrun it. Each reading therefore first asks the listener's connection a trivial query,
+ * shared by every reading of one turn of the event loop: PostgreSQL sends a session the
+ * notifications pending for it before the answer to its next query, so once that answer is back,
+ * every change committed before the reading began has been counted.
+ * NOTE: while the listener is not listening, or does not answer in time, a notification may be
+ * missed, so every reading of a count is a new one (rows kept in memory are then read again on
+ * every request), and every count moves once it listens again.
  */
 export class ChangeFeed {
   private readonly counts = new Map<string, number>();
@@ -30,6 +37,9 @@ export class ChangeFeed {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly watchers = new Set<(state: ChangeFeedState) => void>();
+  private caughtUpThisTurn: Promise<boolean> | null = null;
+  // when each question to the listener's current connection still unanswered was asked, oldest first
+  private unanswered: number[] = [];
 
   constructor(private readonly newClient: () => pg.Client) {}
 
@@ -38,14 +48,17 @@ export class ChangeFeed {
     this.watchers.add(watcher);
   }
 
-  /** How many changes to `name` were heard; started here, at the first reading (admin commands never read one). */
-  count(name: string): number {
+  /**
+   * How many changes to `name` were heard, counting every change committed before this call;
+   * started here, at the first reading (admin commands never read one).
+   */
+  async count(name: string): Promise<number> {
     this.start();
-    const n = this.counts.get(name) ?? 0;
     // closed (the database destroyed): nothing is heard any more, so nothing stays kept either
-    if (this.state === 'listening' && !this.closed) return n;
-    this.counts.set(name, n + 1);
-    return n + 1;
+    if (this.state === 'listening' && !this.closed && (await this.caughtUp())) return this.counts.get(name) ?? 0;
+    const n = (this.counts.get(name) ?? 0) + 1;
+    this.counts.set(name, n);
+    return n;
   }
 
   /** A notification of a change to `name`, heard on any connection of this process. */
@@ -68,6 +81,37 @@ export class ChangeFeed {
     await this.clientEnded;
   }
 
+  /** Whether the listener has heard every notification committed before this turn (one question per turn). */
+  private caughtUp(): Promise<boolean> {
+    if (!this.caughtUpThisTurn) {
+      this.caughtUpThisTurn = this.askListener();
+      setImmediate(() => (this.caughtUpThisTurn = null));
+    }
+    return this.caughtUpThisTurn;
+  }
+
+  private askListener(): Promise<boolean> {
+    const client = this.client;
+    const now = Date.now();
+    // a question unanswered for too long: the connection is stalled; ask nothing more until it answers
+    const oldest = this.unanswered[0];
+    if (!client || (oldest !== undefined && now - oldest >= CATCH_UP_WAIT_MS)) return Promise.resolve(false);
+    this.unanswered.push(now);
+    return new Promise((resolve) => {
+      const late = setTimeout(() => resolve(false), CATCH_UP_WAIT_MS);
+      const answered = (ok: boolean) => {
+        clearTimeout(late);
+        // the connection answers in order, so this was the oldest question
+        if (this.client === client) this.unanswered.shift();
+        resolve(ok && this.client === client && this.state === 'listening');
+      };
+      client.query('select 1').then(
+        () => answered(true),
+        () => answered(false),
+      );
+    });
+  }
+
   private start(): void {
     if (this.state !== null || this.closed) return;
     this.state = 'connecting';
@@ -79,6 +123,7 @@ export class ChangeFeed {
     if (this.closed) return;
     const client = this.newClient();
     this.client = client;
+    this.unanswered = [];
     this.clientEnded = new Promise((resolve) => client.once('end', resolve));
     // NOTE: a refused connection, a terminated backend or a dropped socket all end in 'end'; unheard, 'error' would crash the process
     client.on('error', () => undefined);

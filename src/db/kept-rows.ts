@@ -10,8 +10,8 @@ export const KEPT_AT_MOST_MS = 60_000;
  * commands), so no code that writes has to remember to tell the cache: SQLite's `change_counts`
  * (migration 0010), PostgreSQL's notifications (migration 0023, db/change-feed.ts). The count is
  * read at most once per turn of the event loop, and everything kept is dropped when it has moved: a
- * change applies to every request that arrives after it was committed (on PostgreSQL, from another
- * instance: once its notification has arrived, within milliseconds). Lookups that find nothing
+ * change applies to every request that arrives after it was committed, whichever process made it
+ * (on PostgreSQL, db/change-feed.ts waits for the notifications sent before). Lookups that find nothing
  * are not kept. Concurrent lookups of one key share a query.
  */
 export class KeptRows<T extends object> {

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { CHANGE_FEED_APPLICATION } from '../../src/db/change-feed.js';
+import { CATCH_UP_WAIT_MS, CHANGE_FEED_APPLICATION, ChangeFeed } from '../../src/db/change-feed.js';
 import { Database } from '../../src/db/database.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT, TEST_PG_URL } from '../helpers/database.js';
 import { eventually } from '../helpers/eventually.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
+import { startLaggingProxy } from '../helpers/lagging-proxy.js';
 import { collectingLogger } from '../helpers/log-lines.js';
 import { postJson } from '../helpers/submit.js';
 
@@ -47,6 +48,69 @@ describe('change feed (postgres)', { skip: TEST_DIALECT !== 'postgres' && 'Postg
       assert.equal(changed.status, 200, JSON.stringify(changed.body));
       const answer = await postJson(app, form.id, { message: `round ${round}` }, from());
       assert.equal(answer.status, paused ? 403 : 200, `round ${round}, paused ${paused}: ${JSON.stringify(answer.body)}`);
+    }
+  });
+
+  it('refuses a token revoked by another process at the very next request, round after round', async () => {
+    const other = Database.open(app.ctx.config.database);
+    try {
+      for (let round = 0; round < 20; round++) {
+        const { token, secret } = await app.ctx.tokens.createToken(account.userId, { name: `elsewhere-${round}`, scopes: ['forms:read'] });
+        assert.equal((await listForms(secret)).status, 200);
+        assert.equal((await listForms(secret)).status, 200, 'kept: read from memory');
+        await other.db.updateTable('tokens').set({ revokedAt: Date.now() }).where('id', '=', token.id).execute();
+        const refused = await listForms(secret);
+        assert.equal(refused.status, 401, `round ${round}: ${JSON.stringify(refused.body)}`);
+      }
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  /** A feed of its own on the app's database, whose listener hears PostgreSQL through `proxy`. */
+  const laggingFeed = async (lagMs: number) => {
+    const proxy = await startLaggingProxy((app.ctx.config.database as { url: string }).url, lagMs);
+    const feed = new ChangeFeed(() => new pg.Client({ connectionString: proxy.url }));
+    await feed.count('tokens');
+    await eventually(async () => feed.currentState() === 'listening', 'the lagging feed to listen');
+    return { proxy, feed, close: () => Promise.all([feed.close(), proxy.close()]) };
+  };
+  // a statement-level trigger fires for an UPDATE that changes no row too: a notification, nothing else
+  const announceTokenChange = (db: Database) => db.db.updateTable('tokens').set({ revokedAt: null }).where('id', '=', 'no such token').execute();
+
+  it('counts every change committed before a reading, however late its notification arrives', async () => {
+    const { feed, close } = await laggingFeed(50);
+    const other = Database.open(app.ctx.config.database);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const before = await feed.count('tokens');
+        assert.equal(await feed.count('tokens'), before, 'nothing changed: the count stays');
+        await announceTokenChange(other);
+        assert.equal(await feed.count('tokens'), before + 1, `round ${round}: the change is counted at the next reading`);
+      }
+    } finally {
+      await Promise.all([close(), other.destroy()]);
+    }
+  });
+
+  it('keeps nothing while its listener does not answer, without waiting on it again, and keeps again once it does', async () => {
+    const { proxy, feed, close } = await laggingFeed(0);
+    try {
+      const before = await feed.count('tokens');
+      proxy.stall();
+      const started = Date.now();
+      const stalled = await feed.count('tokens');
+      assert.ok(Date.now() - started >= CATCH_UP_WAIT_MS - 50, 'it waited for the answer');
+      assert.notEqual(stalled, before, 'no answer: a new count');
+      const askedAgain = Date.now();
+      const next = await feed.count('tokens');
+      assert.notEqual(next, stalled, 'still no answer: a new count at every reading');
+      assert.ok(Date.now() - askedAgain < CATCH_UP_WAIT_MS / 2, 'a stalled listener is not waited on again');
+      proxy.resume();
+      const readTwice = async () => [await feed.count('tokens'), await feed.count('tokens')];
+      await eventually(async () => new Set(await readTwice()).size === 1, 'the count to stay put again');
+    } finally {
+      await close();
     }
   });
 
