@@ -38,8 +38,8 @@ export class ChangeFeed {
   private closed = false;
   private readonly watchers = new Set<(state: ChangeFeedState) => void>();
   private caughtUpThisTurn: Promise<boolean> | null = null;
-  // when each question to the listener's current connection still unanswered was asked, oldest first
-  private unanswered: number[] = [];
+  // a question to the listener's current connection went unanswered past CATCH_UP_WAIT_MS, and nothing has been answered since
+  private stalled = false;
 
   constructor(private readonly newClient: () => pg.Client) {}
 
@@ -92,17 +92,17 @@ export class ChangeFeed {
 
   private askListener(): Promise<boolean> {
     const client = this.client;
-    const now = Date.now();
-    // a question unanswered for too long: the connection is stalled; ask nothing more until it answers
-    const oldest = this.unanswered[0];
-    if (!client || (oldest !== undefined && now - oldest >= CATCH_UP_WAIT_MS)) return Promise.resolve(false);
-    this.unanswered.push(now);
+    // stalled: ask nothing more (the questions would only queue up) until it answers the one it has
+    if (!client || this.stalled) return Promise.resolve(false);
     return new Promise((resolve) => {
-      const late = setTimeout(() => resolve(false), CATCH_UP_WAIT_MS);
+      const late = setTimeout(() => {
+        if (this.client === client) this.stalled = true;
+        resolve(false);
+      }, CATCH_UP_WAIT_MS);
+      late.unref();
       const answered = (ok: boolean) => {
         clearTimeout(late);
-        // the connection answers in order, so this was the oldest question
-        if (this.client === client) this.unanswered.shift();
+        if (this.client === client) this.stalled = false;
         resolve(ok && this.client === client && this.state === 'listening');
       };
       client.query('select 1').then(
@@ -123,7 +123,7 @@ export class ChangeFeed {
     if (this.closed) return;
     const client = this.newClient();
     this.client = client;
-    this.unanswered = [];
+    this.stalled = false;
     this.clientEnded = new Promise((resolve) => client.once('end', resolve));
     // NOTE: a refused connection, a terminated backend or a dropped socket all end in 'end'; unheard, 'error' would crash the process
     client.on('error', () => undefined);
