@@ -201,7 +201,8 @@ export class JobWorker {
     const claimedAt = this.now();
     const allowance = this.destinations.allowance(claimedAt);
     const jobs = await this.queue.claim(limits, claimedAt, this.leaseMs, allowance);
-    if ((limits.webhook ?? 0) > 0) this.destinations.claimed(allowance, jobs.filter((job) => job.lane === 'webhook').map(slotDestination));
+    const webhooksAsked = (limits.webhook ?? 0) > 0;
+    if (webhooksAsked) this.destinations.claimed(allowance, jobs.filter((job) => job.lane === 'webhook').map(slotDestination));
     if (this.stopping) {
       await this.queue.release(jobs, this.now());
       return [];
@@ -222,7 +223,7 @@ export class JobWorker {
       return [job, run];
     });
     // see DestinationSlots.belowHalfAfterCut: only a claim that ran can ask for the next one
-    if ((limits.webhook ?? 0) > 0) this.cutAndBelowHalf = this.destinations.belowHalfAfterCut();
+    if (webhooksAsked) this.cutAndBelowHalf = this.destinations.belowHalfAfterCut();
     return started;
   }
 

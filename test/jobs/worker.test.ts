@@ -59,6 +59,13 @@ function gatedChannel(): { gate: Channel; releases: (() => void)[]; sent: () => 
   return { gate, releases, sent: () => sent };
 }
 
+/** Waits (bounded) until `sent()` reaches `n`; once idle, every claim that was coming has begun, a claim too many included: exactly `n` began. */
+async function sendsReach(sent: () => number, idle: () => Promise<void>, n: number): Promise<void> {
+  for (let i = 0; i < 400 && sent() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  await idle();
+  assert.equal(sent(), n);
+}
+
 describe(`delivery worker (${TEST_DIALECT})`, () => {
   let sink: SmtpSink;
   let testDb: TestDatabase;
@@ -283,11 +290,7 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
         for (let i = 0; i < n; i++) await enqueueJob(ctx.database.db, { kind: 'gate', payload: {}, runAt: clock });
       };
       const { counted, idle } = watchIdle(ctx.database);
-      const sentReaches = async (n: number) => {
-        for (let i = 0; i < 400 && sent() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-        await idle();
-        assert.equal(sent(), n);
-      };
+      const sentReaches = (n: number) => sendsReach(sent, idle, n);
       await enqueue(3);
       // no poll of its own during the test: only the wake when slots free up claims
       const w = new JobWorker(counted, { gate }, { now: () => clock, concurrency: 4, pollIntervalMs: 60_000 });
@@ -324,11 +327,7 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
       let held: Promise<void> | null = null;
       let letClaimGo = () => {};
       const holding = Object.assign(counted, { whenDurable: () => held ?? Promise.resolve() });
-      const sentReaches = async (n: number) => {
-        for (let i = 0; i < 400 && sent() < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-        await idle();
-        assert.equal(sent(), n);
-      };
+      const sentReaches = (n: number) => sendsReach(sent, idle, n);
       await enqueue(1);
       // no poll of its own during the test: only wakes claim
       const w = new JobWorker(holding, { webhook: gate }, { now: () => clock, pollIntervalMs: 60_000 });
@@ -381,12 +380,7 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
         { now: () => clock, concurrency: 8, busyConcurrency: 2, pollIntervalMs: 60_000, foreground: { busy: () => busy } },
       );
       closers.push(() => w.stop(1_000));
-      const sentReaches = async (n: number) => {
-        for (let i = 0; i < 400 && sent < n; i++) await new Promise((resolve) => setTimeout(resolve, 5));
-        // idle: every claim that was coming has begun, a claim too many included
-        await idle();
-        assert.equal(sent, n);
-      };
+      const sentReaches = (n: number) => sendsReach(() => sent, idle, n);
       w.start();
       await sentReaches(2);
       releases.shift()!(); // one of two in flight: claims the other slot
