@@ -17,6 +17,7 @@ import { installHostCheck } from './http/host-check.js';
 import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from './web/connection-drain.js';
 import { installJsonParser } from './http/json-body.js';
 import { redisStoreWithFallback } from './http/rate-limit-store.js';
+import { ExportLimits } from './web/export-limits.js';
 import { SearchLimits } from './web/search-limits.js';
 import { installRequestLog } from './http/request-log.js';
 import { requestId } from './web/request-id.js';
@@ -37,6 +38,8 @@ import { IntakePipeline } from './intake/pipeline.js';
 import { Backlog } from './jobs/backlog.js';
 import { FilesHealth } from './services/files-health.js';
 import { HealthService } from './services/health.js';
+import { HealthDetailGate } from './web/health-detail.js';
+import { type ConnectionLimitOptions, limitConnections } from './web/connection-limits.js';
 import { SubmitRateLimiter, visitorKey } from './intake/rate-limit.js';
 import { proxyTrust, trustsProxies } from './net/client-address.js';
 import { connectRedis, whenRedisReady } from './net/redis-client.js';
@@ -51,6 +54,11 @@ import { MemoryRepeatLog, RedisRepeatLog } from './spam/repeats.js';
 export interface Surfaces {
   api: FastifyInstance;
   submit: SubmitSurface;
+  /**
+   * The drain window begins (src/cli/serve.ts): `/healthz` answers 503 `stopping` on both ports and
+   * every answer closes its connection, while both surfaces still listen and serve.
+   */
+  beginStopping(): void;
   /** Closes both surfaces' connections after their requests (see ConnectionDrain), cutting what is open at the deadline. */
   close(options?: DrainOptions): Promise<DrainOutcome>;
 }
@@ -99,7 +107,13 @@ async function registerRateLimit(app: FastifyInstance, surface: 'api' | 'submit'
 }
 
 /** The submit surface and the intake pipeline behind it. */
-function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: Redis | null, health: HealthService): SubmitSurface {
+function buildSubmitSurface(
+  ctx: AppContext,
+  logger: FastifyBaseLogger,
+  redis: Redis | null,
+  health: HealthService,
+  healthGate: HealthDetailGate,
+): SubmitSurface {
   const log = logger as Logger;
   const writer = new SubmissionWriter(
     ctx.database,
@@ -108,6 +122,7 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
       await quotaNoticeJobs(trx, workspaceId, ctx.config);
     },
     ctx.plans,
+    ctx.config.spamRetentionMs,
   );
   const repeats = redis ? new RedisRepeatLog(redis, new MemoryRepeatLog()) : new MemoryRepeatLog();
   const uploads = new UploadIntake(ctx.database, ctx.files, ctx.fileLinks, log, ctx.plans);
@@ -119,6 +134,7 @@ function buildSubmitSurface(ctx: AppContext, logger: FastifyBaseLogger, redis: R
     pipeline,
     links: new ThankYouLinks(ctx.keyring),
     health,
+    healthGate,
   });
 }
 
@@ -134,6 +150,20 @@ function watchChangeFeed(ctx: AppContext, log: Logger): void {
   ctx.database.changeFeedState();
 }
 
+/** The caps of one surface's connections; a trusted proxy's own address is never capped as one visitor. */
+function connectionLimitOptions(ctx: AppContext, logger: FastifyBaseLogger, surface: 'api' | 'submit'): ConnectionLimitOptions {
+  const setting = ctx.config.trustProxy;
+  const trust = trustsProxies(setting) ? proxyTrust(setting) : null;
+  return {
+    surface,
+    limits: ctx.config.connections,
+    log: logger as Logger,
+    metrics: ctx.metrics,
+    // hop 0: the connection's peer; with a number of hops every peer is trusted, so no address is capped
+    isTrustedProxy: trust ? (address) => trust(address, 0) : () => false,
+  };
+}
+
 /** Builds the management API (with its docs and OpenAPI) and the submit surface; nothing listens yet. */
 export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger): Promise<Surfaces> {
   const redis = ctx.config.redisUrl ? connectRedis(ctx.config.redisUrl, ctx.config.redisPrefix, logger as Logger) : null;
@@ -145,6 +175,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   installHostCheck(api, () => ctx.config.publicUrl);
 
   const apiConnections = new ConnectionDrain(api.server);
+  limitConnections(api.server, connectionLimitOptions(ctx, logger, 'api'));
   addSharedSchemas(api);
   await registerOpenApi(api, ctx.config);
   await registerRateLimit(api, 'api', ctx.config.rateLimitApi, redis);
@@ -152,14 +183,17 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   api.removeContentTypeParser('text/plain');
   installAuth(api, ctx.tokens);
   const searchLimits = new SearchLimits(ctx.config, redis);
+  const exportLimits = new ExportLimits(ctx.config, redis);
   watchChangeFeed(ctx, logger as Logger);
   const filesHealth = new FilesHealth(ctx.files);
   const health = new HealthService(ctx.database, ctx.mailHealth, new Backlog(ctx.database), redis, ctx.deliverySwitch, filesHealth);
-  registerHealthRoute(api, health);
+  const healthGate = new HealthDetailGate(ctx.config.metrics.enabled ? ctx.config.metrics.token : null, trustsProxies(ctx.config.trustProxy));
+  registerHealthRoute(api, health, healthGate);
   if (ctx.metrics && ctx.config.metrics.enabled) {
     ctx.metrics.watchBacklog(() => health.readBacklog());
     ctx.metrics.watchFileStore(ctx.files.kind, () => filesHealth.reachable());
     ctx.metrics.watchDeliveriesPaused(() => ctx.deliverySwitch.paused());
+    ctx.metrics.watchStopping(() => health.isStopping());
     if (ctx.database.dialect === 'postgres') ctx.metrics.watchChangeFeed(() => ctx.database.changeFeedState() === 'listening');
     registerMetrics(api, ctx.metrics, ctx.config.metrics.token);
   }
@@ -170,8 +204,8 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerMeRoutes(typed);
       registerWorkspaceRoutes(typed, ctx);
       registerFormRoutes(typed, ctx);
-      registerSubmissionRoutes(typed, ctx, searchLimits);
-      registerErasureRoutes(typed, ctx);
+      registerSubmissionRoutes(typed, ctx, searchLimits, exportLimits);
+      registerErasureRoutes(typed, ctx, exportLimits);
       registerTemplateRoutes(typed, ctx);
       registerFileRoutes(typed, ctx);
     },
@@ -179,13 +213,19 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   );
 
   // before the dashboard, whose "Send a test submission" posts through it
-  const submit = buildSubmitSurface(ctx, logger, redis, health);
+  const submit = buildSubmitSurface(ctx, logger, redis, health, healthGate);
+  limitConnections(submit.server, connectionLimitOptions(ctx, logger, 'submit'));
 
-  await api.register(dashboard, { ctx, redis, submit, searchLimits });
+  await api.register(dashboard, { ctx, redis, submit, searchLimits, exportLimits });
 
   return {
     api,
     submit,
+    beginStopping() {
+      health.markStopping();
+      apiConnections.closeEachAfterAnswer();
+      submit.closeEachAfterAnswer();
+    },
     async close(options) {
       const [fromApi, fromSubmit] = await Promise.all([apiConnections.drain(options), submit.close(options)]);
       // Fastify's own close (its onClose hooks) once no connection is left, so that a request on a

@@ -4,12 +4,14 @@ import { sql } from 'kysely';
 import { Database, describeDatabase, MissingDatabaseError } from './db/database.js';
 import { migrateToLatest } from './db/migrations/index.js';
 import { type StartupLog, waitForDatabase } from './db/startup-wait.js';
+import { createPostgresDatabase, isMissingPostgresDatabase } from './db/create-database.js';
 import { isStorageUnavailable } from './db/storage-errors.js';
 import { MailHealth } from './mail/mail-health.js';
 import { Metrics } from './metrics/metrics.js';
 import { Keyring } from './keyring.js';
 import type { FileStore } from './files/file-store.js';
 import { openFileStore } from './files/open-file-store.js';
+import { OutboundGuard } from './net/outbound-guard.js';
 import { FileLinks } from './files/signed-links.js';
 import { SubmissionFiles } from './services/submission-files.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
@@ -23,7 +25,7 @@ import { DeliverySwitch } from './jobs/delivery-switch.js';
 import { FormService } from './services/forms.js';
 import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
-import { RecipientService } from './services/recipients.js';
+import { CONFIRMATIONS_PER_INSTANCE_HOUR, RecipientService, type WithheldBy } from './services/recipients.js';
 import { SessionService } from './services/sessions.js';
 import { SignupLinks } from './services/signup-links.js';
 import { SignupService } from './services/signups.js';
@@ -93,6 +95,8 @@ export interface AppContext {
   /** The dashboard's "Send a test submission" and where it went. */
   testSubmissions: TestSubmissionService;
   chatChannels: ChatChannelService;
+  /** The one gate of requests to addresses owners chose (webhooks, chat channels, their tests): the allow list of the admin page and FORMGATE_WEBHOOK_ALLOW. */
+  outbound: OutboundGuard;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
   visitors: VisitorLoad;
   /** Where uploaded files' bytes live (FORMGATE_FILES): a folder or an S3-compatible bucket. */
@@ -122,11 +126,11 @@ export interface AppContext {
  * folder or against the wrong URL says so instead of setting up an empty database there. `logger`
  * hears the waits for a database still starting and the migrations applied (silence without one).
  */
-export async function openContext(config: Config, options: { existing?: boolean; logger?: StartupLog } = {}): Promise<AppContext> {
+export async function openContext(config: Config, options: { existing?: boolean; logger?: StartupLog & Partial<WarningLog> } = {}): Promise<AppContext> {
   const log = options.logger ?? { info: () => undefined };
   const database = Database.open(config.database, { mustExist: options.existing });
   try {
-    await waitForDatabase(database, config.database, config.startupWaitMs, log);
+    await waitForPostgresDatabase(database, config, options.existing === true, log);
     if (options.existing && !(await holdsFormgate(database))) throw new MissingDatabaseError(config.database, 'holds no Formgate data');
     await logMigrations(database, config, log);
     const secret = config.secret ?? (await installationSecret(database));
@@ -136,14 +140,22 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const plans = new PlanRules(() => instance.usage());
     const users = new UserService(database, config.defaultPlan);
     const workspaces = new WorkspaceService(database, users, config, plans);
-    const recipients = new RecipientService(database, config);
-    const files = openFileStore(config.files);
-    const forms = new FormService(database, workspaces, config.allowPrivateWebhooks, recipients, files, () => instance.webhookAllow());
+    const metrics = config.metrics.enabled ? new Metrics() : null;
+    metrics?.addressChecksOff(config.allowPrivateWebhooks);
+    const recipients = new RecipientService(database, config, withheldLinkLog(metrics, options.logger));
+    const files = openFileStore(config.files, metrics);
+    const outbound = new OutboundGuard({ allowPrivate: config.allowPrivateWebhooks, allow: () => instance.webhookAllow() });
+    const forms = new FormService(database, workspaces, outbound, recipients, files);
     const submissions = new SubmissionService(database, workspaces, forms, config, files);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
+    const fileLinks = new FileLinks(
+      keyring,
+      () => config.baseUrl,
+      () => config.publicUrl,
+    );
+    const submissionFiles = new SubmissionFiles(database, files, plans);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
-    const metrics = config.metrics.enabled ? new Metrics() : null;
     return {
       config,
       database,
@@ -165,21 +177,22 @@ export async function openContext(config: Config, options: { existing?: boolean;
       forms,
       recipients,
       submissions,
-      exports: new ExportService(submissions, forms, workspaces),
+      exports: new ExportService(submissions, forms, workspaces, { files: submissionFiles, links: fileLinks }),
       erasure: new ErasureService(database, workspaces, metrics, files),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom }), config),
-      deliveries: new DeliveryService(database),
+      deliveries: new DeliveryService(database, () => instance.usage()),
       deliverySwitch,
       deliveryPause: new DeliveryPauseService(database, deliverySwitch),
       stats: new StatsService(database, forms),
-      testSubmissions: new TestSubmissionService(database, forms),
-      chatChannels: new ChatChannelService(database, forms, { allowPrivate: config.allowPrivateWebhooks, telegramApiUrl: config.telegramApiUrl }),
+      testSubmissions: new TestSubmissionService(database, forms, () => instance.usage()),
+      chatChannels: new ChatChannelService(database, forms, { outbound, telegramApiUrl: config.telegramApiUrl }, () => instance.usage()),
+      outbound,
       visitors: new VisitorLoad(),
       files,
-      submissionFiles: new SubmissionFiles(database, files, plans),
+      submissionFiles,
       submissionMarks: new SubmissionMarks(database),
       timeZoneSetting: new TimeZoneSetting(database),
-      fileLinks: new FileLinks(keyring, () => config.baseUrl),
+      fileLinks,
       mailHealth: new MailHealth(config),
       metrics,
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
@@ -189,6 +202,22 @@ export async function openContext(config: Config, options: { existing?: boolean;
   } catch (error) {
     await database.destroy();
     throw error;
+  }
+}
+
+/**
+ * Waits for PostgreSQL (waitForDatabase); a database that is not there is created unless it must
+ * exist (the admin commands), and refused naming `formgate migrate` when it must.
+ */
+async function waitForPostgresDatabase(database: Database, config: Config, mustExist: boolean, log: StartupLog): Promise<void> {
+  try {
+    await waitForDatabase(database, config.database, config.startupWaitMs, log);
+  } catch (error) {
+    if (config.database.dialect !== 'postgres' || !isMissingPostgresDatabase(error)) throw error;
+    if (mustExist) throw new MissingDatabaseError(config.database);
+    const name = await createPostgresDatabase(config.database.url);
+    log.info(`created the database ${name} on PostgreSQL at ${describeDatabase(config.database)}`);
+    await waitForDatabase(database, config.database, config.startupWaitMs, log);
   }
 }
 
@@ -218,4 +247,26 @@ async function installationSecret(database: Database): Promise<string> {
     .execute();
   const row = await database.db.selectFrom('settings').select('value').where('key', '=', 'secret').executeTakeFirstOrThrow();
   return row.value;
+}
+
+/** What can warn with fields (pino's logger, as `formgate serve` passes it). */
+interface WarningLog {
+  warn(fields: object, message: string): void;
+}
+
+// NOTE: at most one warning per minute: a stranger reaching the instance's allowance would otherwise write one line per saved form
+const WITHHELD_WARNING_EVERY_MS = 60_000;
+
+/** Counts each confirmation link an allowance kept back, and warns when it was the instance's. */
+function withheldLinkLog(metrics: Metrics | null, logger: Partial<WarningLog> | undefined): (by: WithheldBy, workspaceId: string) => void {
+  let warnedAt = Number.NEGATIVE_INFINITY;
+  return (by, workspaceId) => {
+    metrics?.confirmationLinkWithheld(by);
+    if (by !== 'instance' || !logger?.warn || Date.now() - warnedAt < WITHHELD_WARNING_EVERY_MS) return;
+    warnedAt = Date.now();
+    logger.warn(
+      { workspaceId, cap: CONFIRMATIONS_PER_INSTANCE_HOUR },
+      `confirmation links withheld: this instance sent ${CONFIRMATIONS_PER_INSTANCE_HOUR} in the last hour for workspaces made by open sign-up; the addresses wait for Send link`,
+    );
+  };
 }

@@ -7,7 +7,7 @@ export const PROBLEMS = {
     status: 400,
     title: 'Validation error',
     summary:
-      'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. A string anywhere in a body, a query or a path that holds the character U+0000 (NUL) or a lone UTF-16 surrogate (`\\ud800`) is refused too (`<field>: must not contain the character U+0000`, `<field>: must be valid Unicode`): neither can be stored as it was sent. Also a JSON body nested more than 32 levels deep (`body`), a path with a malformed percent escape (`path`), and a request that is not valid HTTP/1.1 (`request`). `errors` names each field and its problem.',
+      'The body or query is invalid, a `startingAfter` cursor was not issued by the API or was modified, or a form setting was rejected. A string anywhere in a body, a query or a path that holds the character U+0000 (NUL) or a lone UTF-16 surrogate (`\\ud800`) is refused too (`<field>: must not contain the character U+0000`, `<field>: must be valid Unicode`): neither can be stored as it was sent. A path parameter that is not one of its values (a template `kind` other than `notification` or `autoresponder`) is one too; `detail` names the part of the request at fault (`The request body is invalid.`, `… query …`, `… path …`). Also a JSON body nested more than 32 levels deep (`body`), a path with a malformed percent escape (`path`), and a request that is not valid HTTP/1.1 (`request`). `errors` names each field and its problem.',
   },
   template_invalid: {
     status: 400,
@@ -24,7 +24,12 @@ export const PROBLEMS = {
     title: 'Invalid token',
     summary: 'The Authorization header is missing or malformed, or the token is unknown, revoked or expired.',
   },
-  insufficient_scope: { status: 403, title: 'Insufficient scope', summary: 'The token lacks the scope the operation needs; `requiredScope` names it.' },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    summary:
+      'The token lacks the scope the operation needs; `requiredScope` names it, and so does `WWW-Authenticate: Bearer realm="formgate", error="insufficient_scope", scope="…"`.',
+  },
   origin_not_allowed: {
     status: 403,
     title: 'Origin not allowed',
@@ -85,7 +90,8 @@ export const PROBLEMS = {
   rate_limited: {
     status: 429,
     title: 'Too many requests',
-    summary: 'Too many requests from this address (or, for searches, by this token or session); retry after the number of seconds in `Retry-After`.',
+    summary:
+      'Too many requests from this address (or, for searches, by this token or session; for exports and erasures, by this account: at most 2 at once and `FORMGATE_RATE_LIMIT_EXPORTS` an hour); retry after the number of seconds in `Retry-After`.',
   },
   headers_too_large: {
     status: 431,
@@ -103,7 +109,7 @@ export const PROBLEMS = {
     status: 503,
     title: 'Storage unavailable',
     summary:
-      'The database could not take the write right now (its disk is full or read-only, or the connection to it was lost); nothing was stored; retry after the seconds in `Retry-After`. The server recovers by itself, with no restart, once the database can write again. A browser posting to the submit surface gets an error page saying so; the dashboard shows a page asking to try again.',
+      'The database could not take the write right now (its disk is full or read-only, or the connection to it was lost); nothing was stored; or, for a GET, could not be read (the connection to it was lost); retry after the seconds in `Retry-After`. The server recovers by itself, with no restart, once the database can write again. A browser posting to the submit surface gets an error page saying so; the dashboard shows a page asking to try again.',
   },
   upstream_unavailable: {
     status: 503,
@@ -132,9 +138,16 @@ export class ProblemError extends Error {
 /** Seconds a client is told to wait after a `503` (a dependency was unreachable), on every surface. */
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 30;
 
-/** The catalogue's answer to a database that cannot take a write right now (db/storage-errors.ts): nothing was stored, try again. */
-export function storageUnavailable(): ProblemError {
-  return new ProblemError('storage_unavailable', 'The database could not take the write right now; nothing was stored. Try again in a moment.');
+/** The catalogue's answer to a database that cannot take a write right now (db/storage-errors.ts): nothing was stored, try again; a read is told it could not be read. */
+export function storageUnavailable(reading = false): ProblemError {
+  return reading
+    ? new ProblemError('storage_unavailable', 'The database could not be read right now. Try again in a moment.')
+    : new ProblemError('storage_unavailable', 'The database could not take the write right now; nothing was stored. Try again in a moment.');
+}
+
+/** Whether a request only reads (GET, HEAD): its `storage_unavailable` must not speak of a write. */
+export function readOnly(request: { method?: string }): boolean {
+  return request.method === 'GET' || request.method === 'HEAD';
 }
 
 /** A `400 validation_error` naming each field and its problem. */

@@ -171,7 +171,9 @@ describe(`formgate backup and restore refusals (${TEST_DIALECT})`, () => {
     }
   });
 
-  it('migrates the backup of an older version once restored, logging each migration', { timeout: 120_000 }, async () => {
+  // a hang detector, not a stopwatch: building that release may run its own `npm ci` (bounded at 300 s) and
+  // esbuild (60 s) before the three commands (20 s each); the fresh-clone runs saw 120 s run out on a busy machine
+  it('migrates the backup of an older version once restored, logging each migration', { timeout: 600_000 }, async () => {
     // a database as the previous release leaves it, made by that release's own program
     const previous = await buildPreviousRelease();
     const older = await createTestDatabase();

@@ -149,6 +149,7 @@ describe('formgate admin commands', () => {
       assert.equal(text.code, 2, text.stderr);
       assert.ok(text.stderr.includes(`sqlite:${file}`), `names the file it looked for: ${text.stderr}`);
       assert.match(text.stderr, /does not exist; admin commands do not create one/);
+      assert.match(text.stderr, /set the database up first with `formgate migrate`/, 'names the command that makes it');
       const error = assertJsonError(json, 'config', 2);
       assert.ok(error.message.includes(`sqlite:${file}`), error.message);
       assert.deepEqual(fs.readdirSync(emptyFolder.dataDir), [], 'no database file, WAL or folder was made');
@@ -158,6 +159,33 @@ describe('formgate admin commands', () => {
       assertOk(await runCli(elsewhere, ['users', 'create', '--email', ownerEmail, '--json']));
     } finally {
       await emptyFolder.drop();
+    }
+  });
+
+  it('migrate creates a PostgreSQL database that is not there (a name that needs quoting), which admin commands refuse until then', async (t) => {
+    if (TEST_DIALECT !== 'postgres') return t.skip('PostgreSQL: the SQLite file is covered above');
+    const name = `formgate_test_${process.pid}_New-Db "x"`;
+    const url = new URL(cliEnv(database).FORMGATE_DATABASE_URL!);
+    url.pathname = `/${encodeURIComponent(name)}`;
+    const missing = cliEnv(database, { FORMGATE_DATABASE_URL: url.toString() });
+    const server = new pg.Client({ connectionString: cliEnv(database).FORMGATE_DATABASE_URL!.replace(/\/[^/]*$/, '/postgres') });
+    await server.connect();
+    try {
+      const refused = assertJsonError(await runCli(missing, ['users', 'create', '--email', ownerEmail, '--json']), 'config', 2);
+      assert.match(refused.message, /does not exist; admin commands do not create one/);
+      assert.match(refused.message, /`formgate migrate`/);
+
+      const migrated = await runCli(missing, ['migrate', '--json']);
+      assert.deepEqual(onlyJson(migrated), { database: url.toString(), migrated: true });
+      assert.ok(migrated.stderr.includes(`formgate: created the database ${name} on PostgreSQL`), migrated.stderr);
+      assert.match(migrated.stderr, /migration 0001-initial ran/);
+      const { rows } = await server.query('select 1 from pg_database where datname = $1', [name]);
+      assert.equal(rows.length, 1, 'the database exists under its exact name');
+      assertOk(await runCli(missing, ['users', 'create', '--email', ownerEmail, '--json']));
+      assert.deepEqual(onlyJson(await runCli(missing, ['migrate', '--json'])), { database: url.toString(), migrated: true }, 'a second run finds it');
+    } finally {
+      await server.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', '""')}" WITH (FORCE)`);
+      await server.end();
     }
   });
 

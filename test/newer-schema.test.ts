@@ -71,13 +71,16 @@ describe('a program older than its database schema', () => {
     });
   });
 
-  it('formgate serve exits with code 2 and the message on stderr, and serves nothing', async () => {
+  it('formgate serve exits with code 2 and the message, as a fatal JSON line with JSON logs, and serves nothing', async () => {
     const server = spawnServe(env);
     servers.push(server);
     const exit = await server.waitForExit(20_000);
     assert.deepEqual(exit, { code: 2, signal: null }, server.stderr());
-    assert.match(server.stderr(), /^formgate: the database .* was migrated by a newer Formgate/);
-    refusal(server.stderr());
+    const fatal = server.lines.at(-1)?.json;
+    assert.deepEqual({ level: fatal?.level, code: fatal?.code, exitCode: fatal?.exitCode }, { level: 60, code: 'config', exitCode: 2 });
+    assert.match(fatal!.msg, /^the database .* was migrated by a newer Formgate/);
+    refusal(fatal!.msg);
+    assert.equal(server.stderr(), '');
     assert.ok(!server.lines.some((line) => /^Formgate is ready/.test(line.json?.msg ?? '')), 'never ready');
   });
 

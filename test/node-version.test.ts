@@ -73,3 +73,30 @@ describe(`the built program on an old Node.js (${OLD_NODE}, ${oldVersion ?? 'non
     assert.equal(fs.existsSync(path.join(folder, 'never-built')), false);
   });
 });
+
+// Issue 39, item 21: the README's command-line shortcut ran `node dist/main.js`, which an old
+// system Node.js turns away; its `scripts/node.sh` runs the program on the Node.js npm start uses.
+describe(`the README's command-line shortcut on an old Node.js (${OLD_NODE}, ${oldVersion ?? 'none'})`, { skip: noOldNode }, () => {
+  it('runs the program, with only the old Node.js on the PATH', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const alias = /^alias formgate="([^"]+)"$/m.exec(readme);
+    assert.ok(alias, 'the README defines the shortcut');
+    const command = alias[1]!.replaceAll('$PWD', PROJECT_ROOT);
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'formgate-old-path-'));
+    try {
+      fs.symlinkSync(OLD_NODE, path.join(bin, 'node'));
+      // the shortcut as a shell runs it: its words, then the command's own
+      const run = spawnSync('sh', ['-c', `${command} --version`], {
+        cwd: PROJECT_ROOT,
+        env: { PATH: `${bin}:/usr/bin:/bin`, HOME: os.homedir() },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const version = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version;
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.stdout, new RegExp(`^${version.replaceAll('.', '\\.')}\\b`));
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+});

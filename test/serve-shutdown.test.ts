@@ -6,16 +6,17 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
-import { cliEnv, followProcess, PROJECT_ROOT, seedUpgradedForm, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
+import { cliEnv, followProcess, npmCheckout, seedUpgradedForm, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 
 // Behind a reverse proxy every connection is kept alive and reused: a SIGTERM must still end the
 // process well within a container's 10 s stop timeout, each connection closed after its request.
 
-/** Well under the 10 s a container gets before SIGKILL, with room for a loaded test machine. */
-const EXIT_BOUND_MS = 7_000;
-/** A request that never ends holds the shutdown for the drain's 5 s: still inside the container's 10. */
-const CUT_EXIT_BOUND_MS = 8_000;
+// NOTE: not timed. Inside the container's 10 s is the code's own bound: past its stop deadline (9 s) it
+// exits 1 and says so, so an exit 0 is a stop within it; and its log says whether a connection was cut.
+/** The warning of a connection cut at the drain deadline (none, when every request ended on its own). */
+const cutWarning = (server: ServerProcess) =>
+  server.lines.find((l) => String(l.json?.msg ?? '').startsWith('closed ') && /connection/.test(String(l.json?.msg)));
 
 const READY = (line: LogLine) => String(line.json?.msg ?? '').startsWith('Formgate is ready');
 const SHUTTING_DOWN = (line: LogLine) => String(line.json?.msg ?? '').startsWith('shutting down');
@@ -154,7 +155,7 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
     await whenWarm;
     const took = await stop(server);
     const [api, submit] = await Promise.all(clients);
-    assert.ok(took < EXIT_BOUND_MS, `exited ${Math.round(took)} ms after SIGTERM`);
+    assert.equal(cutWarning(server), undefined, `exited ${Math.round(took)} ms after SIGTERM, no connection cut at the drain deadline`);
 
     for (const [surface, { answers, ended }] of [
       ['API', api!],
@@ -164,8 +165,10 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
       // once the server no longer listens, the next connection is refused
       assert.equal(ended, 'ECONNREFUSED', `${surface}: ${ended}`);
       // the answer under way when the shutdown began, or the next one, said so and closed the connection
+      // (200 when it was under way, 503 `stopping` when asked once the shutdown had begun)
       const last = answers.at(-1)!;
-      assert.deepEqual([last.status, last.connection], [200, 'close'], `${surface}: the last answer`);
+      assert.ok([200, 503].includes(last.status), `${surface}: the last answer ${last.status}`);
+      assert.equal(last.connection, 'close', `${surface}: the last answer`);
       assert.deepEqual(
         answers.slice(0, -1).filter((a) => a.connection !== 'keep-alive' || a.socket !== 0),
         [],
@@ -190,8 +193,9 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
     await toApi.write(
       `POST /public/v1/forms HTTP/1.1\r\nHost: ${new URL(baseUrl).host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
-    await idle.write(`GET /healthz HTTP/1.1\r\nHost: ${new URL(submitUrl).host}\r\n\r\n`);
-    await server.waitForLine((l) => l.json?.msg === 'request' && l.json.path === '/healthz', 'the idle connection’s request line');
+    // not /healthz, whose successful answers are logged at debug (issue 38, item 23)
+    await idle.write(`GET /no-such-form HTTP/1.1\r\nHost: ${new URL(submitUrl).host}\r\n\r\n`);
+    await server.waitForLine((l) => l.json?.msg === 'request' && l.json.path === '/no-such-form', 'the idle connection’s request line');
 
     const sent = performance.now();
     assert.ok(server.child.kill('SIGTERM'));
@@ -203,14 +207,14 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
     const exit = await server.waitForExit(15_000);
     const took = performance.now() - sent;
     assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());
-    assert.ok(took < EXIT_BOUND_MS, `exited ${Math.round(took)} ms after SIGTERM`);
+    assert.equal(cutWarning(server), undefined, `exited ${Math.round(took)} ms after SIGTERM, no connection cut at the drain deadline`);
 
     assert.match(submitted, /^HTTP\/1\.1 200 /, submitted);
     assert.equal(headerOf(submitted, 'connection'), 'close', submitted);
     assert.match(submitted, /"data":\{"message":"sent while the server stops"\}/);
     assert.match(created, /^HTTP\/1\.1 201 /, created);
     assert.equal(headerOf(created, 'connection'), 'close', created);
-    assert.match(idleAnswer, /^HTTP\/1\.1 200 /, 'the idle connection had its answer, then was closed');
+    assert.match(idleAnswer, /^HTTP\/1\.1 404 /, 'the idle connection had its answer, then was closed');
     for (const socket of [toSubmit.socket, toApi.socket, idle.socket]) socket.destroy();
   });
 
@@ -227,11 +231,10 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
     await stalled.write(
       `POST /${formId} HTTP/1.1\r\nHost: ${new URL(submitUrl).host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nhalf`,
     );
-    const took = await stop(server);
-    assert.ok(took < CUT_EXIT_BOUND_MS, `exited ${Math.round(took)} ms after SIGTERM`);
+    await stop(server);
     assert.equal(await stalled.whenServerCloses(), '', 'cut without an answer: nothing was taken');
-    const warning = server.lines.find((l) => String(l.json?.msg ?? '').startsWith('closed 1 connection'));
-    assert.equal(warning?.json?.level, 40, 'a warning says so');
+    const warning = cutWarning(server);
+    assert.deepEqual([warning?.json?.level, warning?.json?.cut], [40, 1], 'cut at the drain deadline, and a warning says so');
     stalled.socket.destroy();
   });
 
@@ -243,14 +246,7 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
   ] as const) {
     it(`npm start: the server stops on ${how}, before npm exits`, async () => {
       const group = signal === 'SIGINT';
-      const folder = path.join(PROJECT_ROOT, 'node_modules', '.cache', `formgate-npm-start-${process.pid}`);
-      fs.rmSync(folder, { recursive: true, force: true });
-      fs.mkdirSync(folder, { recursive: true });
-      fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(folder, 'package.json'));
-      // older than the bundle, as in a checkout built since: `npm start` builds nothing
-      fs.utimesSync(path.join(folder, 'package.json'), new Date(2020, 0, 1), new Date(2020, 0, 1));
-      fs.symlinkSync(path.join(PROJECT_ROOT, 'scripts'), path.join(folder, 'scripts'));
-      fs.symlinkSync(path.dirname(bundle!.program[0]!), path.join(folder, 'dist'));
+      const folder = npmCheckout('npm-start', bundle!);
       let serverPid: number | undefined;
       try {
         const npm = followProcess(
@@ -270,7 +266,7 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
         // to the group, the server gets the signal twice: its own, and the one npm passes on
         if (group) process.kill(-npm.child.pid!, signal);
         else assert.ok(npm.child.kill(signal));
-        const exit = await npm.waitForExit(EXIT_BOUND_MS);
+        const exit = await npm.waitForExit(15_000);
         assert.ok(
           npm.lines.some((l) => l.json?.msg === 'stopped' && l.json.pid === serverPid),
           `the server stopped, drained; npm exited ${JSON.stringify(exit)}; stderr: ${npm.stderr()}`,

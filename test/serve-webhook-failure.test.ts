@@ -153,6 +153,8 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
     const server = serveInNamespace('no-network');
     try {
       await server.waitForLine(READY, 'the ready line', 20_000);
+      // each try goes to the form's webhook URL as it is then (issue 39, item 3): the public one here
+      await ctx.database.db.updateTable('forms').set({ webhookUrl: 'https://public.example/hook' }).where('id', '=', formId).execute();
       // the server cannot be reached from outside its namespace: the jobs are written into the database
       const enqueue = (n: number) =>
         ctx.database.transaction((trx) =>

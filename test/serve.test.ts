@@ -89,9 +89,13 @@ describe('formgate serve', () => {
     const healthBody = (await health.json()) as { status: string; version: string };
     assert.equal(healthBody.status, 'ok');
     assert.equal(healthBody.version, VERSION);
-    const submitHealth = await fetch(`${ready.submitUrl}/healthz`, { headers: { 'x-request-id': 'serve-submit-health' } });
+    const submitHealth = await fetch(`${ready.submitUrl}/healthz`);
     assert.equal(submitHealth.status, 200);
     await submitHealth.arrayBuffer();
+    // an address no form has, on the submit surface: its line names the id it was sent
+    const submitMissing = await fetch(`${ready.submitUrl}/no-such-form`, { headers: { 'x-request-id': 'serve-submit-404', accept: 'application/json' } });
+    assert.equal(submitMissing.status, 404);
+    await submitMissing.arrayBuffer();
 
     const openapi = await fetch(`${ready.baseUrl}/openapi.json`);
     assert.equal(openapi.status, 200);
@@ -123,17 +127,19 @@ describe('formgate serve', () => {
       'the request line of the 401',
     );
     assert.equal(refusedLine.json!.status, 401);
-    const healthLine = await server.waitForLine(
-      requestLine((j) => j.path === '/healthz' && j.reqId !== 'serve-submit-health'),
-      'the request line of GET /healthz',
+    const openapiLine = await server.waitForLine(
+      requestLine((j) => j.path === '/public/v1/openapi.json'),
+      'the request line of GET /public/v1/openapi.json',
     );
-    assert.equal(healthLine.json!.method, 'GET');
-    assert.equal(healthLine.json!.status, 200);
-    assert.match(String(healthLine.json!.reqId), /^[0-9a-f-]{36}$/, 'a request without X-Request-Id gets a generated id');
+    assert.equal(openapiLine.json!.method, 'GET');
+    assert.equal(openapiLine.json!.status, 200);
+    assert.match(String(openapiLine.json!.reqId), /^[0-9a-f-]{36}$/, 'a request without X-Request-Id gets a generated id');
     await server.waitForLine(
-      requestLine((j) => j.reqId === 'serve-submit-health' && j.path === '/healthz'),
+      requestLine((j) => j.reqId === 'serve-submit-404' && j.path === '/no-such-form' && j.status === 404),
       'the submit surface request line',
     );
+    // asked before the lines above were written: a successful probe is a debug line, not shown at info
+    assert.ok(!server.lines.some((line) => line.json?.path === '/healthz'), 'no info line for /healthz');
 
     await stopGracefully(server);
     assert.ok(server.lines.length > 0);

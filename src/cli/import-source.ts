@@ -26,6 +26,8 @@ export interface SourceOptions {
   maxDelayMs?: number;
   /** One request's deadline. */
   timeoutMs?: number;
+  /** The most bytes one answer may have (`--max-answer-mb`); a longer one stops the import, unread past this. */
+  maxAnswerBytes?: number;
   /** Told of each retry (the command prints it). */
   onRetry?: (what: string, delayMs: number) => void;
 }
@@ -38,6 +40,13 @@ const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 60_000;
 const TIMEOUT_MS = 60_000;
 const MAX_RETRY_AFTER_MS = 15 * 60_000;
+/**
+ * One answer's default bound: a page of 100 submissions of the largest body intake takes (256 KB,
+ * JSON-escaped) with their files' metadata stays under 64 MB; 800 MB pages took the command to 2.6 GB.
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 128 * 1024 * 1024;
+// an error's problem document is read this far at most (its code and detail are at the start)
+const MAX_ERROR_BYTES = 64 * 1024;
 
 /** Reads workspaces, forms, templates and submissions from another server, page by page. */
 export class SourceApi {
@@ -99,9 +108,12 @@ export class SourceApi {
           signal: AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
           redirect: 'error',
         });
-        const text = await response.text();
-        if (response.ok) return parseJson(text, url);
-        if (response.status !== 429 && response.status < 500) throw refusal(response.status, text, url, this.baseUrl);
+        if (response.ok) return parseJson(await readBounded(response, this.options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, url), url);
+        if (response.status !== 429 && response.status < 500) {
+          throw refusal(response.status, await readBounded(response, MAX_ERROR_BYTES, url, { truncate: true }), url, this.baseUrl);
+        }
+        // a retried answer's body is not needed: not read at all
+        await response.body?.cancel();
         failure = `${response.status} from ${url.pathname}`;
         retryAfterMs = retryAfter(response.headers.get('retry-after'));
       } catch (error) {
@@ -117,6 +129,52 @@ export class SourceApi {
       await sleep(delay);
     }
   }
+}
+
+/** The source's answer was longer than the bound: retrying cannot make it shorter, so the import stops. */
+export class AnswerTooLargeError extends SourceError {
+  constructor(url: URL, limit: number, declared: number | null) {
+    super(
+      `${url.pathname}${url.search} answered ${declared === null ? `more than ${sizeText(limit)}` : `${sizeText(declared)} (Content-Length)`}, past the ` +
+        `limit of ${sizeText(limit)} for one answer; it was not read further. A page of 100 submissions is far smaller: check --from, ` +
+        'or raise the limit with --max-answer-mb if the source really sends pages this large.',
+      200,
+      'answer_too_large',
+    );
+  }
+}
+
+function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB` : `${bytes} bytes`;
+}
+
+/**
+ * The answer's body as text, read as it streams and abandoned past `limit` bytes (never buffered
+ * whole first): refused, or with `truncate` cut there (an error's problem document).
+ */
+async function readBounded(response: Response, limit: number, url: URL, options: { truncate?: boolean } = {}): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (!options.truncate && Number.isFinite(declared) && declared > limit) {
+    await response.body?.cancel();
+    throw new AnswerTooLargeError(url, limit, declared);
+  }
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (size + value.byteLength > limit) {
+      await reader.cancel();
+      if (!options.truncate) throw new AnswerTooLargeError(url, limit, null);
+      chunks.push(value.subarray(0, limit - size));
+      break;
+    }
+    chunks.push(value);
+    size += value.byteLength;
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string, url: URL): unknown {

@@ -7,7 +7,7 @@ import { notificationEmailsOf } from '../services/forms.js';
 import { checkForm, checkSubmission, checkWorkspace, type CheckedForm, isProblem } from '../services/import-checks.js';
 import { ImportService } from '../services/imports.js';
 import type { CommandResult } from './admin.js';
-import { SourceApi, SourceError } from './import-source.js';
+import { DEFAULT_MAX_ANSWER_BYTES, SourceApi, SourceError } from './import-source.js';
 import { type ImportSummary, type KindCounts, summaryText } from './import-summary.js';
 import { startProgress, type Progress } from './progress.js';
 
@@ -16,6 +16,8 @@ export interface ImportOptions {
   token: string;
   owner: string;
   workspace?: string;
+  /** `--max-answer-mb`: the bound of one answer of the source, in MB (default 128). */
+  maxAnswerMb?: string;
   json?: boolean;
 }
 
@@ -32,8 +34,10 @@ export async function importCommand(config: Config, options: ImportOptions): Pro
   const source = new SourceApi({
     baseUrl: sourceUrl(options.from),
     token,
+    maxAnswerBytes: maxAnswerBytes(options.maxAnswerMb),
     onRetry: (what, ms) => stderr(`${what}; trying again in ${Math.ceil(ms / 1000)} s`),
   });
+  // NOTE: serve may run meanwhile: on SQLite each page's transaction waits for the write lock as it begins (openContext)
   const ctx = await openContext(config, { existing: true, logger: { info: stderr } });
   try {
     const progress = startProgress('Importing submissions', 0, { quiet: options.json });
@@ -144,7 +148,7 @@ class ImportRun {
 
   /** The form written or found here (null: a conflict or skipped), with what is left to do for it. */
   private async form(raw: unknown, workspaceId: string): Promise<CheckedForm | null> {
-    const form = checkForm(raw, this.ctx.config.allowPrivateWebhooks, this.ctx.instance.webhookAllow());
+    const form = checkForm(raw, this.ctx.outbound);
     if (isProblem(form)) {
       this.skip('forms', `a form of workspace ${workspaceId}: ${form.problem}`);
       return null;
@@ -281,6 +285,14 @@ class ImportRun {
     if (shown <= LINES_PER_KIND) this.summary[list].push(line);
     else if (shown === LINES_PER_KIND + 1) this.summary[list].push(`… and more (see the counts).`);
   }
+}
+
+/** `--max-answer-mb` in bytes: a whole number of MB from 1 to 4096; the default when not given. */
+function maxAnswerBytes(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_ANSWER_BYTES;
+  if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 4096)
+    throw new SourceError(`--max-answer-mb: "${value}" must be a whole number of MB from 1 to 4096.`, 0, 'usage');
+  return Number(value) * 1024 * 1024;
 }
 
 /** `--from` as a URL: http or https only. */

@@ -18,11 +18,14 @@ export function prettyLogs(config: Pick<Config, 'logFormat'>, stdoutIsTty = proc
  */
 export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, destination: NodeJS.WritableStream = process.stdout): Logger {
   if (!prettyLogs(config, (destination as { isTTY?: boolean }).isTTY === true)) {
-    return destination === process.stdout ? pino({ level: config.logLevel }) : pino({ level: config.logLevel }, destination);
+    // NOTE: stdout by its descriptor, synchronously: pino's default writes through libuv's thread pool,
+    // and at process.exit its flush wrote what was queued behind a write still in the pool first (the
+    // drain's "stopped" before "drain window over"), or lost that write when the pool was busy.
+    return pino({ level: config.logLevel }, destination === process.stdout ? pino.destination({ dest: 1, sync: true }) : destination);
   }
   const colorize = (destination as { isTTY?: boolean }).isTTY === true;
   const stream = pretty({
-    // stdout by its descriptor, written synchronously as pino's own JSON is: nothing is lost at process.exit
+    // stdout by its descriptor, written synchronously as the JSON lines are: nothing is lost at process.exit
     destination: destination === process.stdout ? 1 : destination,
     sync: true,
     colorize,

@@ -3,7 +3,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Config } from '../config/config.js';
 import { Database, describeDatabase } from '../db/database.js';
-import { type MovePlan, type MoveResult, moveToPostgres } from '../db/move/move.js';
+import { type MovePlan, type MoveResult, moveToPostgres, openMoveSource } from '../db/move/move.js';
 import { MoveRefusedError } from '../db/move/refusal.js';
 import { startProgress } from './progress.js';
 
@@ -91,7 +91,7 @@ function checkTargetUrl(value: string): string {
 
 /** Opens the SQLite source (which must exist) and the target, runs `fn`, closes both. */
 async function withDatabases<T>(config: Config, targetUrl: string, fn: (source: Database, target: Database) => Promise<T>): Promise<T> {
-  const source = Database.open(config.database, { mustExist: true });
+  const source = openMoveSource(config.database);
   const target = Database.open({ dialect: 'postgres', url: targetUrl });
   try {
     return await fn(source, target);

@@ -2,24 +2,37 @@
 import { VERSION } from '../version.js';
 import { Command, CommanderError, Option } from 'commander';
 import * as admin from './admin.js';
+import { fatalLogLine, jsonLogsFromEnvironment } from './fatal-log-line.js';
 import { buildConfig, ConfigError, type Config } from '../config/config.js';
-import { readEnv } from '../config/env.js';
-import { unknownVariableWarnings } from '../config/unknown-variables.js';
+import { type RawEnv, readEnv } from '../config/env.js';
+import { refuseMisspeltVariables, unknownVariableWarnings } from '../config/unknown-variables.js';
 import { MissingDatabaseError } from '../db/database.js';
 import { NewerSchemaError } from '../db/migrations/newer-schema.js';
 import { ProblemError } from '../errors.js';
+import { FolderAccessError } from '../private-files.js';
 
 const json = process.argv.includes('--json');
+// set once `formgate serve` runs: its fatal errors go where its logs go, as they go
+let serving = false;
 
 function fail(code: string, message: string, errors: string[] | undefined, exitCode: number): never {
   if (json) process.stdout.write(`${JSON.stringify({ error: { code, message, ...(errors ? { errors } : {}) } })}\n`);
+  else if (serving && jsonLogsFromEnvironment(process.env.FORMGATE_LOG_FORMAT))
+    process.stdout.write(fatalLogLine(message, { code, exitCode, ...(errors ? { errors } : {}) }));
   else process.stderr.write(`formgate: ${message}${errors?.length ? `\n  ${errors.join('\n  ')}` : ''}\n`);
   process.exit(exitCode);
 }
 
-/** The checked configuration; a variable nothing reads (a misspelling) is named on stderr, which --json leaves alone. */
+/** The environment, once a misspelt FORMGATE_* variable has stopped the program (exit 2); read first, so that one in .env is caught too. */
+function checkedEnv(): RawEnv {
+  const env = readEnv();
+  refuseMisspeltVariables(process.env);
+  return env;
+}
+
+/** The checked configuration; any other variable nothing reads is named on stderr, which --json leaves alone. */
 function loadConfig(): Config {
-  const config = buildConfig(readEnv());
+  const config = buildConfig(checkedEnv());
   for (const warning of unknownVariableWarnings(process.env)) process.stderr.write(`formgate: warning: ${warning}\n`);
   return config;
 }
@@ -44,7 +57,8 @@ program
   .command('serve')
   .description('run the management API, the submit surface and the workers; migrates the database first')
   .action(async () => {
-    const env = readEnv();
+    serving = true;
+    const env = checkedEnv();
     // loaded lazily: the admin commands need none of the HTTP stack
     const { serve } = await import('./serve.js');
     await serve(buildConfig(env), { publicUrl: env.publicUrl !== undefined, submitUrl: env.submitUrl !== undefined });
@@ -186,6 +200,7 @@ program
   .requiredOption('--token <token>', 'a token of the source with workspaces:read, forms:read, submissions:read; - reads it from stdin')
   .requiredOption('--owner <email>', 'the account here that owns the imported workspaces (it must exist)')
   .option('--workspace <id>', 'only this workspace of the source')
+  .option('--max-answer-mb <mb>', 'the most one answer of the source may hold, in MB (default 128); a longer one stops the import')
   .addOption(jsonOption())
   .action(async (o) => {
     const { importCommand } = await import('./import.js');
@@ -212,6 +227,8 @@ try {
   if (error instanceof ProblemError) fail(error.code, error.detail, error.extra.errors as string[] | undefined, 1);
   // a missing database is the configuration's fault: the command ran from the wrong folder or with the wrong URL;
   // a database migrated by a newer program is the setup's too (a downgrade, or the wrong database)
-  if (error instanceof ConfigError || error instanceof MissingDatabaseError || error instanceof NewerSchemaError) fail('config', error.message, undefined, 2);
+  // and so is a data folder its user may not write in
+  if (error instanceof ConfigError || error instanceof MissingDatabaseError || error instanceof NewerSchemaError || error instanceof FolderAccessError)
+    fail('config', error.message, undefined, 2);
   fail('internal_error', (error as Error).message ?? String(error), undefined, 1);
 }

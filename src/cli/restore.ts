@@ -5,8 +5,10 @@ import { ConfigError } from '../config/config.js';
 import { openContext } from '../context.js';
 import { Database, describeDatabase } from '../db/database.js';
 import { countInstallation } from '../db/installation-counts.js';
-import { dumpTables, PgToolError, pgRestore } from '../db/pg-dump.js';
+import { dumpTables, PgToolError } from '../db/pg-dump.js';
 import { postgresTableCount } from '../db/postgres-backup.js';
+import { restorePostgresDump } from '../db/postgres-restore.js';
+import { checkSqliteSchema, ForeignSchemaError } from '../db/sqlite-schema-check.js';
 import { backupKind, copySqliteDatabase, isFormgateSqlite, sqliteTableCount } from '../db/sqlite-backup.js';
 import { ProblemError } from '../errors.js';
 import { createPrivateFileSync, makePrivateDirSync } from '../private-files.js';
@@ -69,6 +71,37 @@ function notEmpty(target: string, tables: number): string {
   return `the target database ${target} is not empty (${tables} table${tables === 1 ? '' : 's'}): a restore goes into an empty database only; point FORMGATE_DATABASE_URL at a new one`;
 }
 
+/**
+ * The backup checked (its schema exactly what the migrations make), copied page by page (no SQL of
+ * it runs), and the copy checked again before anything migrates or serves it; a refused copy is removed.
+ */
+async function restoreSqlite(backupFile: string, target: string): Promise<void> {
+  await checkSqliteSchema(backupFile);
+  const existed = fs.existsSync(target);
+  makePrivateDirSync(path.dirname(path.resolve(target)));
+  createPrivateFileSync(target);
+  try {
+    await copySqliteDatabase(backupFile, target, { readonly: true });
+    await checkSqliteSchema(target);
+  } catch (error) {
+    // the target was empty or not there (refuseNonEmptyTarget): it is left so again
+    for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(`${target}${suffix}`, { force: true });
+    if (existed) fs.truncateSync(target, 0);
+    else fs.rmSync(target, { force: true });
+    throw error;
+  }
+}
+
+async function restorePostgres(config: Config, backupFile: string): Promise<void> {
+  if (config.database.dialect !== 'postgres') return;
+  const database = Database.open(config.database);
+  try {
+    await restorePostgresDump(database, config.database.url, backupFile);
+  } finally {
+    await database.destroy();
+  }
+}
+
 /** `formgate restore FILE`: into the configured, empty database; migrated if older; deliveries paused. */
 export async function restore(config: Config, file: string): Promise<CommandResult> {
   const backupFile = path.resolve(file);
@@ -79,15 +112,11 @@ export async function restore(config: Config, file: string): Promise<CommandResu
     const why = await refusal(config, backupFile);
     if (why) throw new ProblemError('validation_error', why);
     await refuseNonEmptyTarget(config, backupFile);
-    if (config.database.dialect === 'sqlite') {
-      makePrivateDirSync(path.dirname(path.resolve(config.database.file)));
-      createPrivateFileSync(config.database.file);
-      await copySqliteDatabase(backupFile, config.database.file, { readonly: true });
-    } else {
-      await pgRestore(config.database.url, backupFile);
-    }
+    if (config.database.dialect === 'sqlite') await restoreSqlite(backupFile, config.database.file);
+    else await restorePostgres(config, backupFile);
   } catch (error) {
     if (error instanceof PgToolError && error.missing) throw new ConfigError(error.message);
+    if (error instanceof ForeignSchemaError) throw new ProblemError('validation_error', error.message, { errors: error.objects });
     throw error;
   }
   // migrates a backup of an older version; refuses (NewerSchemaError) one of a newer version
@@ -96,9 +125,18 @@ export async function restore(config: Config, file: string): Promise<CommandResu
     const status = await ctx.deliveryPause.pause(`formgate restore of ${path.basename(backupFile)}`);
     const counts = await countInstallation(ctx.database.db);
     return {
-      json: { file: backupFile, database: target, counts, deliveriesPaused: true, pausedBy: status.pause?.by ?? null, waiting: counts.pendingDeliveries },
+      json: {
+        file: backupFile,
+        database: target,
+        counts,
+        schemaChecked: true,
+        deliveriesPaused: true,
+        pausedBy: status.pause?.by ?? null,
+        waiting: counts.pendingDeliveries,
+      },
       text: [
         `Restored ${backupFile} into ${target}: ${countsText(counts)}.`,
+        "Its schema is exactly what Formgate's migrations make (checked before anything in it could run).",
         `Deliveries are paused: ${counts.pendingDeliveries.toLocaleString('en-US')} wait, and nothing is sent (no email, webhook or Slack message) until you resume.`,
         'A staging or test copy: leave them paused (and set FORMGATE_DELIVERIES=paused to be sure).',
         'The real installation, once you have checked it: `formgate deliveries resume` (each waiting delivery is sent once, with its usual webhook-id and Message-ID).',

@@ -90,6 +90,20 @@ export function parseStartupWait(value: string | undefined): number {
   return ms;
 }
 
+/** The drain window's default: longer than the documented health-check interval (1 s), with room for a check's answer. */
+export const DEFAULT_DRAIN_WINDOW_MS = 3_000;
+
+/** How long a stopping instance keeps serving while load balancers stop choosing it: `3s`, up to `60s`, or `0` (none). */
+export function parseDrainWindow(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_DRAIN_WINDOW_MS;
+  const match = /^(\d{1,5})\s*(ms|s)?$/.exec(value.trim().toLowerCase());
+  const ms = match ? Number(match[1]) * (match[2] === 's' ? 1000 : 1) : NaN;
+  if (!(ms >= 0 && ms <= 60_000) || (match?.[2] === undefined && ms !== 0)) {
+    throw new ConfigError(`${envName('drainWindow')} must be a duration up to 60s such as 3s or 1500ms, or 0 for none, got "${value}"`);
+  }
+  return ms;
+}
+
 /**
  * The public address is served at the root of its host: the dashboard's links, redirects, assets
  * and cookies (`__Host-` ones must have Path=/) all assume it, and so do the API's base URL and the

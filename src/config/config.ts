@@ -17,9 +17,11 @@ import {
   parseSecretPrevious,
   parseSmtpUrl,
   parseStartupWait,
+  parseDrainWindow,
   refusePublicPath,
 } from './checks.js';
 import { envName, type RawEnv } from './env.js';
+import { type ConnectionLimitsConfig, parseConnectionLimits } from './connections.js';
 
 export { ConfigError } from './checks.js';
 
@@ -72,6 +74,8 @@ export interface Config {
   rateLimitLoginAddress: RateLimit;
   /** Searches per caller (token, session) and per client IP, on the API and the dashboard. */
   rateLimitSearch: RateLimit;
+  /** Exports and erasures (previews too) per account, on the API and the dashboard (issue 38). */
+  rateLimitExports: RateLimit;
   /** Which proxies in front may say who the client is (`X-Forwarded-For`): see net/client-address.ts. */
   trustProxy: TrustProxy;
   allowPrivateWebhooks: boolean;
@@ -84,6 +88,8 @@ export interface Config {
   logFormat: LogFormat;
   /** How long a starting instance retries a PostgreSQL or Redis that does not answer yet; 0: not at all. */
   startupWaitMs: number;
+  /** Caps on each surface's connections, and the wait for a new one's first request (web/connection-limits.ts). */
+  connections: ConnectionLimitsConfig;
   /** Quarantined spam is purged this long after it arrived. */
   spamRetentionMs: number;
   /** Finished deliveries (jobs, their tries, written .eml files) are removed this long after they finished; null: kept forever. */
@@ -116,6 +122,8 @@ export interface Config {
   metrics: MetricsAccess;
   /** FORMGATE_DELIVERIES=paused: no delivery leaves this instance, whatever the database's switch says. */
   deliveriesPaused: boolean;
+  /** On SIGTERM, how long the instance keeps serving with /healthz at 503 `stopping` before it closes its listeners; 0: none. */
+  drainWindowMs: number;
 }
 
 const DELIVERY_MODES = ['on', 'paused'] as const;
@@ -141,6 +149,7 @@ const DEFAULT_RATE_LIMIT_SUBMIT = '30/1m';
 const DEFAULT_RATE_LIMIT_LOGIN_ACCOUNT = '10/15m';
 const DEFAULT_RATE_LIMIT_LOGIN_ADDRESS = '50/15m';
 const DEFAULT_RATE_LIMIT_SEARCH = '120/1m';
+const DEFAULT_RATE_LIMIT_EXPORTS = '60/1h';
 const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Parses `N/window` (`60/1m`, `10/30s`, `1000/1h`) or `off`. */
@@ -372,12 +381,15 @@ export function buildConfig(raw: RawEnv): Config {
     rateLimitLoginAccount: parseRateLimit(raw.rateLimitLoginAccount ?? DEFAULT_RATE_LIMIT_LOGIN_ACCOUNT, envName('rateLimitLoginAccount')),
     rateLimitLoginAddress: parseRateLimit(raw.rateLimitLoginAddress ?? DEFAULT_RATE_LIMIT_LOGIN_ADDRESS, envName('rateLimitLoginAddress')),
     rateLimitSearch: parseRateLimit(raw.rateLimitSearch ?? DEFAULT_RATE_LIMIT_SEARCH, envName('rateLimitSearch')),
+    rateLimitExports: parseRateLimit(raw.rateLimitExports ?? DEFAULT_RATE_LIMIT_EXPORTS, envName('rateLimitExports')),
     trustProxy: parseTrustProxy(raw.trustProxy),
     allowPrivateWebhooks: parseFlag(raw.allowPrivateWebhooks, 'allowPrivateWebhooks'),
     ...parseWebhookAllow(raw.webhookAllow),
     logLevel: parseLogLevel(raw.logLevel),
     logFormat: parseLogFormat(raw.logFormat),
     startupWaitMs: parseStartupWait(raw.startupWait),
+    drainWindowMs: parseDrainWindow(raw.drainWindow),
+    connections: parseConnectionLimits(raw),
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
     deliveryRetentionMs: parseRetention(raw.deliveryRetentionDays, 30, 'deliveryRetentionDays'),
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
@@ -399,4 +411,19 @@ export function buildConfig(raw: RawEnv): Config {
       TURNSTILE: raw.turnstileVerifyUrl ? parseUrl(raw.turnstileVerifyUrl, 'turnstileVerifyUrl') : DEFAULT_CAPTCHA_VERIFY_URLS.TURNSTILE,
     },
   };
+}
+
+/**
+ * Redis is there to share counters between instances; with an SQLite database, each instance that
+ * runs on another machine or volume writes its own file, and a load balancer splits the
+ * submissions between them (issue 38). One instance with Redis is legitimate, so this is a warning.
+ */
+export function redisOnSqliteWarning(config: Pick<Config, 'database' | 'redisUrl'>): string | null {
+  if (config.redisUrl === null || config.database.dialect !== 'sqlite' || config.database.file === ':memory:') return null;
+  const file = path.resolve(config.database.file);
+  return (
+    `FORMGATE_REDIS_URL is set, as for several instances, but the database is the SQLite file ${file}: ` +
+    'SQLite serves one instance, and instances started elsewhere (another machine, container or volume) each write a file of their own, so a load balancer splits the submissions between them. ' +
+    'Several instances need PostgreSQL (FORMGATE_DATABASE_URL=postgres://…); with one instance, ignore this'
+  );
 }

@@ -19,6 +19,7 @@ export interface RawEnv {
   rateLimitLoginAccount?: string;
   rateLimitLoginAddress?: string;
   rateLimitSearch?: string;
+  rateLimitExports?: string;
   trustProxy?: string;
   allowPrivateWebhooks?: string;
   webhookAllow?: string;
@@ -44,6 +45,10 @@ export interface RawEnv {
   secretPrevious?: string;
   startupWait?: string;
   logFormat?: string;
+  drainWindow?: string;
+  maxConnections?: string;
+  maxConnectionsPerAddress?: string;
+  firstRequestTimeout?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -64,6 +69,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   rateLimitLoginAccount: 'FORMGATE_RATE_LIMIT_LOGIN_ACCOUNT',
   rateLimitLoginAddress: 'FORMGATE_RATE_LIMIT_LOGIN_ADDRESS',
   rateLimitSearch: 'FORMGATE_RATE_LIMIT_SEARCH',
+  rateLimitExports: 'FORMGATE_RATE_LIMIT_EXPORTS',
   trustProxy: 'FORMGATE_TRUST_PROXY',
   allowPrivateWebhooks: 'FORMGATE_ALLOW_PRIVATE_WEBHOOKS',
   webhookAllow: 'FORMGATE_WEBHOOK_ALLOW',
@@ -89,6 +95,10 @@ const NAMES: Record<keyof RawEnv, string> = {
   secretPrevious: 'FORMGATE_SECRET_PREVIOUS',
   startupWait: 'FORMGATE_STARTUP_WAIT',
   logFormat: 'FORMGATE_LOG_FORMAT',
+  drainWindow: 'FORMGATE_DRAIN_WINDOW',
+  maxConnections: 'FORMGATE_MAX_CONNECTIONS',
+  maxConnectionsPerAddress: 'FORMGATE_MAX_CONNECTIONS_PER_ADDRESS',
+  firstRequestTimeout: 'FORMGATE_FIRST_REQUEST_TIMEOUT',
 };
 
 export function envName(key: keyof RawEnv): string {

@@ -1,4 +1,8 @@
+import { ConfigError } from './checks.js';
 import { serverVariables } from './env.js';
+
+/** At most this many edits from a name Formgate reads, an unknown FORMGATE_* name is taken for a misspelling of it. */
+export const MISSPELLING_EDITS = 2;
 
 /**
  * FORMGATE_* names read outside the server, so not misspellings: the npm scripts' (the Node.js
@@ -34,19 +38,48 @@ export function knownVariables(): string[] {
   return [...serverVariables(), ...VARIABLES_READ_ELSEWHERE];
 }
 
+/** The set FORMGATE_* names nothing reads, sorted. */
+function unknownNames(env: NodeJS.ProcessEnv, known: readonly string[]): string[] {
+  return Object.keys(env)
+    .filter((name) => name.startsWith('FORMGATE_') && !known.includes(name))
+    .sort();
+}
+
+/** The known name within MISSPELLING_EDITS of `name`, if any. */
+function misspeltFrom(name: string, known: readonly string[]): string | null {
+  const closest = closestName(name, known);
+  return closest !== null && editDistance(name, closest) <= MISSPELLING_EDITS ? closest : null;
+}
+
 /**
- * One warning per FORMGATE_* variable that is set and that nothing reads, with the closest known
- * name. A warning, not a refusal: a variable of a newer version left in place while rolling back,
- * or one a deployment tool sets for its own use, must not stop a server from starting.
+ * Stops the program (a ConfigError: exit code 2) when a set FORMGATE_* variable nothing reads is one
+ * or two edits from one it reads: left unread, a misspelt FORMGATE_DATABASE_URL started an instance
+ * on a new, empty SQLite file, which took half the submissions behind a load balancer.
+ */
+export function refuseMisspeltVariables(env: NodeJS.ProcessEnv, known: readonly string[] = knownVariables()): void {
+  const misspelt = unknownNames(env, known).flatMap((name) => {
+    const meant = misspeltFrom(name, known);
+    return meant ? [`${name} is not a variable Formgate reads: did you mean ${meant}?`] : [];
+  });
+  if (misspelt.length === 0) return;
+  throw new ConfigError(
+    `${misspelt.join('; ')} Formgate does not start with a misspelt variable, since the setting it was meant for would silently take its default; correct the name or remove the variable.`,
+  );
+}
+
+/**
+ * One warning per FORMGATE_* variable that is set, that nothing reads and that is not a
+ * misspelling (refuseMisspeltVariables stops on those), with the closest known name if any. A
+ * warning, not a refusal: a variable of a newer version left in place while rolling back, or one a
+ * deployment tool sets for its own use, must not stop a server from starting.
  */
 export function unknownVariableWarnings(env: NodeJS.ProcessEnv, known: readonly string[] = knownVariables()): string[] {
-  const warnings: string[] = [];
-  for (const name of Object.keys(env).sort()) {
-    if (!name.startsWith('FORMGATE_') || known.includes(name)) continue;
-    const closest = closestName(name, known);
-    warnings.push(`${name} is not a variable Formgate reads, so it has no effect${closest ? `: did you mean ${closest}?` : ''}`);
-  }
-  return warnings;
+  return unknownNames(env, known)
+    .filter((name) => misspeltFrom(name, known) === null)
+    .map((name) => {
+      const closest = closestName(name, known);
+      return `${name} is not a variable Formgate reads, so it has no effect${closest ? `: did you mean ${closest}?` : ''}`;
+    });
 }
 
 /** The known name nearest to `name` when it is near enough to be a misspelling of it. */

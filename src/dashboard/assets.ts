@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { sendText } from './render.js';
 
 // src/dashboard/assets under tsx; dist/assets beside the bundle (scripts/build.mjs copies it there).
 const ASSETS_DIR = fileURLToPath(new URL('./assets/', import.meta.url));
@@ -56,6 +57,6 @@ export function installAssets(app: FastifyInstance): void {
     const etag = `"${asset.version}"`;
     reply.header('etag', etag).header('cache-control', 'public, max-age=31536000, immutable').type(asset.type);
     if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-    return reply.send(asset.body);
+    return sendText(reply, asset.body);
   });
 }

@@ -1,15 +1,19 @@
 import cookie from '@fastify/cookie';
+import compress from '@fastify/compress';
 import csrf from '@fastify/csrf-protection';
 import formBody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
-import { ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
+import { ProblemError, readOnly, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
+import { CUT_OFF_MESSAGE, requestCutOff } from '../web/request-cut-off.js';
+import { COMPRESSION_THRESHOLD, TEXT_ENCODINGS } from '../web/text-compression.js';
 import { installAssets } from './assets.js';
 import { csrfChecker } from './csrf-keys.js';
 import { DeviceCookies } from './device-cookie.js';
 import { LoginLimits } from './login-limits.js';
+import type { ExportLimits } from '../web/export-limits.js';
 import type { SearchLimits } from '../web/search-limits.js';
 import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
@@ -44,6 +48,7 @@ import { SignupEmailLimits } from './signup-limits.js';
 import { csrfUserInfo, installSessions, sessionCookie } from './session.js';
 import type { SubmitTarget } from './submit-post.js';
 import { ErrorPage } from './views/error-page.js';
+import { problemRefusalHeaders } from '../web/limiter.js';
 
 export interface DashboardOptions {
   ctx: AppContext;
@@ -53,7 +58,12 @@ export interface DashboardOptions {
   submit: SubmitTarget;
   /** Searches per session and per client address (the API's, shared). */
   searchLimits: SearchLimits;
+  /** Exports and erasures per account (the API's, shared). */
+  exportLimits: ExportLimits;
 }
+
+// What the dashboard compresses: HTML, CSS, JavaScript, SVG (sendText sends nothing else).
+const COMPRESSIBLE_TYPES = /^(?:text\/html|text\/css|text\/javascript|application\/javascript|image\/svg\+xml)(?:;|$)/;
 
 // A page's form is a few fields; nothing it sends needs more.
 const BODY_LIMIT = 64 * 1024;
@@ -63,7 +73,7 @@ const BODY_LIMIT = 64 * 1024;
  * services as the API. Registered in a context of its own, so its cookies, form bodies, security
  * headers and error pages never touch the API under /public/v1.
  */
-export async function dashboard(app: FastifyInstance, { ctx, redis, submit, searchLimits }: DashboardOptions): Promise<void> {
+export async function dashboard(app: FastifyInstance, { ctx, redis, submit, searchLimits, exportLimits }: DashboardOptions): Promise<void> {
   const https = ctx.config.publicUrl.startsWith('https:');
   const session = sessionCookie(ctx.config);
   // keys of their own for cookie signatures, derived from the installation's secrets: new cookies
@@ -71,6 +81,17 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   const cookieKeys = ctx.keyring.derive('formgate-dashboard-cookies');
   await app.register(cookie, { secret: cookieKeys.all });
   await app.register(formBody, { bodyLimit: BODY_LIMIT });
+  // Pages, the stylesheet and scripts, in br or gzip, by sendText (render.ts) only: never files or
+  // exports, and request bodies are not decompressed. Safe from BREACH (docs/decisions.md): a page's
+  // CSRF token differs in every answer, and the pages that show a secret (answers to a CSRF-checked
+  // POST) set `compress: false` on their route (routes/tokens.ts, form-settings.ts).
+  await app.register(compress, {
+    global: false,
+    globalDecompression: false,
+    encodings: [...TEXT_ENCODINGS],
+    threshold: COMPRESSION_THRESHOLD,
+    customTypes: COMPRESSIBLE_TYPES,
+  });
   await installSecurityHeaders(app, https);
   installOriginCheck(app, ctx.config.publicUrl);
   const csrfCookie = https ? '__Host-fg_csrf' : 'fg_csrf';
@@ -105,7 +126,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerTokenRoutes(app, ctx, limits);
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);
-  registerErasureRoutes(app, ctx);
+  registerErasureRoutes(app, ctx, exportLimits);
   registerAdminRoutes(app, ctx, redis);
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);
@@ -115,7 +136,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerSpamRoutes(app, ctx);
   registerDeliveryRoutes(app, ctx);
   registerTemplateRoutes(app, ctx, redis);
-  registerExportRoutes(app, ctx, searchLimits);
+  registerExportRoutes(app, ctx, searchLimits, exportLimits);
   registerFormSettingsRoutes(app, ctx);
   registerFormChannelRoutes(app, ctx, redis);
   registerFormDeleteRoutes(app, ctx);
@@ -134,6 +155,10 @@ function errorPage(
   isStorageUnavailable: (error: unknown) => boolean,
 ): FastifyReply {
   if (error instanceof PageError) return sendPage(reply, ErrorPage({ title: error.title, detail: error.detail }), error.status);
+  if (!(error instanceof ProblemError) && requestCutOff(request.raw)) {
+    request.log.info({ reason: 'client_aborted' }, CUT_OFF_MESSAGE);
+    return reply.code(400).send();
+  }
   if ('code' in error && (error.code === 'FST_CSRF_INVALID_TOKEN' || error.code === 'FST_CSRF_MISSING_SECRET')) {
     return sendPage(reply, ErrorPage({ title: 'Change refused', detail: CROSS_SITE_DETAIL }), 403);
   }
@@ -144,7 +169,7 @@ function errorPage(
   if (error instanceof ProblemError && error.code === 'misdirected_request') return refusedRequestPage(reply, error);
   if (error instanceof ProblemError && error.status < 500) {
     if (error.code === 'rate_limited') {
-      if (error.extra.retryAfter) reply.header('retry-after', String(error.extra.retryAfter));
+      reply.headers(problemRefusalHeaders(error.extra));
       return sendPage(reply, ErrorPage({ title: 'Too many requests', detail: error.detail }), error.status);
     }
     return sendPage(reply, ErrorPage({ title: 'Something is not right', detail: error.detail }), error.status);
@@ -152,7 +177,7 @@ function errorPage(
   if (isStorageUnavailable(error)) {
     storageFailures.note(request.log, error);
     reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
-    return sendPage(reply, ErrorPage({ title: 'Try again in a moment', detail: storageUnavailable().detail }), 503);
+    return sendPage(reply, ErrorPage({ title: 'Try again in a moment', detail: storageUnavailable(readOnly(request)).detail }), 503);
   }
   const status = (error as FastifyError).statusCode;
   if (status && status >= 400 && status < 500) {

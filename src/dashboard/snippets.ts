@@ -45,7 +45,7 @@ export function captchaSnippet(provider: SpamProtection | null): CaptchaSnippet 
 
 /** What shapes a form's snippets beyond its address. */
 export interface SnippetOptions {
-  /** The `id` the HTML form gets and the fetch example selects: a page may have other forms (a search box in its header). */
+  /** The `id` the HTML form gets (and, as their prefix, its fields) and the fetch example selects: a page may have other forms (a search box in its header, another Formgate form). */
   elementId: string;
   honeypot: string | null;
   provider: SpamProtection | null;
@@ -67,21 +67,24 @@ export function htmlSnippet(address: string, { elementId, honeypot, provider, fi
   if (provider === 'BOTPOISON') attributes.push(`data-botpoison-public-key="${SITE_KEY_PLACEHOLDER}"`);
   const captcha = provider && provider !== 'BOTPOISON' ? [`  ${CAPTCHA_WIDGETS[provider].widget}`] : [];
   const script = provider ? [CAPTCHA_WIDGETS[provider].script] : [];
+  // NOTE: each field's id starts with the form's own, so two forms on one page never share one
+  // (a label names the first element of its id: a second form's labels would name the first's fields)
+  const id = (field: string) => `${elementId}-${field}`;
   const fileInput = files
     ? [
-        '  <label for="attachment">Attachment</label>',
+        `  <label for="${id('attachment')}">Attachment</label>`,
         '  <!-- add `multiple` to take several files in one field -->',
-        '  <input id="attachment" name="attachment" type="file">',
+        `  <input id="${id('attachment')}" name="attachment" type="file">`,
       ]
     : [];
   return [
     `<form ${attributes.join(' ')}>`,
-    '  <label for="name">Name</label>',
-    '  <input id="name" name="name" type="text" autocomplete="name" required>',
-    '  <label for="email">Email</label>',
-    '  <input id="email" name="email" type="email" autocomplete="email" required>',
-    '  <label for="message">Message</label>',
-    '  <textarea id="message" name="message" rows="5" required></textarea>',
+    `  <label for="${id('name')}">Name</label>`,
+    `  <input id="${id('name')}" name="name" type="text" autocomplete="name" required>`,
+    `  <label for="${id('email')}">Email</label>`,
+    `  <input id="${id('email')}" name="email" type="email" autocomplete="email" required>`,
+    `  <label for="${id('message')}">Message</label>`,
+    `  <textarea id="${id('message')}" name="message" rows="5" required></textarea>`,
     ...fileInput,
     '  <!-- a trap for bots: people never see it; a filled one drops the submission -->',
     `  <input type="text" name="${trap}" style="display:none" tabindex="-1" autocomplete="off">`,

@@ -1,5 +1,6 @@
 import { formatTime } from './time-zone.js';
 import { isFileValue } from '../services/export-fields.js';
+import { withoutHiddenCharacters } from '../domain/uploads.js';
 /** How the inbox's table reads submitted fields: which columns a page gets, and each value in one short line. */
 
 /** At most this many field columns: a wider table stops being readable at phone and laptop widths alike. */
@@ -27,6 +28,11 @@ export function fieldColumns(rows: unknown[], max = MAX_FIELD_COLUMNS): string[]
   return [...seen];
 }
 
+/** A field's name as a column's or a line's label: a visitor named it, so no bidirectional control or invisible character (issue 38, item 17). */
+export function fieldLabel(name: string): string {
+  return withoutHiddenCharacters(name);
+}
+
 /** How many of a row's fields have no column on this page. */
 export function hiddenFieldCount(data: unknown, columns: string[]): number {
   return Object.keys(fieldsOf(data)).filter((name) => !columns.includes(name)).length;
@@ -37,7 +43,7 @@ export function compactValue(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map(compactValue).join(', ');
   // a file: its name (the submission's page lists its type, size and download)
-  if (isFileValue(value)) return value.name;
+  if (isFileValue(value)) return withoutHiddenCharacters(value.name);
   if (typeof value === 'object') {
     return Object.entries(value)
       .map(([key, inner]) => `${key}: ${compactValue(inner)}`)
@@ -61,7 +67,7 @@ export function cut(text: string, length = CELL_LENGTH): string {
 export function summaryOf(data: unknown, count = 3): { name: string; value: string }[] {
   return Object.entries(fieldsOf(data))
     .slice(0, count)
-    .map(([name, value]) => ({ name, value: cut(compactValue(value)) }));
+    .map(([name, value]) => ({ name: fieldLabel(name), value: cut(compactValue(value)) }));
 }
 
 /** A time as the dashboard writes it, in the viewer's zone ("24 Nov 2026, 10:02 UTC"), for labels that cannot hold a `<time>`. */

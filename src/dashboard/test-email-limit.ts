@@ -34,7 +34,7 @@ export class TestEmailLimit {
       await this.limiter.consume(userId);
       return null;
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return { retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      if (rejection instanceof RateLimiterRes) return { retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), limit: TEST_EMAILS_PER_HOUR };
       throw rejection;
     }
   }

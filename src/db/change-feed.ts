@@ -40,6 +40,9 @@ export class ChangeFeed {
   private caughtUpThisTurn: Promise<boolean> | null = null;
   // a question to the listener's current connection went unanswered past CATCH_UP_WAIT_MS, and nothing has been answered since
   private stalled = false;
+  // the question the listener's connection is answering, and the one the turns since then wait for
+  private asking: { client: pg.Client; answer: Promise<unknown> } | null = null;
+  private nextQuestion: Promise<unknown> | null = null;
 
   constructor(private readonly newClient: () => pg.Client) {}
 
@@ -105,11 +108,42 @@ export class ChangeFeed {
         if (this.client === client) this.stalled = false;
         resolve(ok && this.client === client && this.state === 'listening');
       };
-      client.query('select 1').then(
+      this.question(client).then(
         () => answered(true),
         () => answered(false),
       );
     });
+  }
+
+  /**
+   * `select 1` on the listener's connection, sent once no earlier question is outstanding there:
+   * the turns that ask meanwhile share the one sent when it is answered, which still leaves after
+   * each of their commits. NOTE: never queued on the busy connection itself: pg 8 warns about that
+   * on stderr, and pg 9 refuses it.
+   */
+  private question(client: pg.Client): Promise<unknown> {
+    if (this.asking?.client !== client) [this.asking, this.nextQuestion] = [null, null];
+    if (!this.asking) {
+      const answer = client.query('select 1');
+      const asking = { client, answer };
+      this.asking = asking;
+      const done = () => {
+        if (this.asking === asking) this.asking = null;
+      };
+      answer.then(done, done);
+      return answer;
+    }
+    // NOTE: chained after `done` above (reactions run in the order they were added), so it finds nothing outstanding
+    this.nextQuestion ??= this.asking.answer
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .then(() => {
+        this.nextQuestion = null;
+        return this.question(client);
+      });
+    return this.nextQuestion;
   }
 
   private start(): void {

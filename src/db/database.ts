@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CamelCasePlugin, type DatabaseConnection, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql, type Transaction } from 'kysely';
+import { CamelCasePlugin, CompiledQuery, type DatabaseConnection, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, sql, type Transaction } from 'kysely';
 import { LRUCache } from 'lru-cache';
 import { createRequire } from 'node:module';
 import type pg from 'pg';
@@ -56,9 +56,14 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDatabase.Dat
  * ROLLBACK Kysely sent then failed with "cannot rollback - no transaction is active", in place of
  * the error that said what happened (so a full disk was answered 500 instead of 503).
  */
-function sqliteDialect(sqlite: SqliteDatabase.Database): SqliteDialect {
+function sqliteDialect(sqlite: SqliteDatabase.Database, immediate: boolean): SqliteDialect {
   const database = withStatementCache(sqlite);
   class Driver extends SqliteDriver {
+    override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+      if (immediate) await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+      else await super.beginTransaction(connection);
+    }
+
     override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
       if (sqlite.inTransaction) await super.rollbackTransaction(connection);
     }
@@ -93,8 +98,17 @@ export class Database {
   /**
    * `dataSync`: how the WAL is flushed (tests hold flushes back with their own). `mustExist`: an
    * SQLite file that is not there is an error instead of a new, empty database (admin commands).
+   * `readerTransactions`: SQLite, this handle's transactions only read (the move's one consistent
+   * reading), so they begin DEFERRED and never hold other processes' writers back. Every other handle
+   * (the server, the admin commands, `formgate import`) begins each transaction with the write lock
+   * (BEGIN IMMEDIATE), waiting for it as long as busy_timeout allows. NOTE: a transaction begun as a
+   * reader and turning writer once another process has committed fails at once with SQLITE_BUSY
+   * ("database is locked"), whatever the timeout: SQLite cannot wait for a snapshot that is already
+   * out of date. The server's own transactions all write, and one process holds one connection, so
+   * taking the lock first costs it nothing; without it a submission could fail while an import, an
+   * admin command or a second instance wrote.
    */
-  static open(config: DatabaseConfig, options: { dataSync?: DataSync; mustExist?: boolean } = {}): Database {
+  static open(config: DatabaseConfig, options: { dataSync?: DataSync; mustExist?: boolean; readerTransactions?: boolean } = {}): Database {
     // NOTE: nested keys are the visitors' own field names (parsed JSON columns): they are never renamed.
     const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
     if (config.dialect === 'sqlite') {
@@ -120,14 +134,18 @@ export class Database {
       // 10 ms fsyncs (an emulated slow disk), submit went from 1,812 to 2,157 req/s; with this
       // machine's 0.2 ms, no worse.
       sqlite.pragma('wal_autocheckpoint = 4000');
-      const kysely = new Kysely<DB>({ dialect: sqliteDialect(sqlite), plugins });
+      const kysely = new Kysely<DB>({ dialect: sqliteDialect(sqlite, options.readerTransactions !== true), plugins });
       const inWal = sqlite.pragma('journal_mode', { simple: true }) === 'wal';
       // the WAL sits beside the real file when the path given is a symbolic link
       const walSync = inWal ? new WalSync(`${fs.realpathSync(config.file)}-wal`, options.dataSync) : null;
       return new Database(kysely, 'sqlite', undefined, walSync);
     }
     const driver = loadPg();
-    const pool = new driver.Pool({ connectionString: config.url, max: 10 });
+    const ends = new Set<Promise<void>>();
+    // NOTE: LISTEN runs in pg-pool's onConnect, which the pool awaits before it hands a new
+    // connection out: queued from the 'connect' event, it made the first query on that connection
+    // wait in pg's own queue, which pg 8 warns about on stderr and pg 9 refuses.
+    const pool = new driver.Pool({ connectionString: config.url, max: 10, onConnect: (client) => listenForChanges(client, feed) });
     // NOTE: its own connection, never the pool's: it would stay checked out for as long as it listens.
     // An application_name in the URL wins over this one.
     const feed = new ChangeFeed(
@@ -136,7 +154,6 @@ export class Database {
     // NOTE: an idle connection's error (server restart, dropped socket) is emitted on the pool, which
     // has already discarded that connection; unheard, it would crash the process.
     pool.on('error', () => undefined);
-    const ends = new Set<Promise<void>>();
     pool.on('connect', (client) => {
       // NOTE: a connection that fails while checked out (the server killed it, a failover) emits
       // 'error' on its client, where the pool does not listen: unheard, it was an uncaught exception.
@@ -144,7 +161,6 @@ export class Database {
       // it is released; nothing more is to be done here.
       client.on('error', () => undefined);
       prepareKnownStatements(client);
-      listenForChanges(client, feed);
       const end: Promise<void> = new Promise((resolve) => client.once('end', () => resolve(void ends.delete(end))));
       ends.add(end);
     });
@@ -295,14 +311,14 @@ function prepareKnownStatements(client: pg.PoolClient): void {
 /**
  * Has a pool connection listen for changes, so that this process's own commits are counted before
  * they return: PostgreSQL sends a session its own notifications before the committing statement's
- * ReadyForQuery. NOTE: queued before the pool hands the connection out, so it runs first; should it
- * fail, so does the next query on that connection, which the pool then discards.
+ * ReadyForQuery. Awaited before the pool hands the connection out; should it fail, the pool ends
+ * that connection and the request for one fails with the error.
  */
-function listenForChanges(client: pg.PoolClient, feed: ChangeFeed): void {
+async function listenForChanges(client: pg.ClientBase, feed: ChangeFeed): Promise<void> {
   client.on('notification', (message) => {
     if (message.channel === CHANGES_CHANNEL && message.payload) feed.heard(message.payload);
   });
-  client.query(`LISTEN ${CHANGES_CHANNEL}`).catch(() => undefined);
+  await client.query(`LISTEN ${CHANGES_CHANNEL}`);
 }
 
 /** Whether `error` is a unique-constraint violation, on either dialect. */
@@ -335,10 +351,12 @@ export function describeDatabase(config: DatabaseConfig): string {
 
 /** An admin command was pointed at a database that does not exist, or that Formgate never set up. */
 export class MissingDatabaseError extends Error {
-  constructor(config: DatabaseConfig, reason = 'does not exist') {
+  constructor(config: DatabaseConfig, reason?: string) {
     super(
-      `the database ${describeDatabase(config)} ${reason}; admin commands do not create one. ` +
-        'Run the command where `formgate serve` runs (FORMGATE_DATABASE_URL, or ./data/formgate.db in the working folder), or start `formgate serve` first.',
+      reason?.startsWith('does not exist, and')
+        ? `the database ${describeDatabase(config)} ${reason}`
+        : `the database ${describeDatabase(config)} ${reason ?? 'does not exist'}; admin commands do not create one. ` +
+            'Run the command where `formgate serve` runs (FORMGATE_DATABASE_URL, or ./data/formgate.db in the working folder), or set the database up first with `formgate migrate` (or by starting `formgate serve`).',
     );
     this.name = 'MissingDatabaseError';
   }

@@ -1,4 +1,5 @@
 import type { DeliveredFile } from '../domain/file-values.js';
+import { withoutHiddenCharacters } from '../domain/uploads.js';
 import type { Queryable } from './database.js';
 
 /**
@@ -19,7 +20,8 @@ export async function storedFilesOfSubmissions(db: Queryable, submissionIds: rea
     .execute();
   for (const { submissionId, ...file } of rows) {
     const list = bySubmission.get(submissionId) ?? [];
-    list.push({ ...file, size: Number(file.size) });
+    // a name stored before names were cleaned of bidirectional controls is cleaned as it leaves (issue 38, item 17)
+    list.push({ ...file, name: withoutHiddenCharacters(file.name), size: Number(file.size) });
     bySubmission.set(submissionId, list);
   }
   return bySubmission;

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { settleFileReservations, takeOffReserved } from './file-reservations.js';
 import { insertRows } from './insert-rows.js';
 import type { DB } from './schema/index.js';
 import type { SubmissionFileRow } from './schema/submission-file.js';
@@ -25,17 +26,22 @@ const KEYS_PER_STATEMENT = 500;
 /**
  * In the transaction that inserts the submissions: their files' rows, the stored objects taken off
  * `unclaimed_files` (so the sweep leaves them), and their bytes added to each workspace's
- * `file_bytes`, workspaces in id order (PostgreSQL takes the rows' locks in one order).
+ * `file_bytes` while the posts' reservations (`reservationId`, db/file-reservations.ts) come off its
+ * reserved bytes, workspaces in id order (PostgreSQL takes the rows' locks in one order).
  */
 export async function claimFiles(
   trx: Transaction<DB>,
-  submissions: readonly { submissionId: string; formId: string; workspaceId: string; files: readonly FilePart[] }[],
+  submissions: readonly { submissionId: string; formId: string; workspaceId: string; files: readonly FilePart[]; reservationId?: string }[],
   createdAt: number,
 ): Promise<void> {
+  const reserved = await settleFileReservations(
+    trx,
+    submissions.flatMap((submission) => (submission.reservationId ? [submission.reservationId] : [])),
+  );
   const rows = submissions.flatMap(({ submissionId, formId, workspaceId, files }) =>
     files.map((file) => ({ ...file, submissionId, formId, workspaceId, createdAt })),
   );
-  if (rows.length === 0) return;
+  if (rows.length === 0) return takeOffReserved(trx, reserved);
   await insertRows(trx, 'submissionFiles', FILE_COLUMNS, rows);
   const keys = rows.flatMap((row) => (row.storageKey === null ? [] : [row.storageKey]));
   for (let start = 0; start < keys.length; start += KEYS_PER_STATEMENT) {
@@ -46,11 +52,5 @@ export async function claimFiles(
   }
   const bytes = new Map<string, number>();
   for (const row of rows) if (row.storageKey !== null) bytes.set(row.workspaceId, (bytes.get(row.workspaceId) ?? 0) + row.size);
-  for (const [workspaceId, added] of [...bytes].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    await trx
-      .updateTable('workspaces')
-      .set((eb) => ({ fileBytes: eb('fileBytes', '+', added) }))
-      .where('id', '=', workspaceId)
-      .execute();
-  }
+  await takeOffReserved(trx, reserved, bytes);
 }

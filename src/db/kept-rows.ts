@@ -29,8 +29,10 @@ export class KeptRows<T extends object> {
     private readonly changeCount: () => Promise<number>,
     lookup: (key: string) => Promise<T | undefined>,
     keptAtMostMs = KEPT_AT_MOST_MS,
+    /** The clock rows are kept by (a test's own, or the real one). */
+    now: () => number = () => performance.now(),
   ) {
-    this.kept = new LRUCache<string, T>({ max: 10_000, ttl: keptAtMostMs });
+    this.kept = new LRUCache<string, T>({ max: 10_000, ttl: keptAtMostMs, ttlResolution: 0, perf: { now } });
     this.lookups = new SingleFlight((countAndKey) => lookup(countAndKey.slice(countAndKey.indexOf(':') + 1)));
   }
 

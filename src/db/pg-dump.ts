@@ -61,10 +61,82 @@ export async function pgDump(url: string, file: string, snapshot?: string): Prom
   );
 }
 
-/** Restores a custom-format dump into an empty database, in one transaction: all of it or nothing. */
-export async function pgRestore(url: string, file: string): Promise<void> {
+/**
+ * Restores a part of a custom-format dump, in one transaction: all of it or nothing. `schema`: every
+ * definition and no row (nothing a definition holds runs: no table has a row to check, index or
+ * fire on); `data`: the entries of `list` (rows, sequences' values, then indexes, keys and triggers), in its order.
+ * Never owners or grants: the restoring role owns what it restores.
+ */
+export async function pgRestore(url: string, file: string, part: { schema: true } | { data: true; list: string }): Promise<void> {
   const { dbname, env } = libpqConnection(url);
-  await runTool('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${dbname}`, file], env);
+  // the list may hold definitions (indexes, keys, triggers) as well as rows: no --data-only, the list says what
+  const which = 'schema' in part ? ['--schema-only'] : [`--use-list=${part.list}`];
+  await runTool('pg_restore', ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', ...which, `--dbname=${dbname}`, file], env);
+}
+
+/** One entry of a dump's table of contents (`pg_restore --list`): its id, kind (TABLE, TRIGGER, …), schema and tag (its name). */
+export interface DumpEntry {
+  line: string;
+  kind: string;
+  schema: string;
+  tag: string;
+}
+
+// the kinds of entry pg_dump writes whose name has two words, longest first
+const TWO_WORD_KINDS = [
+  'SEQUENCE OWNED BY',
+  'MATERIALIZED VIEW DATA',
+  'TABLE DATA',
+  'SEQUENCE SET',
+  'FK CONSTRAINT',
+  'EVENT TRIGGER',
+  'DEFAULT ACL',
+  'MATERIALIZED VIEW',
+  'LARGE OBJECT',
+  'FOREIGN TABLE',
+  'FOREIGN DATA WRAPPER',
+  'USER MAPPING',
+  'TEXT SEARCH CONFIGURATION',
+  'TEXT SEARCH DICTIONARY',
+  'TEXT SEARCH PARSER',
+  'TEXT SEARCH TEMPLATE',
+  'OPERATOR CLASS',
+  'OPERATOR FAMILY',
+  'ROW SECURITY',
+  'PUBLICATION TABLE',
+  'PUBLICATION TABLES IN SCHEMA',
+  'SHELL TYPE',
+  'ACCESS METHOD',
+  'BLOB METADATA',
+];
+
+/** Every entry of a custom-format dump's table of contents, read without restoring anything. */
+export async function dumpEntries(file: string): Promise<DumpEntry[]> {
+  const listing = await runTool('pg_restore', ['--list', file], process.env);
+  const entries: DumpEntry[] = [];
+  for (const line of listing.split('\n')) {
+    const match = /^\d+; \d+ \d+ (.*)$/.exec(line);
+    if (!match) continue;
+    const rest = match[1]!;
+    const kind = TWO_WORD_KINDS.find((k) => rest.startsWith(`${k} `)) ?? rest.split(' ')[0]!;
+    const words = rest.slice(kind.length + 1).split(' ');
+    // "<schema> <tag…> <owner>": the owner is the last word (empty when the dump has none)
+    const schema = words[0] ?? '';
+    const tag = words.slice(1, -1).join(' ');
+    entries.push({ line, kind, schema, tag });
+  }
+  return entries;
+}
+
+/** The migrations a Formgate dump records (its kysely_migration rows), read without restoring anything. */
+export async function dumpMigrations(file: string): Promise<string[]> {
+  const script = await runTool('pg_restore', ['--data-only', '--table=kysely_migration', '--file=-', file], process.env);
+  const copy = /^COPY \S*kysely_migration .*FROM stdin;\n([\s\S]*?)^\\\.$/m.exec(script);
+  if (!copy) return [];
+  return copy[1]!
+    .split('\n')
+    .filter((row) => row !== '')
+    .map((row) => row.split('\t')[0]!);
 }
 
 /** The table names a custom-format dump holds (`pg_restore --list`), to tell a Formgate backup from another dump. */

@@ -1,4 +1,5 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { foldForSearch } from '../domain/search-fold.js';
 import type { Dialect } from './database.js';
 
 /** Which list a search is of: a form's submissions or a whole workspace's. */
@@ -57,11 +58,9 @@ function indexQuery(column: SearchScopeColumn, owner: string, term: string): str
  */
 function indexedWords(term: string): string[] {
   const length = (word: string) => [...word].length;
-  const words = term
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((word) => length(word) >= 3);
-  if (!/\s/.test(term.trim())) return length(term) >= 3 ? [term.toLowerCase()] : [];
+  const folded = foldForSearch(term);
+  const words = folded.split(/\s+/).filter((word) => length(word) >= 3);
+  if (!/\s/.test(folded.trim())) return length(folded) >= 3 ? [folded] : [];
   return [...new Set(words)].sort((a, b) => length(b) - length(a)).slice(0, 2);
 }
 
@@ -120,12 +119,13 @@ export function searchPattern(dialect: Dialect, term: string): string {
   return dialect === 'postgres' ? likePattern(term) : globPattern(term);
 }
 
+// The term is folded as the stored text was (domain/search-fold.ts).
 // backslash is PostgreSQL's default LIKE escape
 function likePattern(term: string): string {
-  return `%${term.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${foldForSearch(term).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-// GLOB is case-sensitive (fine: both sides are lower-case); [x] quotes a special character
+// GLOB is case-sensitive (fine: both sides are folded to lower case); [x] quotes a special character
 function globPattern(term: string): string {
-  return `*${term.toLowerCase().replace(/[*?[]/g, (c) => `[${c}]`)}*`;
+  return `*${foldForSearch(term).replace(/[*?[]/g, (c) => `[${c}]`)}*`;
 }

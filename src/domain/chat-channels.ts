@@ -48,12 +48,18 @@ export function chatChannelOf(stored: unknown, kind: ChatKind): ChatChannel | un
 const TELEGRAM_TOKEN = /^\d+:[A-Za-z0-9_-]{30,}$/;
 const TELEGRAM_CHAT = /^(-?\d{1,20}|@[A-Za-z][A-Za-z0-9_]{3,31})$/;
 
+/** What a refused vendor address adds: a self-hosted server taking the same format is allowed by listing its host. */
+export const COMPATIBLE_SERVER_HINT =
+  'for a compatible server of your own (Mattermost, Rocket.Chat), list its host on the admin page (Webhooks to private networks) or in FORMGATE_WEBHOOK_ALLOW';
+
 /**
  * The problems of a channel as the owner typed it, by field (`url`, `botToken`, `chatId`); none: it
- * may be stored. `allowPrivate` (FORMGATE_ALLOW_PRIVATE_WEBHOOKS, for tests) accepts any http(s) URL
- * in place of the service's own address, so that stand-ins on loopback can be used.
+ * may be stored. `listedHost` says whether the operator listed the URL's host (the admin page,
+ * FORMGATE_WEBHOOK_ALLOW): such a host takes the place of the service's own, over http or https,
+ * at any path, so that a Slack-compatible server (Mattermost, Rocket.Chat) can be used. It is true
+ * of every host with FORMGATE_ALLOW_PRIVATE_WEBHOOKS (tests' stand-ins on loopback).
  */
-export function chatChannelProblems(channel: ChatChannel, allowPrivate: boolean): Record<string, string> {
+export function chatChannelProblems(channel: ChatChannel, listedHost: (url: URL) => boolean): Record<string, string> {
   const problems: Record<string, string> = {};
   if (channel.kind === 'telegram') {
     if (!channel.botToken) problems.botToken = 'Enter the bot token that @BotFather gave you.';
@@ -63,12 +69,12 @@ export function chatChannelProblems(channel: ChatChannel, allowPrivate: boolean)
     else if (!TELEGRAM_CHAT.test(channel.chatId)) problems.chatId = 'A chat id is a number (a group’s starts with -) or a public channel’s @name.';
     return problems;
   }
-  const problem = channel.url ? urlProblem(channel.kind, channel.url, allowPrivate) : 'Enter the webhook URL.';
+  const problem = channel.url ? urlProblem(channel.kind, channel.url, listedHost) : 'Enter the webhook URL.';
   if (problem) problems.url = problem;
   return problems;
 }
 
-function urlProblem(kind: Exclude<ChatKind, 'telegram'>, value: string, allowPrivate: boolean): string | null {
+function urlProblem(kind: Exclude<ChatKind, 'telegram'>, value: string, listedHost: (url: URL) => boolean): string | null {
   let url: URL;
   try {
     url = new URL(value);
@@ -76,16 +82,16 @@ function urlProblem(kind: Exclude<ChatKind, 'telegram'>, value: string, allowPri
     return 'Enter the whole URL, starting with https://.';
   }
   if (url.username || url.password) return 'The URL must not carry a user name or password.';
-  if (allowPrivate) return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'The URL must start with https:// or http://.';
-  if (url.protocol !== 'https:') return 'The URL must start with https://.';
+  if (listedHost(url)) return url.protocol === 'http:' || url.protocol === 'https:' ? null : 'The URL must start with https:// or http://.';
+  if (url.protocol !== 'https:') return kind === 'teams' ? 'The URL must start with https://.' : `The URL must start with https://; ${COMPATIBLE_SERVER_HINT}.`;
   const host = url.hostname.toLowerCase();
   if (kind === 'slack-webhook' && !(host === 'hooks.slack.com' && url.pathname.startsWith('/services/')))
-    return 'A Slack incoming webhook URL starts with https://hooks.slack.com/services/.';
+    return `A Slack incoming webhook URL starts with https://hooks.slack.com/services/; ${COMPATIBLE_SERVER_HINT}.`;
   if (
     kind === 'discord' &&
     !(['discord.com', 'discordapp.com', 'ptb.discord.com', 'canary.discord.com'].includes(host) && url.pathname.startsWith('/api/webhooks/'))
   )
-    return 'A Discord webhook URL starts with https://discord.com/api/webhooks/.';
+    return `A Discord webhook URL starts with https://discord.com/api/webhooks/; ${COMPATIBLE_SERVER_HINT}.`;
   if (kind === 'teams' && !url.hostname.includes('.'))
     return 'Enter the workflow’s URL as Teams shows it (https://…logic.azure.com/… or …powerplatform.com/…).';
   return null;

@@ -26,6 +26,25 @@ export function planLimits(plan: Plan): PlanLimits {
   return plan === 'FREE' ? FREE : UPGRADED;
 }
 
+/** How much spam a workspace's spam folder keeps: past either bound, the filter's spam is dropped. */
+export interface SpamFolderCap {
+  /** Submissions caught within the spam retention. */
+  count: number;
+  /** Their bytes: the fields as stored (JSON) and their files. */
+  bytes: number;
+}
+
+const MB = 1024 * 1024;
+// Ten times the submissions the plan allows, far above what a site's filter catches in a month, and
+// bytes for about 20 KB each: a flood fills no disk, and what is dropped is spam.
+const FREE_SPAM_FOLDER: SpamFolderCap = { count: 2_500, bytes: 50 * MB };
+const UPGRADED_SPAM_FOLDER: SpamFolderCap = { count: 50_000, bytes: 1024 * MB };
+
+/** The spam folder's bound of a workspace; `upgraded` as the installation's rules say (team mode: every workspace). */
+export function spamFolderCap(plan: Plan, upgraded = isUpgraded(plan)): SpamFolderCap {
+  return upgraded ? UPGRADED_SPAM_FOLDER : FREE_SPAM_FOLDER;
+}
+
 /** Upgraded workspaces have the REST API, the autoresponder and unbranded pages. */
 export function isUpgraded(plan: Plan): boolean {
   return plan !== 'FREE';

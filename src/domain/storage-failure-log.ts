@@ -12,7 +12,7 @@ export class StorageFailureLog {
   private refused = 0;
 
   constructor(
-    private readonly message = 'the database cannot take writes: requests are answered 503 storage_unavailable until it can',
+    private readonly message = 'the database cannot take writes, or cannot be reached: requests that need it are answered 503 storage_unavailable until it can',
     private readonly intervalMs = STORAGE_LOG_INTERVAL_MS,
     private readonly now: () => number = Date.now,
   ) {}

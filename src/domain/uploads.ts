@@ -78,12 +78,37 @@ export function typeAllowed(allowedTypes: readonly string[], fileName: string, d
 const UNSAFE_IN_NAME = /[\u0000-\u001f\u007f/\\:*?"<>|]/g;
 
 /**
+ * Characters that change how a name looks without being seen (issue 38, item 17): C1 controls, the
+ * bidirectional controls (embeddings, overrides and isolates U+202A–202E and U+2066–2069, the marks
+ * U+200E, U+200F and U+061C), and invisible ones (zero-width space, word joiner and invisible
+ * operators, the byte order mark, the soft hyphen). `a\u202Efdp.html` reads as `ahtml.pdf`.
+ * NOTE: ZWJ and ZWNJ (U+200C, U+200D) stay: Persian, the Indic scripts and emoji need them. A
+ * regular expression's character class (mail/header-text.ts skips them too).
+ */
+export const HIDDEN_CHARACTERS = '\\u0080-\\u009f\\u00ad\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff';
+const HIDDEN_IN_NAME = new RegExp(`[${HIDDEN_CHARACTERS}]`, 'g');
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A visitor's text that is shown as a name (a file's, an email's sender or subject, a column's)
+ * without the characters that would make it read as something else: bidirectional controls and
+ * invisible characters are removed, so a name shows what it is in the dashboard, in emails and
+ * as a download's name. Text shown as text (a message) keeps them: right-to-left writing uses marks.
+ */
+export function withoutHiddenCharacters(text: string): string {
+  return text.replace(HIDDEN_IN_NAME, '');
+}
+
+/**
  * A visitor's filename made safe to show and to offer as a download's name: no directories, no
- * control or reserved characters, at most 200 characters (keeping the extension), never empty.
- * It is never used as a path: files are stored under keys Formgate makes.
+ * control, reserved, bidirectional or invisible characters, at most 200 characters (keeping the
+ * extension), never empty. It is never used as a path: files are stored under keys Formgate makes.
+ * Applied at intake (the stored name) and again wherever a name leaves (a name stored before is
+ * neutralised the same way).
  */
 export function safeFileName(sent: string): string {
-  const base = sent.split(/[/\\]/).pop() ?? '';
+  // a lone surrogate (from a percent-decoded `filename*`) would make encodeURIComponent throw
+  const base = withoutHiddenCharacters(sent.replace(LONE_SURROGATE, '\ufffd')).split(/[/\\]/).pop() ?? '';
   let name = base.replace(UNSAFE_IN_NAME, '_').trim().replace(/^\.+/, '');
   if (name.length > 200) {
     const dot = name.lastIndexOf('.');
@@ -91,4 +116,16 @@ export function safeFileName(sent: string): string {
     name = name.slice(0, 200 - extension.length) + extension;
   }
   return name === '' ? 'file' : name;
+}
+
+/**
+ * `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266, RFC 8187): the safe name, its ASCII
+ * form for old clients (anything else, quotes and backslashes as `_`), and the exact one encoded.
+ * Downloads through Formgate and the objects of a bucket carry it alike.
+ */
+export function downloadDisposition(name: string): string {
+  const safe = safeFileName(name);
+  const ascii = safe.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(safe).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

@@ -17,9 +17,10 @@ export interface FileStore {
   /**
    * Streams `body` to `key` as it arrives, never holding it whole in memory; resolves with the bytes
    * written. When `body` fails (the visitor went away, a limit was passed and the caller destroyed
-   * it) it rejects, and nothing is left under `key`.
+   * it) it rejects, and nothing is left under `key`. `name` is the file's safe name, for a store
+   * that labels its objects (a bucket: as a download); the visitor's declared type is never stored.
    */
-  write(key: string, body: Readable, contentType: string): Promise<number>;
+  write(key: string, body: Readable, name: string): Promise<number>;
   /** The object's bytes; null when there is none under `key`. */
   read(key: string): Promise<StoredFile | null>;
   /** Deletes the objects; one that is not there is no error. */

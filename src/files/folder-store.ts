@@ -24,7 +24,7 @@ export class FolderFileStore implements FileStore {
     return `folder ${this.folder}`;
   }
 
-  async write(key: string, body: Readable, _contentType: string): Promise<number> {
+  async write(key: string, body: Readable, _name: string): Promise<number> {
     const target = this.pathOf(key);
     const partials = path.join(this.folder, PARTIAL_FOLDER);
     try {

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import type * as ClientS3 from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { FilesConfig } from '../config/files-location.js';
+import { downloadDisposition } from '../domain/uploads.js';
 import { checkedKey, type FileStore, type StoredFile } from './file-store.js';
 import { uploadStream } from './s3-upload.js';
 
@@ -11,6 +12,8 @@ type S3Location = Extract<FilesConfig, { kind: 's3' }>;
 
 /** DeleteObjects takes at most this many keys. */
 export const S3_DELETE_BATCH = 1000;
+/** The type of every uploaded object, whatever the visitor declared. */
+export const STORED_TYPE = 'application/octet-stream';
 /** How long `check()` waits for its probe before the store counts as unreachable. */
 export const S3_CHECK_TIMEOUT_MS = 5_000;
 
@@ -55,8 +58,14 @@ export class S3FileStore implements FileStore {
     return `s3://${this.location.bucket}/${this.location.prefix} at ${where}`;
   }
 
-  async write(key: string, body: Readable, contentType: string): Promise<number> {
-    const params = { Bucket: this.location.bucket, Key: this.objectKey(key), ContentType: headerSafe(contentType) };
+  /**
+   * NOTE: never the visitor's declared type (issue 38, item 18): a bucket served directly (a public
+   * bucket, a CDN in front of it) would render a `text/html` upload on its domain. The object is
+   * plain bytes offered as a download under its safe name; the declared type stays in the
+   * submission's data (`type`), and downloads through Formgate serve it as before.
+   */
+  async write(key: string, body: Readable, name: string): Promise<number> {
+    const params = { Bucket: this.location.bucket, Key: this.objectKey(key), ContentType: STORED_TYPE, ContentDisposition: downloadDisposition(name) };
     try {
       return await uploadStream(this.client, this.sdk, params, body);
     } catch (error) {
@@ -106,11 +115,6 @@ export class S3FileStore implements FileStore {
   private objectKey(key: string): string {
     return this.location.prefix + checkedKey(key);
   }
-}
-
-/** A visitor's declared type as a header may carry it; anything else is stored as plain bytes (files are served as downloads anyway). */
-function headerSafe(contentType: string): string {
-  return /^[\x20-\x7e]{1,200}$/.test(contentType) ? contentType : 'application/octet-stream';
 }
 
 function isMissing(error: unknown): boolean {

@@ -7,6 +7,7 @@ interface ObjectParams {
   Bucket: string;
   Key: string;
   ContentType: string;
+  ContentDisposition: string;
 }
 
 /**

@@ -10,14 +10,26 @@ export const FILE_LINK_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 export class FileLinks {
   private readonly keys: Keyring;
   private readonly baseUrl: () => string;
+  private readonly publicUrl: () => string;
 
   /**
    * `baseUrl`: the management API's base (`https://forms.example.com/public/v1`), or a function
    * giving it: read at each use, as the server derives it once listening when it is not configured.
+   * `publicUrl`: the dashboard's, likewise (the API's base without `/public/v1` when not given).
    */
-  constructor(keyring: Keyring, baseUrl: string | (() => string)) {
+  constructor(keyring: Keyring, baseUrl: string | (() => string), publicUrl?: () => string) {
     this.keys = keyring.derive('file-links');
     this.baseUrl = typeof baseUrl === 'string' ? () => baseUrl : baseUrl;
+    this.publicUrl = publicUrl ?? (() => this.baseUrl().replace(/\/public\/v1$/, ''));
+  }
+
+  /**
+   * The file's download on the dashboard: what the dashboard's exports link (issue 39, item 18). It
+   * opens for a signed-in member of the file's workspace, sends anyone else to sign in first, and is
+   * the 404 page for another account: the same rule as the submission's page, with no expiry.
+   */
+  dashboardUrl(submissionId: string, fileId: string): string {
+    return `${this.publicUrl()}/submissions/${encodeURIComponent(submissionId)}/files/${encodeURIComponent(fileId)}`;
   }
 
   /** The file's address of the management API: it answers a bearer token with `submissions:read` on its workspace. */

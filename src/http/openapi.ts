@@ -9,6 +9,25 @@ import { SubmissionSchema } from '../schemas/submission.js';
 import { TokenSchema } from '../schemas/token.js';
 import { WorkspaceSchema } from '../schemas/workspace.js';
 
+/** The mark of an operation whose request body may be left out (`requestBody.required: false`). */
+export const OPTIONAL_BODY = 'x-optional-body';
+
+type Operation = { [key: string]: unknown; requestBody?: { required?: boolean } };
+type Document = { [key: string]: unknown; paths: Record<string, Record<string, Operation>> };
+
+/** The document as built from the routes, finished where @fastify/swagger cannot say it. */
+function finish(document: Document): Document {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      if (!operation[OPTIONAL_BODY]) continue;
+      delete operation[OPTIONAL_BODY];
+      // NOTE: @fastify/swagger marks every body required
+      if (operation.requestBody) operation.requestBody.required = false;
+    }
+  }
+  return document;
+}
+
 /** Shared schemas, referenced by `$ref` from routes and listed under `components.schemas`. */
 export function addSharedSchemas(app: FastifyInstance): void {
   for (const schema of [ProblemSchema, TokenSchema, WorkspaceSchema, FormSchema, SubmissionSchema, TemplateSchema]) app.addSchema(schema);
@@ -22,17 +41,31 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
       info: {
         title: 'Formgate management API',
         version: VERSION,
+        license: { name: 'MIT', identifier: 'MIT' },
         description:
           'Manage workspaces, forms, email templates and submissions. Every request carries `Authorization: Bearer <token>`; each operation names the scope it needs. Errors are RFC 9457 problems. ' +
           'Query parameters an operation does not declare are ignored; body fields it does not declare are refused, except a resource’s read-only fields sent back (see each operation).',
       },
       servers: [{ url: config.baseUrl }],
+      tags: [
+        { name: 'Token', description: 'The token making the request.' },
+        { name: 'Workspaces', description: 'The workspaces an account belongs to; every form belongs to one.' },
+        { name: 'Forms', description: 'Forms and their settings: where submissions are sent, and how spam is kept out.' },
+        { name: 'Templates', description: 'A form’s email templates: the notification to its recipients, and the autoresponder to the submitter.' },
+        { name: 'Submissions', description: 'What visitors sent: lists, search, exports, files, deletion and erasure of a person.' },
+      ],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token made with `formgate tokens create`.' } } },
     },
     hideUntagged: true,
+    transformObject: (built) => finish((built as unknown as { openapiObject: Document }).openapiObject),
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transform: ({ schema, url }) => ({ schema, url: url.startsWith(API_PREFIX) ? url.slice(API_PREFIX.length) : url }),
   });
   // servers are filled in per request: with port 0 the address is known only after listen()
-  app.get(`${API_PREFIX}/openapi.json`, { config: { rateLimit: false } }, async () => ({ ...app.swagger(), servers: [{ url: config.baseUrl }] }));
+  app.get(`${API_PREFIX}/openapi.json`, { config: { rateLimit: false } }, async () => {
+    const document = app.swagger() as unknown as { info: Record<string, unknown> };
+    // the installation's operator answers for it: its dashboard is the way to reach them
+    const contact = { name: 'The operator of this Formgate installation', url: config.publicUrl };
+    return { ...document, info: { ...document.info, contact }, servers: [{ url: config.baseUrl }] };
+  });
 }

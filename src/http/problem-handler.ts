@@ -1,17 +1,24 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ErrorObject } from 'ajv';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
-import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
+import { clip, ProblemError, readOnly, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
 import { problemBody } from '../web/problem-body.js';
+import { CUT_OFF_MESSAGE, requestCutOff } from '../web/request-cut-off.js';
 import { describeValidation } from '../web/validation.js';
+import { bearerChallenge } from './bearer-challenge.js';
 import { type NotFoundPage, wantsPage } from './browser-pages.js';
 
 /** Whether an error says the database cannot take a write right now: db's knowledge, handed in through the context. */
 export type StorageCheck = (error: unknown) => boolean;
 
-/** Answers `problem` as `application/problem+json`, with Retry-After on a 503. */
+/**
+ * Answers `problem` as `application/problem+json`, with Retry-After on a 503 and the bearer
+ * challenge (WWW-Authenticate) on a refused token or scope, unless the route set its own.
+ */
 export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem: ProblemError): FastifyReply {
   if (problem.status === 503) reply.header('retry-after', String(RETRY_AFTER_UNAVAILABLE_SECONDS));
+  const challenge = bearerChallenge(problem, reply.request.headers.authorization);
+  if (challenge !== null && !reply.hasHeader('www-authenticate')) reply.header('www-authenticate', challenge);
   return reply
     .code(problem.status)
     .type('application/problem+json')
@@ -25,7 +32,11 @@ export function sendProblem(reply: FastifyReply, docsUrl: () => string, problem:
 export function installProblemHandler(app: FastifyInstance, docsUrl: () => string, isStorageUnavailable: StorageCheck, pages?: NotFoundPage): void {
   const storageFailures = new StorageFailureLog();
   app.setErrorHandler((error: FastifyError | ProblemError, request: FastifyRequest, reply: FastifyReply) => {
-    const problem = toProblem(error, isStorageUnavailable);
+    if (!(error instanceof ProblemError) && requestCutOff(request.raw)) {
+      request.log.info({ reason: 'client_aborted' }, CUT_OFF_MESSAGE);
+      return reply.code(400).send();
+    }
+    const problem = toProblem(error, isStorageUnavailable, readOnly(request));
     if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) storageFailures.note(request.log, error);
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
@@ -41,7 +52,7 @@ export function installProblemHandler(app: FastifyInstance, docsUrl: () => strin
 export function answerFrameworkError(docsUrl: () => string, isStorageUnavailable: StorageCheck, pages?: NotFoundPage) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     reply.header('x-request-id', request.id);
-    const problem = toProblem(error, isStorageUnavailable);
+    const problem = toProblem(error, isStorageUnavailable, readOnly(request));
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     if (wantsPage(request, pages)) return pages.problemPage(reply, problem);
     return sendProblem(reply, docsUrl, problem);
@@ -65,12 +76,15 @@ export function installClosingAnswer(app: FastifyInstance, docsUrl: () => string
   });
 }
 
-function toProblem(error: FastifyError | ProblemError, isStorageUnavailable: StorageCheck): ProblemError {
+/** The words for the part of a request Fastify's validation names (`validationContext`). */
+const VALIDATED_PART: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+
+function toProblem(error: FastifyError | ProblemError, isStorageUnavailable: StorageCheck, reading: boolean): ProblemError {
   if (error instanceof ProblemError) return error;
-  if (isStorageUnavailable(error)) return storageUnavailable();
+  if (isStorageUnavailable(error)) return storageUnavailable(reading);
   const e = error as FastifyError & { validationContext?: string };
   if (e.validation) {
-    const where = e.validationContext === 'body' ? 'body' : 'query';
+    const where = VALIDATED_PART[e.validationContext ?? ''] ?? 'request';
     return new ProblemError('validation_error', `The request ${where} is invalid.`, { errors: describeValidation(e.validation as ErrorObject[]) });
   }
   switch (e.code) {

@@ -9,6 +9,10 @@ export interface FileParts {
   part(field: string, stream: Readable, info: { filename?: string; mimeType?: string }): Promise<string | null>;
   /** The value of `data` that `text` stands for, when it stands for a file. */
   valueOf(text: string): unknown;
+  /** The body's declared length, told before it is read: the most its files can take. */
+  expect?(bytes: number): void;
+  /** Whether `text` stood for a file that was dropped after its part was read: it is then no field. */
+  droppedLater?(text: string): boolean;
   /** Whether some part stands for a file among the fields. */
   holdsFiles(): boolean;
   /** Resolves once every part is taken; rejects when one failed. */

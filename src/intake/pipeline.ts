@@ -17,6 +17,7 @@ import { captchaAnswer, isEmpty, type ParsedSubmission } from './fields.js';
 import { visitorKey } from './rate-limit.js';
 import type { SubmissionWriter } from './writer.js';
 import type { DroppedFile, UploadIntake, UploadSession } from './uploads.js';
+import { SpamDropLog } from './spam-drop-log.js';
 
 /** What the visitor is told about a submission; `outcome` stays on the server. */
 export interface ReceivedSubmission {
@@ -24,7 +25,7 @@ export interface ReceivedSubmission {
   formId: string;
   createdAt: number;
   data: Record<string, unknown>;
-  outcome: SubmissionStatus | 'dropped';
+  outcome: SubmissionStatus | 'dropped' | 'spam_dropped';
   /** Files of the post that were not kept (uploads off, storage allowance used up): a JSON answer lists them. */
   droppedFiles?: DroppedFile[];
 }
@@ -39,6 +40,7 @@ const EMAIL_CONTROLS = ['_email.subject', '_email.from', '_email.replyto', '_rep
  */
 export class IntakePipeline {
   private readonly intakeForms: { get(formId: string): Promise<IntakeForm | undefined> };
+  private readonly spamDrops = new SpamDropLog();
 
   constructor(
     private readonly forms: FormService,
@@ -80,7 +82,7 @@ export class IntakePipeline {
     if (!uploads) return this.decide(formId, parsed, ip, admit, null);
     try {
       const received = await this.decide(formId, parsed, ip, undefined, uploads);
-      if (received.outcome === 'dropped') await uploads.discard();
+      if (received.outcome === 'dropped' || received.outcome === 'spam_dropped') await uploads.discard();
       const droppedFiles = uploads.dropped();
       return droppedFiles.length > 0 ? { ...received, droppedFiles } : received;
     } catch (error) {
@@ -128,6 +130,7 @@ export class IntakePipeline {
         deliveries: deliveryPlan(form, submitterAddress(parsed) !== null, this.forms.plans),
         ...(form.maxSubmissions !== null ? { maxSubmissions: form.maxSubmissions } : {}),
         ...(uploads && uploads.files.length > 0 ? { files: uploads.files } : {}),
+        ...(uploads?.reservation ? { fileReservation: uploads.reservation } : {}),
       })
       .catch((error: unknown) => {
         // past the allowance and the held submissions' cap: refused, and the operator can see why
@@ -136,6 +139,11 @@ export class IntakePipeline {
         }
         throw error;
       });
+    if (stored.spamDropped) {
+      this.spamDrops.note(this.log, form.workspaceId, formId);
+      // as for any spam: the visitor is answered as if it were kept
+      return { id: stored.id, formId, createdAt: stored.createdAt, data: parsed.data, outcome: 'spam_dropped' };
+    }
     return { id: stored.id, formId, createdAt: stored.createdAt, data: parsed.data, outcome: stored.status };
   }
 

@@ -11,7 +11,7 @@ const RateLimiterMemory: typeof Flexible.RateLimiterMemory = load('rate-limiter-
 const RateLimiterRedis: typeof Flexible.RateLimiterRedis = load('rate-limiter-flexible/lib/RateLimiterRedis.js');
 const RateLimiterRes: typeof Flexible.RateLimiterRes = load('rate-limiter-flexible/lib/RateLimiterRes.js');
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; limit: number };
 
 /**
  * Per-client limits of the submit surface (rate-limiter-flexible). With Redis every instance
@@ -38,7 +38,9 @@ export class SubmitRateLimiter {
       await this.limiter.consume(clientKey);
       return { allowed: true };
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
+      if (rejection instanceof RateLimiterRes) {
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)), limit: this.limiter.points };
+      }
       throw rejection;
     }
   }

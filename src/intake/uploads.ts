@@ -1,6 +1,6 @@
 import { isUpgraded, PlanRules } from '../domain/plans.js';
 import { randomBytes } from 'node:crypto';
-import { PassThrough, type Readable, type Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { FilePart } from '../db/file-claims.js';
@@ -11,11 +11,18 @@ import type { FileLinks } from '../files/signed-links.js';
 import { newId } from '../ids.js';
 import type { IntakeForm } from '../services/intake-forms.js';
 import type { FileParts } from './file-fields.js';
+import { FileAllowance } from './file-allowance.js';
 
 /** How long a file written for a submission waits for it to commit before the sweep may remove it. */
 export const UNCLAIMED_GRACE_MS = 60 * 60 * 1000;
 /** What the parts' own headers and boundaries may add to a multipart body beyond its fields and files. */
 const PART_OVERHEAD = 64 * 1024;
+/**
+ * All a form without uploads reads beyond its 256 KB of text: the parts' boundaries and headers
+ * (about 100 bytes each: 2,000 parts fit), and a small file that is only dropped. A larger file to
+ * such a form is refused (413) from the declared length, before its body is read.
+ */
+export const NO_FILES_BODY_CAP = 256 * 1024;
 /** Keys looked up or deleted per statement. */
 const KEYS_PER_STATEMENT = 500;
 
@@ -65,7 +72,7 @@ export class UploadSession implements FileParts {
   readonly files: ReceivedFile[] = [];
   /** null: uploads are off for the form. */
   readonly limits: FileUploadLimits | null;
-  /** The most bytes the whole body may have. */
+  /** The most bytes the body may have beyond its text fields: the form's limit on files, or only the parts' overhead when it takes none. */
   readonly bodyCap: number;
   private readonly marker = `\uE000file-${randomBytes(12).toString('base64url')}-`;
   private readonly keys: string[] = [];
@@ -76,7 +83,8 @@ export class UploadSession implements FileParts {
   private readonly parts: Promise<unknown>[] = [];
   private readonly partStreams = new Set<Readable>();
   private storedBytes = 0;
-  private room: Promise<number> | null = null;
+  /** The post's reservation of the workspace's storage allowance, taken as bytes arrive. */
+  private readonly allowance: FileAllowance;
   private discarded = false;
 
   constructor(
@@ -85,11 +93,29 @@ export class UploadSession implements FileParts {
     private readonly links: FileLinks,
     private readonly log: Logger,
     readonly form: IntakeForm,
-    private readonly upgraded = isUpgraded(form.plan),
+    upgraded = isUpgraded(form.plan),
   ) {
     const ceilings = uploadCeilings(form.plan, upgraded);
     this.limits = form.uploadsEnabled ? limitsOf(form.uploadLimits, ceilings) : null;
-    this.bodyCap = (this.limits?.maxTotalSize ?? ceilings.maxTotalSize) + PART_OVERHEAD;
+    this.bodyCap = this.limits ? this.limits.maxTotalSize + PART_OVERHEAD : NO_FILES_BODY_CAP;
+    this.allowance = new FileAllowance(database, form.workspaceId, ceilings.storageBytes, this.limits?.maxTotalSize ?? 0);
+  }
+
+  /** The reservation of file bytes the writer converts as it stores the submission; null when no bytes were reserved. */
+  get reservation(): string | null {
+    return this.allowance.reservation;
+  }
+
+  /** The body's declared length: asked of the allowance at the first file, so that a post that fits is reserved whole. */
+  expect(bytes: number): void {
+    this.allowance.expect(bytes);
+  }
+
+  /** Whether `text` stood for a file that was dropped after its part was read (the allowance ran out mid-stream): it is no field. */
+  droppedLater(text: string): boolean {
+    if (!text.startsWith(this.marker)) return false;
+    const file = this.files[Number(text.slice(this.marker.length))];
+    return file !== undefined && file.storageKey === null;
   }
 
   /**
@@ -131,7 +157,7 @@ export class UploadSession implements FileParts {
         'The submission carried a file of a type not allowed.',
       );
     }
-    if ((await this.roomLeft()) - this.storedBytes <= 0) return this.drop(file, stream, first, ALLOWANCE_USED);
+    if (first !== null && !(await this.allowance.take(first.length))) return this.drop(file, stream, first, ALLOWANCE_USED);
     await this.write(file, stream, first, limits);
     return `${this.marker}${file.position}`;
   }
@@ -158,6 +184,7 @@ export class UploadSession implements FileParts {
     // NOTE: parts first: a part's write is only known once the part has been taken
     await Promise.all(this.parts);
     await Promise.all(this.writes);
+    await this.allowance.trim();
   }
 
   /**
@@ -171,6 +198,11 @@ export class UploadSession implements FileParts {
     for (const stream of [...this.partStreams, ...this.streams]) if (!stream.destroyed) stream.destroy(new Error('the submission was not stored'));
     await Promise.allSettled(this.parts);
     await Promise.allSettled(this.writes);
+    try {
+      await this.allowance.release();
+    } catch (err) {
+      this.log.warn({ err, formId: this.form.id }, 'could not give back the file bytes a submission not stored reserved; they expire within the hour');
+    }
     try {
       for (let start = 0; start < this.keys.length; start += KEYS_PER_STATEMENT) {
         const keys = this.keys.slice(start, start + KEYS_PER_STATEMENT);
@@ -210,8 +242,36 @@ export class UploadSession implements FileParts {
     // NOTE: bytes are counted as they arrive, in the body's order, not as the store takes them: a
     // slow write of one file must not let the next file's bytes be counted first (and the breach
     // of the total be blamed on the wrong field).
-    const counter = new PassThrough();
+    let dropping = false;
+    // bytes of this file reserved and passed on to the store (the first chunk was reserved before the write began)
+    let passed = 0;
+    let reservedFirst = first;
+    const counter = new Transform({
+      transform: (chunk: Buffer, _encoding, done) => {
+        if (chunk === reservedFirst) {
+          reservedFirst = null;
+          passed += chunk.length;
+          return done(null, chunk);
+        }
+        // the allowance is taken before the bytes reach the store: past it, the file is dropped mid-stream
+        this.allowance.take(chunk.length).then((taken) => {
+          if (taken) {
+            passed += chunk.length;
+            return done(null, chunk);
+          }
+          // already refused (a limit passed meanwhile): that refusal stands
+          if (counter.destroyed) return done();
+          dropping = true;
+          this.storedBytes -= file.size;
+          done(new Error('the storage allowance for files is used up'));
+        }, done);
+      },
+    });
     const count = (chunk: Buffer) => {
+      if (dropping) {
+        file.size += chunk.length;
+        return;
+      }
       if (counter.destroyed) return;
       file.size += chunk.length;
       this.storedBytes += chunk.length;
@@ -227,7 +287,16 @@ export class UploadSession implements FileParts {
       stream.unpipe(counter);
       stream.resume();
     });
-    const written = this.store.write(key, counter, file.type).finally(() => this.streams.delete(counter));
+    const written = this.store
+      .write(key, counter, file.name)
+      .then(
+        () => (dropping ? this.dropWritten(file, key, passed) : undefined),
+        (error: unknown) => {
+          if (!dropping) throw error;
+          return this.dropWritten(file, key, passed);
+        },
+      )
+      .finally(() => this.streams.delete(counter));
     this.writes.push(written);
     if (first !== null && !counter.destroyed) counter.write(first);
     // NOTE: a part may have ended while its first chunk waited: piping an ended stream would never end the copy
@@ -240,23 +309,29 @@ export class UploadSession implements FileParts {
       if (stream.readableEnded) return resolve();
       stream.once('end', resolve);
       stream.once('error', reject);
-      counter.once('error', reject);
+      // a file dropped mid-stream is read to its end (its size is kept); any other failure refuses the post
+      counter.once('error', (error) => (dropping ? undefined : reject(error)));
     });
   }
 
-  /** Bytes the workspace may still store: read once per post, at its first file. */
-  private roomLeft(): Promise<number> {
-    this.room ??= this.database.db
-      .selectFrom('workspaces')
-      .select('fileBytes')
-      .where('id', '=', this.form.workspaceId)
-      .executeTakeFirst()
-      .then((row) => uploadCeilings(this.form.plan, this.upgraded).storageBytes - Number(row?.fileBytes ?? 0));
-    return this.room;
+  /**
+   * The allowance ran out while the file streamed: it is dropped as if it had been full at its
+   * start (the rest of the submission is kept), its partial object removed now (else by the sweep)
+   * and the bytes it had taken given back.
+   */
+  private async dropWritten(file: ReceivedFile, key: string, passed: number): Promise<void> {
+    file.storageKey = null;
+    file.droppedReason = ALLOWANCE_USED;
+    this.allowance.untake(passed);
+    try {
+      await this.store.remove([key]);
+      await this.database.db.deleteFrom('unclaimedFiles').where('storageKey', '=', key).execute();
+    } catch (err) {
+      this.log.warn({ err, formId: this.form.id }, 'could not remove a file dropped mid-stream; the sweep removes it');
+    }
   }
 }
 
-/** The form's limits (its own, or the defaults), within the plan's ceilings. */
 /** The form's limits (its own, or the defaults: IntakeForm has them applied) within the plan's ceilings. */
 function limitsOf(own: FileUploadLimits, ceilings: { maxFileSize: number; maxTotalSize: number }): FileUploadLimits {
   return {

@@ -15,6 +15,7 @@ import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
 import { searchTextOf } from '../services/search-text.js';
 import type { FilePart as ReceivedFile } from '../db/file-claims.js';
 import { formClosed } from '../services/form-behaviour.js';
+import { spamPastFolder } from './spam-folder.js';
 import { type AllowanceReached, allowanceSql, countAgainstAllowance, heldFull, heldRoom } from '../services/allowance.js';
 
 /** A submission that passed the checks, ready to be written. */
@@ -31,6 +32,8 @@ export interface SubmissionToStore {
   deliveries: DeliveryPlan;
   /** Its file parts (stored and dropped), claimed in its own transaction; absent when it carried none. */
   files?: readonly ReceivedFile[];
+  /** The post's reservation of file bytes (db/file-reservations.ts), converted into stored bytes as it is claimed. */
+  fileReservation?: string;
   /** The form's cap of submissions (services/form-behaviour.ts); absent: none, and nothing is counted for it. */
   maxSubmissions?: number;
 }
@@ -39,6 +42,8 @@ export interface StoredSubmission {
   id: string;
   createdAt: number;
   status: SubmissionStatus;
+  /** Spam not kept: its workspace's spam folder was full (nothing was written but the count of it). */
+  spamDropped?: true;
 }
 
 export type { AllowanceReached } from '../services/allowance.js';
@@ -48,7 +53,11 @@ type Counted = SubmissionStatus | 'refused';
 const REFUSED = 'refused';
 /** A submission to a form that holds its cap: refused, not stored. */
 const FULL = 'full';
-type Outcome = StoredSubmission | typeof REFUSED | typeof FULL;
+/** Spam past its workspace's spam folder's bound: dropped, only counted. */
+const SPAM_DROPPED = 'spam-dropped';
+type Outcome = StoredSubmission | typeof REFUSED | typeof FULL | typeof SPAM_DROPPED;
+/** The spam retention when none is given (FORMGATE_SPAM_RETENTION_DAYS' default). */
+const SPAM_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 // A workspace found holding all it may is not counted again for this long: counting costs up to the
 // cap's index entries (a few ms at 50,000), and a full workspace under a flood would pay it per batch.
 // NOTE: the price is that room made meanwhile (a release, a deleted held submission) shows this much later.
@@ -73,6 +82,8 @@ export class SubmissionWriter {
     private readonly onAllowanceReached: AllowanceReached,
     /** The installation's plan rules (team mode: no allowance), asked per batch from memory. */
     private readonly plans: PlanRules = PlanRules.fixed('hosting'),
+    /** How long spam is kept: the spam folder's bound counts what was caught within it. */
+    private readonly spamRetentionMs = SPAM_RETENTION_MS,
   ) {
     this.dialect = database.dialect;
     this.batches = new GroupCommit(
@@ -90,8 +101,9 @@ export class SubmissionWriter {
   private async write(database: Database, batch: SubmissionToStore[]): Promise<Outcome[]> {
     const now = Date.now();
     // NOTE: a workspace found full would fail the whole statement batch after batch under a flood
+    // NOTE: spam goes through the transaction, where its workspace's spam folder is checked
     const whole = (submission: SubmissionToStore) =>
-      submission.maxSubmissions === undefined && !submission.files && !((this.fullUntil.get(submission.workspaceId) ?? 0) > now);
+      submission.maxSubmissions === undefined && !submission.files && !submission.spam && !((this.fullUntil.get(submission.workspaceId) ?? 0) > now);
     if (this.dialect === 'postgres' && batch.every(whole)) {
       const written = await database.write((db) => this.writeWhole(db, batch));
       if (written) return written;
@@ -120,6 +132,7 @@ export class SubmissionWriter {
    */
   async store(submission: SubmissionToStore): Promise<StoredSubmission> {
     const stored = await this.batches.add(submission);
+    if (stored === SPAM_DROPPED) return { id: newId(), createdAt: Date.now(), status: 'spam', spamDropped: true };
     if (stored === REFUSED) throw heldFull();
     if (stored === FULL) throw formClosed('full', { paused: 0, closesAt: null, maxSubmissions: submission.maxSubmissions ?? null });
     return stored;
@@ -132,7 +145,9 @@ export class SubmissionWriter {
   private async insertBatch(trx: Transaction<DB>, batch: SubmissionToStore[]): Promise<Outcome[]> {
     const createdAt = Date.now();
     const full = await this.overCap(trx, batch);
-    const fitting = full.size === 0 ? batch : batch.filter((submission) => !full.has(submission));
+    const unfull = full.size === 0 ? batch : batch.filter((submission) => !full.has(submission));
+    const dropped = await spamPastFolder(trx, this.dialect, this.plans, this.spamRetentionMs, unfull, createdAt);
+    const fitting = full.size === 0 && dropped.size === 0 ? batch : batch.filter((submission) => !full.has(submission) && !dropped.has(submission));
     const statuses = await this.count(trx, fitting, createdAt);
     const kept: Kept[] = [];
     fitting.forEach((submission, i) => {
@@ -152,6 +167,7 @@ export class SubmissionWriter {
             formId: submission.formId,
             workspaceId: submission.workspaceId,
             files: submission.files!,
+            ...(submission.fileReservation ? { reservationId: submission.fileReservation } : {}),
           })),
           createdAt,
         );
@@ -159,7 +175,7 @@ export class SubmissionWriter {
     }
     await enqueueJobs(trx, jobsOf(kept));
     const stored = new Map(kept.map(({ submission, status, id }) => [submission, { id, createdAt, status }]));
-    return batch.map((submission) => stored.get(submission) ?? (full.has(submission) ? FULL : REFUSED));
+    return batch.map((submission) => stored.get(submission) ?? (full.has(submission) ? FULL : dropped.has(submission) ? SPAM_DROPPED : REFUSED));
   }
 
   /**

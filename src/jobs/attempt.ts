@@ -2,15 +2,21 @@ import type { Logger } from 'pino';
 import { DeliveryError } from '../domain/delivery-error.js';
 import type { Channel, DeliveryReceipt } from './channels/channel.js';
 import type { AttemptResult, ClaimedJob } from './job-queue.js';
-import { retryDelay, type RetryPolicy } from './retry-policy.js';
+import { retryDelay, type RetryPolicy, triesAllowed } from './retry-policy.js';
+import type { WithheldLog } from './withheld-log.js';
 
 export interface AttemptOptions {
   /** A send still running after this counts as a transient failure. */
   timeoutMs: number;
+  /** The retries of every kind of job that `retryByKind` does not name. */
   retry: RetryPolicy;
+  /** A kind's own retries (webhooks: Standard Webhooks' schedule over days). */
+  retryByKind?: Readonly<Record<string, RetryPolicy>>;
   now: () => number;
   random: () => number;
   log: Pick<Logger, 'warn' | 'error'>;
+  /** Notifications withheld from unconfirmed addresses: logged once an hour per address, not per job. */
+  withheld?: WithheldLog;
 }
 
 /**
@@ -34,31 +40,44 @@ export async function attemptJob(job: ClaimedJob, channels: Record<string, Chann
       attempt: job.attempt,
       statusCode: result.statusCode,
     };
+    const withheldFrom = err instanceof DeliveryError ? err.withheldFrom : undefined;
+    // withheld by the workspace's own rule until the address confirms: the delivery log shows each
+    if (withheldFrom !== undefined && options.withheld) options.withheld.note(withheldFrom, result.error ?? '', about);
     // given up: nobody will get this one unless someone retries it, so it is an error an operator must see
-    if (result.outcome === 'failed')
+    else if (result.outcome === 'failed')
       options.log.error({ ...about, outcome: result.outcome, reason: result.error }, `delivery failed for good: ${result.error}`);
     else options.log.warn({ ...about, outcome: result.outcome, error: result.error }, 'delivery failed');
     return result;
   }
 }
 
+/** The retries of a job's kind. */
+export function retryPolicyOf(kind: string, options: Pick<AttemptOptions, 'retry' | 'retryByKind'>): RetryPolicy {
+  return options.retryByKind?.[kind] ?? options.retry;
+}
+
 function failure(job: ClaimedJob, err: unknown, startedAt: number, options: AttemptOptions): AttemptResult {
   const permanent = err instanceof DeliveryError && err.permanent;
   const statusCode = err instanceof DeliveryError ? err.statusCode : undefined;
+  const target = err instanceof DeliveryError ? err.target : undefined;
   const error = err instanceof Error ? err.message : String(err);
   const finishedAt = options.now();
-  if (permanent || job.attempt >= options.retry.maxAttempts) return { outcome: 'failed', startedAt, finishedAt, statusCode, error };
-  const backoff = retryDelay(options.retry, job.attempt, options.random);
-  // a receiver's Retry-After is honoured, up to the policy's longest wait
-  const asked = err instanceof DeliveryError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, options.retry.capMs) : 0;
-  return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt: finishedAt + Math.max(backoff, asked) };
+  const policy = retryPolicyOf(job.kind, options);
+  if (permanent || job.attempt >= triesAllowed(policy)) return { outcome: 'failed', startedAt, finishedAt, statusCode, error, target };
+  const backoff = retryDelay(policy, job.attempt, options.random);
+  // a receiver's Retry-After is honoured, up to the policy's longest wait; never sooner than the schedule
+  const asked = err instanceof DeliveryError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, policy.capMs) : 0;
+  const retryAt = finishedAt + Math.max(backoff, asked);
+  // what the receiver asked for holds even when its destination answers again meanwhile (job-queue.ts, bringForward)
+  const notBefore = asked > 0 ? finishedAt + asked : undefined;
+  return { outcome: 'retry', startedAt, finishedAt, statusCode, error, retryAt, notBefore, target };
 }
 
 /** What a try that went through records of its receipt. */
 // biome-ignore lint/suspicious/noConfusingVoidType: what Channel.send resolves to
-function answerOf(receipt: DeliveryReceipt | void): Pick<AttemptResult, 'statusCode' | 'response' | 'writtenTo'> {
+function answerOf(receipt: DeliveryReceipt | void): Pick<AttemptResult, 'statusCode' | 'response' | 'writtenTo' | 'target'> {
   if (!receipt) return {};
-  return { statusCode: receipt.statusCode ?? undefined, response: receipt.response, writtenTo: receipt.writtenTo };
+  return { statusCode: receipt.statusCode ?? undefined, response: receipt.response, writtenTo: receipt.writtenTo, target: receipt.target };
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { ProblemError } from '../errors.js';
 import { observedMailer } from '../mail/mail-health.js';
+import { messageIdDomain } from '../mail/message-id.js';
 import { createMailer, type Mailer } from '../mail/transport.js';
 import { AUTORESPONDER_KIND, AutoresponderChannel } from './channels/autoresponder.js';
 import type { Channel } from './channels/channel.js';
@@ -14,6 +15,8 @@ import { DeliveryFiles } from './channels/submission-files.js';
 import { WEBHOOK_KIND, WebhookChannel } from './channels/webhook.js';
 import { JobWorker, type WorkerOptions } from './worker.js';
 import type { DeliveriesState, DeliverySwitch } from './delivery-switch.js';
+import { turnOffGoneWebhook, webhookEndpoints } from './webhook-endpoints.js';
+import { WEBHOOK_RETRY_POLICY } from './retry-policy.js';
 
 export interface Delivery {
   worker: JobWorker;
@@ -52,7 +55,7 @@ function logDeliverySwitch(deliverySwitch: DeliverySwitch, log: Pick<Logger, 'in
 export function startDelivery(
   ctx: Pick<
     AppContext,
-    'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch' | 'fileLinks' | 'plans' | 'instance'
+    'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch' | 'fileLinks' | 'plans' | 'instance' | 'outbound'
   >,
   logger: Logger,
   options: WorkerOptions = {},
@@ -60,25 +63,34 @@ export function startDelivery(
   const mailer = observedMailer(createMailer(ctx.config), ctx.mailHealth);
   const log = logger.child({ component: 'delivery' });
   const files = new DeliveryFiles(ctx.database, ctx.fileLinks);
+  const idDomain = messageIdDomain(ctx.config.publicUrl);
   const channels: Record<string, Channel> = {
-    [EMAIL_KIND]: new EmailChannel(mailer, ctx.config.mailFrom),
-    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.config.confirmRecipients, ctx.recipients, {
+    [EMAIL_KIND]: new EmailChannel(mailer, idDomain),
+    [NOTIFICATION_KIND]: new NotificationChannel(ctx.database, mailer, idDomain, ctx.config.confirmRecipients, ctx.recipients, {
       store: files,
       config: ctx.config,
     }),
     [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl, files),
-    [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, ctx.config.mailFrom, ctx.plans),
+    [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, idDomain, ctx.plans, ctx.config.signup === 'open'),
     [WEBHOOK_KIND]: new WebhookChannel({
-      allowPrivate: ctx.config.allowPrivateWebhooks,
-      allow: () => ctx.instance.webhookAllow(),
+      outbound: ctx.outbound,
       signingSecret: (formId) => signingSecret(ctx, formId),
       files,
+      // each try goes to the form's webhook as it is then; a 410 Gone turns it off and tells the owners
+      endpoints: (formIds) => webhookEndpoints(ctx.database, formIds),
+      gone: async (gone) => {
+        if (await turnOffGoneWebhook(ctx.database, ctx.config, gone)) {
+          log.warn({ formId: gone.formId, url: gone.url }, 'a webhook receiver answered 410 Gone: the form’s webhook is turned off and its owners emailed');
+        }
+      },
     }),
   };
   // one channel object for every chat service (Slack webhook, Discord, Teams, Telegram): the job's kind says which
-  const chat = new ChatChannelDelivery(ctx.database, { allowPrivate: ctx.config.allowPrivateWebhooks, telegramApiUrl: ctx.config.telegramApiUrl }, files);
+  const chat = new ChatChannelDelivery(ctx.database, { outbound: ctx.outbound, telegramApiUrl: ctx.config.telegramApiUrl }, files);
   for (const kind of CHAT_JOB_KINDS) channels[kind] = chat;
   const worker = new JobWorker(ctx.database, channels, {
+    // webhooks: Standard Webhooks' schedule, over about three days
+    retryByKind: { [WEBHOOK_KIND]: WEBHOOK_RETRY_POLICY },
     logger: log,
     foreground: ctx.visitors,
     leaseMs: ctx.config.deliveryLeaseMs,

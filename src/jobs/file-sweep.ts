@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { FileStore } from '../files/file-store.js';
+import { expireFileReservations } from '../db/file-reservations.js';
+import { LoopSlice } from '../domain/loop-slice.js';
 import { runEvery } from './hourly.js';
 
 /** How often the sweep runs: a deletion's leftovers and a crashed upload's objects do not wait long. */
@@ -34,11 +36,14 @@ export async function sweepUnclaimedFiles(
   const batchSize = limits.batchSize ?? FILE_SWEEP_BATCH;
   const maxBatches = limits.maxBatches ?? FILE_SWEEP_BATCHES_PER_RUN;
   const result: FileSweepResult = { removed: 0, more: false };
+  // the event loop is given back between batches once the sweep has had its slice
+  const slice = new LoopSlice();
   for (let batches = 0; ; batches++) {
     if (batches >= maxBatches) {
       result.more = true;
       return result;
     }
+    await slice.yieldIfDue();
     const removed =
       database.dialect === 'postgres'
         ? await database.transaction(async (trx) => {
@@ -86,6 +91,9 @@ export function startFileSweep(ctx: AppContext, log: Logger): () => void {
       if (result.removed > 0 || partials > 0) {
         log.info({ ...result, partials, store: ctx.files.describe() }, 'removed uploaded files that no submission holds');
       } else log.debug(result, 'no uploaded files to sweep');
+      // what a process that crashed mid-post had reserved of a workspace's file allowance
+      const expired = await expireFileReservations(ctx.database);
+      if (expired > 0) log.info({ expired }, 'gave back the file bytes reserved by posts that never ended');
     },
     log,
     'file sweep failed',

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { JobStatus } from '../db/schema/job.js';
+import { LoopSlice } from '../domain/loop-slice.js';
 
 /** Rows per statement: each delete is its own short transaction, never one long one. */
 export const JOB_BATCH = 1000;
@@ -22,7 +23,10 @@ export async function purgeFinishedJobs(database: Database, cutoff: number, limi
   const batchSize = limits.batchSize ?? JOB_BATCH;
   const maxBatches = limits.maxBatches ?? JOB_BATCHES_PER_RUN;
   let jobs = 0;
+  // the event loop is given back between statements once the run has had its slice
+  const slice = new LoopSlice();
   for (let batch = 0; batch < maxBatches; batch++) {
+    await slice.yieldIfDue();
     const removed = await deleteBatch(database, cutoff, batchSize);
     jobs += removed;
     if (removed < batchSize) return { jobs, more: false };

@@ -17,6 +17,10 @@ export interface AttemptResult {
   finishedAt: number;
   /** When to try again (outcome 'retry'). */
   retryAt?: number;
+  /** The receiver asked not to be tried before this (its Retry-After, outcome 'retry'): no success elsewhere brings the job forward sooner. */
+  notBefore?: number;
+  /** Where the try went, when its channel read that at send time (a webhook's current URL). */
+  target?: string;
   statusCode?: number;
   error?: string;
   /** What the receiver answered a try that went through (the SMTP reply line). */
@@ -170,13 +174,15 @@ function revival(tries: FinishedTry[], dialect: Dialect): { destinations: string
 /**
  * Once a destination answers again, its jobs waiting out a backoff go at once instead of each at the
  * end of its own: after an outage, the queue empties as soon as the destination is back. Jobs of a
- * destination that stays down keep their backoff (nothing succeeded there), and jobs of this batch
- * keep where their own try left them. The literals let the partial index jobs_backed_off serve it.
+ * destination that stays down keep their backoff (nothing succeeded there), jobs of this batch
+ * keep where their own try left them, and a job whose receiver asked to wait (Retry-After, kept in
+ * `not_before`) waits as asked: one address of an origin answering says nothing of another's limit. The literals let the partial index jobs_backed_off serve it.
  */
 function bringForward({ destinations, at, tried, dialect }: NonNullable<ReturnType<typeof revival>>) {
   const waiting = sql`SELECT id FROM jobs
     WHERE status = 'pending' AND last_error IS NOT NULL AND destination IN (${sql.join(destinations)})
-    AND run_at > ${at} AND (lease_until IS NULL OR lease_until < ${at}) AND id NOT IN (${sql.join(tried)})`;
+    AND run_at > ${at} AND (lease_until IS NULL OR lease_until < ${at}) AND id NOT IN (${sql.join(tried)})
+    AND (not_before IS NULL OR not_before <= ${at})`;
   // NOTE: on PostgreSQL, rows another instance is claiming or bringing forward are skipped, never
   // waited for: two records waiting on each other's rows would deadlock, and one would be lost.
   return sql`UPDATE jobs SET run_at = ${at} WHERE id IN (${dialect === 'postgres' ? sql`${waiting} FOR UPDATE SKIP LOCKED` : waiting})`;
@@ -187,14 +193,14 @@ function triedValues(tries: FinishedTry[]) {
   const rows = tries.map(({ job, result }) => {
     const next = nextState(result);
     const runAt = 'runAt' in next ? next.runAt : null;
-    return sql`(${job.id}, CAST(${job.attempt} AS integer), CAST(${job.claimedAt} AS bigint), ${next.status}, CAST(${runAt} AS bigint), CAST(${next.lastError} AS text), CAST(${result.finishedAt} AS bigint))`;
+    return sql`(${job.id}, CAST(${job.attempt} AS integer), CAST(${job.claimedAt} AS bigint), ${next.status}, CAST(${runAt} AS bigint), CAST(${next.lastError} AS text), CAST(${result.finishedAt} AS bigint), CAST(${notBeforeOf(result)} AS bigint))`;
   });
-  return sql`tried (id, attempts, try_started_at, status, run_at, last_error, updated_at) AS (VALUES ${sql.join(rows)})`;
+  return sql`tried (id, attempts, try_started_at, status, run_at, last_error, updated_at, not_before) AS (VALUES ${sql.join(rows)})`;
 }
 
 // `attempts` fences: it grows with every claim, so a stale worker's try matches nothing; and
 // `try_started_at` too, since `deliveries retry` starts the count again.
-const MOVE_JOBS_ON = `UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, try_started_at = NULL, updated_at = tried.updated_at
+const MOVE_JOBS_ON = `UPDATE jobs SET status = tried.status, run_at = COALESCE(tried.run_at, jobs.run_at), last_error = tried.last_error, lease_until = NULL, try_started_at = NULL, updated_at = tried.updated_at, not_before = tried.not_before
     FROM tried WHERE jobs.id = tried.id AND jobs.attempts = tried.attempts AND jobs.try_started_at = tried.try_started_at AND jobs.status = 'pending'
     RETURNING jobs.id`;
 const moveJobsOn = () => sql.raw(MOVE_JOBS_ON);
@@ -202,27 +208,29 @@ const moveJobsOn = () => sql.raw(MOVE_JOBS_ON);
 function insertAttempts(tries: FinishedTry[]) {
   const rows = tries.map(
     ({ job, result }) =>
-      sql`(${newId()}, ${job.id}, CAST(${result.startedAt} AS bigint), CAST(${result.finishedAt} AS bigint), ${result.outcome}, CAST(${result.statusCode ?? null} AS integer), CAST(${result.error ?? null} AS text), CAST(${result.response ?? null} AS text), CAST(${result.writtenTo ?? null} AS text))`,
+      sql`(${newId()}, ${job.id}, CAST(${result.startedAt} AS bigint), CAST(${result.finishedAt} AS bigint), ${result.outcome}, CAST(${result.statusCode ?? null} AS integer), CAST(${result.error ?? null} AS text), CAST(${result.response ?? null} AS text), CAST(${result.writtenTo ?? null} AS text), CAST(${result.target ?? null} AS text))`,
   );
-  return sql`INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error, response, written_to) VALUES ${sql.join(rows)}`;
+  return sql`INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error, response, written_to, target) VALUES ${sql.join(rows)}`;
 }
 
 /**
  * `record` on PostgreSQL as one statement whose text never changes, so each connection parses and
  * plans it once (a prepared statement): the tries travel as arrays, not as a VALUES list whose
  * length made a new text for every batch size. The same steps as on SQLite: move the jobs on, insert
- * the attempts, bring forward the jobs of destinations that answered ($18: none when no try succeeded).
+ * the attempts, bring forward the jobs of destinations that answered ($18: none when no try succeeded)
+ * but those whose receiver asked for a later time. $19 and $20 (not_before, target) came last (migration 0026).
  */
-const RECORD_ON_POSTGRES = `WITH tried (id, attempts, try_started_at, status, run_at, last_error, updated_at) AS (
-    SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::text[], $5::int8[], $6::text[], $7::int8[])
+const RECORD_ON_POSTGRES = `WITH tried (id, attempts, try_started_at, status, run_at, last_error, updated_at, not_before) AS (
+    SELECT * FROM unnest($1::text[], $2::int4[], $3::int8[], $4::text[], $5::int8[], $6::text[], $7::int8[], $19::int8[])
   ), moved AS (${MOVE_JOBS_ON}
   ), recorded AS (
-    INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error, response, written_to)
-    SELECT * FROM unnest($8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[], $13::int4[], $14::text[], $15::text[], $16::text[])
+    INSERT INTO job_attempts (id, job_id, started_at, finished_at, outcome, status_code, error, response, written_to, target)
+    SELECT * FROM unnest($8::text[], $9::text[], $10::int8[], $11::int8[], $12::text[], $13::int4[], $14::text[], $15::text[], $16::text[], $20::text[])
   ), revived AS (
     UPDATE jobs SET run_at = $17::int8 WHERE id IN (SELECT id FROM jobs
       WHERE status = 'pending' AND last_error IS NOT NULL AND destination = ANY ($18::text[])
       AND run_at > $17::int8 AND (lease_until IS NULL OR lease_until < $17::int8) AND id <> ALL ($1::text[])
+      AND (not_before IS NULL OR not_before <= $17::int8)
       FOR UPDATE SKIP LOCKED)
   )
   SELECT id FROM moved`;
@@ -249,7 +257,14 @@ function recordParameters(tries: FinishedTry[], revive: ReturnType<typeof reviva
     tries.map(({ result }) => result.writtenTo ?? null),
     revive?.at ?? 0,
     revive?.destinations ?? [],
+    tries.map(({ result }) => notBeforeOf(result)),
+    tries.map(({ result }) => result.target ?? null),
   ];
+}
+
+/** The wait a receiver asked for, kept while the job waits for its retry; cleared by any other outcome. */
+function notBeforeOf(result: AttemptResult): number | null {
+  return result.outcome === 'retry' ? (result.notBefore ?? null) : null;
 }
 
 /** Where a try leaves its job: done, due again at retryAt, or failed for good. */

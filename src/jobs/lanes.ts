@@ -27,7 +27,7 @@ const LANE_OF_KIND: Record<string, Lane> = {
 /**
  * How many webhooks of one destination (a receiver's origin) a worker has in flight at most, in the
  * webhook lane's 16 slots, when the receiver has not answered within a second lately: one that
- * never answers holds these for its 10 s timeout, and the other receivers' webhooks go on in the
+ * never answers holds these for its 15 s timeout (WEBHOOK_TIMEOUT_MS), and the other receivers' webhooks go on in the
  * rest. A receiver not heard from yet counts as such (jobs/destination-slots.ts).
  */
 export const DESTINATION_LIMIT = 4;

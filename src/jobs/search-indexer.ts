@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { scopeTokenSql } from '../db/search.js';
+import { LoopSlice } from '../domain/loop-slice.js';
 import type { ForegroundLoad } from './worker.js';
 
 export interface SearchIndexerOptions {
@@ -88,10 +89,12 @@ export class SearchIndexer {
     );
   }
 
-  /** Indexes the whole backlog now, a chunk at a time; answers how many rows moved. */
+  /** Indexes the whole backlog now, a chunk at a time, giving the event loop back between chunks when due; answers how many rows moved. */
   async indexAll(): Promise<number> {
     let total = 0;
+    const slice = new LoopSlice();
     for (;;) {
+      await slice.yieldIfDue();
       const moved = await this.indexChunk();
       total += moved;
       if (moved < this.chunkRows) return total;

@@ -11,6 +11,8 @@ export function startSpamPurge(ctx: AppContext, log: Logger): () => void {
     async () => {
       const purged = await ctx.submissions.purgeExpiredSpam(ctx.config.spamRetentionMs);
       if (purged > 0) log.info({ purged }, 'purged expired spam');
+      // the spam folder's bound counts days within the retention only (intake/writer.ts)
+      await ctx.submissions.forgetSpamDays(ctx.config.spamRetentionMs);
     },
     log,
     'spam purge failed',

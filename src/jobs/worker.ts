@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { isStorageUnavailable } from '../db/storage-errors.js';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { type AttemptOptions, attemptJob } from './attempt.js';
+import { WithheldLog } from './withheld-log.js';
 import type { Channel } from './channels/channel.js';
 import type { LaneLimits } from './claim-query.js';
 import { JobQueue, type AttemptResult, type ClaimedJob } from './job-queue.js';
@@ -28,6 +29,8 @@ export interface WorkerOptions {
   /** A send still running after this counts as a transient failure (its lease is renewed meanwhile). */
   jobTimeoutMs?: number;
   retry?: RetryPolicy;
+  /** A kind's own retries, in place of `retry` (startDelivery gives webhooks Standard Webhooks' schedule). */
+  retryByKind?: Readonly<Record<string, RetryPolicy>>;
   /** The clock (tests move it instead of sleeping). */
   now?: () => number;
   random?: () => number;
@@ -111,9 +114,11 @@ export class JobWorker {
     this.attempt = {
       timeoutMs: options.jobTimeoutMs ?? 2 * 60_000,
       retry: options.retry ?? DEFAULT_RETRY_POLICY,
+      retryByKind: options.retryByKind,
       now: this.now,
       random: options.random ?? Math.random,
       log: this.log,
+      withheld: new WithheldLog(this.log),
     };
     const heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
     this.leases = new LeaseKeeper(this.queue, { leaseMs: this.leaseMs, heartbeatMs, now: this.now, log: this.log });

@@ -1,3 +1,4 @@
+import { emailDocument } from './email-document.js';
 import { headerText } from './header-text.js';
 import type { MailMessage } from './transport.js';
 
@@ -20,6 +21,7 @@ export function renderAccountMessage(message: AccountMessage): { subject: string
   const action = message.action;
   const text = `${[...message.paragraphs, ...(action ? [`${action.label}: ${action.url}`] : []), message.footer].join('\n\n')}\n`;
   const html = accountMailHtml(
+    subject,
     message.paragraphs.map((p) => `<p style="${PARAGRAPH}">${escapeHtml(p)}</p>`).join('') +
       (action
         ? `<p style="margin:20px 0 8px;"><a href="${escapeHtml(action.url)}" style="display:inline-block;padding:10px 16px;background:#2f55c9;color:#ffffff;border-radius:6px;text-decoration:none;font-weight:600;">${escapeHtml(action.label)}</a></p>` +
@@ -36,15 +38,18 @@ const SMALL = 'margin:0 0 12px;font-size:13px;line-height:1.5;color:#6b7280;over
 /**
  * The layout of every email Formgate writes about an account or a workspace: the card of the
  * notification emails (a light page, a white card, the name above it), so none arrives as bare text.
- * `body` and `footer` are HTML, escaped by the caller.
+ * `subject` is text (the document's title); `body` and `footer` are HTML, escaped by the caller.
  */
-export function accountMailHtml(body: string, footer: string): string {
-  return `<!doctype html><html><body style="margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;">
-<div style="max-width:560px;margin:0 auto;">
+export function accountMailHtml(subject: string, body: string, footer: string): string {
+  return emailDocument({
+    title: subject,
+    bodyStyle: 'margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;',
+    body: `<div style="max-width:560px;margin:0 auto;">
 <p style="margin:0 0 12px;font-size:16px;font-weight:700;color:#1d2330;">Formgate</p>
 <div style="background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">${body}</div>
 <p style="margin:12px 4px 0;font-size:12px;line-height:1.5;color:#6b7280;">${footer}</p>
-</div></body></html>`;
+</div>`,
+  });
 }
 
 /** An account email as the email channel sends it; the caller enqueues it (services/mail-outbox.ts). */

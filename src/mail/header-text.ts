@@ -1,12 +1,17 @@
 import { encodeWord } from 'nodemailer/lib/mime-funcs';
+import { HIDDEN_CHARACTERS } from '../domain/uploads.js';
 
 // Whitespace, C0 and C1 controls (CR, LF, NEL…), DEL, and the Unicode line and paragraph separators.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching C0 and C1 controls and DEL is the point: they are stripped so no header can be injected
 const BLANK_RUN = /[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/y;
+// Bidirectional controls and invisible characters (issue 38, item 17): removed, so that a subject
+// or a sender's name shows what it says (`Invoice \u202Efdp.exe` would read as `Invoice exe.pdf`).
+const HIDDEN_RUN = new RegExp(`[${HIDDEN_CHARACTERS}]+`, 'y');
 
 /**
  * One line, printable, bounded: each run of whitespace and controls becomes one space (none at the
- * ends), so no header can be injected and a subject stays one line; at most `max` code points.
+ * ends), so no header can be injected and a subject stays one line; bidirectional controls and
+ * invisible characters are removed; at most `max` code points.
  * NOTE: it reads only as far as the result needs: a 256 KB `_email.subject` costs what 200 characters do.
  */
 export function headerText(value: string | undefined, max: number): string {
@@ -19,6 +24,11 @@ export function headerText(value: string | undefined, max: number): string {
     if (BLANK_RUN.test(value)) {
       at = BLANK_RUN.lastIndex;
       spaceBefore = length > 0;
+      continue;
+    }
+    HIDDEN_RUN.lastIndex = at;
+    if (HIDDEN_RUN.test(value)) {
+      at = HIDDEN_RUN.lastIndex;
       continue;
     }
     if (spaceBefore) {

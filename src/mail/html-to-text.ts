@@ -11,7 +11,8 @@ const ENTITIES: Record<string, string> = {
 };
 
 /**
- * A plain-text alternative: scripts and styles dropped, tags dropped, block ends as line breaks,
+ * A plain-text alternative: scripts, styles and the title dropped, tags dropped, a blank line after each
+ * paragraph, heading, list, quote and table, a line break after other blocks, no indentation,
  * entities decoded. NOTE: linear in the length of the HTML, whatever it holds (a rendered email is
  * up to 1 MiB): no pattern here scans on from each of many starts, as `<[^>]+>` does over many `<`
  * without a `>`.
@@ -19,21 +20,27 @@ const ENTITIES: Record<string, string> = {
 export function htmlToText(html: string): string {
   const text = dropScriptsAndStyles(html)
     .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|h[1-6]|li|tr|table)>/gi, '\n')
+    // a paragraph ends with a blank line, as paragraphs are written in plain text; a line of a block with one line break
+    .replace(/<\/(p|h[1-6]|table|ul|ol|blockquote)>/gi, '\n\n')
+    .replace(/<\/(div|li|tr)>/gi, '\n')
+    .replace(/<\/t[dh]>/gi, ' ')
     .replace(/<li[^<>]*>/gi, '- ')
     .replace(/<[^<>]+>/g, '')
     .replace(/&[#\w]+;/g, (e) => ENTITIES[e] ?? e);
-  return text
-    .split('\n')
-    .map((line) => trimSpacesEnd(line))
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return (
+    text
+      .split('\n')
+      // the indentation of the HTML's source is not text: HTML does not show it either
+      .map((line) => trimSpaces(line))
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
+  );
 }
 
-/** `<script>…</script>` and `<style>…</style>` removed; one left open stays as text. */
+/** `<script>…</script>`, `<style>…</style>` and `<title>…</title>` (the subject again) removed; one left open stays as text. */
 function dropScriptsAndStyles(html: string): string {
-  const open = /<(script|style)/gi;
+  const open = /<(script|style|title)/gi;
   const unclosed = new Set<string>();
   let out = '';
   let from = 0;
@@ -54,8 +61,11 @@ function dropScriptsAndStyles(html: string): string {
   return out + html.slice(from);
 }
 
-function trimSpacesEnd(line: string): string {
+/** Spaces and tabs removed from both ends. */
+function trimSpaces(line: string): string {
   let end = line.length;
   while (end > 0 && (line[end - 1] === ' ' || line[end - 1] === '\t')) end--;
-  return line.slice(0, end);
+  let start = 0;
+  while (start < end && (line[start] === ' ' || line[start] === '\t')) start++;
+  return line.slice(start, end);
 }

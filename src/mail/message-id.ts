@@ -2,12 +2,21 @@ import { createHash } from 'node:crypto';
 
 // Every email a job sends carries a Message-ID made from the job alone, never a random one: a retry,
 // a restart, another instance or a restored backup sends the same id again, so a receiver can drop
-// the copy (docs/reliability.md). The domain is FORMGATE_MAIL_FROM's, the instance's own.
+// the copy (docs/reliability.md). The domain is FORMGATE_PUBLIC_URL's host, the instance's own name
+// (RFC 5322 3.6.4): the default sender's `localhost` named no one (issue 39, item 9).
 
-/** The domain of the configured sender, which names every message id; `formgate.invalid` when it has none. */
-export function mailDomain(mailFrom: string): string {
-  const match = /@([A-Za-z0-9.-]+)>?\s*$/.exec(mailFrom);
-  return match ? match[1]! : 'formgate.invalid';
+/**
+ * The host of the public URL, which names every message id: `forms.example.org`, `[::1]`;
+ * `formgate.invalid` when the URL has none.
+ */
+export function messageIdDomain(publicUrl: string): string {
+  try {
+    const host = new URL(publicUrl).hostname.toLowerCase();
+    // a name or an IPv4 address is a dot-atom; an IPv6 address keeps its brackets (a domain literal)
+    return /^(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])$/.test(host) ? host : 'formgate.invalid';
+  } catch {
+    return 'formgate.invalid';
+  }
 }
 
 /**

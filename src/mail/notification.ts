@@ -1,7 +1,9 @@
 import { deliveredFileOf, readableSize, type DeliveredFile } from '../domain/file-values.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { headerText } from './header-text.js';
-import { mailDomain, notificationMessageId } from './message-id.js';
+import { withoutHiddenCharacters } from '../domain/uploads.js';
+import { emailDocument } from './email-document.js';
+import { notificationMessageId } from './message-id.js';
 import type { TemplateFile } from './template-workers.js';
 import type { MailMessage } from './transport.js';
 
@@ -15,8 +17,8 @@ export interface NotificationInput {
   /** The one recipient: each gets a message of their own, so no one sees who else is told. */
   to: string;
   submission: { id: string; createdAt: number; data: Record<string, unknown>; emailControls: Record<string, string> | null };
-  /** FORMGATE_MAIL_FROM: its domain names the message ids. */
-  mailFrom: string;
+  /** The domain that names the message ids: FORMGATE_PUBLIC_URL's host (mail/message-id.ts). */
+  idDomain: string;
   /** The form's notification template, rendered; the default layout when absent. */
   rendered?: { html: string; text: string } | null;
   /**
@@ -46,8 +48,9 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     headerText(form.subject ?? undefined, SUBJECT_MAX) ||
     headerText(`New submission: ${form.name}`, SUBJECT_MAX);
   const replyTo = submitterAddress({ data: submission.data, controls });
-  const domain = mailDomain(input.mailFrom);
-  const headers: Record<string, string> = { 'Message-ID': notificationMessageId(submission.id, input.to, domain) };
+  const domain = input.idDomain;
+  // Automatic mail (RFC 3834), whose Reply-To is the visitor: a recipient's vacation responder must not answer them.
+  const headers: Record<string, string> = { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All' };
   if (form.emailThreading) {
     // Every notification refers to one root id per form, so mail clients keep them in one thread.
     const root = `<form-${form.id}@${domain}>`;
@@ -55,7 +58,7 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     headers.References = root;
   }
   const files = { list: input.files ?? [], url: input.submissionUrl ?? '' };
-  const body = input.rendered ?? defaultLayout(form.name, submission, layoutOptionsOf(controls), files);
+  const body = input.rendered ?? defaultLayout(subject, form.name, submission, layoutOptionsOf(controls), files);
   return {
     to: [input.to],
     subject,
@@ -63,6 +66,7 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
     html: body.html,
     ...(replyTo ? { replyTo } : {}),
     headers,
+    messageId: notificationMessageId(submission.id, input.to, domain),
     fromName: headerText(controls['_email.from'], NAME_MAX) || headerText(form.fromName ?? undefined, NAME_MAX) || null,
   };
 }
@@ -100,6 +104,8 @@ export function fieldRows<T>(data: Record<string, unknown>, leaf?: (value: objec
     else rows.push([prefix, value === null || value === undefined ? '' : String(value)]);
   };
   walk('', data);
+  // a name is the visitor's text shown as a label: no bidirectional control or invisible character (issue 38, item 17)
+  for (const row of rows) row[0] = withoutHiddenCharacters(row[0]);
   return rows;
 }
 
@@ -136,6 +142,7 @@ function fileSummary(file: DeliveredFile): string {
 }
 
 function defaultLayout(
+  subject: string,
   formName: string,
   submission: NotificationInput['submission'],
   options: LayoutOptions,
@@ -163,7 +170,7 @@ function defaultLayout(
   const htmlRows = rows
     .map(
       ([name, value]) =>
-        `<tr><th style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${valueHtml(value)}</td></tr>`,
+        `<tr><th scope="row" style="${cell}color:#374151;font-weight:600;white-space:nowrap;">${escapeHtml(name)}</th><td style="${cell}color:#111827;">${valueHtml(value)}</td></tr>`,
     )
     .join('');
   const heading = title === null ? '' : `<h1 style="margin:0 0 4px;font-size:18px;color:#111827;">${escapeHtml(title)}</h1>\n`;
@@ -171,11 +178,14 @@ function defaultLayout(
     ? `\n<p style="margin:16px 0 0;font-size:14px;color:#374151;">${escapeHtml(filesNote)}: <a href="${escapeHtml(files.url)}" style="${link}">open the submission</a>.</p>`
     : '';
   const footerHtml = options.footer ? `\n<p style="margin:16px 0 0;font-size:12px;color:#9ca3af;">${escapeHtml(footer)}</p>` : '';
-  const html = `<!doctype html><html><body style="margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;">
-<div style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">
+  const html = emailDocument({
+    title: subject,
+    bodyStyle: 'margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;',
+    body: `<div style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">
 ${heading}<p style="margin:0 0 16px;font-size:13px;color:#6b7280;">${escapeHtml(when)}</p>
-<table style="width:100%;border-collapse:collapse;font-size:14px;">${htmlRows}</table>${filesHtml}${footerHtml}
-</div></body></html>`;
+<table style="width:100%;border-collapse:collapse;font-size:14px;"><tbody>${htmlRows}</tbody></table>${filesHtml}${footerHtml}
+</div>`,
+  });
   return { html, text };
 }
 

@@ -26,6 +26,7 @@ export function quotaNoticeMessage(facts: NoticeFacts): { subject: string; text:
   const footer = `Workspace ${facts.id} · ${facts.url}`;
   const text = `${['Hello,', ...paragraphs, footer, 'You receive this email once each time the allowance runs out.'].join('\n\n')}\n`;
   const html = accountMailHtml(
+    subject,
     ['Hello,', ...paragraphs].map((p) => `<p style="margin:0 0 12px;font-size:15px;line-height:1.5;color:#111827;">${escapeHtml(p)}</p>`).join('') +
       `<p style="margin:0;font-size:13px;color:#6b7280;">Workspace ${escapeHtml(facts.id)} · <a href="${escapeHtml(facts.url)}" style="color:#2f55c9;">${escapeHtml(facts.url)}</a></p>`,
     'You receive this email once each time the allowance runs out.',

@@ -1,16 +1,26 @@
 import type Handlebars from 'handlebars';
 
-/** The bounds of one render: its time, its output, and the clock it is timed by (a test's own, or the real one). */
+/**
+ * The most steps one render may take: printed values, loop iterations and conditions
+ * (`{{#if}}`, `{{#unless}}`, `{{#with}}`). What a render costs grows with these, so counting them
+ * stops a runaway render (loops nested over large lists) at the same point on any machine: about
+ * 0.1 s of work on an idle one.
+ */
+export const MAX_RENDER_STEPS = 100_000;
+
+/** The bounds of one render: its steps, its output, and its time (a safety net) by a clock (a test's own, or the real one). */
 export interface RenderLimits {
   timeMs: number;
   outputChars: number;
+  /** MAX_RENDER_STEPS when not given. */
+  steps?: number;
   now?: () => number;
 }
 
-/** Why a render was stopped: it ran too long or grew too large. */
+/** Why a render was stopped: it took too many steps, ran too long or grew too large. */
 export class RenderLimitError extends Error {
   constructor(
-    readonly limit: 'time' | 'output',
+    readonly limit: 'steps' | 'time' | 'output',
     message: string,
   ) {
     super(message);
@@ -26,12 +36,24 @@ export class RenderLimitError extends Error {
 export class RenderBudget {
   /** Characters already known to be in the output. */
   private used = 0;
+  private steps = 0;
   private readonly now: () => number;
   private readonly deadline: number;
 
   constructor(private readonly limits: RenderLimits) {
     this.now = limits.now ?? (() => performance.now());
     this.deadline = this.now() + limits.timeMs;
+  }
+
+  /** Counts one step (a printed value, a loop iteration, a condition); throws past the steps or the time. */
+  step(): void {
+    this.steps++;
+    if (this.steps > (this.limits.steps ?? MAX_RENDER_STEPS))
+      throw new RenderLimitError(
+        'steps',
+        `rendering took more than ${this.limits.steps ?? MAX_RENDER_STEPS} steps (printed values, loop iterations and conditions)`,
+      );
+    this.checkTime();
   }
 
   /** Throws once the render has run past its time. */
@@ -62,19 +84,28 @@ export class RenderBudget {
   }
 }
 
+/** `helper`, with a step counted at each call. */
+function counted(helper: Handlebars.HelperDelegate, budget: RenderBudget): Handlebars.HelperDelegate {
+  return function (this: unknown, ...args: Parameters<Handlebars.HelperDelegate>) {
+    budget.step();
+    return helper.apply(this, args);
+  };
+}
+
 /** The helper every `{{value}}` is rewritten to call: prints any value, counted against the budget. */
 export const PRINT_HELPER = 'formgate:print';
 
 /**
  * The helpers of one render: `print` (see `printable`), and `each` and the sections over arrays
- * (`{{#data.list}}`) with every iteration counted against the budget.
+ * (`{{#data.list}}`) with every iteration counted against the budget. `escaped: false` prints values
+ * as they are, for text that is not HTML (a subject line).
  */
-export function budgetedHelpers(hbs: typeof Handlebars, budget: RenderBudget): Record<string, Handlebars.HelperDelegate> {
+export function budgetedHelpers(hbs: typeof Handlebars, budget: RenderBudget, escaped = true): Record<string, Handlebars.HelperDelegate> {
   const each = hbs.helpers.each!;
   const boundedEach = function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
     const fn = options.fn;
     const counted = Object.assign((item: unknown, frame?: Handlebars.RuntimeOptions) => {
-      budget.checkTime();
+      budget.step();
       const mark = budget.mark();
       const out = fn(item, frame);
       budget.settle(mark, out.length);
@@ -86,14 +117,18 @@ export function budgetedHelpers(hbs: typeof Handlebars, budget: RenderBudget): R
     [PRINT_HELPER]: (...args: unknown[]) => {
       // called as a block or without a value (`{{#formgate:print}}`), it prints nothing
       if (args.length !== 2) return '';
-      budget.checkTime();
+      budget.step();
       const text = printable(args[0]);
       budget.checkOutput(budget.mark() + text.length);
-      const html = hbs.escapeExpression(text);
+      const html = escaped ? hbs.escapeExpression(text) : text;
       budget.add(html.length);
       return new hbs.SafeString(html);
     },
     each: boundedEach,
+    // the conditions count a step each: a loop of conditions that print nothing still ends at the limit
+    if: counted(hbs.helpers.if!, budget),
+    unless: counted(hbs.helpers.unless!, budget),
+    with: counted(hbs.helpers.with!, budget),
     // Handlebars' own, but with arrays through the bounded `each`: `{{#data.list}}…{{/data.list}}` loops too
     blockHelperMissing: function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
       if (context === true) return options.fn(this);

@@ -1,33 +1,28 @@
 import type Handlebars from 'handlebars';
 import { htmlToText } from './html-to-text.js';
 import { isolatedHandlebars, onFirstUse } from './handlebars.js';
-import { budgetedHelpers, PRINT_HELPER, RenderBudget, RenderLimitError, type RenderLimits } from './template-budget.js';
+import { budgetedHelpers, MAX_RENDER_STEPS, PRINT_HELPER, RenderBudget, RenderLimitError, type RenderLimits } from './template-budget.js';
+import { MAX_TEMPLATE_STATEMENTS, templateSizeError } from './template-size.js';
 
 export { htmlToText } from './html-to-text.js';
-export { RenderLimitError, type RenderLimits } from './template-budget.js';
+export { MAX_RENDER_STEPS, RenderLimitError, type RenderLimits } from './template-budget.js';
 
 /** A template that compiled: render it with `renderTemplate`. */
 export interface CompiledTemplate {
   render: Handlebars.TemplateDelegate;
 }
 
-export const MAX_TEMPLATE_CHARS = 262_144;
-
-/**
- * The most placeholders, blocks and helper calls one template may hold. Compiling takes memory in
- * proportion (about 13 KB each: 10,000 fill a template thread's 128 MB), and a thread that runs out
- * of its heap can abort the whole process rather than end alone (Node's worker resource limits are
- * best-effort: nodejs/node#47224), so a bigger template is refused before it is compiled.
- */
-export const MAX_TEMPLATE_STATEMENTS = 2_000;
+export { MAX_TEMPLATE_CHARS, MAX_TEMPLATE_DEPTH, MAX_TEMPLATE_STATEMENTS, MAX_TEMPLATE_WORDS } from './template-size.js';
 
 const STATEMENT_TYPES = new Set(['MustacheStatement', 'BlockStatement', 'SubExpression']);
 
 /** The limits of every render, and of compiling a template when it is written (documented in docs/templates.md). */
 export const TEMPLATE_LIMITS = {
-  /** A render may take this long; `{{#each}}` nested over large arrays could otherwise run for minutes. */
-  timeMs: 250,
+  /** The steps a render may take (template-budget.ts): what stops `{{#each}}` nested over large arrays, the same on any machine. */
+  steps: MAX_RENDER_STEPS,
   outputChars: 1_048_576,
+  /** A safety net, far past what the steps allow on an idle machine (about 0.1 s): never the limit a render is meant to meet. */
+  timeMs: 5_000,
 } as const satisfies RenderLimits;
 
 const ALLOWED_HELPERS = new Set(['if', 'unless', 'each', 'with']);
@@ -52,15 +47,18 @@ const handlebars = onFirstUse(() => {
 });
 
 /**
- * Parses and compiles template code, listing every problem: syntax, partials (no file system),
+ * Parses and compiles template code, listing every problem: its size (template-size.ts), syntax, partials (no file system),
  * unknown helpers, unescaped output and paths that reach prototypes. Then renders it once with no
- * data, within `limits`, so that what fails at run time is refused too.
+ * data, within `limits`, so that what fails at run time is refused too. Throws RenderLimitError when
+ * that render ran out of time (the safety net), which says nothing about the template.
  */
 export function compileTemplate(
   code: string,
   limits: RenderLimits = TEMPLATE_LIMITS,
 ): { ok: true; template: CompiledTemplate } | { ok: false; errors: string[] } {
-  if (code.length > MAX_TEMPLATE_CHARS) return { ok: false, errors: [`code: longer than ${MAX_TEMPLATE_CHARS} characters`] };
+  // counted before Handlebars sees the code: its parser and compiler slow steeply with size and depth
+  const sizeError = templateSizeError(code);
+  if (sizeError) return { ok: false, errors: [sizeError] };
   let ast: hbs.AST.Program;
   try {
     ast = handlebars().parseWithoutProcessing(code);
@@ -79,6 +77,8 @@ export function compileTemplate(
     (template.render as unknown as { _setup(options: object): void })._setup({});
     renderTemplate(template, {}, limits);
   } catch (err) {
+    // NOTE: past the time (a safety net) is the machine's doing, not the template's: thrown, for the caller to answer as such
+    if (err instanceof RenderLimitError && err.limit === 'time') throw err;
     return { ok: false, errors: [err instanceof RenderLimitError ? `rendered with no data, ${err.message}` : oneLine(err)] };
   }
   return { ok: true, template };
@@ -90,18 +90,21 @@ const RUNTIME: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: fals
  * Renders with the submission's fields under `data`, any shape, and its files under `files` (a
  * notification's; an empty list otherwise) (objects print as `name: value`
  * lines). Time and output are bounded while rendering, not after: every printed value and every
- * loop iteration is counted (`RenderBudget`). Throws RenderLimitError past a limit.
+ * loop iteration is counted (`RenderBudget`). Throws RenderLimitError past a limit. `as: 'text'`
+ * renders text that is not HTML (a subject line): values unescaped, and `text` is the output as it is.
  */
 export function renderTemplate(
   template: CompiledTemplate,
   data: Record<string, unknown>,
   limits: RenderLimits = TEMPLATE_LIMITS,
   files: readonly unknown[] = [],
+  as: 'html' | 'text' = 'html',
 ): { html: string; text: string } {
   const budget = new RenderBudget(limits);
-  const html = template.render({ data: plainCopy(data), files: plainCopy(files) }, { ...RUNTIME, helpers: budgetedHelpers(handlebars(), budget) });
+  const helpers = budgetedHelpers(handlebars(), budget, as === 'html');
+  const html = template.render({ data: plainCopy(data), files: plainCopy(files) }, { ...RUNTIME, helpers });
   budget.checkOutput(html.length);
-  return { html, text: htmlToText(html) };
+  return { html, text: as === 'html' ? htmlToText(html) : html };
 }
 
 function oneLine(err: unknown): string {

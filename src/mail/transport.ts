@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { createTransport } from 'nodemailer';
 import { ConfigError, type Config } from '../config/config.js';
 import { newId } from '../ids.js';
-import { DeliveryError } from '../domain/delivery-error.js';
+import { DeliveryError, MAIL_SERVER_FAILED } from '../domain/delivery-error.js';
 import { makePrivateDir, writePrivateFile } from '../private-files.js';
 import { literalHeaderText } from './header-text.js';
+import { messageIdDomain } from './message-id.js';
 
 export interface MailMessage {
   to: string[];
@@ -36,7 +38,7 @@ export interface Mailer {
   close(): void;
 }
 
-type MailConfig = Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir' | 'database'>;
+type MailConfig = Pick<Config, 'smtpUrl' | 'mailFrom' | 'dataDir' | 'database' | 'publicUrl'>;
 
 /**
  * Where mail goes when no SMTP server is configured: beside the SQLite database (the folder an
@@ -62,10 +64,17 @@ export const TEST_TIMEOUT_MS = 10_000;
  * `timeoutMs` bounds each wait on the server (connecting, its greeting, each answer).
  */
 export function createMailer(config: MailConfig, options: { timeoutMs?: number } = {}): Mailer {
-  return config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom, options.timeoutMs) : fileMailer(outboxDir(config), config.mailFrom);
+  const sender = { from: config.mailFrom, idDomain: messageIdDomain(config.publicUrl) };
+  return config.smtpUrl ? smtpMailer(config.smtpUrl, sender, options.timeoutMs) : fileMailer(outboxDir(config), sender);
 }
 
-function smtpMailer(url: string, from: string, timeoutMs?: number): Mailer {
+/** Who every message is from, and the domain of the Message-ID given to a message that brings none. */
+interface Sender {
+  from: string;
+  idDomain: string;
+}
+
+function smtpMailer(url: string, sender: Sender, timeoutMs?: number): Mailer {
   const protocol = safeProtocol(url);
   if (protocol !== 'smtp:' && protocol !== 'smtps:')
     throw new ConfigError(`FORMGATE_SMTP_URL must start with smtp:// or smtps://, got ${protocol ? `"${protocol}//…"` : 'a value that is not a URL'}`);
@@ -89,7 +98,7 @@ function smtpMailer(url: string, from: string, timeoutMs?: number): Mailer {
     async send(message) {
       let info: { response?: unknown };
       try {
-        info = await transport.sendMail(withSender(message, from));
+        info = await transport.sendMail(withSender(message, sender));
       } catch (err) {
         throw classifySmtpError(err);
       }
@@ -101,11 +110,11 @@ function smtpMailer(url: string, from: string, timeoutMs?: number): Mailer {
   };
 }
 
-function fileMailer(dir: string, from: string): Mailer {
+function fileMailer(dir: string, sender: Sender): Mailer {
   const transport = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     async send(message) {
-      const info = await transport.sendMail(withSender(message, from));
+      const info = await transport.sendMail(withSender(message, sender));
       await makePrivateDir(dir);
       const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${newId()}.eml`;
       // Written aside and renamed, so whoever watches the folder never reads half a message.
@@ -119,12 +128,23 @@ function fileMailer(dir: string, from: string): Mailer {
   };
 }
 
-/** The message as nodemailer takes it: the configured sender, under the requested display name if any. */
-function withSender({ fromName, ...message }: MailMessage, from: string) {
+/**
+ * The message as nodemailer takes it: the configured sender, under the requested display name if
+ * any. Every email Formgate sends is automatic: one that does not say otherwise (the autoresponder's
+ * `auto-replied`) is `Auto-Submitted: auto-generated` (RFC 3834), so vacation responders leave it
+ * alone, and one without a Message-ID gets one of the public URL's domain, not nodemailer's (made
+ * from the sender's, `localhost` by default).
+ */
+function withSender({ fromName, ...message }: MailMessage, sender: Sender) {
   const subject = literalHeaderText(message.subject);
-  if (!fromName) return { ...message, subject, from };
+  const given = message.headers ?? {};
+  const automatic = Object.keys(given).some((name) => name.toLowerCase() === 'auto-submitted') ? {} : { 'Auto-Submitted': 'auto-generated' };
+  const headers = { ...automatic, ...given };
+  const messageId = message.messageId ?? `<${randomUUID()}@${sender.idDomain}>`;
+  const from = sender.from;
+  if (!fromName) return { ...message, subject, headers, messageId, from };
   const address = /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
-  return { ...message, subject, from: { name: literalHeaderText(fromName), address } };
+  return { ...message, subject, headers, messageId, from: { name: literalHeaderText(fromName), address } };
 }
 
 /** 5xx replies are final; 4xx replies, network errors and failed logins (a fixable setting) are retried. */
@@ -132,7 +152,10 @@ function classifySmtpError(err: unknown): DeliveryError {
   const e = err as { message?: string; responseCode?: number; code?: string };
   const statusCode = typeof e.responseCode === 'number' ? e.responseCode : undefined;
   const permanent = statusCode !== undefined && statusCode >= 500 && e.code !== 'EAUTH';
-  return new DeliveryError(`SMTP: ${e.message ?? String(err)}`, { permanent, statusCode, cause: err });
+  // no reply to a message (a connection, DNS, TLS or login failure): the instance's own server, whose
+  // address and words a hosting instance's tenants do not read (domain/delivery-error.ts)
+  const ownServer = statusCode === undefined || e.code === 'EAUTH';
+  return new DeliveryError(`SMTP: ${ownServer ? `${MAIL_SERVER_FAILED}: ` : ''}${e.message ?? String(err)}`, { permanent, statusCode, cause: err });
 }
 
 function safeProtocol(url: string): string | null {

@@ -23,7 +23,7 @@ function nested(map: Nested, key: unknown): Nested {
 /** Where a request came in: the submit surface, the management API (`/public/v1`) or the dashboard (the rest of its port). */
 export type Surface = 'submit' | 'api' | 'dashboard';
 /** How a submission posted to the submit surface ended. */
-export type SubmissionOutcome = 'accepted' | 'held' | 'spam' | 'dropped';
+export type SubmissionOutcome = 'accepted' | 'held' | 'spam' | 'dropped' | 'spam_dropped' | 'aborted';
 /** How one try at a delivery ended: sent, to be tried again, or given up for good. */
 export type DeliveryOutcome = 'sent' | 'retried' | 'failed';
 /** Why submissions were deleted without anyone choosing them one by one: a form's retention, or erasing a person. */
@@ -51,21 +51,28 @@ export class Metrics {
   private backlog: (() => Promise<BacklogReading>) | null = null;
   private deliveriesPaused: (() => Promise<boolean>) | null = null;
   private readonly deletions: Counter<'reason'>;
+  private readonly withheldLinks: Counter<'by'>;
   private readonly filesWritten: Counter;
   private readonly fileBytesWritten: Counter;
   private readonly filesRemoved: Counter;
   private readonly fileWriteFailures: Counter;
+  private readonly connectionsRefused: Counter<'surface' | 'reason'>;
+  private readonly connectionsClosedIdle: Counter<'surface'>;
   private fileStore: { kind: string; reachable: () => Promise<boolean> } | null = null;
+  private readonly addressChecks: Gauge;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
+    // NOTE: gauges named like counters, which `promtool check metrics` refuses; the same counts by type
+    // remain (nodejs_active_handles, …_requests, …_resources), and sum() gives these totals.
+    for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
     new Gauge({ name: 'formgate_info', help: 'Always 1; its label names the running version.', labelNames: ['version'], registers: [this.registry] }).set(
       { version: VERSION },
       1,
     );
     this.submissions = new Counter({
       name: 'formgate_submissions_total',
-      help: 'Submissions posted to the submit surface, by outcome (accepted, held, spam, dropped by the honeypot, refused) and, when refused, the problem code.',
+      help: 'Submissions posted to the submit surface, by outcome (accepted, held, spam, dropped by the honeypot, spam_dropped with a full spam folder, aborted by the visitor mid-post, refused) and, when refused, the problem code.',
       labelNames: ['outcome', 'reason'],
       registers: [this.registry],
     });
@@ -74,6 +81,8 @@ export class Metrics {
       held: this.submissions.labels('held', ''),
       spam: this.submissions.labels('spam', ''),
       dropped: this.submissions.labels('dropped', ''),
+      spam_dropped: this.submissions.labels('spam_dropped', ''),
+      aborted: this.submissions.labels('aborted', ''),
     };
     this.durations = new Histogram({
       name: 'formgate_http_request_duration_seconds',
@@ -97,6 +106,13 @@ export class Metrics {
     // both shown from the start, at 0
     this.deletions.labels('retention').inc(0);
     this.deletions.labels('erasure').inc(0);
+    this.withheldLinks = new Counter({
+      name: 'formgate_confirmation_links_withheld_total',
+      help: 'Confirmation links to notification addresses not sent because an hourly allowance was reached: the workspace’s, the address’s, or the instance’s for workspaces made by open sign-up.',
+      labelNames: ['by'],
+      registers: [this.registry],
+    });
+    for (const by of ['workspace', 'address', 'instance']) this.withheldLinks.labels(by).inc(0);
     this.filesWritten = new Counter({
       name: 'formgate_files_written_total',
       help: 'Uploaded files stored whole in the file store (FORMGATE_FILES).',
@@ -117,6 +133,24 @@ export class Metrics {
       help: 'Uploads the file store failed to store (the store unreachable or refusing); a visitor going away is not counted.',
       registers: [this.registry],
     });
+    this.connectionsRefused = new Counter({
+      name: 'formgate_connections_refused_total',
+      help: 'Connections closed as they opened because a cap was reached: reason per_address (FORMGATE_MAX_CONNECTIONS_PER_ADDRESS) or total (FORMGATE_MAX_CONNECTIONS).',
+      labelNames: ['surface', 'reason'],
+      registers: [this.registry],
+    });
+    this.connectionsClosedIdle = new Counter({
+      name: 'formgate_connections_closed_idle_total',
+      help: 'New connections closed for sending no whole request within FORMGATE_FIRST_REQUEST_TIMEOUT.',
+      labelNames: ['surface'],
+      registers: [this.registry],
+    });
+    this.addressChecks = new Gauge({
+      name: 'formgate_address_checks_off',
+      help: '1 while FORMGATE_ALLOW_PRIVATE_WEBHOOKS (tests only) lets webhooks and chat channels reach any address, this machine and its network included; 0 otherwise. Alert on 1.',
+      registers: [this.registry],
+    });
+    this.addressChecks.set(0);
     const metrics = this;
     new Gauge({
       name: 'formgate_file_store_up',
@@ -158,6 +192,18 @@ export class Metrics {
     });
   }
 
+  /** Where the stopping gauge reads from: 1 from the signal on, while the drain window lets load balancers stop choosing this instance. */
+  watchStopping(stopping: () => boolean): void {
+    new Gauge({
+      name: 'formgate_stopping',
+      help: '1 once this instance has been told to stop (SIGTERM): /healthz answers 503 "stopping" while it still serves for FORMGATE_DRAIN_WINDOW; 0 otherwise.',
+      registers: [this.registry],
+      collect() {
+        this.set(stopping() ? 1 : 0);
+      },
+    });
+  }
+
   /** Where the paused gauge reads from (the delivery switch, cached). */
   watchDeliveriesPaused(read: () => Promise<boolean>): void {
     this.deliveriesPaused = read;
@@ -180,12 +226,17 @@ export class Metrics {
     });
   }
 
+  /** FORMGATE_ALLOW_PRIVATE_WEBHOOKS is on: no address an owner chose is checked (net/outbound-guard.ts). */
+  addressChecksOff(off: boolean): void {
+    this.addressChecks.set(off ? 1 : 0);
+  }
+
   /** Where the file store gauge reads from (the health check's cached probe). */
   watchFileStore(kind: string, reachable: () => Promise<boolean>): void {
     this.fileStore = { kind, reachable };
   }
 
-  /** An uploaded file stored whole, of `bytes` bytes. */
+  /** An uploaded file stored whole, of `bytes` bytes (files/counted-store.ts, around every store). */
   fileStored(bytes: number): void {
     this.filesWritten.inc();
     this.fileBytesWritten.inc(bytes);
@@ -196,9 +247,24 @@ export class Metrics {
     if (count > 0) this.filesRemoved.inc(count);
   }
 
+  /** A confirmation link an hourly allowance kept back (services/recipients.ts). */
+  confirmationLinkWithheld(by: 'workspace' | 'address' | 'instance'): void {
+    this.withheldLinks.labels(by).inc();
+  }
+
   /** A write the store failed (not one whose body the visitor cut short, nor one refused for a limit). */
   fileWriteFailed(): void {
     this.fileWriteFailures.inc();
+  }
+
+  /** A connection closed as it opened, a cap reached (web/connection-limits.ts). */
+  connectionRefused(surface: 'api' | 'submit', reason: 'per_address' | 'total'): void {
+    this.connectionsRefused.inc({ surface, reason });
+  }
+
+  /** A new connection closed for sending no request in time (web/connection-limits.ts). */
+  connectionClosedIdle(surface: 'api' | 'submit'): void {
+    this.connectionsClosedIdle.inc({ surface });
   }
 
   /** A submission the pipeline took (or dropped). */

@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { NOT_PUBLIC_PHRASE } from '../domain/delivery-error.js';
 
 /**
  * Whether an IP address is a public unicast address. Everything else is refused as a webhook
@@ -190,5 +191,5 @@ export function connectProblem(address: string, hostname: string, allow: Webhook
     if (parsed && LAN_RANGES.has(parsed.range())) return null;
   }
   const via = address === hostname ? '' : ` (${hostname} resolves to ${address})`;
-  return `${address} is a ${kind} address, not a public one${via}; ${ALLOW_HINT}`;
+  return `${address} is a ${kind} address, ${NOT_PUBLIC_PHRASE}${via}; ${ALLOW_HINT}`;
 }

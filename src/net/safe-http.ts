@@ -3,7 +3,7 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { LRUCache } from 'lru-cache';
-import { DeliveryError } from '../domain/delivery-error.js';
+import { DeliveryError, LOCALHOST_NAME_PHRASE } from '../domain/delivery-error.js';
 import { connectProblem, isLocalhostName, NO_ALLOWED_TARGETS, type WebhookAllowList } from './public-address.js';
 
 export interface ResolvedAddress {
@@ -88,7 +88,7 @@ async function resolveChecked(host: string, options: SafePostOptions): Promise<R
   // a DNS server may answer anything for them, but they always mean this machine.
   const allow = options.allow ?? NO_ALLOWED_TARGETS;
   if (!options.allowPrivate && isLocalhostName(hostname) && !allow.hosts.includes(hostname.replace(/\.$/, '').toLowerCase()))
-    throw new DeliveryError(`refused: ${hostname} is a localhost name, which always means a loopback address`, { permanent: true });
+    throw new DeliveryError(`refused: ${hostname} is a localhost name, which ${LOCALHOST_NAME_PHRASE}`, { permanent: true });
   let addresses: ResolvedAddress[];
   if (family !== 0) {
     addresses = [{ address: hostname, family }];

@@ -1,5 +1,6 @@
 import { Type, type TSchema, type TString, type Static } from '@sinclair/typebox';
 import { PROBLEMS, type ProblemCode } from '../errors.js';
+import { problemHeaders } from './responses.js';
 
 /** A nullable string as `type: ["string", "null"]`: one clear validation message, valid OpenAPI 3.1. */
 export function NullableString(schema: TString) {
@@ -59,17 +60,31 @@ export function PageOf<T extends TSchema>(item: T, description: string) {
 
 // Every operation documents these (spec section 7); routes add their own (409, 503). Every operation
 // reads its token from the database, so each can find it unable to answer (storage_unavailable),
-// and each refuses a Host that is not this server's before it runs (misdirected_request).
+// and each refuses a Host that is not this server's before it runs (misdirected_request). The
+// answers given before any route runs are documented on each operation too, as they can come back
+// from any request: another method on the operation's path (405), a body, a path segment or a head
+// too large (413, 414, 431), a request too slow (408), an instance shutting down (503).
 const COMMON: ProblemCode[] = [
   'validation_error',
   'invalid_token',
   'insufficient_scope',
   'not_found',
+  'method_not_allowed',
+  'request_timeout',
+  'payload_too_large',
+  'uri_too_long',
   'misdirected_request',
   'rate_limited',
+  'headers_too_large',
   'internal_error',
   'storage_unavailable',
+  'shutting_down',
 ];
+
+/** What a problem status means on an operation, before the codes it can carry. */
+const STATUS_SUMMARY: Record<number, string> = {
+  405: 'Another method was sent to this operation’s path (Allow lists those it takes)',
+};
 
 /** Problem responses of an operation for the OpenAPI document, grouped by status. */
 export function problemResponses(...extra: ProblemCode[]) {
@@ -80,8 +95,10 @@ export function problemResponses(...extra: ProblemCode[]) {
   }
   const responses: Record<number, unknown> = {};
   for (const [status, codes] of byStatus) {
+    const summary = STATUS_SUMMARY[status];
     responses[status] = {
-      description: `Problem: ${codes.join(', ')}`,
+      description: `${summary ? `${summary}. ` : ''}Problem: ${codes.join(', ')}`,
+      headers: problemHeaders(status),
       content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
     };
   }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { CONTENT_DISPOSITION, EVERY_ANSWER_HEADERS } from './responses.js';
 
 export const FileParams = Type.Object({ fileId: Type.String({ minLength: 1, maxLength: 128 }) });
 
@@ -23,5 +24,7 @@ export const FileDownloadResponse = {
     'The file’s bytes, always as a download: `Content-Disposition: attachment` with the visitor’s filename made safe (and `filename*` in UTF-8), ' +
     '`Content-Type` the type the visitor declared (without parameters; `application/octet-stream` when it is not a plain type), ' +
     "`X-Content-Type-Options: nosniff`, `Content-Security-Policy: sandbox; default-src 'none'`, `Cache-Control: private, no-store` and `Content-Length`.",
-  content: { 'application/octet-stream': { schema: Type.String({ format: 'binary' }) } },
+  headers: { ...EVERY_ANSWER_HEADERS, 'Content-Disposition': CONTENT_DISPOSITION },
+  // any type: the one the visitor declared
+  content: { '*/*': { schema: Type.String({ description: 'The file’s bytes.', contentMediaType: 'application/octet-stream' }) } },
 };

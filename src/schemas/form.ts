@@ -98,7 +98,7 @@ const settings = {
   notificationSubject: NullableString(
     Type.String({
       maxLength: SUBJECT_MAX,
-      description: `An addition to the spec: the notification email's subject (one line, at most ${SUBJECT_MAX} characters). A post's \`_email.subject\` still wins. Null: "New submission: <form name>".`,
+      description: `An addition to the spec: the notification email's subject (one line, at most ${SUBJECT_MAX} characters; template placeholders such as \`{{data.name}}\` are filled in as plain text). A post's \`_email.subject\` still wins. Null: "New submission: <form name>".`,
     }),
   ),
   notificationFromName: NullableString(
@@ -110,13 +110,13 @@ const settings = {
   autoresponseSubject: NullableString(
     Type.String({
       maxLength: SUBJECT_MAX,
-      description: `An addition to the spec: the autoresponder email's subject (one line, at most ${SUBJECT_MAX} characters). Null: "Re: <form name>".`,
+      description: `An addition to the spec: the autoresponder email's subject (one line, at most ${SUBJECT_MAX} characters; template placeholders such as \`{{data.name}}\` are filled in as plain text). Null: "We received your message" (never the form's name).`,
     }),
   ),
   autoresponseFromName: NullableString(
     Type.String({
       maxLength: FROM_NAME_MAX,
-      description: `An addition to the spec: the autoresponder's sender name (one line, at most ${FROM_NAME_MAX} characters). Null: the instance's.`,
+      description: `An addition to the spec: the autoresponder's sender name (one line, at most ${FROM_NAME_MAX} characters). Null: the host of the form's first allowed origin, else the instance's.`,
     }),
   ),
   paused: Type.Boolean({

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, PageOf, PageQuery } from './common.js';
+import { CONTENT_DISPOSITION, EVERY_ANSWER_HEADERS } from './responses.js';
 
 export const SubmissionSchema = Type.Object(
   {
@@ -27,7 +28,8 @@ export const SubmissionListQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 256,
-        description: 'Only submissions whose field names or values contain this text, case-insensitively; 1 to 256 characters.',
+        description:
+          'Only submissions whose field names or values contain this text, ignoring case and accents (`resume` finds `Résumé`, both ways); 1 to 256 characters.',
       }),
     ),
   },
@@ -57,6 +59,7 @@ export const SubmissionExportResponse = {
   description:
     'Every accepted submission of the form that the filter keeps, newest first, as a file download (`Content-Disposition: attachment`). ' +
     'Streamed: a failure part way through cuts the connection, so a file that ends normally is complete.',
+  headers: { ...EVERY_ANSWER_HEADERS, 'Content-Disposition': CONTENT_DISPOSITION },
   content: {
     'text/csv': {
       schema: Type.String({

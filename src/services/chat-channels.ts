@@ -11,9 +11,10 @@ import {
   type ChatChannel,
   type ChatKind,
 } from '../domain/chat-channels.js';
-import { DeliveryError } from '../domain/delivery-error.js';
+import { DeliveryError, deliveryErrorForMembers } from '../domain/delivery-error.js';
+import type { InstanceUsage } from '../domain/plans.js';
 import { validationError } from '../errors.js';
-import { webhookUrlProblem } from '../net/public-address.js';
+import { isPublicAddress } from '../net/public-address.js';
 import { postChatMessage, type ChatPostOptions } from '../jobs/channels/chat.js';
 import { testMessage } from '../jobs/channels/chat-messages.js';
 import { WebhookChannel } from '../jobs/channels/webhook.js';
@@ -47,6 +48,8 @@ export class ChatChannelService {
     private readonly database: Database,
     private readonly forms: FormService,
     private readonly options: ChatPostOptions,
+    /** Team or hosting (InstanceSettings): what members read of a failed test (domain/delivery-error.ts). */
+    private readonly usage: () => InstanceUsage = () => 'hosting',
   ) {}
 
   private async stored(formId: string): Promise<unknown> {
@@ -73,9 +76,11 @@ export class ChatChannelService {
       const row = await (this.database.dialect === 'postgres' ? select.forUpdate() : select).executeTakeFirst();
       const existing = chatChannelOf(row?.chatChannels ?? null, kind);
       const channel = channelOf(kind, input, existing);
-      const problems = chatChannelProblems(channel, this.options.allowPrivate);
-      // as for a webhook: no literal loopback, private or localhost address (host names are checked again when called)
-      const addressProblem = channel.url && !problems.url ? webhookUrlProblem(channel.url, this.options.allowPrivate) : null;
+      const outbound = this.options.outbound;
+      // a host the allow list names may stand in for the service's own (Mattermost, Rocket.Chat taking Slack's format)
+      const problems = chatChannelProblems(channel, (url) => outbound.listsHostOf(url));
+      // as for a webhook: no literal loopback, private or localhost address unless listed (host names are checked again when called)
+      const addressProblem = channel.url && !problems.url ? outbound.urlProblem(channel.url) : null;
       if (addressProblem) problems.url = `The URL ${addressProblem}.`;
       if (Object.keys(problems).length > 0)
         throw validationError(
@@ -116,7 +121,7 @@ export class ChatChannelService {
     const form = await this.forms.formForMember(userId, formId);
     const channel = chatChannelOf(await this.stored(formId), kind);
     if (!channel) return { sent: false, error: `the form has no ${CHAT_KIND_NAMES[kind]} channel`, untried: true };
-    return outcomeOf(postChatMessage(channel, testMessage(form.name), this.options));
+    return outcomeOf(postChatMessage(channel, testMessage(form.name), this.options), this.usage());
   }
 
   /**
@@ -126,7 +131,8 @@ export class ChatChannelService {
   async sendTestWebhook(userId: string, formId: string, now = new Date()): Promise<TestOutcome> {
     const form = await this.forms.formForMember(userId, formId);
     if (!form.webhookUrl) return { sent: false, error: 'the form has no webhook URL', untried: true };
-    const webhook = new WebhookChannel({ allowPrivate: this.options.allowPrivate, signingSecret: () => this.forms.webhookSecretForMember(userId, formId) });
+    // NOTE: through the same gate and allow list as the deliveries (issue 39, item 4: it had none, and refused what they sent)
+    const webhook = new WebhookChannel({ outbound: this.options.outbound, signingSecret: () => this.forms.webhookSecretForMember(userId, formId) });
     const id = `test_${randomUUID()}`;
     const fields = {
       test: true,
@@ -136,6 +142,7 @@ export class ChatChannelService {
       webhook
         .send({ id, kind: 'webhook', payload: { url: form.webhookUrl, formId, fields }, attempt: 1, submissionId: null, idempotencyKey: id })
         .then(() => ({ statusCode: undefined })),
+      this.usage(),
     );
   }
 }
@@ -148,12 +155,12 @@ function channelOf(kind: ChatKind, input: ChatChannelInput, existing: ChatChanne
   return { kind, url: typed(input.url) || existing?.url || '' };
 }
 
-async function outcomeOf(sending: Promise<{ statusCode?: number | null }>): Promise<TestOutcome> {
+async function outcomeOf(sending: Promise<{ statusCode?: number | null }>, usage: InstanceUsage): Promise<TestOutcome> {
   try {
     const receipt = await sending;
     return { sent: true, statusCode: receipt.statusCode ?? undefined };
   } catch (err) {
-    if (err instanceof DeliveryError) return { sent: false, error: err.message };
+    if (err instanceof DeliveryError) return { sent: false, error: deliveryErrorForMembers(err.message, usage, isPublicAddress)! };
     throw err;
   }
 }

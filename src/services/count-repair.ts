@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
+import { LoopSlice } from '../domain/loop-slice.js';
 import { DAY_MS } from '../domain/time.js';
 import { ProblemError } from '../errors.js';
 import { lockWorkspace } from './seats.js';
@@ -64,9 +65,15 @@ export async function repairCounts(database: Database, options: CountRepairOptio
     return report;
   }
   let after = '';
+  // between workspaces the event loop is given back once the repair has had its slice (it is a
+  // command of its own, but its transactions are short so that a server's writes are not held)
+  const slice = new LoopSlice();
   for (;;) {
     const ids = await database.db.selectFrom('workspaces').select('id').where('id', '>', after).orderBy('id').limit(PAGE).execute();
-    for (const { id } of ids) await repairOne(database, id, exact, report);
+    for (const { id } of ids) {
+      await slice.yieldIfDue();
+      await repairOne(database, id, exact, report);
+    }
     if (ids.length < PAGE) return report;
     after = ids.at(-1)!.id;
   }

@@ -6,9 +6,9 @@ import type { Cell } from './export-fields.js';
  * invisible format characters (BOM, zero-width space and joiners, word joiner, bidi marks, soft
  * hyphen). A formula behind any run of these runs just as well.
  */
-const INVISIBLE = String.raw`\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}`;
+export const INVISIBLE = String.raw`\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}`;
 /** The characters that start a formula (OWASP), with their full-width and small forms. */
-const FORMULA_START = String.raw`=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B\u2212`;
+export const FORMULA_START = String.raw`=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B\u2212`;
 // anchored, and the two classes share no character: one pass over the invisible run, linear
 const FORMULA = new RegExp(`^(?:[\\t\\r]|[${INVISIBLE}]*[${FORMULA_START}])`, 'u');
 

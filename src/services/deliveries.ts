@@ -1,6 +1,9 @@
 import { fromJson, type Database } from '../db/database.js';
 import type { AttemptOutcome, JobRow, JobStatus } from '../db/schema/job.js';
 import { validationError } from '../errors.js';
+import { deliveryErrorForMembers } from '../domain/delivery-error.js';
+import type { InstanceUsage } from '../domain/plans.js';
+import { isPublicAddress } from '../net/public-address.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { AUTORESPONDER_KIND } from '../jobs/channels/autoresponder.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
@@ -43,6 +46,8 @@ export interface DeliveryTry {
   response: string | null;
   /** The `.eml` file an email was written to instead of sent (no FORMGATE_SMTP_URL): not delivered to anyone. */
   writtenTo: string | null;
+  /** Where the try went, for a webhook: the form's URL when the try was made (a retry uses the current one); null for other kinds and older tries. */
+  target: string | null;
 }
 
 /**
@@ -54,7 +59,11 @@ export interface DeliveryPage {
   next: Keyset | null;
 }
 
-/** A delivery of the form's log, with where it goes: an email's address (the autoresponder's too, read from its submission), a webhook's URL; null for Slack. */
+/**
+ * A delivery of the form's log, with where it goes: an email's address (the autoresponder's too, read
+ * from its submission); a webhook's URL: where its last try went, or for one still waiting, the form's
+ * URL now, where its next try goes; null for Slack.
+ */
 export type FormDelivery = DeliveryRecord & { to: string | null; submittedAt: string };
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -65,7 +74,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * form's members' view of their form's deliveries (the dashboard).
  */
 export class DeliveryService {
-  constructor(private readonly database: Database) {}
+  /** `usage`: team or hosting (InstanceSettings), which decides what members read of errors. */
+  constructor(
+    private readonly database: Database,
+    private readonly usage: () => InstanceUsage = () => 'hosting',
+  ) {}
 
   /** Newest first; `formId` narrows to one form's submissions, `status` to one state. */
   async list(filter: { formId?: string; status?: string; limit: number }, now = Date.now()): Promise<DeliveryRecord[]> {
@@ -104,8 +117,9 @@ export class DeliveryService {
     let query = db
       .selectFrom('submissions')
       .innerJoin('jobs', 'jobs.submissionId', 'submissions.id')
+      .innerJoin('forms', 'forms.id', 'submissions.formId')
       .selectAll('jobs')
-      .select('submissions.createdAt as submittedAt')
+      .select(['submissions.createdAt as submittedAt', 'forms.webhookUrl as currentWebhookUrl'])
       // the autoresponder's address is the submitter's, in the submission: read for those rows only
       .select((eb) => [
         eb.case().when('jobs.kind', '=', AUTORESPONDER_KIND).then(eb.ref('submissions.data')).end().as('answeredData'),
@@ -134,7 +148,7 @@ export class DeliveryService {
     const hasMore = rows.length > page.limit;
     if (hasMore) rows.pop();
     const last = rows.at(-1);
-    const records = await this.withTries(rows, now);
+    const records = this.forMembers(await this.withTries(rows, now));
     return {
       deliveries: records.map((record, i) => ({ ...record, to: destinationOf(rows[i]!, record), submittedAt: iso(rows[i]!.submittedAt) })),
       next: hasMore && last ? { createdAt: last.submittedAt, id: last.id } : null,
@@ -192,6 +206,7 @@ export class DeliveryService {
             error: a.error,
             response: a.response,
             writtenTo: a.writtenTo,
+            target: a.target,
           }),
         )
         .concat(tryUnderWay(job, now)),
@@ -211,7 +226,15 @@ export class DeliveryService {
    */
   async forSubmission(submissionId: string, now = Date.now()): Promise<DeliveryRecord[]> {
     const jobs = await this.database.db.selectFrom('jobs').selectAll().where('submissionId', '=', submissionId).orderBy('createdAt').orderBy('id').execute();
-    return this.withTries(jobs, now);
+    return this.forMembers(await this.withTries(jobs, now));
+  }
+
+  /** The records with their errors as the form's members may read them (domain/delivery-error.ts): the CLI's `list` keeps every detail. */
+  private forMembers(records: DeliveryRecord[]): DeliveryRecord[] {
+    const usage = this.usage();
+    if (usage === 'team') return records;
+    const shown = (error: string | null) => deliveryErrorForMembers(error, usage, isPublicAddress);
+    return records.map((record) => ({ ...record, lastError: shown(record.lastError), tries: record.tries.map((t) => ({ ...t, error: shown(t.error) })) }));
   }
 }
 
@@ -235,14 +258,31 @@ function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
           error: CUT_OFF_ERROR,
           response: null,
           writtenTo: null,
+          target: null,
         }
-      : { startedAt: iso(job.tryStartedAt), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null },
+      : {
+          startedAt: iso(job.tryStartedAt),
+          finishedAt: null,
+          outcome: 'in_progress',
+          statusCode: null,
+          error: null,
+          response: null,
+          writtenTo: null,
+          target: null,
+        },
   ];
 }
 
 /** Where a delivery of a form's log goes, for people: an address, a URL, or nothing to name (Slack). */
-function destinationOf(row: JobRow & { answeredData: unknown; answeredControls: unknown }, record: DeliveryRecord): string | null {
+function destinationOf(
+  row: JobRow & { answeredData: unknown; answeredControls: unknown; currentWebhookUrl: string | null },
+  record: DeliveryRecord,
+): string | null {
   if (row.kind === WEBHOOK_KIND) {
+    // a retry goes to the form's URL as it is then (jobs/channels/webhook.ts): the log says where the last try went, or where the next goes
+    if (record.status === 'pending' && row.currentWebhookUrl !== null) return row.currentWebhookUrl;
+    const tried = [...record.tries].reverse().find((t) => t.target !== null)?.target;
+    if (tried) return tried;
     const url = fromJson<{ url?: unknown } | null>(row.payload)?.url;
     return typeof url === 'string' ? url : null;
   }

@@ -5,6 +5,7 @@ import { searchPattern, searchTextMatches } from '../db/search.js';
 import { deleteWithDeliveries, removeReleasedFiles } from '../db/submission-deletion.js';
 import type { FileStore } from '../files/file-store.js';
 import { erasureAddressProblem, valuesHoldAddress } from '../domain/address-match.js';
+import { LoopSlice } from '../domain/loop-slice.js';
 import { validationError } from '../errors.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { Access } from './forms.js';
@@ -83,14 +84,17 @@ export class ErasureService {
    * `_replyto` and `_email.*` controls, which often carry the submitter's address, are not in the
    * search text. Each window's query tells which rows may hold the address (the search text contains
    * it, or the row has controls); only those are read and checked exactly (domain/address-match.ts).
-   * Linear in the workspace's rows, bounded in memory, never another workspace's rows.
+   * Linear in the workspace's rows, bounded in memory, never another workspace's rows; the event loop
+   * is given back between queries once the walk has had its slice (domain/loop-slice.ts).
    */
   private async *holding(workspaceId: string, address: string): AsyncGenerator<string[]> {
     const { db, dialect } = this.database;
     const pattern = searchPattern(dialect, address);
+    const slice = new LoopSlice();
     for (const status of STATUSES) {
       let after: Keyset | null = null;
       for (;;) {
+        await slice.yieldIfDue();
         const window: { id: string; createdAt: number; maybe: number }[] = await newestAfter(
           db
             .selectFrom('submissions')
@@ -109,6 +113,7 @@ export class ErasureService {
           .execute();
         const maybe = window.filter((row) => Number(row.maybe) === 1).map((row) => row.id);
         for (let from = 0; from < maybe.length; from += CHECKED) {
+          await slice.yieldIfDue();
           const rows = await db
             .selectFrom('submissions')
             .select(['id', 'data', 'emailControls'])

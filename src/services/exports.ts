@@ -1,11 +1,15 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
+import { withFileLinks } from '../domain/file-values.js';
+import { LoopSlice } from '../domain/loop-slice.js';
+import type { FileLinks } from '../files/signed-links.js';
 import { validationError } from '../errors.js';
 import type { Access, FormService } from './forms.js';
 import { neutraliseFormula } from './csv-formulas.js';
 import { type Cell, flattenFields } from './export-fields.js';
 import { type Keyset, nextOf } from './pagination.js';
 import type { SubmissionFilter, SubmissionListRow } from './submission-search.js';
+import type { SubmissionFiles } from './submission-files.js';
 import { type SubmissionScope, type SubmissionService, submissionJson } from './submissions.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
@@ -44,6 +48,12 @@ export class ExportService {
     private readonly submissions: SubmissionService,
     private readonly forms: FormService,
     private readonly workspaces: WorkspaceService,
+    /**
+     * The submissions' files and their links: the dashboard's exports link each file to the
+     * dashboard's download (a person clicks it signed in), the API's keep the API's address (a
+     * client holds a token). Without them, files are given as stored.
+     */
+    private readonly files: { files: SubmissionFiles; links: Pick<FileLinks, 'dashboardUrl'> } | null = null,
   ) {}
 
   /**
@@ -62,8 +72,11 @@ export class ExportService {
       throw validationError(['to: must be later than from'], 'The time range is empty.');
     }
     const title = await this.titleOf(userId, scope, access);
-    const walk = (start: Keyset | null) => this.pages(userId, scope, filter, access, start);
-    const chunks = format === 'json' ? jsonChunks(await opened(walk(null))) : await this.csvChunks(walk);
+    // one share of the loop for the whole export: every page read and every row written counts against it
+    const slice = new LoopSlice();
+    // the dashboard's links to files are written, not counted: the CSV's first walk (names only) needs none
+    const walk = (start: Keyset | null, linked = true) => this.pages(userId, scope, filter, access, start, slice, linked);
+    const chunks = format === 'json' ? jsonChunks(await opened(walk(null)), slice) : await this.csvChunks(walk, slice);
     // bytes, not objects: the buffer holds at most one chunk (a page) ahead of the reader
     return { title, body: Readable.from(chunks, { objectMode: false }) };
   }
@@ -75,12 +88,21 @@ export class ExportService {
     return workspace.name;
   }
 
-  /** Page after page of the list, from just after `start`. */
-  private async *pages(userId: string, scope: SubmissionScope, filter: SubmissionFilter, access: Access, start: Keyset | null) {
+  /** Page after page of the list, from just after `start`, giving the loop back between pages when due. */
+  private async *pages(
+    userId: string,
+    scope: SubmissionScope,
+    filter: SubmissionFilter,
+    access: Access,
+    start: Keyset | null,
+    slice: LoopSlice,
+    linked: boolean,
+  ) {
     let after = start;
     for (;;) {
+      await slice.yieldIfDue();
       const page = await this.submissions.listSubmissions(userId, scope, { limit: EXPORT_PAGE_SIZE, after }, filter, access);
-      if (page.rows.length > 0) yield page.rows;
+      if (page.rows.length > 0) yield access.api || !linked ? page.rows : await this.withDashboardLinks(page.rows);
       const next = nextOf(page);
       if (!next) return;
       after = next;
@@ -88,17 +110,40 @@ export class ExportService {
   }
 
   /**
+   * The rows with each stored file's `url` made the dashboard's download (issue 39, item 18: the
+   * API's address answered 401 to a person clicking it, signed in to the dashboard). Files are told
+   * apart from a visitor's look-alike objects by the submission's rows, never by their shape.
+   */
+  private async withDashboardLinks(rows: SubmissionListRow[]): Promise<SubmissionListRow[]> {
+    if (!this.files) return rows;
+    const { files, links } = this.files;
+    const bySubmission = await files.filesOf(rows.map((row) => row.id));
+    if (bySubmission.size === 0) return rows;
+    return rows.map((row) => {
+      const stored = (bySubmission.get(row.id) ?? []).filter((file) => file.stored);
+      if (stored.length === 0) return row;
+      const data = dataOf(row);
+      if (data === null || typeof data !== 'object' || Array.isArray(data)) return row;
+      return { ...row, data: withFileLinks(data as Record<string, unknown>, stored, (file) => links.dashboardUrl(row.id, file.id)) };
+    });
+  }
+
+  /**
    * CSV needs its columns before its first row: a first walk collects the field names only, the
    * second writes the rows, of the same set (rows that came in between are left out: the export is
    * of the set as the first walk saw it).
    */
-  private async csvChunks(walk: (start: Keyset | null) => AsyncGenerator<SubmissionListRow[]>): Promise<AsyncGenerator<string>> {
+  private async csvChunks(
+    walk: (start: Keyset | null, linked?: boolean) => AsyncGenerator<SubmissionListRow[]>,
+    slice: LoopSlice,
+  ): Promise<AsyncGenerator<string>> {
     const names = new Set<string>();
     let overflow = false;
     let newest: Keyset | null = null;
-    for await (const rows of walk(null)) {
+    for await (const rows of walk(null, false)) {
       newest ??= { createdAt: rows[0]!.createdAt, id: rows[0]!.id };
       for (const row of rows) {
+        if (slice.due()) await slice.yieldNow();
         for (const name of flattenFields(dataOf(row)).keys()) {
           if (names.has(name)) continue;
           if (names.size < MAX_FIELD_COLUMNS) names.add(name);
@@ -111,7 +156,7 @@ export class ExportService {
     // from just above the newest row the first walk saw (every row of its millisecond included)
     const start = newest && { createdAt: newest.createdAt + 1, id: '' };
     const rows = newest ? await opened(walk(start)) : null;
-    return csvBody(header, columns, overflow, rows, newest);
+    return csvBody(header, columns, overflow, rows, newest, slice);
   }
 }
 
@@ -121,15 +166,22 @@ async function* csvBody(
   overflow: boolean,
   pages: AsyncGenerator<SubmissionListRow[]> | null,
   newest: Keyset | null,
+  slice: LoopSlice,
 ): AsyncGenerator<string> {
   // field names are escaped like values: a header cell can be a formula too
   yield BOM + stringify([header.map(neutraliseFormula)], CSV_OPTIONS);
   if (!pages || !newest) return;
   for await (const rows of pages) {
-    const records: Cell[][] = [];
+    let records: Cell[][] = [];
     for (const row of rows) {
       if (newerThan(row, newest)) continue;
       records.push(csvRecord(row, columns, overflow));
+      // a slice's records go out as one chunk: every record ends with its CRLF, so the file is the same bytes
+      if (slice.due()) {
+        yield stringify(records, CSV_OPTIONS);
+        records = [];
+        await slice.yieldNow();
+      }
     }
     if (records.length > 0) yield stringify(records, CSV_OPTIONS);
   }
@@ -148,11 +200,23 @@ function csvRecord(row: SubmissionListRow, columns: string[], overflow: boolean)
 }
 
 /** A JSON array of the API's Submission resources, `data` as stored; `]` only when every row is out. */
-async function* jsonChunks(pages: AsyncGenerator<SubmissionListRow[]>): AsyncGenerator<string> {
+async function* jsonChunks(pages: AsyncGenerator<SubmissionListRow[]>, slice: LoopSlice): AsyncGenerator<string> {
   let first = true;
   for await (const rows of pages) {
-    yield `${first ? '[\n' : ',\n'}${rows.map(submissionJson).join(',\n')}`;
-    first = false;
+    let items: string[] = [];
+    for (const row of rows) {
+      items.push(submissionJson(row));
+      if (slice.due()) {
+        yield `${first ? '[\n' : ',\n'}${items.join(',\n')}`;
+        first = false;
+        items = [];
+        await slice.yieldNow();
+      }
+    }
+    if (items.length > 0) {
+      yield `${first ? '[\n' : ',\n'}${items.join(',\n')}`;
+      first = false;
+    }
   }
   yield first ? '[]\n' : '\n]\n';
 }

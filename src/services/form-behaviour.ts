@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import type { FormRow, FormUpdate } from '../db/schema/form.js';
 import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
+import { subjectTemplateProblems } from '../mail/subject-template.js';
 import { httpUrl } from '../net/origin.js';
 
 export {
@@ -42,6 +43,8 @@ const LIMITS: Record<(typeof TEXT_KEYS)[number], number> = {
   autoresponseSubject: SUBJECT_MAX,
   autoresponseFromName: FROM_NAME_MAX,
 };
+/** The settings written with the placeholders of templates (`{{data.name}}`), filled in when sent (mail/subject-template.ts). */
+const SUBJECT_KEYS: ReadonlySet<string> = new Set(['notificationSubject', 'autoresponseSubject']);
 /** One line: a subject or a name with a line break or a control character is refused (mail/header-text.ts neutralises it again when sent). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing C0 and C1 controls is the point
 const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -67,6 +70,9 @@ export function formBehaviourProblems(input: FormBehaviourInput): string[] {
       problems.push(
         key === 'thanksMessage' ? `${key}: must not hold control characters` : `${key}: must be one line, without line breaks or control characters`,
       );
+    } else if (SUBJECT_KEYS.has(key)) {
+      // placeholders are filled in when sent: what a template may not hold, a subject may not either
+      for (const problem of subjectTemplateProblems(value)) problems.push(`${key}: ${problem}`);
     }
   }
   if (input.paused !== undefined && typeof input.paused !== 'boolean') problems.push('paused: must be true or false');

@@ -3,12 +3,13 @@ import { fromJson, toJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider } from '../db/schema/form.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
+import { LoopSlice } from '../domain/loop-slice.js';
 import { type Plan, planLabel, type PlanRules } from '../domain/plans.js';
 import { RETENTION_DAYS } from '../domain/retention.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { originProblem } from '../net/origin.js';
-import { NO_ALLOWED_TARGETS, type WebhookAllowList, webhookUrlProblem } from '../net/public-address.js';
+import type { OutboundGuard } from '../net/outbound-guard.js';
 import { formBehaviourColumns, type FormStateName, formStates, formBehaviourOf, formBehaviourProblems, type FormBehaviourInput } from './form-behaviour.js';
 import { fileUploadsColumns, fileUploadsOf, fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { newestAfter, type Page, type PageRequest, pageOf, pageParams } from './pagination.js';
@@ -19,6 +20,9 @@ import type { RecipientService } from './recipients.js';
 import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
 import type { FileStore } from '../files/file-store.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
+
+/** A deleted form's submissions per transaction: each short, the event loop given back between them. */
+const FORM_DELETE_BATCH = 250;
 
 /** The settable fields of a form, as the API names them (2.3), with the behaviour's (services/form-behaviour.ts). */
 export interface FormSettings extends FormBehaviourInput {
@@ -83,6 +87,8 @@ const FORM_COLUMNS = [
   'notificationEmails',
   'emailThreading',
   'webhookUrl',
+  'webhookDisabledAt',
+  'webhookDisabledReason',
   'slackChannel',
   'customHoneypot',
   'customSpamWords',
@@ -126,12 +132,11 @@ export class FormService {
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
-    private readonly allowPrivateWebhooks: boolean,
+    /** Which webhook addresses may be saved: public ones, and those the allow list names (read at each write). */
+    private readonly outbound: OutboundGuard,
     private readonly recipients: RecipientService,
     /** Where a deleted form's files are removed; without it, the sweep removes them. */
     private readonly files: FileStore | null = null,
-    /** The private networks and hosts the owner allowed (admin page, FORMGATE_WEBHOOK_ALLOW), read at each write. */
-    private readonly webhookAllow: () => WebhookAllowList = () => NO_ALLOWED_TARGETS,
   ) {
     this.secrets = new FormSecrets(database);
     this.intake = new IntakeForms(database);
@@ -183,6 +188,8 @@ export class FormService {
         notificationEmails: settings.notificationEmails ?? [],
         emailThreading: settings.emailThreading ? 1 : 0,
         webhookUrl: settings.webhookUrl ?? null,
+        webhookDisabledAt: null,
+        webhookDisabledReason: null,
         slackChannel: settings.slackChannel ?? null,
         customHoneypot: settings.customHoneypot ?? null,
         customSpamWords: settings.customSpamWords ?? null,
@@ -243,6 +250,8 @@ export class FormService {
       else if (BEHAVIOUR_KEYS.has(key)) Object.assign(update, formBehaviourColumns({ [key]: value }));
       else (update as Record<string, unknown>)[key] = value;
     }
+    // saving the webhook setting (the same URL or another) turns a webhook that answered 410 Gone on again
+    if (settings.webhookUrl !== undefined) Object.assign(update, { webhookDisabledAt: null, webhookDisabledReason: null });
     if (Object.keys(update).length === 0) return withoutPlan(form);
     update.updatedAt = Date.now();
     return this.database.transaction(async (trx) => {
@@ -273,9 +282,29 @@ export class FormService {
     return this.workspaces.plans;
   }
 
-  /** Deletes the form; its submissions and secrets go with it (foreign keys cascade), and its files (released first: their rows do not cascade). */
+  /**
+   * Deletes the form; its submissions and secrets go with it, and its files (released first: their
+   * rows do not cascade). The submissions go first, FORM_DELETE_BATCH per transaction, giving the
+   * event loop back between batches (issue 38): one cascading statement over a form of 100,000
+   * held a SQLite server for seconds. Should the process stop midway, the form is still there, with
+   * fewer submissions, and deleting it again finishes.
+   */
   async deleteForm(userId: string, formId: string, access: Access = {}): Promise<void> {
     await this.formForMember(userId, formId, access);
+    const slice = new LoopSlice();
+    for (;;) {
+      await slice.yieldIfDue();
+      const batch = await this.database.transaction(async (trx) => {
+        const ids = (await trx.selectFrom('submissions').select('id').where('formId', '=', formId).limit(FORM_DELETE_BATCH).execute()).map((row) => row.id);
+        if (ids.length === 0) return { found: 0, released: [] as string[] };
+        const keys = await releaseFiles(trx, { submissionIds: ids }, Date.now());
+        await trx.deleteFrom('submissions').where('id', 'in', ids).execute();
+        return { found: ids.length, released: keys };
+      });
+      await removeReleasedFiles(this.database, this.files, batch.released);
+      if (batch.found < FORM_DELETE_BATCH) break;
+    }
+    // what came in meanwhile goes with the form, as before
     const released = await this.database.transaction(async (trx) => {
       const keys = await releaseFiles(trx, { formId }, Date.now());
       await trx.deleteFrom('forms').where('id', '=', formId).execute();
@@ -396,7 +425,7 @@ export class FormService {
       if (problem) problems.push(`allowedOrigins[${i}]: ${problem}`);
     });
     if (settings.webhookUrl) {
-      const problem = webhookUrlProblem(settings.webhookUrl, this.allowPrivateWebhooks, this.webhookAllow());
+      const problem = this.outbound.urlProblem(settings.webhookUrl);
       if (problem) problems.push(`webhookUrl: ${problem}`);
     }
     const retention = retentionDaysProblem(settings.retentionDays);

@@ -21,13 +21,32 @@ export interface Check {
 }
 
 export interface Health {
-  /** 503 only when this instance cannot serve (its database does not answer); 200 otherwise. */
+  /** 503 when this instance cannot serve (its database does not answer) or is stopping; 200 otherwise. */
   httpStatus: 200 | 503;
-  body: {
-    status: Status;
-    version: string;
-    checks: { database: Check; smtp: MailCheck; redis?: Check; deliveries: Check; files?: FilesCheck };
-  };
+  body:
+    | {
+        status: Status;
+        version: string;
+        checks: { database: Check; smtp: MailCheck; redis?: Check; deliveries: Check; files?: FilesCheck };
+      }
+    | { status: 'stopping'; version: string };
+}
+
+/** `/healthz` as anyone may read it: the overall status, and each check's status and reason code. */
+export interface PublicHealth {
+  httpStatus: Health['httpStatus'];
+  body: { status: Status; checks: Record<string, Pick<Check, 'status' | 'reason'>> } | { status: 'stopping' };
+}
+
+/** The public form of an answer: the same HTTP status and states, none of the details. */
+export function publicHealth(health: Health): PublicHealth {
+  // a stopping instance checks nothing: its status is all there is to say
+  if (!('checks' in health.body)) return { httpStatus: health.httpStatus, body: { status: health.body.status } };
+  const checks: Record<string, Pick<Check, 'status' | 'reason'>> = {};
+  for (const [name, check] of Object.entries(health.body.checks) as [string, Check][]) {
+    checks[name] = check.reason === undefined ? { status: check.status } : { status: check.status, reason: check.reason };
+  }
+  return { httpStatus: health.httpStatus, body: { status: health.body.status, checks } };
 }
 
 /**
@@ -39,6 +58,7 @@ export interface Health {
 export class HealthService {
   private redisAnswer: { ok: boolean; at: number } | null = null;
   private redisAsking: Promise<boolean> | null = null;
+  private stopping = false;
 
   constructor(
     private readonly database: Database,
@@ -49,13 +69,35 @@ export class HealthService {
     private readonly files: FilesHealth | null = null,
   ) {}
 
+  /** From now on `/healthz` answers 503 `stopping`, at once: load balancers stop choosing this instance while it still serves (src/cli/serve.ts). */
+  markStopping(): void {
+    this.stopping = true;
+  }
+
+  /** Whether the instance is stopping (`/metrics` says it too). */
+  isStopping(): boolean {
+    return this.stopping;
+  }
+
   /** Every check, the overall status and the HTTP status a load balancer acts on. */
   async health(): Promise<Health> {
+    // NOTE: before any check: the answer must not wait on a database or Redis that is slow to answer
+    if (this.stopping) return { httpStatus: 503, body: { status: 'stopping', version: VERSION } };
     const [database, deliveries, redis, files] = await Promise.all([this.databaseCheck(), this.deliveriesCheck(), this.redisCheck(), this.files?.check()]);
     const checks = { database, smtp: this.mail.check(), ...(redis ? { redis } : {}), deliveries, ...(files ? { files } : {}) };
     const statuses = Object.values(checks).map((check) => check.status);
     const status: Status = statuses.includes('failing') ? 'failing' : statuses.includes('degraded') ? 'degraded' : 'ok';
     return { httpStatus: status === 'failing' ? 503 : 200, body: { status, version: VERSION, checks } };
+  }
+
+  /**
+   * What `/healthz` answers a client: every detail to the operator (`detailed`: a loopback client or
+   * the metrics token, web/health-detail.ts), else only the overall status and each check's status
+   * and reason: no path, endpoint, version or error text for strangers (issue 38, item 15).
+   */
+  async answer(detailed: boolean): Promise<Health | PublicHealth> {
+    const health = await this.health();
+    return detailed ? health : publicHealth(health);
   }
 
   /** The backlog as last read (cached): `/metrics` shares it. */

@@ -5,7 +5,7 @@ import { FORM_BEHAVIOUR_KEYS } from '../domain/form-behaviour.js';
 import { type FormBehaviourInput, formBehaviourProblems } from './form-behaviour.js';
 import type { SpamProtection } from '../domain/captcha-providers.js';
 import { originProblem } from '../net/origin.js';
-import { type WebhookAllowList, webhookUrlProblem } from '../net/public-address.js';
+import type { OutboundGuard } from '../net/outbound-guard.js';
 import { fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { formNameProblem, retentionDaysProblem, type FormSettings } from './forms.js';
 
@@ -63,7 +63,7 @@ export function checkWorkspace(raw: unknown): CheckedWorkspace | Problem {
 }
 
 /** The form's settings within the limits of 2.3; a setting this installation refuses is dropped and named. */
-export function checkForm(raw: unknown, allowPrivateWebhooks: boolean, webhookAllow?: WebhookAllowList): CheckedForm | Problem {
+export function checkForm(raw: unknown, outbound: Pick<OutboundGuard, 'urlProblem'>): CheckedForm | Problem {
   if (!isObject(raw)) return { problem: 'not an object' };
   const { id } = raw;
   if (!isId(id)) return { problem: 'id: missing or not URL-safe (1 to 128 characters)' };
@@ -88,7 +88,7 @@ export function checkForm(raw: unknown, allowPrivateWebhooks: boolean, webhookAl
     return false;
   });
   let webhookUrl = text('webhookUrl', 512);
-  const webhookProblem = webhookUrl ? webhookUrlProblem(webhookUrl, allowPrivateWebhooks, webhookAllow) : null;
+  const webhookProblem = webhookUrl ? outbound.urlProblem(webhookUrl) : null;
   if (webhookProblem) {
     dropped.push(`webhookUrl ${webhookUrl} (${webhookProblem})`);
     webhookUrl = null;

@@ -17,7 +17,17 @@ export interface InstanceSettingsView {
   webhookAllow: string;
   /** FORMGATE_WEBHOOK_ALLOW, as written (shown, not editable). */
   webhookAllowEnvironment: string;
+  /** FORMGATE_SIGNUP=open: anyone who receives mail can make an account (pages warn against team mode). */
+  openSignup: boolean;
 }
+
+/**
+ * What the setup page, the admin page and `formgate serve` say when team mode meets open sign-up
+ * (issue 38, item 9): team mode trusts every account, open sign-up lets strangers make them.
+ */
+export const TEAM_MODE_WITH_OPEN_SIGNUP =
+  'FORMGATE_SIGNUP=open lets anyone who receives mail make an account here, and team mode gives every workspace, a stranger’s too, every feature with no limit on forms, submissions or members. ' +
+  'Workspaces the admin did not make send no autoresponder, redirect no GET link and show no wording of their own until the admin upgrades them; choose “Hosting forms for others” unless you trust everyone who can sign up.';
 
 /**
  * The installation's settings every request may need (team or hosting mode, the webhook allow
@@ -34,7 +44,7 @@ export class InstanceSettings {
 
   constructor(
     private readonly database: Database,
-    private readonly config: Pick<Config, 'defaultPlanFromEnvironment' | 'webhookAllow' | 'webhookAllowText'>,
+    private readonly config: Pick<Config, 'defaultPlanFromEnvironment' | 'webhookAllow' | 'webhookAllowText'> & Partial<Pick<Config, 'signup'>>,
     private readonly options: { refreshMs?: number; now?: () => number } = {},
   ) {}
 
@@ -56,6 +66,7 @@ export class InstanceSettings {
       defaultPlanFromEnvironment: this.config.defaultPlanFromEnvironment,
       webhookAllow: this.dbAllowText,
       webhookAllowEnvironment: this.config.webhookAllowText,
+      openSignup: this.config.signup === 'open',
     };
   }
 
@@ -104,4 +115,24 @@ export class InstanceSettings {
     }
     this.readAt = started;
   }
+}
+
+/**
+ * What `formgate serve` warns of at start when open sign-up meets settings that trust every
+ * account: team mode, a paid FORMGATE_DEFAULT_PLAN (every stranger's workspace starts upgraded,
+ * and so vouched for), or notifications sent to any address unconfirmed; null otherwise.
+ */
+export function openSignupWarning(
+  config: Pick<Config, 'signup' | 'defaultPlan' | 'defaultPlanFromEnvironment'> & Partial<Pick<Config, 'confirmRecipients'>>,
+  usage: InstanceUsage,
+): string | null {
+  if (config.signup !== 'open') return null;
+  if (usage === 'team') return TEAM_MODE_WITH_OPEN_SIGNUP;
+  if (config.confirmRecipients === false) {
+    return 'FORMGATE_SIGNUP=open with FORMGATE_CONFIRM_RECIPIENTS=off: any stranger who signs up can list any address on a form and have every submission, with its own subject and sender name, mailed there from this instance. Turn FORMGATE_CONFIRM_RECIPIENTS on.';
+  }
+  if (config.defaultPlanFromEnvironment && config.defaultPlan !== 'FREE') {
+    return `FORMGATE_SIGNUP=open with FORMGATE_DEFAULT_PLAN=${config.defaultPlan}: every stranger who signs up gets an upgraded workspace, with the autoresponder (an email to any address a visitor types), GET redirects and its own wording on the submit domain. Set FORMGATE_DEFAULT_PLAN=FREE and upgrade the workspaces you trust on the admin page.`;
+  }
+  return null;
 }

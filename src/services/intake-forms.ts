@@ -37,6 +37,8 @@ export interface IntakeForm {
   paused: number;
   closesAt: number | null;
   maxSubmissions: number | null;
+  /** 1 when the instance admin made the workspace: with its plan, whether the admin vouches for it (domain/workspace-trust.ts). */
+  ownerIsAdmin: number | null;
 }
 
 /** The row as read: the upload columns as stored. */
@@ -49,6 +51,8 @@ export class IntakeForms {
     db
       .selectFrom('forms')
       .innerJoin('workspaces', 'workspaces.id', 'forms.workspaceId')
+      // NOTE: a workspace's owner and the admin flag never change, so the rows kept in memory need no notice of them
+      .leftJoin('users', 'users.id', 'workspaces.ownerId')
       .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
       .select([
@@ -67,7 +71,7 @@ export class IntakeForms {
         ...(['forms.redirectUrl', 'forms.thanksTitle', 'forms.thanksMessage', 'forms.paused', 'forms.closesAt', 'forms.maxSubmissions'] as const),
         'workspaces.plan',
       ])
-      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused'])
+      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused', 'users.isAdmin as ownerIsAdmin'])
       .where('forms.id', '=', formId),
   );
 

@@ -12,6 +12,7 @@ import { lockWorkspace, requireSeat, seatsTaken } from './seats.js';
 import type { TeamService } from './team.js';
 import { emailProblem, type UserService } from './users.js';
 import { normaliseEmail } from '../domain/email-address.js';
+import { isVouchedFor } from '../domain/workspace-trust.js';
 import { memberAddresses } from './recipient-states.js';
 
 /** A pending (or past) invitation, as the members page shows it. */
@@ -22,6 +23,11 @@ export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 const SECRET_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 /** Each invitation sends an email: a bound, so an owner's account cannot be used to mail strangers in bulk. */
 export const INVITATIONS_PER_HOUR = 20;
+/**
+ * Invitations the whole instance sends in an hour for workspaces its admin has not vouched for, while
+ * sign-up is open: fresh sign-ups cannot add the per-workspace bound up (issue 38, item 10's sibling).
+ */
+export const INVITATIONS_PER_INSTANCE_HOUR = 100;
 const HOUR_MS = 3_600_000;
 
 export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'expired';
@@ -41,7 +47,7 @@ export class InvitationService {
     private readonly users: UserService,
     private readonly team: TeamService,
     // NOTE: read at each invitation: `serve` sets the public URL once it has bound its port.
-    private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly config: Pick<Config, 'publicUrl'> & Partial<Pick<Config, 'signup'>>,
   ) {}
 
   /**
@@ -60,6 +66,7 @@ export class InvitationService {
       requireSeat(workspace, await seatsTaken(trx, workspaceId, email), this.team.plans);
       const now = Date.now();
       await requireInvitationAllowance(trx, workspaceId, now);
+      if (this.config.signup === 'open') await requireInstanceInvitationAllowance(trx, workspace, now);
       const replaced = await trx
         .updateTable('invitations')
         .set({ revokedAt: now })
@@ -198,7 +205,27 @@ async function requireInvitationAllowance(trx: Queryable, workspaceId: string, n
   throw new ProblemError(
     'rate_limited',
     `A workspace can send at most ${INVITATIONS_PER_HOUR} invitations an hour; try again in ${Math.ceil(retryAfter / 60)} minutes.`,
-    { retryAfter },
+    { retryAfter, limit: INVITATIONS_PER_HOUR },
+  );
+}
+
+/** Refuses an invitation of a workspace nobody vouched for once the instance sent INVITATIONS_PER_INSTANCE_HOUR in the last hour. */
+async function requireInstanceInvitationAllowance(trx: Queryable, workspace: WorkspaceRow, now: number): Promise<void> {
+  const recent = await trx
+    .selectFrom('invitations')
+    .select('createdAt')
+    .where('createdAt', '>', now - HOUR_MS)
+    .orderBy('createdAt', 'desc')
+    .limit(INVITATIONS_PER_INSTANCE_HOUR)
+    .execute();
+  if (recent.length < INVITATIONS_PER_INSTANCE_HOUR) return;
+  const owner = await trx.selectFrom('users').select('isAdmin').where('id', '=', workspace.ownerId).executeTakeFirst();
+  if (isVouchedFor(true, { plan: workspace.plan, ownerIsAdmin: owner?.isAdmin ?? null })) return;
+  const retryAfter = Math.max(1, Math.ceil((recent.at(-1)!.createdAt + HOUR_MS - now) / 1000));
+  throw new ProblemError(
+    'rate_limited',
+    `This instance sends at most ${INVITATIONS_PER_INSTANCE_HOUR} invitations an hour for workspaces made through open sign-up, and has sent them; try again in ${Math.ceil(retryAfter / 60)} minutes (its admin can lift this for your workspace).`,
+    { retryAfter, limit: INVITATIONS_PER_INSTANCE_HOUR },
   );
 }
 

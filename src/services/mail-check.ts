@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import { DeliveryError } from '../domain/delivery-error.js';
+import { accountEmail } from '../mail/account-mail.js';
 import { createMailer, outboxDir, TEST_TIMEOUT_MS } from '../mail/transport.js';
 
 /** How this installation's mail leaves, as the admin page shows it: never the SMTP password. */
@@ -42,11 +43,17 @@ export class MailCheckService {
   async sendTest(to: string): Promise<TestEmailOutcome> {
     const mailer = createMailer(this.config, { timeoutMs: TEST_TIMEOUT_MS });
     try {
-      const receipt = await mailer.send({
-        to: [to],
-        subject: 'Formgate test email',
-        text: `This is a test email from Formgate at ${this.config.publicUrl}, sent from the admin page.\n\nIf you are reading it, Formgate's mail reaches you.\n`,
-      });
+      // the layout and headers of every other email (mail/account-mail.ts): it tests what they will look like too
+      const receipt = await mailer.send(
+        accountEmail(to, {
+          subject: 'Formgate test email',
+          paragraphs: [
+            `This is a test email from Formgate at ${this.config.publicUrl}, sent from the admin page.`,
+            "If you are reading it, Formgate's mail reaches you.",
+          ],
+          footer: 'You get this email because you sent a test from the admin page.',
+        }),
+      );
       return 'written' in receipt ? { written: receipt.written, to } : { sent: receipt.sent || 'accepted, with no reply text', to };
     } catch (err) {
       const cause = (err instanceof Error ? err.cause : undefined) as { code?: unknown } | undefined;

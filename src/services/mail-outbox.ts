@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Queryable } from '../db/database.js';
+import { ownerAddresses } from '../db/workspace-owners.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJob, enqueueJobs } from '../jobs/outbox.js';
 import { type AccountMessage, accountEmail, automaticEmail } from '../mail/account-mail.js';
@@ -59,19 +60,4 @@ export async function quotaNoticeJobs(trx: Queryable, workspaceId: string, confi
     trx,
     owners.map(({ email }) => ({ kind: EMAIL_KIND, payload: automaticEmail(email, message) satisfies EmailPayload })),
   );
-}
-
-/** The addresses of a workspace's owners (its creator and any member with the owner role): who decides on its plan. */
-export async function ownerAddresses(trx: Queryable, workspace: { id: string; ownerId: string }): Promise<{ email: string }[]> {
-  return trx
-    .selectFrom('users')
-    .select('email')
-    .where((eb) =>
-      eb.or([
-        eb('id', '=', workspace.ownerId),
-        eb('id', 'in', eb.selectFrom('workspaceMembers').select('userId').where('workspaceId', '=', workspace.id).where('role', '=', 'owner')),
-      ]),
-    )
-    .orderBy('email')
-    .execute();
 }

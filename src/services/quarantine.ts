@@ -1,4 +1,4 @@
-import type { PlanRules } from '../domain/plans.js';
+import { type Plan, type PlanRules, type SpamFolderCap, spamFolderCap } from '../domain/plans.js';
 import { sql, type Transaction } from 'kysely';
 import type { Config } from '../config/config.js';
 import { fromJson, type Database } from '../db/database.js';
@@ -12,6 +12,9 @@ import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { lockWorkspace } from './seats.js';
 import { searchTextOf } from './search-text.js';
 import { hasSubmitter } from './workspaces.js';
+
+/** The reason "Mark as spam" gives (submission-marks.ts): such spam is the owner's own, never counted into the spam folder's bound. */
+export const OWNER_MARK = 'Marked as spam by';
 
 /** A submission kept out of the inbox: quarantined as spam (with why) or held past the allowance. */
 export interface FolderRow {
@@ -56,12 +59,30 @@ export async function countHeld(database: Database, formId: string): Promise<num
   return Number(row.n);
 }
 
+/** Where "Not spam" put a submission; `returned`: it was in the inbox before, and nothing was counted or sent again. */
+export interface NotSpamOutcome {
+  status: 'accepted' | 'held';
+  formId: string;
+  returned: boolean;
+}
+
 /**
- * "Not spam": moves a quarantined submission into the inbox as if it had just passed the filter,
- * in one transaction. It counts against the allowance as the writer counts (accepted while it
- * lasts; past it held, and the first held one tells the owners); an accepted one gets its
- * deliveries as a release does; it becomes searchable; its day's count moves from spam to accepted.
- * The spam filter keeps no verdicts (docs/decisions.md), so nothing is taught or untaught.
+ * Whether a spam submission was in the inbox before: the owner's own "Mark as spam" moves only
+ * accepted ones, so such a submission was counted against the allowance and got its deliveries then.
+ */
+export function wasInInbox(spamReasons: string | null): boolean {
+  return reasonsOf(spamReasons)[0]?.startsWith(OWNER_MARK) ?? false;
+}
+
+/**
+ * "Not spam": moves a quarantined submission into the inbox, in one transaction. One the filter
+ * caught comes in as if it had just passed the filter: it counts against the allowance as the
+ * writer counts (accepted while it lasts; past it held, and the first held one tells the owners)
+ * and an accepted one gets its deliveries as a release does. One the owner marked as spam
+ * (wasInInbox) goes back as it was: it counted and got its deliveries when it was first accepted,
+ * so it counts nothing and sends nothing again (issue 39, item 1). Either way it becomes searchable
+ * and its day's count moves from spam to accepted. The spam filter keeps no verdicts
+ * (docs/decisions.md), so nothing is taught or untaught.
  */
 export async function markNotSpam(
   database: Database,
@@ -69,7 +90,7 @@ export async function markNotSpam(
   userId: string,
   submissionId: string,
   plans: PlanRules,
-): Promise<{ status: 'accepted' | 'held'; formId: string }> {
+): Promise<NotSpamOutcome> {
   const member = await database.db
     .selectFrom('submissions')
     .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
@@ -88,7 +109,7 @@ export async function markNotSpam(
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
       .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.status', 'submissions.data', 'submissions.emailControls'])
-      .select(['submissions.createdAt'])
+      .select(['submissions.createdAt', 'submissions.spamReasons'])
       .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'forms.chatChannels', 'templates.paused as autoresponderPaused'])
       .where('submissions.id', '=', submissionId)
       .where('workspaceMembers.userId', '=', userId)
@@ -96,17 +117,23 @@ export async function markNotSpam(
     if (!submission) throw new ProblemError('not_found', `Submission ${submissionId} was not found.`);
     if (submission.status !== 'spam') throw new ProblemError('conflict', `This submission is not in the spam folder: it is ${submission.status}.`);
 
-    const status = await countAgainstAllowance(
-      trx,
-      workspace.id,
-      Date.now(),
-      (notice, workspaceId) => quotaNoticeJobs(notice, workspaceId, config).then(() => undefined),
-      plans,
-    );
+    // NOTE: read before the row loses its reasons below
+    const returning = wasInInbox(submission.spamReasons);
+    const status = returning
+      ? 'accepted'
+      : await countAgainstAllowance(
+          trx,
+          workspace.id,
+          Date.now(),
+          (notice, workspaceId) => quotaNoticeJobs(notice, workspaceId, config).then(() => undefined),
+          plans,
+        );
     const searchText = searchTextOf(fromJson(submission.data));
     await trx.updateTable('submissions').set({ status, searchText, spamReasons: null }).where('seq', '=', submission.seq).execute();
+    // the owner's own Mark as spam was never counted into the spam folder's bound
+    if (!returning) await uncountSpam(trx, workspace.id, submission);
     await reindex(database, trx, submission.seq);
-    if (status === 'accepted') {
+    if (status === 'accepted' && !returning) {
       const plan = deliveryPlan({ ...submission, plan: workspace.plan }, hasSubmitter(submission.data, submission.emailControls), plans);
       await enqueueDeliveries(trx, submission, plan);
     }
@@ -118,8 +145,82 @@ export async function markNotSpam(
       .where('day', '=', dayOf(submission.createdAt))
       .where('spam', '>', 0)
       .execute();
-    return { status, formId: submission.formId };
+    return { status, formId: submission.formId, returned: returning };
   });
+}
+
+/** What a workspace's spam folder holds within the spam retention (an upper bound: spam_days), its bound, and the spam dropped past it. */
+export interface SpamFolderState {
+  caught: number;
+  bytes: number;
+  dropped: number;
+  cap: SpamFolderCap;
+}
+
+/**
+ * The spam folder of a workspace as the writer measures it (intake/writer.ts): the spam caught
+ * within the retention, and what was dropped because the folder was full, from at most a row per
+ * day. The caller has checked that the account is a member.
+ */
+export async function spamFolderState(
+  database: Database,
+  workspace: { id: string; plan: Plan },
+  retentionMs: number,
+  plans: PlanRules,
+  now = Date.now(),
+): Promise<SpamFolderState> {
+  const row = await database.db
+    .selectFrom('spamDays')
+    .select([
+      (eb) => eb.fn.sum<number | string | null>('caught').as('caught'),
+      (eb) => eb.fn.sum<number | string | null>('bytes').as('bytes'),
+      (eb) => eb.fn.sum<number | string | null>('dropped').as('dropped'),
+    ])
+    .where('workspaceId', '=', workspace.id)
+    .where('day', '>=', dayOf(now - retentionMs))
+    .executeTakeFirst();
+  return {
+    caught: Number(row?.caught ?? 0),
+    bytes: Number(row?.bytes ?? 0),
+    dropped: Number(row?.dropped ?? 0),
+    cap: spamFolderCap(workspace.plan, plans.isUpgraded(workspace.plan)),
+  };
+}
+
+/** Forgets the days of spam older than the retention: no spam of them is left to count (the hourly spam purge). */
+export async function forgetSpamDays(database: Database, retentionMs: number, now = Date.now()): Promise<number> {
+  const result = await database.db
+    .deleteFrom('spamDays')
+    .where('day', '<', dayOf(now - retentionMs))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** A submission leaves the spam folder (Not spam): its day no longer counts it, nor its bytes (fields and stored files). */
+async function uncountSpam(trx: Transaction<DB>, workspaceId: string, submission: { id: string; data: unknown; createdAt: number }): Promise<void> {
+  const files = await trx
+    .selectFrom('submissionFiles')
+    .select((eb) => eb.fn.sum<number | string | null>('size').as('bytes'))
+    .where('submissionId', '=', submission.id)
+    .where('storageKey', 'is not', null)
+    .executeTakeFirst();
+  const data = typeof submission.data === 'string' ? submission.data : JSON.stringify(submission.data);
+  const bytes = Buffer.byteLength(data) + Number(files?.bytes ?? 0);
+  await trx
+    .updateTable('spamDays')
+    .set((eb) => ({
+      caught: eb('caught', '-', 1),
+      bytes: eb
+        .case()
+        .when('bytes', '>', bytes)
+        .then(eb('bytes', '-', bytes))
+        .else(0)
+        .end(),
+    }))
+    .where('workspaceId', '=', workspaceId)
+    .where('day', '=', dayOf(submission.createdAt))
+    .where('caught', '>', 0)
+    .execute();
 }
 
 /**

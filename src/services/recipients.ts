@@ -8,11 +8,21 @@ import { hashSecret, newSecret } from './secrets.js';
 import { memberAddresses, receivingAddresses, withheldReason } from './recipient-states.js';
 import { lockWorkspace } from './seats.js';
 import { normaliseEmail } from '../domain/email-address.js';
+import { vouchedWorkspace } from './workspaces.js';
 
 /** Confirmation links one workspace may have emailed in the last hour: the mail cannot be used to write to strangers in bulk. */
 export const CONFIRMATIONS_PER_WORKSPACE_HOUR = 20;
 /** Confirmation links one address may get in an hour from all workspaces of the instance together. */
 export const CONFIRMATIONS_PER_ADDRESS_HOUR = 3;
+/**
+ * Confirmation links the whole instance sends in an hour for workspaces its admin has not vouched
+ * for (domain/workspace-trust.ts): fresh open sign-ups cannot add up the per-workspace allowance
+ * into thousands of emails from the operator's domain (issue 38, item 10). Counted in the database,
+ * so every instance shares it.
+ */
+export const CONFIRMATIONS_PER_INSTANCE_HOUR = 100;
+/** Which allowance kept a link from being sent: what the metric and the log say. */
+export type WithheldBy = 'workspace' | 'address' | 'instance';
 /** One address is sent a workspace's link at most once an hour (a resend waits that long). */
 export const RESEND_AFTER_MS = 3_600_000;
 const HOUR_MS = 3_600_000;
@@ -46,7 +56,9 @@ export class RecipientService {
   constructor(
     private readonly database: Database,
     // NOTE: read at each request: `serve` sets the public URL once it has bound its port.
-    private readonly config: Pick<Config, 'publicUrl' | 'confirmRecipients'>,
+    private readonly config: Pick<Config, 'publicUrl' | 'confirmRecipients'> & Partial<Pick<Config, 'signup'>>,
+    /** Told of each link an allowance kept back (the metric, and a warning when the instance's is reached). */
+    private readonly withheld: (by: WithheldBy, workspaceId: string) => void = () => undefined,
   ) {}
 
   get enabled(): boolean {
@@ -234,11 +246,24 @@ export class RecipientService {
   private async allowanceLeft(trx: Queryable, workspaceId: string, email: string, now: number): Promise<ProblemError | null> {
     const byWorkspace = await sentWithinHour(trx, 'workspaceId', workspaceId, CONFIRMATIONS_PER_WORKSPACE_HOUR, now);
     if (byWorkspace !== null) {
+      this.withheld('workspace', workspaceId);
       return tooMany(`A workspace can send at most ${CONFIRMATIONS_PER_WORKSPACE_HOUR} confirmation links an hour`, byWorkspace, now);
     }
     const byAddress = await sentWithinHour(trx, 'email', email, CONFIRMATIONS_PER_ADDRESS_HOUR, now);
     if (byAddress !== null) {
+      this.withheld('address', workspaceId);
       return tooMany(`${email} was sent ${CONFIRMATIONS_PER_ADDRESS_HOUR} confirmation links by this instance in the last hour`, byAddress, now);
+    }
+    if (this.config.signup === 'open') {
+      const byInstance = await sentWithinHour(trx, null, null, CONFIRMATIONS_PER_INSTANCE_HOUR, now);
+      if (byInstance !== null && !(await vouchedWorkspace(trx, workspaceId))) {
+        this.withheld('instance', workspaceId);
+        return tooMany(
+          `This instance sends at most ${CONFIRMATIONS_PER_INSTANCE_HOUR} confirmation links an hour for workspaces made through open sign-up, and has sent them (its admin can lift this for your workspace)`,
+          byInstance,
+          now,
+        );
+      }
     }
     return null;
   }
@@ -278,16 +303,17 @@ function tooMany(what: string, oldest: number, now: number): ProblemError {
 
 /**
  * When the oldest of the last `cap` links sent in the past hour to rows where `column` is `value`
- * went out, or null while fewer than `cap` went: reads at most `cap` rows.
+ * (every row for a null column: the whole instance) went out, or null while fewer than `cap` went:
+ * reads at most `cap` rows.
+ * NOTE: the instance's count has no index of its own (no migration for it): it reads the rows sent
+ * in the hour, asked only when a link is about to go out for a workspace made by open sign-up.
  */
-async function sentWithinHour(trx: Queryable, column: 'workspaceId' | 'email', value: string, cap: number, now: number): Promise<number | null> {
-  const rows = await trx
+async function sentWithinHour(trx: Queryable, column: 'workspaceId' | 'email' | null, value: string | null, cap: number, now: number): Promise<number | null> {
+  let query = trx
     .selectFrom('recipientConfirmations')
     .select('lastSentAt')
-    .where(column, '=', value)
-    .where('lastSentAt', '>', now - HOUR_MS)
-    .orderBy('lastSentAt', 'desc')
-    .limit(cap)
-    .execute();
+    .where('lastSentAt', '>', now - HOUR_MS);
+  if (column !== null) query = query.where(column, '=', value!);
+  const rows = await query.orderBy('lastSentAt', 'desc').limit(cap).execute();
   return rows.length >= cap ? rows.at(-1)!.lastSentAt! : null;
 }

@@ -1,4 +1,6 @@
-/** What `search` matches: every field name and value, lower-cased, one per line. */
+import { foldForSearch } from '../domain/search-fold.js';
+
+/** What `search` matches: every field name and value, one per line, folded (lower case, Latin letters without accents: domain/search-fold.ts). */
 export function searchTextOf(data: unknown): string {
   const parts: string[] = [];
   const walk = (value: unknown) => {
@@ -12,5 +14,5 @@ export function searchTextOf(data: unknown): string {
     } else parts.push(String(value));
   };
   walk(data);
-  return parts.join('\n').toLowerCase();
+  return foldForSearch(parts.join('\n'));
 }

@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Database } from '../db/database.js';
 import type { SubmissionFileRow } from '../db/schema/submission-file.js';
 import { PlanRules } from '../domain/plans.js';
+import { withoutHiddenCharacters } from '../domain/uploads.js';
 import type { FileStore } from '../files/file-store.js';
 import { ProblemError } from '../errors.js';
 import { upgradeRequired } from './workspaces.js';
@@ -50,7 +51,8 @@ export class SubmissionFiles {
         .execute();
       for (const { storageKey, ...row } of rows) {
         const list = bySubmission.get(row.submissionId) ?? [];
-        list.push({ ...row, size: Number(row.size), stored: storageKey !== null });
+        // a name stored before names were cleaned of bidirectional controls is cleaned as it leaves (issue 38, item 17)
+        list.push({ ...row, name: withoutHiddenCharacters(row.name), size: Number(row.size), stored: storageKey !== null });
         bySubmission.set(row.submissionId, list);
       }
     }
@@ -108,7 +110,7 @@ export class SubmissionFiles {
     }
     const stored = await this.store.read(file.storageKey);
     if (!stored) throw notFound;
-    return { id: file.id, name: file.name, type: file.type, size: stored.size, body: stored.body };
+    return { id: file.id, name: withoutHiddenCharacters(file.name), type: file.type, size: stored.size, body: stored.body };
   }
 
   /** Bytes of files the workspace keeps, against its plan's allowance (shown with the other allowances). */

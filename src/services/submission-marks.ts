@@ -6,7 +6,7 @@ import type { DB } from '../db/schema/index.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { ProblemError, validationError } from '../errors.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
-import { reindex } from './quarantine.js';
+import { OWNER_MARK, reindex } from './quarantine.js';
 
 /** A count of unread submissions stops here: the page says "99+" past UNREAD_SHOWN, and a million unread cost as little as a hundred. */
 export const UNREAD_CAP = 100;
@@ -130,11 +130,12 @@ export class SubmissionMarks {
    * "Mark as spam": accepted submissions move to the spam folder, as the filter would have put them
    * there: out of the list and the search, their day's count from accepted to spam, removed when the
    * spam retention ends. Deliveries already queued are not called back, and the allowance they used
-   * is not given back (deleting gives none back either). "Not spam" brings them back.
+   * is not given back (deleting gives none back either). "Not spam" brings them back as they were,
+   * counting and sending nothing again (quarantine.ts, wasInInbox: the reason written here says so).
    */
   async markSpam(userId: string, byEmail: string, scope: MarkScope, ids: string[]): Promise<number> {
     const wanted = await this.inboxIds(userId, scope, ids);
-    const reasons = JSON.stringify([`Marked as spam by ${byEmail}`]);
+    const reasons = JSON.stringify([`${OWNER_MARK} ${byEmail}`]);
     return this.database.transaction(async (trx) => {
       // NOTE: read again inside the transaction: only those still accepted move (two clicks take turns)
       const rows = await trx

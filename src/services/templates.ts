@@ -8,15 +8,15 @@ import { ProblemError, validationError } from '../errors.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJob } from '../jobs/outbox.js';
-import { autoresponderMessage } from '../mail/autoresponder.js';
+import { autoresponderMessage, siteOf } from '../mail/autoresponder.js';
 import { headerText } from '../mail/header-text.js';
 import { notificationMessage, submissionPageUrl, templateFiles } from '../mail/notification.js';
 import { SpamdError } from '../mail/spamd.js';
-import { TEMPLATE_LIMITS } from '../mail/template-engine.js';
 import type { AutoresponderChecker } from '../mail/template-check.js';
 import { fieldPaths } from '../mail/template-placeholders.js';
+import { renderSubject } from '../mail/subject-template.js';
 import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
-import type { Access, FormService } from './forms.js';
+import { type Access, allowedOriginsOf, type FormService } from './forms.js';
 import { requireUnchanged } from './read-only-fields.js';
 
 /** A form's stored template, as pages read it. */
@@ -71,8 +71,8 @@ export class TemplateService {
 
   /**
    * Compiles the code, then stores it (creating the template if absent). A template that does not
-   * compile, or that compiles (and renders with no data) slower than a render may take, is
-   * `template_invalid` and the stored one is kept. The autoresponder is content checked
+   * compile, or holds more than a template may (template-size.ts), is `template_invalid` and the
+   * stored one is kept; one the template workers' watchdog stopped is `upstream_unavailable`. The autoresponder is content checked
    * first (the rules, and spamd when configured): what trips the check is stored paused, and the
    * write still succeeds; a configured spamd that gives no verdict is `upstream_unavailable` and
    * nothing is stored. `pausedFor` says why the template was paused (empty when it was not).
@@ -89,12 +89,24 @@ export class TemplateService {
     const form = await this.forms.formForMember(userId, formId, access);
     requireUnchanged([{ name: 'kind', sent: sentBack.kind, stored: kind, why: `must be the kind in the path (${kind})` }]);
     const compiled = await this.renderer.check(code);
+    // only the safety net says too_slow here (what a template holds is counted): the machine's answer, not the template's
+    if (!compiled.ok && compiled.problem === 'too_slow')
+      throw new ProblemError(
+        'upstream_unavailable',
+        `The template could not be checked in time (${compiled.message}); nothing was stored. Try again in a moment.`,
+      );
     if (!compiled.ok) throw new ProblemError('template_invalid', 'The template could not be compiled; nothing was stored.', { errors: problemsOf(compiled) });
     let paused: number | null = null;
     let pausedFor: string[] = [];
     if (kind === 'autoresponder') {
       // the check reads the template alone, as it would be sent with no submission filled in
-      const message = autoresponderMessage({ formName: form.name, to: DRAFT_RECIPIENT, body: { html: compiled.html, text: compiled.text } });
+      const message = autoresponderMessage({
+        to: DRAFT_RECIPIENT,
+        body: { html: compiled.html, text: compiled.text },
+        subject: await renderSubject(form.autoresponseSubject, {}, this.renderer),
+        fromName: form.autoresponseFromName,
+        site: siteOf(allowedOriginsOf(form)),
+      });
       const verdict = await this.checker.check({ code, message }).catch((error: unknown) => {
         if (!(error instanceof SpamdError)) throw error;
         throw Object.assign(new ProblemError('upstream_unavailable', 'The content checker could not be reached; nothing was stored. Try again in a moment.'), {
@@ -142,11 +154,12 @@ export class TemplateService {
     const files = await this.filesOf(kind, latest);
     if (!template) {
       // no notification template: the default layout is what would be sent
+      const subject = await renderSubject(form.notificationSubject, fields, this.renderer);
       const message = notificationMessage({
-        form: { id: form.id, name: form.name, emailThreading: false },
+        form: { id: form.id, name: form.name, emailThreading: false, subject },
         to: 'preview@formgate.invalid',
         submission: { id: 'preview', createdAt: Date.now(), data: fields, emailControls: null },
-        mailFrom: 'preview@formgate.invalid',
+        idDomain: 'formgate.invalid',
         files: files.list,
         submissionUrl: files.url,
       });
@@ -190,11 +203,12 @@ export class TemplateService {
     const filled = { submissionAt: latest?.createdAt ?? null, layout: body ? ('template' as const) : ('default' as const) };
     if (kind === 'notification') {
       const to = recipients[0] ?? null;
+      const formSubject = await renderSubject(form.notificationSubject, submission.data, this.renderer);
       const message = notificationMessage({
-        form: { id: form.id, name: form.name, emailThreading: false, subject: form.notificationSubject, fromName: form.notificationFromName },
+        form: { id: form.id, name: form.name, emailThreading: false, subject: formSubject, fromName: form.notificationFromName },
         to: to ?? 'preview@formgate.invalid',
         submission,
-        mailFrom: 'preview@formgate.invalid',
+        idDomain: 'formgate.invalid',
         rendered: body,
         files: files.list,
         submissionUrl: files.url,
@@ -204,12 +218,12 @@ export class TemplateService {
     }
     const to = submitterAddress({ data: submission.data, controls });
     const message = autoresponderMessage({
-      formName: form.name,
       to: to ?? DRAFT_RECIPIENT,
       replyTo: recipients[0],
       body: body!,
-      subject: form.autoresponseSubject,
+      subject: await renderSubject(form.autoresponseSubject, withoutFileUrls(submission.data), this.renderer),
       fromName: form.autoresponseFromName,
+      site: siteOf(allowedOriginsOf(form)),
     });
     return {
       subject: message.subject,
@@ -296,9 +310,7 @@ export class TemplateService {
 
 /** The `errors` of a refused write: one entry per problem. */
 function problemsOf(outcome: Exclude<TemplateOutcome, { ok: true }>): string[] {
-  if (outcome.problem === 'invalid') return outcome.errors;
-  if (outcome.problem === 'too_large') return [`code: ${outcome.message}`];
-  return [`code: ${outcome.message} (a render may take ${TEMPLATE_LIMITS.timeMs} ms); write it with fewer placeholders and blocks`];
+  return outcome.problem === 'invalid' ? outcome.errors : [`code: ${outcome.message}`];
 }
 
 /** Why a render gave no email: the template's problems (`template_invalid`), or the limit it ran into with this data. */

@@ -2,6 +2,9 @@ import { fromJson, type Database } from '../db/database.js';
 import type { JobStatus } from '../db/schema/job.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { ProblemError } from '../errors.js';
+import { deliveryErrorForMembers } from '../domain/delivery-error.js';
+import type { InstanceUsage } from '../domain/plans.js';
+import { isPublicAddress } from '../net/public-address.js';
 import { SLACK_KIND } from '../jobs/channels/slack.js';
 import { allowedOriginsOf, type FormService } from './forms.js';
 
@@ -25,6 +28,8 @@ export interface TestDelivery {
   status: JobStatus;
   attempts: number;
   lastError: string | null;
+  /** The `.eml` file a delivered email was written to instead (no FORMGATE_SMTP_URL): nobody received it. */
+  writtenTo: string | null;
 }
 
 /**
@@ -36,6 +41,8 @@ export class TestSubmissionService {
   constructor(
     private readonly database: Database,
     private readonly forms: FormService,
+    /** Team or hosting (InstanceSettings): what members read of a delivery's error (domain/delivery-error.ts). */
+    private readonly usage: () => InstanceUsage = () => 'hosting',
   ) {}
 
   /** Posts the test as a `fetch` client of one of the form's allowed sites would; `not_found` for an outsider. */
@@ -81,6 +88,19 @@ export class TestSubmissionService {
       .orderBy('createdAt')
       .orderBy('id')
       .execute();
+    // an email delivered without an SMTP server only went to a file: said so, not "Delivered" (issue 39, item 6)
+    const done = jobs.filter((job) => job.status === 'done').map((job) => job.id);
+    const written =
+      done.length === 0
+        ? []
+        : await this.database.db
+            .selectFrom('jobAttempts')
+            .select(['jobId', 'writtenTo'])
+            .where('jobId', 'in', done)
+            .where('outcome', '=', 'ok')
+            .where('writtenTo', 'is not', null)
+            .execute();
+    const writtenTo = new Map(written.map((row) => [row.jobId, row.writtenTo]));
     return {
       submission: {
         id: submission.id,
@@ -94,7 +114,8 @@ export class TestSubmissionService {
         target: targetOf(job.kind, fromJson<Record<string, unknown> | null>(job.payload), form.slackChannel),
         status: job.status,
         attempts: job.attempts,
-        lastError: job.lastError,
+        lastError: deliveryErrorForMembers(job.lastError, this.usage(), isPublicAddress),
+        writtenTo: writtenTo.get(job.id) ?? null,
       })),
     };
   }

@@ -80,6 +80,7 @@ export class UserService {
       submissionsUsed: 0,
       quotaNotifiedAt: null,
       fileBytes: 0,
+      fileBytesReserved: 0,
       createdAt: now,
       updatedAt: now,
     };

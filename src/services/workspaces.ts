@@ -14,6 +14,7 @@ import { keysetPage, newestAfter, type Page, type PageRequest, pageOf } from './
 import { requireUnchanged } from './read-only-fields.js';
 import { lockWorkspace, requireSeat, seatCounts, seatsTaken } from './seats.js';
 import type { UserService } from './users.js';
+import { isVouchedFor } from '../domain/workspace-trust.js';
 
 /** A workspace as the service hands it to pages and routes. */
 export type Workspace = WorkspaceRow;
@@ -26,6 +27,7 @@ const WORKSPACE_COLUMNS = [
   'ownerId',
   'submissionsUsed',
   'fileBytes',
+  'fileBytesReserved',
   'quotaNotifiedAt',
   'createdAt',
   'updatedAt',
@@ -89,10 +91,16 @@ export class WorkspaceService {
     private readonly database: Database,
     private readonly users: UserService,
     /** Where links in emails lead; read at each use, as serving on port 0 settles it only once listening. */
-    private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly config: Pick<Config, 'publicUrl'> & Partial<Pick<Config, 'signup'>>,
     /** The installation's plan rules (team mode: every feature, no caps), shared with the services built on this one. */
     readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {}
+
+  /** Whether the instance admin stands behind the workspace (domain/workspace-trust.ts): pages tell a stranger's owner what waits for it. */
+  async vouchedFor(workspaceId: string): Promise<boolean> {
+    if (this.config.signup !== 'open') return true;
+    return vouchedWorkspace(this.database.db, workspaceId);
+  }
 
   /** Every workspace the account belongs to, newest first, with the account's role in each. */
   async listForUser(userId: string, page: PageRequest): Promise<Page<ListedWorkspace>> {
@@ -161,6 +169,7 @@ export class WorkspaceService {
         submissionsUsed: 0,
         quotaNotifiedAt: null,
         fileBytes: 0,
+        fileBytesReserved: 0,
         createdAt: now,
         updatedAt: now,
       };
@@ -320,4 +329,15 @@ export function toWorkspaceResource(w: WorkspaceRow, plans: PlanRules) {
     createdAt: new Date(w.createdAt).toISOString(),
     updatedAt: new Date(w.updatedAt).toISOString(),
   };
+}
+
+/** Whether the instance admin stands behind the workspace while sign-up is open: its stored plan, and who made it. */
+export async function vouchedWorkspace(db: Queryable, workspaceId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('workspaces')
+    .leftJoin('users', 'users.id', 'workspaces.ownerId')
+    .select(['workspaces.plan', 'users.isAdmin as ownerIsAdmin'])
+    .where('workspaces.id', '=', workspaceId)
+    .executeTakeFirst();
+  return row !== undefined && isVouchedFor(true, row);
 }

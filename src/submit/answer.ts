@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { compressText } from '../web/text-compression.js';
 import { PAGE_CONTENT_SECURITY_POLICY } from './pages.js';
 
 /** `Accept: application/json` (or any `+json` type) asks for JSON instead of a redirect or a page. */
@@ -27,9 +28,12 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
 };
 
+/** A built-in page, compressed when the browser takes br or gzip (the pages hold no secret to leak through their length). */
 export function sendPage(response: ServerResponse, status: number, html: string): void {
-  response.writeHead(status, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(html) });
-  response.end(html);
+  const { body, encoding } = compressText(html, response.req?.headers['accept-encoding']);
+  const compression = encoding ? { 'content-encoding': encoding } : {};
+  response.writeHead(status, { ...PAGE_HEADERS, ...compression, vary: 'Accept-Encoding', 'content-length': body.length });
+  response.end(body);
 }
 
 export function redirect(response: ServerResponse, location: string): void {

@@ -41,19 +41,30 @@ export class OriginPolicy {
     form: IntakeForm,
     private readonly postOrigin: string | null,
     private readonly method: 'POST' | 'GET' = 'POST',
+    /**
+     * The instance admin stands behind the form's workspace (domain/workspace-trust.ts): always, unless
+     * sign-up is open. A stranger's list and settings put no words on the submit domain and send no
+     * link's visitor elsewhere unasked (issue 38, item 11).
+     */
+    private readonly workspaceVouched = true,
   ) {
     this.allowed = allowedOriginsOf(form);
     this.ownRedirect = form.redirectUrl;
   }
 
-  /** A list is set and the post came from a site on it: the owner vouches for what that page sends. */
-  get vouched(): boolean {
+  /** The post came from a site on the form's list. */
+  private get listed(): boolean {
     return this.postOrigin !== null && this.allowed.includes(this.postOrigin);
+  }
+
+  /** A list is set, the post came from a site on it, and the admin stands behind the owner: the owner vouches for what that page sends. */
+  get vouched(): boolean {
+    return this.workspaceVouched && this.listed;
   }
 
   /** Refuses a submission from a site the form does not list, when it lists any. */
   admit(): void {
-    if (this.allowed.length === 0 || this.vouched) return;
+    if (this.allowed.length === 0 || this.listed) return;
     // NOTE: the detail names no origin of the post: a browser shows it on the error page, and a host name can say anything
     const seen = this.postOrigin ? 'this one came from another site' : 'this one named no site (no Origin or Referer header)';
     throw new ProblemError('origin_not_allowed', `This form takes submissions only from the sites it lists; ${seen}. Nothing was stored.`);
@@ -87,9 +98,37 @@ export class OriginPolicy {
     return httpUrl(this.ownRedirect);
   }
 
-  /** The back link of a built-in page: the page the form was on, when the owner vouches for it. */
-  backUrl(referer: string | undefined): string | null {
-    const url = httpUrl(referer);
-    return this.vouched && url && this.allowed.includes(url.origin) ? url.href : null;
+  /**
+   * A GET to a workspace nobody vouched for may be a link sent to anyone: its redirect to a site the
+   * visitor did not come from is not followed but named, on a page of its own (the visitor decides).
+   * A POST, or a GET back to the site it came from, goes as the spec says.
+   */
+  namesInstead(target: URL): boolean {
+    return this.method === 'GET' && !this.workspaceVouched && target.origin !== this.postOrigin;
   }
+
+  /**
+   * The way back of a built-in page (thank-you, error): a link the visitor may follow, never a
+   * redirect (issue 39, item 19). The page the form was on (its Referer, else its Origin) when the
+   * form lists that site; a form that lists sites otherwise links to the first of them, when the
+   * admin stands behind its workspace. A form that lists none links to the root of the site the post
+   * came from: the page names its host beside the link, and no path of the post's rides on the
+   * owner's submit domain (a site the owner never listed may be anyone's).
+   */
+  backUrl(referer: string | undefined): string | null {
+    const came = visitorsPage(referer, this.postOrigin);
+    if (came && this.allowed.includes(came.origin)) return came.href;
+    if (this.allowed.length > 0) return this.workspaceVouched ? `${this.allowed[0]}/` : null;
+    return came ? `${came.origin}/` : null;
+  }
+}
+
+/** The page a browser says it posted from: its Referer, else the root of its Origin (http or https only); null when neither names one. */
+function visitorsPage(referer: string | undefined, origin: string | null): URL | null {
+  const url = httpUrl(referer) ?? httpUrl(origin ? `${origin}/` : null);
+  if (!url) return null;
+  // a Referer written by hand may carry credentials; a browser never sends them
+  url.username = '';
+  url.password = '';
+  return url;
 }

@@ -38,6 +38,7 @@ export const PAGE_TEMPLATE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <meta name="color-scheme" content="light dark">
+<meta name="description" content="{{message}}">
 <title>{{title}}</title>
 <style>${PAGE_STYLE}</style>
 </head>
@@ -53,7 +54,7 @@ export const PAGE_TEMPLATE = `<!doctype html>
 </ul>
 {{/if}}
 {{#if backUrl}}
-<p class="back"><a href="{{backUrl}}"><span aria-hidden="true">←</span> {{backLabel}}</a></p>
+<p class="back"><a href="{{backUrl}}"><span aria-hidden="true">{{arrow}}</span> {{backLabel}}{{#if backHost}} ({{backHost}}){{/if}}</a></p>
 {{/if}}
 </main>
 {{#if branding}}

@@ -18,6 +18,8 @@ const MESSAGE_MAX = 2000;
 // NOTE: validation errors can echo visitor field names, so they are capped like any visitor text.
 const ERRORS_MAX = 50;
 const ERROR_MAX = 500;
+// the Location header allows 4,000 characters; the link's text shows them all but a pathological tail
+const ONWARDS_LABEL_MAX = 4_000;
 
 const TRUE_WORDS = new Set(['true', '1', 'on', 'yes']);
 
@@ -31,6 +33,10 @@ interface PageView {
   errors: string[];
   backUrl: string | null;
   backLabel: string;
+  /** The host the way back leads to, written beside its label (null: the label says it already). */
+  backHost: string | null;
+  /** ← for the way back, → for the way on. */
+  arrow: string;
   branding: boolean;
   poweredBy: string;
 }
@@ -54,6 +60,17 @@ export const PAGE_CONTENT_SECURITY_POLICY = [
 export function renderThankYouPage(options: PageOptions): string {
   const text = textOf(options);
   return render(options, 'success', text.thanks, [], text.goBack);
+}
+
+/**
+ * After a GET to a workspace nobody vouched for, instead of a redirect the visitor did not choose:
+ * the submission was taken, and the page names the address the owner would send them to, written
+ * out whole as the link's text, so the visitor sees where it leads before going (issue 38, item 11).
+ */
+export function renderOnwardsPage(options: PageOptions & { destination: string }): string {
+  const text = textOf(options);
+  const page = { ...options, title: undefined, message: text.onwards, backUrl: options.destination };
+  return render(page, 'success', text.thanks, [], cap(options.destination, ONWARDS_LABEL_MAX), '→', false);
 }
 
 /** What a form's address shows to a GET that carries no fields (a person who opened the link). */
@@ -95,7 +112,8 @@ function textOf(options: PageOptions): PageText {
   return pageText(options.language ?? DEFAULT_LANGUAGE);
 }
 
-function render(options: PageOptions, kind: PageView['kind'], defaults: Wording, errors: string[], backLabel: string): string {
+function render(options: PageOptions, kind: PageView['kind'], defaults: Wording, errors: string[], backLabel: string, arrow = '←', namesHost = true): string {
+  const backUrl = safeBackUrl(options.backUrl);
   return template()({
     lang: supportedLanguage(options.language) ?? DEFAULT_LANGUAGE,
     kind,
@@ -103,8 +121,11 @@ function render(options: PageOptions, kind: PageView['kind'], defaults: Wording,
     title: cap(present(options.title) ?? defaults.title, TITLE_MAX),
     message: cap(present(options.message) ?? defaults.message, MESSAGE_MAX),
     errors,
-    backUrl: safeBackUrl(options.backUrl),
+    backUrl,
     backLabel,
+    // NOTE: the way back may lead to a site the owner never listed (the page the post came from): the page says which
+    backHost: backUrl && namesHost ? new URL(backUrl).host : null,
+    arrow,
     branding: options.branding,
     poweredBy: textOf(options).poweredBy,
   });

@@ -1,11 +1,12 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { clip, ProblemError, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
+import { clip, ProblemError, readOnly, RETRY_AFTER_UNAVAILABLE_SECONDS, storageUnavailable } from '../errors.js';
 import { answerClientError, ignoreUnknownExpectations } from '../web/client-error.js';
 import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from '../web/connection-drain.js';
 import { problemBody } from '../web/problem-body.js';
 import { requestId } from '../web/request-id.js';
+import { requestLogLevel } from '../web/request-log-level.js';
 import { StorageFailureLog } from '../domain/storage-failure-log.js';
 import { fieldsFromPairs } from '../intake/fields.js';
 import type { IntakePipeline, ReceivedSubmission } from '../intake/pipeline.js';
@@ -14,17 +15,23 @@ import { visitorKey, type SubmitRateLimiter } from '../intake/rate-limit.js';
 import { allowedOriginsOf } from '../services/forms.js';
 import { redirect, sendJson, sendPage, wantsHtml, wantsJson } from './answer.js';
 import { bodyType, readSubmission } from './body.js';
+import { ClientAbortedError } from './client-aborted.js';
 import { clientIp } from '../net/client-address.js';
 import { answerEcho } from './echo.js';
 import { DEFAULT_LANGUAGE, pageLanguage, pageText, supportedLanguage } from './languages/index.js';
 import { OriginPolicy, postOriginOf, type RedirectControl } from './origin-policy.js';
-import { feedbackOf, renderErrorPage, renderFormAddressPage, renderThankYouPage } from './pages.js';
+import { feedbackOf, renderErrorPage, renderFormAddressPage, renderOnwardsPage, renderThankYouPage } from './pages.js';
+import { isVouchedFor } from '../domain/workspace-trust.js';
 import type { ThankYouLinks } from './thank-you-link.js';
 import type { HealthService } from '../services/health.js';
+import type { HealthDetailGate } from '../web/health-detail.js';
+import { refusalHeaders } from '../web/limiter.js';
 
 export interface SubmitSurface {
   server: http.Server;
   listen(options: { host: string; port: number }): Promise<void>;
+  /** The drain window begins: every answer from now on closes its connection, while the surface still listens. */
+  closeEachAfterAnswer(): void;
   /** Stops taking connections, closes each after its request, and cuts what is still open at the deadline. */
   close(options?: DrainOptions): Promise<DrainOutcome>;
 }
@@ -37,6 +44,8 @@ export interface SubmitDependencies {
   links: ThankYouLinks;
   /** What `/healthz` answers, as on the management API. */
   health: HealthService;
+  /** Who gets `/healthz`'s details, as on the management API. */
+  healthGate: HealthDetailGate;
 }
 
 /** What each request's handling uses: the surface's dependencies, and its log of storage failures. */
@@ -75,6 +84,7 @@ export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSur
           resolve();
         });
       }),
+    closeEachAfterAnswer: () => connections.closeEachAfterAnswer(),
     async close(options) {
       const outcome = await connections.drain(options);
       log.debug({ submitUrl: ctx.config.submitUrl }, 'submit surface closed');
@@ -92,7 +102,7 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
   response.setHeader('x-request-id', reqId);
   // Any site may post with `fetch`; nothing here depends on cookies, so no credentials are allowed.
   response.setHeader('access-control-allow-origin', '*');
-  response.setHeader('access-control-expose-headers', 'Location, Retry-After, X-Request-Id');
+  response.setHeader('access-control-expose-headers', 'Location, Retry-After, X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset');
   // 'close' comes after every answer, and when the visitor goes away before one
   deps.ctx.visitors.enter();
   response.once('close', () => deps.ctx.visitors.leave());
@@ -103,13 +113,17 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
   let route: SubmitRoute = 'unmatched';
   response.once('finish', () => {
     const ms = performance.now() - started;
-    deps.log.info({ reqId, method: request.method, path, ip: client, status: response.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    deps.log[requestLogLevel(path, response.statusCode)](
+      { reqId, method: request.method, path, ip: client, status: response.statusCode, ms: Math.round(ms * 10) / 10 },
+      'request',
+    );
     metrics?.answered('submit', request.method ?? 'GET', route, response.statusCode, ms);
   });
 
   let controls: Record<string, string> | null = null;
   // known once the form is: nothing from the post is trusted before that
   let policy = null as OriginPolicy | null;
+  let intakeForm = null as IntakeForm | null;
   // a post that reached the rate limit: its refusal counts as a refused submission
   let submitting = false;
   try {
@@ -127,7 +141,7 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     if (first === 'healthz') {
       route = '/healthz';
       requireMethod(response, method, ['GET', 'HEAD']);
-      const health = await deps.health.health();
+      const health = await deps.health.answer(deps.healthGate.allows(client, request.headers));
       response.setHeader('cache-control', 'no-store');
       return sendJson(response, health.httpStatus, health.body);
     }
@@ -143,11 +157,12 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     submitting = first !== 'echo';
     const decision = await deps.limiter.consume(visitor);
     if (!decision.allowed) {
-      response.setHeader('retry-after', String(decision.retryAfterSeconds));
+      for (const [name, value] of Object.entries(refusalHeaders(decision))) response.setHeader(name, value);
       throw new ProblemError('rate_limited', `Too many submissions from this address; retry in ${decision.retryAfterSeconds} seconds.`);
     }
     const admit = (form: IntakeForm) => {
-      policy = new OriginPolicy(form, postOriginOf(request), viaQuery ? 'GET' : 'POST');
+      intakeForm = form;
+      policy = new OriginPolicy(form, postOriginOf(request), viaQuery ? 'GET' : 'POST', vouchedFor(deps, form));
       policy.admit();
     };
     // A multipart post may carry files: its form's limits must be known before its body is read.
@@ -157,10 +172,15 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     if (first === 'echo') return answerEcho(request, response, parsed, viaQuery ? null : query);
     const received = await deps.pipeline.receive(first, parsed, client, uploads ? undefined : admit, uploads);
     metrics?.submitted(received.outcome);
-    answerSuccess(deps, request, response, received, controls, policy!, visitor);
+    answerSuccess(deps, request, response, received, controls, policy!, visitor, intakeForm!);
   } catch (error) {
     answerFailure(deps, request, response, error, controls, policy, reqId, submitting);
   }
+}
+
+/** Whether the instance admin stands behind the form's workspace (always, unless sign-up is open). */
+function vouchedFor(deps: SubmitDependencies, form: IntakeForm): boolean {
+  return isVouchedFor(deps.ctx.config.signup === 'open', form);
 }
 
 /** A query carries fields when it has a named pair (`?message=hi`); `?` alone or `?=x` has none. */
@@ -177,6 +197,7 @@ function answerSuccess(
   controls: Record<string, string>,
   policy: OriginPolicy,
   visitor: string,
+  form: IntakeForm,
 ): void {
   // NOTE: `_redirect` and `_error` mean nothing to a JSON client: a script cannot follow a redirect to a page.
   if (wantsJson(request)) {
@@ -190,6 +211,13 @@ function answerSuccess(
   if (target) {
     if (Object.hasOwn(controls, '_append') && !FALSE_WORDS.has(controls._append!.trim().toLowerCase())) {
       target.searchParams.set('submissionId', received.id);
+    }
+    if (policy.namesInstead(target)) {
+      deps.log.info({ formId: received.formId, destination: clip(target.toString()) }, 'GET redirect named, not followed: the workspace is not vouched for');
+      const language = pageLanguage(controls['_feedback.language'], request.headers['accept-language']);
+      const dark = feedbackOf(controls, 'success', false).dark;
+      sendPage(response, 200, renderOnwardsPage({ destination: target.toString(), dark, language, branding: !deps.ctx.plans.isUpgraded(form.plan) }));
+      return;
     }
     redirect(response, target.toString());
     return;
@@ -222,7 +250,13 @@ function answerFailure(
   reqId: string,
   submitting: boolean,
 ): void {
-  const known = !(error instanceof ProblemError) && deps.ctx.isStorageUnavailable(error) ? storageUnavailable() : error;
+  if (error instanceof ClientAbortedError) {
+    // NOTE: no one to answer, and nothing wrong here: info, counted apart from the refusals
+    deps.log.info({ reqId, reason: 'client_aborted' }, 'the visitor went away before their post had arrived; nothing was stored');
+    if (submitting) deps.ctx.metrics?.submitted('aborted');
+    return void response.destroy();
+  }
+  const known = !(error instanceof ProblemError) && deps.ctx.isStorageUnavailable(error) ? storageUnavailable(readOnly(request)) : error;
   const problem = known instanceof ProblemError ? known : new ProblemError('internal_error', 'The server failed to take the submission; nothing was stored.');
   if (submitting) deps.ctx.metrics?.refused(problem.code);
   if (problem.code === 'storage_unavailable' && !(error instanceof ProblemError)) deps.storageFailures.note(deps.log, error, { reqId });
@@ -233,7 +267,9 @@ function answerFailure(
   const extra = problem.extra;
 
   const errorTarget = !wantsJson(request) && policy && controls ? usableRedirect(deps.log, policy, controls, '_error', { reqId }) : null;
-  if (errorTarget) {
+  if (errorTarget && policy?.namesInstead(errorTarget)) {
+    deps.log.info({ reqId, control: '_error', value: clip(errorTarget.toString()), reason: 'a GET to a workspace not vouched for' }, 'control field ignored');
+  } else if (errorTarget) {
     redirect(response, errorTarget.toString());
     return;
   }
@@ -249,6 +285,7 @@ function answerFailure(
       message: feedback.message ?? (language === DEFAULT_LANGUAGE ? problem.detail : undefined),
       dark: feedback.dark,
       branding: false,
+      // NOTE: none before the form is known: no owner speaks for a way back from a form that is not there
       backUrl: policy?.backUrl(request.headers.referer) ?? null,
       errors,
       code: problem.code,
@@ -270,11 +307,13 @@ async function thankYouPage(
   const form = await deps.ctx.forms.getIntakeForm(formId);
   if (!form) throw new ProblemError('not_found', `There is no form ${formId}.`);
   const visitor = visitorKey(clientIp(request, deps.ctx.config.trustProxy));
-  const content = deps.links.read(formId, query, visitor, allowedOriginsOf(form));
+  // NOTE: anyone can open this page without posting: a workspace nobody vouched for puts no words of its own here
+  const vouched = vouchedFor(deps, form);
+  const content = deps.links.read(formId, query, visitor, allowedOriginsOf(form), vouched);
   const language = pageLanguage(content.language, request.headers['accept-language']);
   // a vouched post's `_feedback.success.*` wins; else the form's own wording (its Settings); else the page's language's
-  const title = content.title ?? form.thanksTitle ?? undefined;
-  const message = content.message ?? form.thanksMessage ?? undefined;
+  const title = content.title ?? (vouched ? form.thanksTitle : null) ?? undefined;
+  const message = content.message ?? (vouched ? form.thanksMessage : null) ?? undefined;
   sendPage(response, 200, renderThankYouPage({ ...content, title, message, language, branding: !deps.ctx.plans.isUpgraded(form.plan) }));
 }
 

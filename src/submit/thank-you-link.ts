@@ -1,5 +1,5 @@
 import { Keyring, type MacShape } from '../keyring.js';
-import { httpOriginOf } from '../net/origin.js';
+import { httpUrl } from '../net/origin.js';
 import { supportedLanguage } from './languages/index.js';
 import { REDIRECT_MAX } from './origin-policy.js';
 
@@ -55,10 +55,12 @@ export class ThankYouLinks {
   }
 
   /**
-   * The content of a link this service built for `visitor`, no older than its time to live, as far as
-   * the form's allowed origins (as they are now) still vouch for it; defaults for anything else.
+   * The content of a link this service built for `visitor`, no older than its time to live; defaults
+   * for anything else. Its wording only while the form lists its sites (`allowedOrigins`, as they are
+   * now) and `vouched` (the admin stands behind the workspace); its way back while it is an http(s)
+   * address and, when the form lists sites, on the list.
    */
-  read(formId: string, query: URLSearchParams, visitor: string, allowedOrigins: string[]): ThankYouContent {
+  read(formId: string, query: URLSearchParams, visitor: string, allowedOrigins: string[], vouched = true): ThankYouContent {
     const language = supportedLanguage(query.get(PARAMS.language));
     const base: ThankYouContent = language ? { language } : {};
     const signature = query.get('s');
@@ -67,15 +69,16 @@ export class ThankYouLinks {
     if (!this.keyring.verify(signed(formId, visitor, unsigned), signature, LINK_MAC)) return base;
     if (!(Number(unsigned.get(PARAMS.expires)) * 1000 > this.now())) return base;
     const dark = unsigned.get(PARAMS.dark) === '1';
-    // wording and the way back are the owner's only while the form lists the sites it comes from
-    if (allowedOrigins.length === 0) return { ...base, dark };
-    const backUrl = unsigned.get(PARAMS.backUrl);
+    const back = httpUrl(unsigned.get(PARAMS.backUrl));
+    const backUrl = back && (allowedOrigins.length === 0 || allowedOrigins.includes(back.origin)) ? back.href : null;
+    // wording is the owner's only while the form lists the sites it comes from
+    if (allowedOrigins.length === 0 || !vouched) return backUrl ? { ...base, dark, backUrl } : { ...base, dark };
     return {
       ...base,
       title: unsigned.get(PARAMS.title) ?? undefined,
       message: unsigned.get(PARAMS.message) ?? undefined,
       dark,
-      backUrl: backUrl && allowedOrigins.includes(httpOriginOf(backUrl) ?? '') ? backUrl : null,
+      backUrl,
     };
   }
 }

@@ -42,7 +42,12 @@ interface Connection {
   underWay: number;
   /** When the last answer was sent, or the connection opened. */
   idleSince: number;
+  /** The socket's bytes read by then: more since means a request is arriving. */
+  bytesAtIdle: number;
 }
+
+/** Resolves in the check phase, once the event loop's poll phase has run: connections waiting to be accepted are, and bytes waiting to be read are. */
+const afterPoll = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Closes an HTTP server's keep-alive connections while it shuts down, for both surfaces. Closing
@@ -58,7 +63,7 @@ export class ConnectionDrain {
 
   constructor(private readonly server: Server) {
     server.on('connection', (socket: Socket) => {
-      this.connections.set(socket, { underWay: 0, idleSince: performance.now() });
+      this.connections.set(socket, { underWay: 0, idleSince: performance.now(), bytesAtIdle: 0 });
       socket.once('close', () => this.connections.delete(socket));
     });
     // first, so that the header is set before any handler can answer
@@ -71,9 +76,14 @@ export class ConnectionDrain {
    * that sent half a request).
    */
   async drain({ deadlineMs = DRAIN_DEADLINE_MS, idleGraceMs = 0 }: DrainOptions = {}): Promise<DrainOutcome> {
-    this.draining = true;
-    for (const response of this.answers) this.closeAfter(response);
+    this.closeEachAfterAnswer();
     let cut = 0;
+    // NOTE: a connection the kernel has completed waits in the listen backlog until the event loop
+    // accepts it, with the request a proxy already sent on it; closing the listener before that
+    // resets it, and nginx answers that POST 502 (a loaded machine made it happen at a drain
+    // window's end). One poll phase first accepts them; a connect after the close is refused,
+    // which a proxy tries on another instance.
+    await afterPoll();
     this.closeIdle(idleGraceMs);
     const sweeper = setInterval(() => this.closeIdle(idleGraceMs), SWEEP_MS);
     const deadline = setTimeout(() => {
@@ -92,6 +102,18 @@ export class ConnectionDrain {
     return { cut };
   }
 
+  /**
+   * From now on every answer (those under way too) carries `Connection: close` and its connection
+   * ends once it is sent, while the server still listens: during the drain window (src/cli/serve.ts)
+   * a proxy's kept-alive connections are used up one answer at a time, so that none is left idle for
+   * the proxy to pick just as the drain closes it.
+   */
+  closeEachAfterAnswer(): void {
+    if (this.draining) return;
+    this.draining = true;
+    for (const response of this.answers) this.closeAfter(response);
+  }
+
   private track(socket: Socket, response: ServerResponse): void {
     const connection = this.connections.get(socket);
     if (connection) connection.underWay++;
@@ -101,6 +123,7 @@ export class ConnectionDrain {
       if (!connection) return;
       connection.underWay--;
       connection.idleSince = performance.now();
+      connection.bytesAtIdle = socket.bytesRead;
     });
     if (this.draining) this.closeAfter(response);
   }
@@ -113,8 +136,16 @@ export class ConnectionDrain {
 
   private closeIdle(graceMs: number): void {
     const now = performance.now();
-    for (const [socket, connection] of this.connections) {
-      if (connection.underWay === 0 && now - connection.idleSince >= graceMs) socket.destroy();
-    }
+    const idle = (socket: Socket, connection: Connection | undefined) =>
+      connection !== undefined && connection.underWay === 0 && socket.bytesRead === connection.bytesAtIdle && now - connection.idleSince >= graceMs;
+    const candidates = [...this.connections].filter(([socket, connection]) => idle(socket, connection)).map(([socket]) => socket);
+    if (candidates.length === 0) return;
+    // NOTE: closed after the next poll phase, and only if still idle then: a request already in a
+    // connection's buffer (sent by a proxy as the sweep ran, or while the process was stalled for
+    // longer than the grace) is read first, and its connection is then busy, not idle. Destroying
+    // it with unread bytes would reset it under the request.
+    void afterPoll().then(() => {
+      for (const socket of candidates) if (idle(socket, this.connections.get(socket))) socket.destroy();
+    });
   }
 }

@@ -4,7 +4,7 @@ import type * as Flexible from 'rate-limiter-flexible';
 import type { Config } from '../config/config.js';
 import { ProblemError } from '../errors.js';
 import { visitorKey } from '../intake/rate-limit.js';
-import { consume, limiter, type Refusal } from './limiter.js';
+import { consume, limiter, type Refusal, refusalHeaders } from './limiter.js';
 
 /**
  * Searches (`search` on the API's lists and exports, the dashboard inbox's and its exports) per
@@ -35,6 +35,6 @@ export class SearchLimits {
 function refused(refusal: Refusal, reply: FastifyReply): ProblemError {
   const seconds = refusal.retryAfterSeconds;
   reply.log.info({ retryAfter: seconds }, 'search refused: FORMGATE_RATE_LIMIT_SEARCH reached');
-  reply.header('retry-after', String(seconds));
+  reply.headers(refusalHeaders(refusal));
   return new ProblemError('rate_limited', `Too many searches; try again in ${seconds} second${seconds === 1 ? '' : 's'}.`, { retryAfter: seconds });
 }

@@ -49,6 +49,7 @@ run_single() {
   start_single
   [ "$(podman exec "$SINGLE" id -u)" != 0 ] || fail "the server runs as root"
   podman exec "$SINGLE" cat /proc/1/cmdline | tr '\0' ' ' | grep -q '^node .*dist/main.js serve' || fail "PID 1 is not the server"
+  podman exec "$SINGLE" sh -c 'test ! -e node_modules/esbuild && test ! -e node_modules/@esbuild' || fail "esbuild, a build tool, is in the runtime image"
   ws="$("${cli[@]}" users create --email ops@example.com --password 'a long passphrase' --json | json 'j.workspace.id')"
   "${cli[@]}" workspaces set-plan --workspace "$ws" --plan BUNDLE_50000 --json >/dev/null
   token="$("${cli[@]}" tokens create --email ops@example.com --name ci --scopes forms:write,submissions:read --json | json 'j.token')"

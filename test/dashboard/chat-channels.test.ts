@@ -5,22 +5,9 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { startChatStandIn, TELEGRAM_TOKEN, type ChatStandIn } from '../helpers/chat-stand-in.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { createToken } from '../helpers/fixtures.js';
+import { decodeEntities, elementText } from '../helpers/dashboard.js';
 import { person, type Person } from '../helpers/members.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
-
-const decode = (text: string) =>
-  text
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
-
-/** The text of the element with that id, tags dropped and entities decoded. */
-function textOf(html: string, id: string): string | undefined {
-  const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(html);
-  return match ? decode(match[1]!.replace(/<[^>]+>/g, '')).trim() : undefined;
-}
 
 describe(`dashboard: a form's chat channels (${TEST_DIALECT})`, () => {
   let app: TestApp;
@@ -58,7 +45,7 @@ describe(`dashboard: a form's chat channels (${TEST_DIALECT})`, () => {
     assert.equal(answer.status, 303, answer.html.slice(0, 600));
     const page = await who.client.get(answer.location!);
     const flash = /<div class="flash" role="status">([\s\S]*?)<\/div>/.exec(page.html)?.[1];
-    return { flash: flash === undefined ? undefined : decode(flash), html: page.html, location: answer.location };
+    return { flash: flash === undefined ? undefined : decodeEntities(flash), html: page.html, location: answer.location };
   }
 
   it('adds each channel, shows only its host and last characters, and never gives the secret back', async () => {
@@ -70,7 +57,7 @@ describe(`dashboard: a form's chat channels (${TEST_DIALECT})`, () => {
     await postFollowing(owner, `${settingsOf(formId)}/chat/teams`, { url: chat.teamsUrl });
     const telegram = await postFollowing(owner, `${settingsOf(formId)}/chat/telegram`, { botToken: TELEGRAM_TOKEN, chatId: '@leads_channel' });
     const host = new URL(chat.url).host;
-    assert.equal(textOf(telegram.html, 'chat-discord-heading'), 'Discord');
+    assert.equal(elementText(telegram.html, 'chat-discord-heading'), 'Discord');
     assert.match(telegram.html, new RegExp(`Posting each submission to <code>${host} …XYZ2</code>`));
     assert.match(telegram.html, new RegExp(`<code>${host} …XYZ1</code>`));
     assert.ok(telegram.html.includes(`with the <code>bot token …${TELEGRAM_TOKEN.slice(-4)}</code> to chat <code>@leads_channel</code>`));
@@ -103,17 +90,17 @@ describe(`dashboard: a form's chat channels (${TEST_DIALECT})`, () => {
     await owner.client.get(settingsOf(formId));
     const badUrl = await owner.client.post(`${settingsOf(formId)}/chat/discord`, { url: 'not a url at all SECRETISH' });
     assert.equal(badUrl.status, 400);
-    assert.equal(textOf(badUrl.html, 'chat-discord-url-error'), 'Enter the whole URL, starting with https://.');
+    assert.equal(elementText(badUrl.html, 'chat-discord-url-error'), 'Enter the whole URL, starting with https://.');
     assert.ok(!badUrl.html.includes('SECRETISH'));
     assert.match(badUrl.html, /id="chat-discord-url"[^>]*aria-invalid="true"/);
     const empty = await owner.client.post(`${settingsOf(formId)}/chat/teams`, { url: '' });
-    assert.equal(textOf(empty.html, 'chat-teams-url-error'), 'Enter the webhook URL.');
+    assert.equal(elementText(empty.html, 'chat-teams-url-error'), 'Enter the webhook URL.');
     const creds = await owner.client.post(`${settingsOf(formId)}/chat/slack-webhook`, { url: 'https://user:pw@hooks.slack.com/services/x' });
-    assert.equal(textOf(creds.html, 'chat-slack-webhook-url-error'), 'The URL must not carry a user name or password.');
+    assert.equal(elementText(creds.html, 'chat-slack-webhook-url-error'), 'The URL must not carry a user name or password.');
     const telegram = await owner.client.post(`${settingsOf(formId)}/chat/telegram`, { botToken: '123:short', chatId: 'my chat' });
     assert.equal(telegram.status, 400);
-    assert.match(textOf(telegram.html, 'chat-telegram-token-error') ?? '', /^This is not a bot token/);
-    assert.match(textOf(telegram.html, 'chat-telegram-chat-error') ?? '', /^A chat id is a number/);
+    assert.match(elementText(telegram.html, 'chat-telegram-token-error') ?? '', /^This is not a bot token/);
+    assert.match(elementText(telegram.html, 'chat-telegram-chat-error') ?? '', /^A chat id is a number/);
     // the chat id comes back as typed (it is no secret), the token does not
     assert.match(telegram.html, /id="chat-telegram-chat"[^>]*value="my chat"/);
     assert.ok(!telegram.html.includes('123:short'));
@@ -184,7 +171,8 @@ describe(`dashboard: a form's chat channels (${TEST_DIALECT})`, () => {
 
     receiver.mode = { status: 410 };
     const refused = await postFollowing(owner, `${settingsOf(formId)}/webhook/test`);
-    assert.equal(refused.flash, 'Test webhook not sent: the webhook answered 410');
+    // a test's 410 turns nothing off: only a delivery's does (docs/webhooks.md)
+    assert.equal(refused.flash, 'Test webhook not sent: the webhook answered 410 Gone: the receiver wants no more webhooks');
   });
 
   it('allows 10 tests an hour per account, then says when to try again', async () => {
@@ -257,9 +245,21 @@ describe(`dashboard: chat channel addresses without FORMGATE_ALLOW_PRIVATE_WEBHO
     const path = `/forms/${formId}/settings`;
     await owner.client.get(path);
     const refusals: [string, string, string][] = [
-      ['slack-webhook', 'https://example.com/services/T/B/x', 'A Slack incoming webhook URL starts with https://hooks.slack.com/services/.'],
-      ['discord', 'https://discord.com/channels/1/2', 'A Discord webhook URL starts with https://discord.com/api/webhooks/.'],
-      ['discord', 'http://discord.com/api/webhooks/1/x', 'The URL must start with https://.'],
+      [
+        'slack-webhook',
+        'https://example.com/services/T/B/x',
+        'A Slack incoming webhook URL starts with https://hooks.slack.com/services/; for a compatible server of your own (Mattermost, Rocket.Chat), list its host on the admin page (Webhooks to private networks) or in FORMGATE_WEBHOOK_ALLOW.',
+      ],
+      [
+        'discord',
+        'https://discord.com/channels/1/2',
+        'A Discord webhook URL starts with https://discord.com/api/webhooks/; for a compatible server of your own (Mattermost, Rocket.Chat), list its host on the admin page (Webhooks to private networks) or in FORMGATE_WEBHOOK_ALLOW.',
+      ],
+      [
+        'discord',
+        'http://discord.com/api/webhooks/1/x',
+        'The URL must start with https://; for a compatible server of your own (Mattermost, Rocket.Chat), list its host on the admin page (Webhooks to private networks) or in FORMGATE_WEBHOOK_ALLOW.',
+      ],
       [
         'teams',
         'https://127.0.0.1/workflows/x',
@@ -275,7 +275,7 @@ describe(`dashboard: chat channel addresses without FORMGATE_ALLOW_PRIVATE_WEBHO
     for (const [kind, url, message] of refusals) {
       const answer = await owner.client.post(`${path}/chat/${kind}`, { url });
       assert.equal(answer.status, 400, url);
-      assert.equal(textOf(answer.html, `chat-${kind}-url-error`), message, url);
+      assert.equal(elementText(answer.html, `chat-${kind}-url-error`), message, url);
     }
     const stored = await app.ctx.database.db.selectFrom('forms').select('chatChannels').where('id', '=', formId).executeTakeFirstOrThrow();
     assert.equal(stored.chatChannels, null);

@@ -61,8 +61,8 @@ describe(`dashboard in Chromium: a form's delivery log (${TEST_DIALECT})`, { ski
     assert.equal(await page.getByRole('link', { name: 'Deliveries' }).getAttribute('aria-current'), 'page');
     await checkPage(page, 'deliveries-empty');
 
-    // a receiver that answers 410 Gone: a permanent failure, given up at the first try
-    receiver.mode = { status: 410 };
+    // a receiver that answers 404: a permanent failure, given up at the first try (410 Gone also turns the webhook off: below)
+    receiver.mode = { status: 404 };
     const gone = await postJson(app, formId, { name: 'Ada Lovelace', message: 'Hello' }, from());
     assert.equal(gone.status, 200);
     await page.reload();
@@ -72,7 +72,7 @@ describe(`dashboard in Chromium: a form's delivery log (${TEST_DIALECT})`, { ski
       .filter({ hasText: /Webhook to http:\/\/127\.0\.0\.1:\d+\/hook/ })
       .filter({ has: page.locator(`a[href="/submissions/${gone.body.id}"]`) });
     await reloadUntil(page, 'the webhook to fail', async () => (await webhookRow.getByText('Failed', { exact: true }).count()) === 1);
-    assert.ok(await webhookRow.getByText('the webhook answered 410').first().isVisible(), 'the status code and error');
+    assert.ok(await webhookRow.getByText('the webhook answered 404').first().isVisible(), 'the status code and error');
     assert.ok(await webhookRow.getByRole('link', { name: /^Submission of / }).isVisible());
     // no SMTP server in this test: the notification is written to the outbox folder, and says so
     await reloadUntil(
@@ -93,7 +93,7 @@ describe(`dashboard in Chromium: a form's delivery log (${TEST_DIALECT})`, { ski
 
     // the tries of the failed one
     await webhookRow.getByText('1 try').click();
-    assert.ok(await webhookRow.getByText(/Failed for good · 410/).isVisible());
+    assert.ok(await webhookRow.getByText(/Failed for good · 404/).isVisible());
     await checkPage(page, 'deliveries-failed');
 
     // only the failed ones
@@ -116,6 +116,17 @@ describe(`dashboard in Chromium: a form's delivery log (${TEST_DIALECT})`, { ski
     // the receiver's success brings the backed-off 503 forward too (deliveries.md): everything delivered
     await reloadUntil(page, 'every delivery done', async () => (await page.getByRole('table').getByText('Waiting', { exact: true }).count()) === 0);
     await checkPage(page, 'deliveries-delivered');
+
+    // 410 Gone turns the webhook off: the log and the Settings page say so, with the way back on (issue 39, item 2)
+    receiver.mode = { status: 410 };
+    await postJson(app, formId, { name: 'Hedy Lamarr', message: 'Gone' }, from());
+    const off = page.getByRole('status').filter({ hasText: 'The webhook is turned off since' });
+    await reloadUntil(page, 'the webhook to be turned off', async () => (await off.count()) === 1);
+    assert.ok(await off.getByRole('link', { name: 'save the webhook settings' }).isVisible());
+    await checkPage(page, 'deliveries-webhook-off');
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    assert.ok(await page.getByRole('status').filter({ hasText: 'Saving these settings turns it on again' }).isVisible());
+    await checkPage(page, 'settings-webhook-off');
   });
 
   it('shows another account the 404 page, not the log', async () => {

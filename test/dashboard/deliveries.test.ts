@@ -226,7 +226,10 @@ describe(`dashboard: a form's delivery log over HTTP (${TEST_DIALECT})`, () => {
     assert.equal(job.attempts, 0);
     assert.ok(job.runAt <= Date.now(), 'due at once');
     const page = await owner.get(back);
-    assert.match(page.html, /class="flash" role="status">Queued again: it will be tried within a few seconds</);
+    assert.match(
+      page.html,
+      /class="flash" role="status">Queued again: it will be tried within a few seconds, with the form’s settings as they are now \(a webhook goes to its current URL\)</,
+    );
     assert.ok(!page.html.includes(webhook.id), 'no longer among the failed');
 
     // a return address elsewhere is ignored

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { toFormResource } from '../../src/services/forms.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { checkPage, launchBrowser, needsChromium } from '../helpers/browser.js';
+import { checkPage, launchBrowser, needsChromium, SCREENSHOT_DIR } from '../helpers/browser.js';
 import { signedUpOwner } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { startPageSite, type PageSite } from '../helpers/page-site.js';
@@ -71,6 +72,38 @@ describe(`dashboard in Chromium: a form's behaviour and state (${TEST_DIALECT})`
     await sendFromSite(formId);
     assert.ok(await page.getByRole('heading', { name: 'Thanks, we got it' }).isVisible());
     await checkPage(page, 'form-behaviour-thank-you');
+  });
+
+  it('the thank-you and error pages link back to the site, and Settings says what decides the link (issue 39, item 19)', async () => {
+    const formId = await newForm('Way back');
+    const host = new URL(site.url).host;
+    site.pages.set('/', '<!doctype html><html lang="en"><title>Home</title><h1>The site’s home</h1></html>');
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    const panel = page.getByRole('region', { name: 'After a submission' });
+    await panel.getByText(/The built-in thank-you and error pages end with one/).waitFor();
+    await panel.getByText('Now, with no allowed origins: the home page of the site each post came from; no link when the browser does not say.').waitFor();
+    await panel.getByRole('link', { name: 'Allowed origins' }).click();
+    await page.waitForURL(/#allowedOrigins$/);
+    await checkPage(page, 'form-settings-way-back');
+    await panel.screenshot({ path: path.join(SCREENSHOT_DIR, 'form-settings-way-back-panel.png') });
+
+    await sendFromSite(formId);
+    await checkPage(page, 'thank-you-way-back');
+    await Promise.all([page.waitForURL(`${site.url}/`), page.getByRole('link', { name: `Go back (${host})` }).click()]);
+    assert.ok(await page.getByRole('heading', { name: 'The site’s home' }).isVisible());
+
+    // an error page too: the form paused
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    await Promise.all([page.waitForURL(/\/settings#form-state$/), page.getByRole('button', { name: 'Pause the form' }).click()]);
+    await sendFromSite(formId);
+    assert.ok(await page.getByRole('heading', { name: 'This form is closed' }).isVisible());
+    await checkPage(page, 'error-way-back');
+    await Promise.all([page.waitForURL(`${site.url}/`), page.getByRole('link', { name: `Back to the form (${host})` }).click()]);
+
+    // with its site listed, Settings says so
+    await app.ctx.forms.updateForm(userId, formId, { allowedOrigins: [new URL(site.url).origin] });
+    await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
+    await panel.getByText(`Now: the page the form was on, when its site is listed; otherwise ${new URL(site.url).origin}/.`).waitFor();
   });
 
   it('the redirect sends the browser to the owner’s page', async () => {

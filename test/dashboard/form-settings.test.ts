@@ -501,3 +501,33 @@ describe(`dashboard: a rotated webhook secret signs the next webhook (${TEST_DIA
     assert.throws(() => new Webhook(old).verify(request.rawBody, headers), /signature/i);
   });
 });
+
+describe(`dashboard: every anchor of a form's Settings page is on it (${TEST_DIALECT})`, () => {
+  let app: TestApp;
+  let owner: Person;
+  before(async () => {
+    app = await startApp();
+    owner = await person(app, 'anchors');
+  });
+  after(() => app?.close());
+
+  // Issue 39, item 21: docs/dashboard.md and the chat channels' Remove pointed at `#chat-channels`,
+  // which no element had (a panel's id was only its heading's prefix); so did settings#notifications.
+  it('the fragments its links, its forms and its redirects name each lead to one element', async () => {
+    const formId = (await app.ctx.forms.createForm(owner.userId, owner.workspaceId, { name: 'Anchors', webhookUrl: 'https://hooks.example.com/x' })).id;
+    const settingsPath = `/forms/${formId}/settings`;
+    const page = await owner.client.get(settingsPath);
+    assert.equal(page.status, 200);
+    const ids = [...page.html.matchAll(/\sid="([^"]+)"/g)].map((match) => match[1]!);
+    const named = [...page.html.matchAll(/\s(?:href|action|formaction)="([^"]*)#([^"]+)"/gi)]
+      .filter(([, path]) => path === '' || path === settingsPath || path!.startsWith(`${settingsPath}/`) || path!.startsWith(`/forms/${formId}/settings`))
+      .map((match) => match[2]!);
+    // where the pages' actions send the browser back to (routes/form-channels.ts, form-settings.ts), and what the docs name
+    const fragments = new Set([...named, 'chat-channels', 'chat-discord', 'webhook-test', 'notifications', 'form-state', 'after-submission', 'allowedOrigins']);
+    for (const fragment of fragments) {
+      assert.equal(ids.filter((id) => id === fragment).length, 1, `#${fragment}: one element has that id`);
+    }
+    const removed = await owner.client.post(`/forms/${formId}/settings/chat/discord/remove`, {});
+    assert.match(removed.location ?? '', /#chat-channels$/);
+  });
+});

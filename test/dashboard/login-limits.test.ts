@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import type { RawEnv } from '../../src/config/env.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { DashboardClient, type PageAnswer } from '../helpers/dashboard.js';
+import { assertRefusedBy } from '../helpers/problems.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { sign } from '@fastify/cookie';
@@ -67,6 +68,7 @@ describe('dashboard: login attempt limits', () => {
       for (let i = 0; i < 10; i++) assert.equal((await logIn(app, 'target@example.com', `wrong guess ${i}`)).status, 400, `attempt ${i + 1}`);
       const { answer, retryAfter } = await logInWithHeaders(app, 'Target@Example.com', PASSWORD);
       assertLimited(answer, retryAfter, 'the 11th attempt, right password, other spelling');
+      assertRefusedBy(answer, 10);
       assert.equal((await logIn(app, 'someone-else@example.com', 'any password')).status, 400, 'other accounts are not limited');
     });
   });
@@ -102,10 +104,12 @@ describe('dashboard: login attempt limits', () => {
       for (let i = 0; i < 3; i++) assert.equal((await logIn(app, `spray${i}@example.com`, 'password123')).status, 400);
       const { answer, retryAfter } = await logInWithHeaders(app, 'owner@example.com', PASSWORD);
       assertLimited(answer, retryAfter, 'the 4th failure from the address');
+      assertRefusedBy(answer, 3);
       const visitor = new DashboardClient(app);
       await visitor.get('/forgot-password');
       const reset = await visitor.post('/forgot-password', { email: 'owner@example.com' });
       assert.equal(reset.status, 429);
+      assertRefusedBy(reset, 3);
       assert.match(reset.html, FIFTEEN_MINUTES);
       assert.equal((await app.ctx.database.db.selectFrom('passwordResets').selectAll().execute()).length, 0, 'no link was made');
     });

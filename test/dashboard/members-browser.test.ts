@@ -10,7 +10,7 @@ import { type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.js';
 async function emailedLink(sink: SmtpSink, n: number, to: string): Promise<string> {
   const mail = (await sink.waitFor(n))[n - 1]!;
   assert.deepEqual(mail.envelopeTo, [to]);
-  assert.equal(mail.parsed.subject, 'owner@example.com invited you to My workspace on Formgate');
+  assert.equal(mail.parsed.subject, 'owner@example.com invited you to a workspace on Formgate');
   const link = /(http:\/\/\S+\/invitations\/[A-Za-z0-9_-]{43})/.exec(mail.parsed.text ?? '');
   assert.ok(link, mail.parsed.text);
   return link[1]!;

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { INVITATIONS_PER_HOUR } from '../../src/services/invitations.js';
 import { hashSecret } from '../../src/services/secrets.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { assertRefusedBy } from '../helpers/problems.js';
 import { alertOf, emailCount, flashOf, invitationPath, invite, loggedIn, memberIds, type Person, person } from '../helpers/members.js';
 
 describe('dashboard: members and invitations', () => {
@@ -244,6 +245,7 @@ describe('dashboard: members and invitations', () => {
     assert.equal(refused.status, 429);
     assert.match(alertOf(refused.html) ?? '', /^A workspace can send at most 20 invitations an hour; try again in 60 minutes\.$/);
     assert.ok(Number(refused.headers.get('retry-after')) > 3500);
+    assertRefusedBy(refused, INVITATIONS_PER_HOUR);
     assert.equal(await emailCount(app), emails, 'no email');
     const rows = await app.ctx.database.db.selectFrom('invitations').select('id').where('email', '=', 'one-more@example.com').execute();
     assert.deepEqual(rows, []);

@@ -47,7 +47,7 @@ describe(`dashboard in Chromium: a notification address confirms, then declines 
     await checkPage(owner, 'recipients-settings-waiting');
 
     const mail = await eventually(async () => sink.messages.find((m) => m.envelopeTo.includes('client@example.net')), 'the confirmation email');
-    assert.equal(mail.parsed.subject, 'Do you want form notifications from “My workspace”?');
+    assert.equal(mail.parsed.subject, 'Do you want form notifications from a workspace on Formgate?');
     const link = /(http:\/\/\S+\/recipients\/[A-Za-z0-9_-]{43})/.exec(mail.parsed.text ?? '')![1]!;
 
     const client = await newPage(browser);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { fromJson } from '../../src/db/database.js';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { checkPage, launchBrowser, needsChromium } from '../helpers/browser.js';
+import { checkPage, launchBrowser, needsChromium, SCREENSHOT_DIR } from '../helpers/browser.js';
 import { signUp } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { type PageSite, startPageSite } from '../helpers/page-site.js';
@@ -109,6 +110,40 @@ describe(`dashboard in Chromium: a new form emails its creator, and Setup's snip
     assert.deepEqual(
       files.map((f) => [f.name, Number(f.size), f.storageKey !== null]),
       [['cv.txt', 17, true]],
+    );
+  });
+
+  it('two forms’ HTML snippets on one page: every id is unique and each label names its own form’s field (issue 39, item 20)', async () => {
+    const first = await createForm('Newsletter', false);
+    // the panel "HTML form" holds the code block of the same name: the block is the last of the two
+    const htmlForm = async () => ((await page.getByRole('region', { name: 'HTML form', exact: true }).last().textContent()) ?? '').trim();
+    const firstHtml = await htmlForm();
+    const second = await createForm('Quote', false);
+    const secondHtml = await htmlForm();
+    assert.match(secondHtml, new RegExp(`<label for="formgate-${second.slice(-8)}-email">Email</label>`));
+    site.pages.set(
+      '/two-forms',
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Two forms</title></head><body><main>${firstHtml}\n${secondHtml}</main></body></html>`,
+    );
+    const visitor = await browser.newPage();
+    try {
+      await visitor.goto(`${site.url}/two-forms`);
+      const ids = await visitor.evaluate(() => [...document.querySelectorAll('[id]')].map((element) => element.id));
+      assert.deepEqual(ids, [...new Set(ids)], 'no id twice');
+      for (const label of ['Name', 'Email', 'Message'])
+        assert.equal(await visitor.getByLabel(label, { exact: true }).count(), 2, `two ${label} fields, one per label`);
+      await visitor.getByLabel('Name', { exact: true }).nth(1).fill('Grace Hopper');
+      await visitor.getByLabel('Email', { exact: true }).nth(1).fill('grace@example.net');
+      await visitor.getByLabel('Message', { exact: true }).nth(1).fill('A quote, please');
+      await visitor.screenshot({ path: path.join(SCREENSHOT_DIR, 'two-forms-snippets.png'), fullPage: true });
+      await Promise.all([visitor.waitForURL((url) => !url.href.startsWith(site.url)), visitor.getByRole('button', { name: 'Send' }).nth(1).click()]);
+    } finally {
+      await visitor.close();
+    }
+    const stored = await app.ctx.database.db.selectFrom('submissions').select(['formId', 'data']).where('formId', 'in', [first, second]).execute();
+    assert.deepEqual(
+      stored.map((row) => [row.formId, fromJson(row.data)]),
+      [[second, { name: 'Grace Hopper', email: 'grace@example.net', message: 'A quote, please' }]],
     );
   });
 

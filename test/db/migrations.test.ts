@@ -195,6 +195,21 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0027-webhook-endpoints: its columns. */
+async function undoWebhookEndpoints(raw: Kysely<any>): Promise<void> {
+  await sql`ALTER TABLE jobs DROP COLUMN not_before`.execute(raw);
+  await sql`ALTER TABLE forms DROP COLUMN webhook_disabled_at`.execute(raw);
+  await sql`ALTER TABLE forms DROP COLUMN webhook_disabled_reason`.execute(raw);
+  await sql`ALTER TABLE job_attempts DROP COLUMN target`.execute(raw);
+}
+
+/** Back to before 0025-storage-limits: its tables and column. */
+async function undoStorageLimits(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE spam_days`.execute(raw);
+  await sql`DROP TABLE file_reservations`.execute(raw);
+  await sql`ALTER TABLE workspaces DROP COLUMN file_bytes_reserved`.execute(raw);
+}
+
 /** Back to before 0023-change-feed: on PostgreSQL its triggers and their function (nothing on SQLite). */
 async function undoChangeFeed(raw: Kysely<any>): Promise<void> {
   if (TEST_DIALECT !== 'postgres') return;
@@ -365,6 +380,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
@@ -410,6 +427,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
@@ -462,6 +481,9 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0022-daily-dashboard',
       '0023-change-feed',
       '0024-one-search-index',
+      '0025-storage-limits',
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -488,6 +510,8 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
@@ -526,6 +550,9 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0022-daily-dashboard',
       '0023-change-feed',
       '0024-one-search-index',
+      '0025-storage-limits',
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -546,6 +573,8 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
@@ -571,6 +600,9 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0022-daily-dashboard',
       '0023-change-feed',
       '0024-one-search-index',
+      '0025-storage-limits',
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -589,6 +621,8 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
@@ -621,6 +655,9 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0022-daily-dashboard',
       '0023-change-feed',
       '0024-one-search-index',
+      '0025-storage-limits',
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -644,6 +681,8 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
@@ -680,6 +719,9 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0022-daily-dashboard',
       '0023-change-feed',
       '0024-one-search-index',
+      '0025-storage-limits',
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -713,6 +755,8 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
     await undoChangeFeed(raw);
     await undoDailyDashboard(raw);
@@ -735,6 +779,9 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0022-daily-dashboard',
       '0023-change-feed',
       '0024-one-search-index',
+      '0025-storage-limits',
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -742,5 +789,86 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       { workspaceId: 'w1', email: 'ann@example.com', state: 'confirmed', tokenHash: null },
       { workspaceId: 'w1', email: 'bob@example.com', state: 'confirmed', tokenHash: null },
     ]);
+  });
+});
+
+describe('0025-storage-limits: upgrading a database that holds spam', () => {
+  const fresh = freshDatabase();
+
+  it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await undoStorageLimits(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0025'`.execute(raw);
+    await insertForm(raw);
+    const day = 20_000;
+    const insert = (id: string, status: string, data: string, at: number) =>
+      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, 'f1', 'w1', ${data}, ${status}, '', ${at})`.execute(
+        raw,
+      );
+    await insert('s1', 'spam', '{"a":"ü"}', day * 86_400_000 + 5);
+    await insert('s2', 'spam', '{"b":"xyz"}', day * 86_400_000 + 9);
+    await insert('s3', 'accepted', '{"c":"not spam"}', day * 86_400_000 + 10);
+    await insert('s4', 'spam', '{}', (day + 1) * 86_400_000);
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0025-storage-limits', '0026-accent-folded-search', '0027-webhook-endpoints']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
+    assert.deepEqual(
+      days.map((row) => ({ ...row, bytes: Number(row.bytes) })),
+      [
+        { workspaceId: 'w1', day, caught: 2, bytes: Buffer.byteLength('{"a":"ü"}') + Buffer.byteLength('{"b":"xyz"}'), dropped: 0 },
+        { workspaceId: 'w1', day: day + 1, caught: 1, bytes: 2, dropped: 0 },
+      ],
+    );
+    const workspace = await fresh.database.db.selectFrom('workspaces').select('fileBytesReserved').executeTakeFirstOrThrow();
+    assert.equal(Number(workspace.fileBytesReserved), 0);
+  });
+});
+
+describe(`0026-accent-folded-search: upgrading a database whose search text keeps its accents (${TEST_DIALECT})`, () => {
+  const fresh = freshDatabase();
+
+  it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookEndpoints(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0026'`.execute(raw);
+    await insertForm(raw);
+    // as the previous release stored them: lower-cased, accents kept
+    const insert = (id: string, text: string) =>
+      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, search_text, created_at) VALUES (${id}, 'f1', 'w1', '{}', 'accepted', ${text}, 1)`.execute(
+        raw,
+      );
+    await insert('s1', 'dessert\ngâteau à la crème');
+    await insert('s2', 'plain\nascii only');
+    await insert('s3', 'city\nłódź, мой дом, 東京');
+    if (TEST_DIALECT === 'sqlite') {
+      // s1 and s2 indexed as the previous release indexed them; s3 is still in the backlog
+      await sql`DELETE FROM search_backlog WHERE seq IN (SELECT seq FROM submissions WHERE id IN ('s1', 's2'))`.execute(raw);
+      await sql`INSERT INTO submissions_search (rowid, search_text, workspace_scope, form_scope)
+        SELECT seq, search_text, ${scopeToken('w1')}, ${scopeToken('f1')} FROM submissions WHERE id IN ('s1', 's2') ORDER BY seq`.execute(raw);
+    }
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0026-accent-folded-search', '0027-webhook-endpoints']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;
+    assert.deepEqual(texts, [
+      { id: 's1', search_text: 'dessert\ngateau a la creme' },
+      { id: 's2', search_text: 'plain\nascii only' },
+      { id: 's3', search_text: 'city\nlodz, мой дом, 東京' },
+    ]);
+    if (TEST_DIALECT !== 'sqlite') return;
+    const matches = async (term: string) =>
+      (
+        await sql<{ id: string }>`SELECT submissions.id FROM submissions_search JOIN submissions ON submissions.seq = submissions_search.rowid
+          WHERE submissions_search MATCH ${`search_text : "${term}"`} ORDER BY submissions.id`.execute(raw)
+      ).rows.map((row) => row.id);
+    assert.deepEqual(await matches('gateau'), ['s1'], 'the indexed row is indexed again with its folded text');
+    assert.deepEqual(await matches('gâteau'), [], 'its old text left the index');
+    assert.deepEqual(await matches('ascii'), ['s2']);
+    await new SearchIndexer(fresh.database).indexAll();
+    assert.deepEqual(await matches('lodz'), ['s3'], 'the backlog is indexed from the folded text');
   });
 });

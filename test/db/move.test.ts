@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { buildConfig } from '../../src/config/config.js';
 import { Database } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrations/index.js';
-import { moveToPostgres } from '../../src/db/move/move.js';
+import { moveToPostgres, openMoveSource } from '../../src/db/move/move.js';
 import { MoveRefusedError } from '../../src/db/move/refusal.js';
 import { matchTables, readSourceTables, SKIPPED_TABLES, skipReason, type TargetColumn } from '../../src/db/move/schema.js';
 import { kindOf, TableChecksum } from '../../src/db/move/values.js';
@@ -123,7 +123,8 @@ describe('formgate move: writers during the move, and a copy that does not verif
   });
 
   it('says so when another process wrote to the SQLite database while it was copied', async () => {
-    const from = Database.open(buildConfig({ databaseUrl: source.url, dataDir: source.dataDir }).database, { mustExist: true });
+    // opened as `formgate move` opens it
+    const from = openMoveSource(buildConfig({ databaseUrl: source.url, dataDir: source.dataDir }).database);
     const to = Database.open({ dialect: 'postgres', url: target.url });
     const writer = new SqliteDatabase(source.url.slice('sqlite:'.length));
     try {

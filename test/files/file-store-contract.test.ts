@@ -11,8 +11,9 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parseFilesLocation } from '../../src/config/files-location.js';
+import type { FileStoreCounts } from '../../src/files/counted-store.js';
 import type { FileStore } from '../../src/files/file-store.js';
 import { openFileStore } from '../../src/files/open-file-store.js';
 import { S3FileStore } from '../../src/files/s3-store.js';
@@ -51,8 +52,39 @@ async function sha256Of(body: Readable): Promise<string> {
   return hash.digest('hex');
 }
 
+/** What the store's counters heard (files/counted-store.ts: `/metrics` counts these). */
+interface Tally {
+  stored: number;
+  bytes: number;
+  removed: number;
+  failed: number;
+}
+
+/** Counters for a store, as Metrics takes them. */
+function tally(): Tally & FileStoreCounts {
+  const counts = {
+    stored: 0,
+    bytes: 0,
+    removed: 0,
+    failed: 0,
+    fileStored: (bytes: number) => {
+      counts.stored++;
+      counts.bytes += bytes;
+    },
+    fileRemoved: (count: number) => {
+      counts.removed += count;
+    },
+    fileWriteFailed: () => {
+      counts.failed++;
+    },
+  };
+  return counts;
+}
+
 interface Subject {
+  /** Opened as `formgate serve` opens it with FORMGATE_METRICS on: counted. */
   store: FileStore;
+  counts: Tally;
   /** The keys under the store's root as it lists them (the folder's files, the bucket's objects under the prefix). */
   listed(): Promise<string[]>;
   /** Makes the store unreachable: the folder becomes a file, the server stops. */
@@ -62,9 +94,11 @@ interface Subject {
 function folderSubject(): Subject & { cleanup(): void } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'formgate-files-'));
   const folder = path.join(root, 'files');
-  const store = openFileStore(parseFilesLocation(folder, 'unused'));
+  const counts = tally();
+  const store = openFileStore(parseFilesLocation(folder, 'unused'), counts);
   return {
     store,
+    counts,
     async listed() {
       if (!fs.existsSync(folder)) return [];
       return fs
@@ -82,10 +116,12 @@ function folderSubject(): Subject & { cleanup(): void } {
 
 function s3Subject(server: S3Server, prefix: string): Subject {
   Object.assign(process.env, S3_SERVER_CREDENTIALS);
-  const store = openFileStore(parseFilesLocation(server.location(prefix), 'unused'));
+  const counts = tally();
+  const store = openFileStore(parseFilesLocation(server.location(prefix), 'unused'), counts);
   const raw = new S3Client({ endpoint: server.endpoint, region: 'us-east-1', forcePathStyle: true });
   return {
     store,
+    counts,
     async listed() {
       const keys: string[] = [];
       let ContinuationToken: string | undefined;
@@ -117,29 +153,32 @@ function contract(kind: 'folder' | 's3', make: () => Promise<Subject>): void {
       const { store } = subject;
       assert.equal(store.kind, kind);
       const source = generated(12 * MB + 12_345, 'round trip');
-      assert.equal(await store.write('ws_1/file_round', source.body, 'application/pdf'), 12 * MB + 12_345);
+      assert.equal(await store.write('ws_1/file_round', source.body, 'cv.pdf'), 12 * MB + 12_345);
       const read = await store.read('ws_1/file_round');
       assert.ok(read);
       assert.equal(read.size, 12 * MB + 12_345);
       assert.equal(await sha256Of(read.body), source.sha256());
-      const small = await store.write('ws_1/file_small', Readable.from([Buffer.from('hello')]), 'text/plain');
+      const small = await store.write('ws_1/file_small', Readable.from([Buffer.from('hello')]), 'note.txt');
       assert.equal(small, 5);
-      const empty = await store.write('ws_1/file_empty', Readable.from([]), 'text/plain');
+      const empty = await store.write('ws_1/file_empty', Readable.from([]), 'note.txt');
       assert.equal(empty, 0);
       assert.equal((await store.read('ws_1/file_empty'))?.size, 0);
       assert.deepEqual((await subject.listed()).sort(), ['ws_1/file_empty', 'ws_1/file_round', 'ws_1/file_small']);
       await store.remove(['ws_1/file_round', 'ws_1/file_small', 'ws_1/file_empty']);
       assert.deepEqual(await subject.listed(), []);
+      assert.deepEqual({ ...subject.counts }, { ...subject.counts, stored: 3, bytes: 12 * MB + 12_345 + 5, removed: 3, failed: 0 }, 'counted');
     });
 
     test('a body that fails rejects the write and leaves nothing, before and after its first part', async () => {
       const { store } = subject;
       for (const failAfter of [0, 100 * 1024, S3_PART_SIZE + 2 * MB]) {
         const source = generated(20 * MB, `failing ${failAfter}`, failAfter);
-        await assert.rejects(store.write('ws_1/file_failed', source.body, 'application/pdf'), /the visitor went away/);
+        await assert.rejects(store.write('ws_1/file_failed', source.body, 'cv.pdf'), /the visitor went away/);
         assert.equal(await store.read('ws_1/file_failed'), null);
       }
       assert.deepEqual(await subject.listed(), []);
+      assert.equal(subject.counts.failed, 0, 'a body that failed is not the store’s failure');
+      assert.equal(subject.counts.stored, 3, 'nor a file stored');
     });
 
     test('a missing key reads as null and removes without error', async () => {
@@ -152,7 +191,7 @@ function contract(kind: 'folder' | 's3', make: () => Promise<Subject>): void {
       const { store } = subject;
       const keys = Array.from({ length: 1003 }, (_, index) => `ws_batch/file_${index}`);
       for (let start = 0; start < keys.length; start += 50)
-        await Promise.all(keys.slice(start, start + 50).map((key) => store.write(key, Readable.from([Buffer.from(key)]), 'text/plain')));
+        await Promise.all(keys.slice(start, start + 50).map((key) => store.write(key, Readable.from([Buffer.from(key)]), 'note.txt')));
       assert.equal((await subject.listed()).length, 1003);
       await store.remove([...keys, 'ws_batch/never_written']);
       assert.deepEqual(await subject.listed(), []);
@@ -161,7 +200,7 @@ function contract(kind: 'folder' | 's3', make: () => Promise<Subject>): void {
     test('refuses a key that is not one Formgate makes, so nothing lands outside its root', async () => {
       const { store } = subject;
       for (const key of ['../outside', 'ws_1/../../outside', '/etc/passwd', 'ws_1//file', '', 'ws_1/file.pdf', 'ws_1\\file']) {
-        await assert.rejects(store.write(key, Readable.from([Buffer.from('x')]), 'text/plain'), /not a storage key/, key);
+        await assert.rejects(store.write(key, Readable.from([Buffer.from('x')]), 'note.txt'), /not a storage key/, key);
         await assert.rejects(store.read(key), /not a storage key/, key);
         await assert.rejects(store.remove(['ws_1/fine', key]), /not a storage key/, key);
       }
@@ -182,7 +221,7 @@ function contract(kind: 'folder' | 's3', make: () => Promise<Subject>): void {
         buffersPeak = Math.max(buffersPeak, now.arrayBuffers - base.arrayBuffers);
       };
       const source = generated(25 * MB, 'memory', undefined, sample);
-      assert.equal(await subject.store.write('ws_1/file_big', source.body, 'application/zip'), 25 * MB);
+      assert.equal(await subject.store.write('ws_1/file_big', source.body, 'archive.zip'), 25 * MB);
       t.diagnostic(`live heap +${(heapPeak / MB).toFixed(1)} MB, buffers +${(buffersPeak / MB).toFixed(1)} MB at most`);
       // the folder streams chunk by chunk (about 2 MB of chunks on their way); the bucket holds one 5 MB part more
       assert.ok(heapPeak < 6 * MB, `the heap grew by ${(heapPeak / MB).toFixed(1)} MB`);
@@ -196,8 +235,10 @@ function contract(kind: 'folder' | 's3', make: () => Promise<Subject>): void {
       await subject.breakIt();
       await assert.rejects(subject.store.check());
       const source = generated(8 * MB, 'unreachable');
-      await assert.rejects(subject.store.write('ws_1/file_lost', source.body, 'application/pdf'));
+      const failedBefore = subject.counts.failed;
+      await assert.rejects(subject.store.write('ws_1/file_lost', source.body, 'cv.pdf'));
       assert.ok(source.body.destroyed, 'a write the store failed destroys the body, so nobody waits on it');
+      assert.equal(subject.counts.failed, failedBefore + 1, 'the store’s failure is counted');
     });
   });
 }
@@ -278,7 +319,7 @@ describe('the s3 store, beyond the contract', () => {
       const { port } = recorder.address() as AddressInfo;
       const store = s3Store(`s3://recorded/p?endpoint=http://127.0.0.1:${port}`);
       const source = generated(20 * MB, 'aborted', S3_PART_SIZE + MB);
-      await assert.rejects(store.write('ws_1/file_aborted', source.body, 'application/pdf'), /the visitor went away/);
+      await assert.rejects(store.write('ws_1/file_aborted', source.body, 'cv.pdf'), /the visitor went away/);
       assert.deepEqual(
         requests.map((request) => request.replace(/[?&]x-id=[A-Za-z]+/, '')),
         [
@@ -292,21 +333,42 @@ describe('the s3 store, beyond the contract', () => {
     }
   });
 
+  test('an object is plain bytes offered as a download, whatever the visitor declared (issue 38, item 18)', async () => {
+    const other = await startS3Server('formgate-object-headers');
+    try {
+      const forms = s3Subject(other, 'forms');
+      const client = new S3Client({ endpoint: other.endpoint, region: 'us-east-1', forcePathStyle: true });
+      const headersOf = (key: string) => client.send(new HeadObjectCommand({ Bucket: other.bucket, Key: `forms/${key}` }));
+      // one PutObject, and a multipart upload (over one part): both carry the same headers
+      await forms.store.write('ws_1/file_page', Readable.from([Buffer.from('<script>alert(1)</script>')]), 'a\u202Efdp.html');
+      await forms.store.write('ws_1/file_parts', generated(S3_PART_SIZE + MB, 'parts').body, 'résumé "final".html');
+      const page = await headersOf('ws_1/file_page');
+      assert.equal(page.ContentType, 'application/octet-stream');
+      assert.equal(page.ContentDisposition, `attachment; filename="afdp.html"; filename*=UTF-8''afdp.html`);
+      const parts = await headersOf('ws_1/file_parts');
+      assert.equal(parts.ContentType, 'application/octet-stream');
+      assert.equal(parts.ContentDisposition, `attachment; filename="r_sum_ _final_.html"; filename*=UTF-8''r%C3%A9sum%C3%A9%20_final_.html`);
+      client.destroy();
+    } finally {
+      await other.remove();
+    }
+  });
+
   test('keys go under the prefix: a store with another prefix on the same bucket sees none of them', async () => {
     const other = await startS3Server('formgate-prefixes');
     try {
       const forms = s3Subject(other, 'forms');
       const elsewhere = s3Subject(other, 'elsewhere');
-      await forms.store.write('ws_1/file_a', Readable.from([Buffer.from('a')]), 'text/plain');
+      await forms.store.write('ws_1/file_a', Readable.from([Buffer.from('a')]), 'note.txt');
       assert.deepEqual(await forms.listed(), ['ws_1/file_a']);
       assert.equal(await elsewhere.store.read('ws_1/file_a'), null);
       await elsewhere.store.remove(['ws_1/file_a']);
       assert.ok(await forms.store.read('ws_1/file_a'));
-      const oddType = await forms.store.write('ws_1/file_c', Readable.from([Buffer.from('c')]), 'text/plain\r\nx-injected: 1');
-      assert.equal(oddType, 1, 'a declared type no header may carry is stored as application/octet-stream');
+      const oddName = await forms.store.write('ws_1/file_c', Readable.from([Buffer.from('c')]), 'note.txt\r\nx-injected: 1');
+      assert.equal(oddName, 1, 'a name no header may carry is stored with its controls replaced');
       const missing = openFileStore(parseFilesLocation(other.location('x').replace(other.bucket, 'no-such-bucket'), 'unused'));
       await assert.rejects(missing.check(), /NoSuchBucket|does not exist/);
-      await assert.rejects(missing.write('ws_1/file_b', Readable.from([Buffer.from('b')]), 'text/plain'), /NoSuchBucket|does not exist/);
+      await assert.rejects(missing.write('ws_1/file_b', Readable.from([Buffer.from('b')]), 'note.txt'), /NoSuchBucket|does not exist/);
     } finally {
       await other.remove();
     }
@@ -318,7 +380,7 @@ describe('the folder store, beyond the contract', () => {
     const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'formgate-partials-'));
     try {
       const store = openFileStore(parseFilesLocation(folder, folder));
-      await store.write('ws_1/kept', Readable.from([Buffer.from('whole')]), 'text/plain');
+      await store.write('ws_1/kept', Readable.from([Buffer.from('whole')]), 'note.txt');
       // what a process killed mid-write leaves: a partial file no key names
       const partials = path.join(folder, '.partial');
       fs.writeFileSync(path.join(partials, 'crashed'), 'half');

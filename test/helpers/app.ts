@@ -5,7 +5,7 @@ import { buildConfig, type Config } from '../../src/config/config.js';
 import type { RawEnv } from '../../src/config/env.js';
 import { openContext, type AppContext } from '../../src/context.js';
 import { startDelivery, type Delivery } from '../../src/jobs/delivery.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { createMigratedTestDatabase, type TestDatabase } from './database.js';
 
 export interface Answer {
   status: number;
@@ -63,7 +63,7 @@ export function testConfig(database: TestDatabase, env: RawEnv = {}): Config {
  * `options.logger` receives the service's log lines (silent by default).
  */
 export async function startApp(env: RawEnv = {}, options: { delivery?: boolean; database?: TestDatabase; logger?: Logger } = {}): Promise<TestApp> {
-  const database: TestDatabase = options.database ?? (await createTestDatabase());
+  const database: TestDatabase = options.database ?? (await createMigratedTestDatabase());
   const owned = options.database === undefined;
   const config = testConfig(database, env);
   const ctx = await openContext(config);

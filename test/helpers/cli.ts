@@ -1,10 +1,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildConfig } from '../../src/config/config.js';
 import { openContext } from '../../src/context.js';
 import type { Scope } from '../../src/domain/scopes.js';
+import type { BuiltProgram } from './built-program.js';
 import type { TestDatabase } from './database.js';
 
 const execFileAsync = promisify(execFile);
@@ -24,8 +27,16 @@ export function cliEnv(database: TestDatabase, extra: Record<string, string> = {
     if (key.startsWith('FORMGATE_') || key === 'NODE_TEST_CONTEXT') continue;
     env[key] = value;
   }
-  // recipients' confirmation off as in testConfig: a child's notifications go to made-up addresses
-  return { ...env, FORMGATE_DATABASE_URL: database.url, FORMGATE_DATA_DIR: database.dataDir, FORMGATE_CONFIRM_RECIPIENTS: 'off', ...extra };
+  // recipients' confirmation off as in testConfig: a child's notifications go to made-up addresses;
+  // no drain window (nothing balances these children): the tests of the window set one themselves
+  return {
+    ...env,
+    FORMGATE_DATABASE_URL: database.url,
+    FORMGATE_DATA_DIR: database.dataDir,
+    FORMGATE_CONFIRM_RECIPIENTS: 'off',
+    FORMGATE_DRAIN_WINDOW: '0',
+    ...extra,
+  };
 }
 
 export interface CliResult {
@@ -142,7 +153,8 @@ export function followProcess(child: ChildProcess): ServerProcess {
   return {
     child,
     lines,
-    waitForLine(predicate, what, timeoutMs = 15_000) {
+    // hang detectors, not speed limits: a server on a busy machine may take its time (WAIT_DEADLINE_MS)
+    waitForLine(predicate, what, timeoutMs = 30_000) {
       return waitFor(
         () => lines.find(predicate),
         () =>
@@ -151,7 +163,7 @@ export function followProcess(child: ChildProcess): ServerProcess {
         what,
       );
     },
-    waitForExit(timeoutMs = 10_000) {
+    waitForExit(timeoutMs = 30_000) {
       return waitFor(
         () => exit ?? undefined,
         () => undefined,
@@ -184,4 +196,20 @@ export async function seedUpgradedForm(
   } finally {
     await ctx.close();
   }
+}
+
+/**
+ * A checkout to run `npm start` in: this package.json (older than the bundle, as in a checkout built
+ * since, so `npm start` builds nothing), the scripts, and `dist` as the program just built, so that a
+ * test never writes the project's own dist/. Remove it with `fs.rmSync(folder, { recursive: true })`.
+ */
+export function npmCheckout(name: string, bundle: BuiltProgram): string {
+  const folder = path.join(PROJECT_ROOT, 'node_modules', '.cache', `formgate-${name}-${process.pid}`);
+  fs.rmSync(folder, { recursive: true, force: true });
+  fs.mkdirSync(folder, { recursive: true });
+  fs.copyFileSync(path.join(PROJECT_ROOT, 'package.json'), path.join(folder, 'package.json'));
+  fs.utimesSync(path.join(folder, 'package.json'), new Date(2020, 0, 1), new Date(2020, 0, 1));
+  fs.symlinkSync(path.join(PROJECT_ROOT, 'scripts'), path.join(folder, 'scripts'));
+  fs.symlinkSync(path.dirname(bundle.program[0]!), path.join(folder, 'dist'));
+  return folder;
 }

@@ -99,3 +99,18 @@ export class DashboardClient {
     return { status: response.status, headers: response.headers, location: response.headers.get('location'), html };
   }
 }
+
+/** The text of HTML with its five escaped characters back. */
+export const decodeEntities = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+
+/** The text of the element with that id in a page's HTML, tags dropped and entities decoded. */
+export function elementText(html: string, id: string): string | undefined {
+  const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(html);
+  return match ? decodeEntities(match[1]!.replace(/<[^>]+>/g, '')).trim() : undefined;
+}

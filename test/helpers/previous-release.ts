@@ -59,7 +59,8 @@ export async function buildPreviousRelease(): Promise<PreviousRelease> {
       ([name, wanted]) => (ours.dependencies?.[name] ?? ours.devDependencies?.[name]) === wanted,
     );
     if (same) fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules'), path.join(folder, 'node_modules'));
-    else await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], { cwd: folder, timeout: 300_000 });
+    // from npm's cache without asking the registry again: this checkout's own `npm ci` has just filled it
+    else await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], { cwd: folder, timeout: 300_000 });
     const main = path.join(folder, 'dist', 'main.js');
     await run(process.execPath, ['scripts/build.mjs', main], { cwd: folder, timeout: 60_000 });
     return { version, commit, program: [main], remove };

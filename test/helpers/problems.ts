@@ -19,6 +19,24 @@ export function assertProblem(app: TestApp, answer: Answer, code: ProblemCode, e
   for (const [key, value] of Object.entries(extra)) assert.deepEqual(answer.body[key], value, `problem field ${key}`);
 }
 
+/**
+ * A 429's headers name the limit that refused, not a budget with room left: X-RateLimit-Limit its
+ * size, X-RateLimit-Remaining 0, X-RateLimit-Reset the seconds of Retry-After.
+ */
+export function assertRefusedBy(answer: { headers: Headers }, limit: number): void {
+  const retryAfter = answer.headers.get('retry-after');
+  assert.match(retryAfter ?? '', /^\d+$/, 'Retry-After is a number of seconds');
+  assert.deepEqual(
+    {
+      limit: answer.headers.get('x-ratelimit-limit'),
+      remaining: answer.headers.get('x-ratelimit-remaining'),
+      reset: answer.headers.get('x-ratelimit-reset'),
+    },
+    { limit: String(limit), remaining: '0', reset: retryAfter },
+    'X-RateLimit-* report the limit that refused',
+  );
+}
+
 /** Asserts a `400 validation_error` whose `errors` includes an entry for each field named. */
 export function assertValidation(app: TestApp, answer: Answer, ...fields: string[]): void {
   assertProblem(app, answer, 'validation_error');

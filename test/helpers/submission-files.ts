@@ -44,7 +44,7 @@ export async function insertSubmissionWithFiles(
     const bytes = file.bytes === null ? null : Buffer.from(file.bytes);
     const key = bytes === null ? null : storageKey(form.workspaceId, id);
     if (key && bytes) {
-      await app.ctx.files.write(key, Readable.from([bytes]), file.type);
+      await app.ctx.files.write(key, Readable.from([bytes]), file.name);
       stored += bytes.length;
       const value = { name: file.name, type: file.type, size: bytes.length, url: app.ctx.fileLinks.url(id) };
       const previous = data[file.field];

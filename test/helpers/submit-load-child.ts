@@ -34,7 +34,7 @@ function sourceOf(n: number): string {
 
 function post(url: string, body: string, localAddress: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const headers = { 'content-type': 'application/json', accept: 'application/json' };
+    const headers = { 'content-type': 'application/json', accept: 'application/json', ...(options.host ? { host: options.host } : {}) };
     const request = http.request(url, { method: 'POST', headers, localAddress, agent: false, timeout: 10_000 }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -15,6 +15,8 @@ export interface LoadOptions {
   maxRequests: number;
   /** Source addresses are 127.<subnet>.x.y: give each suite its own. */
   subnet: number;
+  /** The Host header, when the target is a proxy that picks its site by name. */
+  host?: string;
 }
 
 /** What one request got: a success answer with the submission's id, a refusal (any other answer), or no answer. */

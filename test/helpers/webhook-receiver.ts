@@ -9,6 +9,8 @@ export interface ReceivedRequest {
   rawBody: string;
   /** The status it was answered with; null when it got no (whole) answer. */
   answered: number | null;
+  /** Whether its exchange is over (answered, or the caller hung up): a hung try stays open until the caller's timeout. */
+  closed: boolean;
 }
 
 /**
@@ -33,6 +35,8 @@ export interface WebhookReceiver {
   /** Bytes written by `endless` answers before the caller hung up. */
   endlessBytesWritten: number;
   close(): Promise<void>;
+  /** Told of each request as it arrives (before it is answered). */
+  onRequest?: (received: ReceivedRequest) => void;
 }
 
 /**
@@ -44,8 +48,19 @@ export async function startWebhookReceiver(mode: ReceiverMode = { status: 200 },
   let failuresSoFar = 0;
   const server = createServer((request, response) => {
     const record = (rawBody: string): ReceivedRequest => {
-      const received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, rawBody, answered: null };
+      const received: ReceivedRequest = {
+        method: request.method ?? '',
+        path: request.url ?? '',
+        headers: request.headers,
+        rawBody,
+        answered: null,
+        closed: false,
+      };
+      response.on('close', () => {
+        received.closed = true;
+      });
       receiver.requests.push(received);
+      receiver.onRequest?.(received);
       return received;
     };
     if ('destroy' in receiver.mode) {

@@ -193,6 +193,19 @@ describe('errors (section 7)', () => {
       assert.equal(await formCount(), before);
     });
 
+    it('names the part of the request that is invalid: the body, the query or the path', async () => {
+      const body = await app.api('POST', '/forms', { token: account.token, body: { workspaceId: account.workspaceId } });
+      assertValidation(app, body, 'name');
+      assert.equal(body.body.detail, 'The request body is invalid.');
+      const query = await app.api('GET', '/workspaces?limit=0', { token: account.token });
+      assertValidation(app, query, 'limit');
+      assert.equal(query.body.detail, 'The request query is invalid.');
+      const form = await createForm(app, account);
+      const path = await app.api('GET', `/forms/${form.id}/templates/welcome`, { token: account.token });
+      assertValidation(app, path, 'kind');
+      assert.equal(path.body.detail, 'The request path is invalid.');
+    });
+
     it('answers an empty or non-object JSON body with 400 validation_error', async () => {
       const empty = await app.api('POST', '/forms', { token: account.token, raw: '', headers: { 'content-type': 'application/json' } });
       assertValidation(app, empty, 'body');

@@ -190,7 +190,9 @@ describe('submissions export API', () => {
     const doc = (await app.fetch('GET', `${app.baseUrl}/openapi.json`)).body;
     const operation = doc.paths['/forms/{formId}/submissions/export'].get;
     assert.equal(operation.operationId, 'exportFormSubmissions');
-    assert.deepEqual(operation.security, [{ bearerAuth: ['submissions:read'] }]);
+    assert.deepEqual(operation.security, [{ bearerAuth: [] }]);
+    assert.equal(operation['x-required-scope'], 'submissions:read');
+    assert.ok(operation.responses['200'].headers['Content-Disposition'], 'the download declares Content-Disposition');
     const query = Object.fromEntries(operation.parameters.filter((p: any) => p.in === 'query').map((p: any) => [p.name, p]));
     assert.deepEqual(Object.keys(query).sort(), ['format', 'from', 'search', 'to']);
     assert.deepEqual(query.format.schema.enum, ['csv', 'json']);

@@ -11,7 +11,15 @@ import { FolderFileStore } from '../../src/files/folder-store.js';
 import { FilesHealth } from '../../src/services/files-health.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/eventually.js';
+import { createAccount, createForm } from '../helpers/fixtures.js';
+import { JSON_ACCEPT, listed, multipartBody, request } from '../helpers/submit.js';
 import { type S3Server, S3_SERVER_CREDENTIALS, startS3Server } from '../helpers/s3-server.js';
+
+/** Posts one PDF to the form's submit address as a browser's multipart body, asking for JSON. */
+function sendFile(app: TestApp, formId: string, content: string) {
+  const { body, contentType } = multipartBody({ message: 'with a file' }, [{ name: 'cv', filename: 'cv.pdf', content }]);
+  return request('POST', `${app.submitUrl}/${formId}`, body, { 'content-type': contentType, accept: JSON_ACCEPT });
+}
 
 /** The value of one series (`name{labels}` exactly as exposed), or null when it is not there. */
 function seriesValue(text: string, series: string): number | null {
@@ -60,14 +68,14 @@ describe('/healthz and /metrics: the file store', () => {
     }
   });
 
-  it('shows a reachable bucket as ok, and counts what the intake reports', async () => {
+  it('shows a reachable bucket as ok, and counts the files uploads stored and deletions removed', async () => {
     const app = await startApp({ metrics: 'on', files: server.location('forms') });
     try {
-      app.ctx.metrics!.fileStored(1500);
-      app.ctx.metrics!.fileStored(500);
-      app.ctx.metrics!.fileRemoved(2);
-      app.ctx.metrics!.fileRemoved(0);
-      app.ctx.metrics!.fileWriteFailed();
+      const owner = await createAccount(app);
+      const form = await createForm(app, owner);
+      for (const content of ['%PDF-1.4 first', '%PDF-1.4 the second']) assert.equal((await sendFile(app, form.id, content)).status, 200);
+      const [first] = await listed(app, owner.token, form.id);
+      await app.ctx.submissions.deleteSubmission(owner.userId, first.id);
       const { health, metrics } = await healthAndMetrics(app);
       assert.equal(health.body.status, 'ok', JSON.stringify(health.body));
       assert.deepEqual(
@@ -76,10 +84,31 @@ describe('/healthz and /metrics: the file store', () => {
       );
       assert.equal(seriesValue(metrics, 'formgate_file_store_up{kind="s3"}'), 1);
       assert.equal(seriesValue(metrics, 'formgate_files_written_total'), 2);
-      assert.equal(seriesValue(metrics, 'formgate_file_bytes_written_total'), 2000);
-      assert.equal(seriesValue(metrics, 'formgate_files_removed_total'), 2);
-      assert.equal(seriesValue(metrics, 'formgate_file_write_failures_total'), 1);
+      assert.equal(seriesValue(metrics, 'formgate_file_bytes_written_total'), 14 + 19);
+      assert.equal(seriesValue(metrics, 'formgate_files_removed_total'), 1);
+      assert.equal(seriesValue(metrics, 'formgate_file_write_failures_total'), 0);
       assert.doesNotMatch(JSON.stringify(health.body) + metrics, /S3RVER/, 'no credential shown');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('counts a write the folder failed, and not an upload refused for its size', async () => {
+    const app = await startApp({ metrics: 'on' });
+    try {
+      const owner = await createAccount(app);
+      const form = await createForm(app, owner);
+      await app.ctx.forms.updateForm(owner.userId, form.id, { fileUploads: { maxFileSize: 1024, maxTotalSize: 1024 } });
+      assert.equal((await sendFile(app, form.id, 'x'.repeat(4096))).status, 413, 'over the form’s limit');
+      const folder = (app.ctx.config.files as { folder: string }).folder;
+      fs.rmSync(folder, { recursive: true, force: true });
+      fs.writeFileSync(folder, 'a file where the folder should be');
+      const failed = await sendFile(app, form.id, '%PDF-1.4 lost');
+      // nothing stored: the post is refused (500 internal_error, as any failure to store it)
+      assert.equal(failed.status, 500, JSON.stringify(failed.body));
+      const metrics = (await app.fetch('GET', `${app.publicUrl}/metrics`)).body as string;
+      assert.equal(seriesValue(metrics, 'formgate_file_write_failures_total'), 1);
+      assert.equal(seriesValue(metrics, 'formgate_files_written_total'), 0);
     } finally {
       await app.close();
     }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { storageKey } from '../../src/files/file-store.js';
 import { startApp, type Answer, type TestApp } from '../helpers/app.js';
+import { assertRefusedToken } from '../helpers/auth-matrix.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { assertProblem, assertSameNotFound } from '../helpers/problems.js';
 import { insertSubmissionWithFiles } from '../helpers/submission-files.js';
@@ -59,8 +60,8 @@ describe('GET /files/{fileId}', () => {
   });
 
   it('needs a token with submissions:read', async () => {
-    assertProblem(app, await app.api('GET', `/files/${cv.id}`), 'invalid_token');
-    assertProblem(app, await app.api('GET', `/files/${cv.id}`, { token: 'fg_not-a-token' }), 'invalid_token');
+    assertRefusedToken(app, await app.api('GET', `/files/${cv.id}`), 'none');
+    assertRefusedToken(app, await app.api('GET', `/files/${cv.id}`, { token: 'fg_not-a-token' }), 'bad');
     const formsOnly = await createAccount(app, { scopes: ['forms:read'] });
     assertProblem(app, await app.api('GET', `/files/${cv.id}`, { token: formsOnly.token }), 'insufficient_scope');
   });

@@ -223,4 +223,61 @@ describe(`form rules: behaviour and state (${TEST_DIALECT})`, () => {
     const last = (await sink.waitFor(third + 2)).slice(third).find((m) => m.envelopeTo.includes('owner@acme.example'))!;
     assert.equal(last.parsed.subject, 'Per post', '_email.subject wins');
   });
+
+  it('a subject fills in the placeholders of templates as plain text on one line; one that does not compile is refused, naming it (issue 39, item 8)', async () => {
+    const form = await createForm(app, account, {
+      notificationEmails: ['owner@acme.example'],
+      notificationSubject: 'Lead from {{data.name}} <{{data.email}}> & co{{#if data.car}} ({{data.car.color}}){{/if}}',
+      autoresponseSubject: 'Thanks, {{data.name}}: {{#each data.tags}}[{{this}}]{{/each}}',
+    });
+    const put = await app.api('PUT', `/forms/${form.id}/templates/autoresponder`, { token: account.token, body: { code: '<p>We will answer soon.</p>' } });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const before = sink.messages.length;
+    const fields = { name: 'Ada "Countess" <b>&\r\nBcc: victim@example.com', email: 'ada@example.com', car: { color: 'red' }, tags: ['a', 'b'] };
+    assert.equal((await postJson(app, form.id, fields, from())).status, 200);
+    const mails = (await sink.waitFor(before + 2)).slice(before);
+    const notification = mails.find((m) => m.envelopeTo.includes('owner@acme.example'))!.parsed;
+    // as sent: not HTML-escaped, the line break a space, no header added
+    assert.equal(notification.subject, 'Lead from Ada "Countess" <b>& Bcc: victim@example.com <ada@example.com> & co (red)');
+    assert.equal(notification.headers.get('bcc'), undefined);
+    const reply = mails.find((m) => m.envelopeTo.includes('ada@example.com'))!.parsed;
+    assert.equal(reply.subject, 'Thanks, Ada "Countess" <b>& Bcc: victim@example.com: [a][b]');
+    assert.equal(reply.headers.get('bcc'), undefined);
+
+    for (const [subject, problem] of [
+      ['Lead from {{data.name', /^notificationSubject: .*Expecting/],
+      ['{{lookup data "name"}}', /^notificationSubject: line 1, column \d+: unknown helper "lookup"$/],
+      ['{{{data.name}}}', /^notificationSubject: line 1, column \d+: unescaped output/],
+      ['{{data.constructor}}', /^notificationSubject: line 1, column \d+: "constructor" cannot be reached from a template$/],
+      ['{{> header}}', /^notificationSubject: line 1, column \d+: partials are not allowed$/],
+    ] as const) {
+      const refused = await patch(form.id, { notificationSubject: subject, autoresponseSubject: subject });
+      assertValidation(app, refused, 'notificationSubject', 'autoresponseSubject');
+      assert.match(refused.body.errors[0], problem, subject);
+    }
+    const read = await app.api('GET', `/forms/${form.id}`, { token: account.token });
+    assert.match(read.body.notificationSubject, /^Lead from \{\{data\.name\}\}/, 'nothing changed');
+  });
+
+  it("the autoresponder never shows the form's name: the default subject is neutral and the sender is the form's site (issue 39, item 7)", async () => {
+    const name = 'Internal – leads Q3 (do not share)';
+    const withSite = await createForm(app, account, { name, allowedOrigins: ['https://www.acme.example', 'https://acme.example'] });
+    const withoutSite = await createForm(app, account, { name });
+    for (const form of [withSite, withoutSite]) {
+      const put = await app.api('PUT', `/forms/${form.id}/templates/autoresponder`, { token: account.token, body: { code: '<p>We will answer soon.</p>' } });
+      assert.equal(put.status, 200, JSON.stringify(put.body));
+    }
+    const before = sink.messages.length;
+    const site = { headers: { origin: 'https://www.acme.example' }, ...from() };
+    assert.equal((await postJson(app, withSite.id, { ...contact(), email: 'dee@example.com' }, site)).status, 200);
+    assert.equal((await postJson(app, withoutSite.id, { ...contact(), email: 'eve@example.com' }, from())).status, 200);
+    const mails = (await sink.waitFor(before + 2)).slice(before);
+    const answers = ['dee@example.com', 'eve@example.com'].map((to) => mails.find((m) => m.envelopeTo.includes(to))!.parsed);
+    for (const answer of answers) {
+      assert.equal(answer.subject, 'We received your message');
+      assert.ok(![answer.subject, answer.from?.text, answer.html, answer.text].join('\n').includes('leads Q3'), 'the name nowhere');
+    }
+    assert.equal(answers[0]!.from?.value[0]?.name, 'www.acme.example', 'the site the visitor posted from');
+    assert.equal(answers[1]!.from?.value[0]?.name, 'Formgate', "without a site, the instance's sender name");
+  });
 });

@@ -43,8 +43,10 @@ describe('GET /metrics', () => {
       const without = await app.fetch('GET', url);
       assert.equal(without.status, 401);
       assert.equal(without.body.code, 'invalid_token');
-      assert.match(without.headers.get('www-authenticate') ?? '', /^Bearer/);
-      assert.equal((await app.fetch('GET', url, { token: `${TOKEN}x` })).status, 401);
+      assert.equal(without.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+      const wrong = await app.fetch('GET', url, { token: `${TOKEN}x` });
+      assert.equal(wrong.status, 401);
+      assert.equal(wrong.headers.get('www-authenticate'), 'Bearer realm="metrics", error="invalid_token"', 'RFC 6750 §3.1: a token was sent and is bad');
       const scraped = await app.fetch('GET', url, { token: TOKEN, headers: { host: 'formgate-1.internal:8080' } });
       assert.equal(scraped.status, 200);
       assert.match(scraped.body, /^# HELP /m);

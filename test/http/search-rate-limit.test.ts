@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { type Account, createAccount, createForm } from '../helpers/fixtures.js';
 import { person } from '../helpers/members.js';
-import { assertProblem } from '../helpers/problems.js';
+import { assertProblem, assertRefusedBy } from '../helpers/problems.js';
 
 // Issue 24: searches have their own limit per caller (token, session) and per address,
 // FORMGATE_RATE_LIMIT_SEARCH, on the API's lists and export and on the dashboard's inbox and export.
@@ -13,7 +13,8 @@ describe('search rate limit', () => {
   let form: { id: string };
 
   before(async () => {
-    app = await startApp({ rateLimitSearch: '3/1m' });
+    // the API's general budget on too: its headers on every answer must not speak for the search limit's 429
+    app = await startApp({ rateLimitSearch: '3/1m', rateLimitApi: '400/1m' });
     owner = await createAccount(app);
     form = await createForm(app, owner);
   });
@@ -30,8 +31,10 @@ describe('search rate limit', () => {
     assertProblem(app, refused, 'rate_limited');
     const retryAfter = Number(refused.headers.get('retry-after'));
     assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${refused.headers.get('retry-after')}`);
+    assertRefusedBy(refused, 3);
     const exported = await app.api('GET', `/forms/${form.id}/submissions/export?format=csv&search=x`, { token: owner.token });
     assertProblem(app, exported, 'rate_limited');
+    assertRefusedBy(exported, 3);
     assert.equal((await list('')).status, 200, 'the list itself still answers');
   });
 
@@ -43,6 +46,7 @@ describe('search rate limit', () => {
     assert.equal(page.status, 429);
     assert.match(page.html, /Too many searches; try again in \d+ seconds?\./);
     assert.ok(Number(page.headers.get('retry-after')) >= 1);
+    assertRefusedBy(page, 3);
     assert.equal((await member.client.get(`/forms/${formId}`)).status, 200, 'the inbox without a search still answers');
     const exported = await member.client.get(`/w/${member.workspaceId}/export?format=csv&search=hello`);
     assert.equal(exported.status, 429);

@@ -136,6 +136,8 @@ describe('submissions API', () => {
       assert.deepEqual(await search('hello world'), [ids.ann], stage);
       assert.deepEqual(await search('HELLO'), [ids.ann], stage);
       assert.deepEqual(await search('ünïcode'), [ids.bob], stage);
+      assert.deepEqual(await search('UNICODE'), [ids.bob], `${stage}: without its accents`);
+      assert.deepEqual(await search('zébra_x'), [ids.bob], `${stage}: with accents it has not`);
       assert.deepEqual(await search('zebra_x'), [ids.bob], stage);
       assert.deepEqual(await search('50%'), [ids.bob], stage);
       assert.deepEqual(await search('a_n'), [], stage);

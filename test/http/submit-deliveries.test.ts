@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AddressObject } from 'mailparser';
 import { notificationMessageId } from '../../src/mail/notification.js';
+import { messageIdDomain } from '../../src/mail/message-id.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { cliEnv, runCli } from '../helpers/cli.js';
 import { eventually } from '../helpers/eventually.js';
@@ -59,9 +60,11 @@ describe('submit surface: deliveries of accepted submissions', () => {
       assert.equal(mail.parsed.subject, 'Quote request');
       assert.deepEqual(mail.parsed.from?.value[0], { name: 'Website', address: 'forms@mail.example.org' });
       assert.equal(mail.parsed.replyTo?.value[0]?.address, 'ada@example.com');
-      assert.equal(mail.parsed.messageId, notificationMessageId(answer.body.id, recipient!, 'mail.example.org'));
-      assert.equal(mail.parsed.inReplyTo, `<form-${form.id}@mail.example.org>`);
-      assert.equal(mail.parsed.references, `<form-${form.id}@mail.example.org>`);
+      // ids take the public URL's host, not the sender's (issue 39, item 9)
+      const idDomain = messageIdDomain(app.ctx.config.publicUrl);
+      assert.equal(mail.parsed.messageId, notificationMessageId(answer.body.id, recipient!, idDomain));
+      assert.equal(mail.parsed.inReplyTo, `<form-${form.id}@${idDomain}>`);
+      assert.equal(mail.parsed.references, `<form-${form.id}@${idDomain}>`);
       assert.ok(String(mail.parsed.html).includes('&lt;b&gt;two&lt;/b&gt;'), 'values are escaped');
       assert.match(mail.parsed.text ?? '', /^message: A quote for <b>two<\/b> engines, please\.$/m);
     }
@@ -138,7 +141,8 @@ describe('submit surface: deliveries of accepted submissions', () => {
     const mail = (await sink.waitFor(before + 1)).at(-1)!;
     assert.equal(mail.parsed.subject, 'New submission: Bookings');
     assert.match(String(mail.parsed.html), /<h1 style="color:#123">Booking from &lt;Ada&gt;<\/h1><p>Night Fri<\/p><p>Night Sat<\/p>/);
-    assert.equal(mail.parsed.text?.trim(), 'Booking from <Ada>\nNight Fri\nNight Sat');
+    // a heading and paragraphs, each followed by a blank line, as in the HTML (issue 39, item 10)
+    assert.equal(mail.parsed.text?.trim(), 'Booking from <Ada>\n\nNight Fri\n\nNight Sat');
 
     assert.equal((await app.api('DELETE', path, { token: account.token })).status, 204);
     await postJson(app, form.id, { name: 'Grace' }, from());

@@ -12,6 +12,9 @@ const EVIL = 'https://evil.example.net';
 /** The wording an attacker would like to show on the owner's submit domain. */
 const PHISH = { title: 'Your account is suspended', message: 'Sign in again at evil.example.net to restore it.' };
 
+/** The links of a page, as written in its attributes. */
+const hrefsOf = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]!);
+
 /** Headers a browser sends with a form posted from `page`: its origin, and the page as Referer. */
 const from = (page: string) => ({ headers: { origin: new URL(page).origin, referer: page } });
 
@@ -41,14 +44,20 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
       '_feedback.success.message': PHISH.message,
     };
 
-    it('on a form with no allowed origins: the thank-you link shows the default page, with no way back to the attacker', async () => {
+    it('on a form with no allowed origins: the thank-you page shows the default wording, and only the root of the site the post came from as its way back, named', async () => {
       const form = await createForm(app, account);
       const answer = await post(app, form.id, attack, from(`${EVIL}/login`));
       assert.equal(answer.status, 303);
-      assert.equal(answer.headers.get('location'), `${app.submitUrl}/${form.id}/thanks`, 'a bare link: nothing from the post travels in it');
+      const link = new URL(answer.headers.get('location')!);
+      assert.equal(`${link.origin}${link.pathname}`, `${app.submitUrl}/${form.id}/thanks`);
+      assert.ok(!link.search.includes('suspended') && !link.search.includes('login'), 'none of the post’s wording or path travels in it');
       const page = await follow(answer);
       assert.ok(page.includes('Thank you!'));
-      assert.ok(!page.includes('suspended') && !page.includes('evil.example.net'), page);
+      assert.ok(!page.includes('suspended') && !page.includes('login'), page);
+      // issue 39, item 19: a way back, to where the visitor came from, saying where it leads
+      assert.deepEqual(hrefsOf(page), [`${EVIL}/`]);
+      assert.ok(page.includes('Go back (evil.example.net)</a>'), page);
+      assert.ok(!(await follow(answer, '127.0.0.2')).includes('href='), 'the link made for one visitor shows another no way back');
     });
 
     it('on a form that lists its site: a post from elsewhere is refused (403 origin_not_allowed), stored and counted nowhere', async () => {
@@ -57,7 +66,8 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
       const page = await post(app, form.id, attack, { ...from(`${EVIL}/login`), accept: BROWSER_ACCEPT });
       assert.equal(page.status, 403);
       assert.match(page.headers.get('content-type')!, /^text\/html/);
-      assert.ok(!page.body.includes('suspended') && !page.body.includes('href='), 'no wording and no link of the post');
+      assert.ok(!page.body.includes('suspended'), 'no wording of the post');
+      assert.deepEqual(hrefsOf(page.body), [`${SITE}/`], 'the way back is the site the form lists (issue 39, item 19), not the post’s');
       assert.ok(!page.body.includes('evil.example.net'), 'not even the name of its site');
       assert.equal(await honeypotDrops(form.id), 0);
       assert.equal((await storedRows(app, form.id)).length, 0);
@@ -212,16 +222,18 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
       assert.equal((await storedRows(app, form.id)).length, 6);
     });
 
-    it('never shows the post’s wording, the fields it named, or a link back on the error page', async () => {
+    it('never shows the post’s wording or the fields it named on the error page; its way back is the root of the site it came from, named', async () => {
       const form = await createForm(app, account);
       const page = await post(
         app,
         form.id,
         { _gotcha: '', '_feedback.error.title': PHISH.title, '_feedback.error.message': PHISH.message, '_feedback.dark': 'on' },
-        { ...from(`${EVIL}/`), accept: BROWSER_ACCEPT },
+        { ...from(`${EVIL}/login?next=suspended`), accept: BROWSER_ACCEPT },
       );
       assert.equal(page.status, 400);
-      assert.ok(!page.body.includes('suspended') && !page.body.includes('evil.example.net'), page.body);
+      assert.ok(!page.body.includes('suspended') && !page.body.includes('login'), page.body);
+      assert.deepEqual(hrefsOf(page.body), [`${EVIL}/`]);
+      assert.ok(page.body.includes('Back to the form (evil.example.net)</a>'), page.body);
       assert.ok(page.body.includes('Your submission could not be accepted'), 'the default wording');
       assert.ok(page.body.includes('theme-dark'), 'the theme says nothing, so it applies');
       assert.ok(!page.body.includes('fields:'), 'errors name the post’s fields: not shown');
@@ -231,6 +243,48 @@ describe(`submit surface: allowed origins, redirects and page wording (${TEST_DI
       const named = await request('POST', `${app.submitUrl}/${form.id}`, upload.body, { 'content-type': upload.contentType, accept: BROWSER_ACCEPT });
       assert.equal(named.status, 400);
       assert.ok(!named.body.includes('suspended'), named.body);
+    });
+  });
+
+  describe('the way back from the built-in pages (issue 39, item 19)', () => {
+    const wayBack = async (formId: string, headers: Record<string, string>, fields: Record<string, string> = CONTACT) => {
+      const answer = await post(app, formId, fields, { headers, accept: BROWSER_ACCEPT });
+      const page = answer.status === 303 ? await follow(answer) : (answer.body as string);
+      return { status: answer.status, links: hrefsOf(page), page };
+    };
+
+    it('a form that lists no sites: the root of the site the post came from (Referer, else Origin), named; nothing for a non-http one', async () => {
+      const form = await createForm(app, account);
+      const thanks = await wayBack(form.id, { origin: SITE, referer: `${SITE}/contact?step=2` });
+      assert.deepEqual(thanks.links, [`${SITE}/`]);
+      assert.ok(thanks.page.includes('Go back (shop.example.com)</a>'), thanks.page);
+      assert.deepEqual((await wayBack(form.id, { origin: 'http://localhost:3000' })).links, ['http://localhost:3000/'], 'Origin alone');
+      assert.deepEqual((await wayBack(form.id, { referer: 'https://user:secret@shop.example.com/contact' })).links, [`${SITE}/`], 'no credentials');
+      for (const headers of [
+        {},
+        { origin: 'null' },
+        { referer: 'javascript:alert(1)' },
+        { referer: 'file:///etc/passwd' },
+        { referer: 'data:text/html,x' },
+      ] as Record<string, string>[]) {
+        const { links } = await wayBack(form.id, headers);
+        assert.deepEqual(links, [], JSON.stringify(headers));
+      }
+      const failed = await wayBack(form.id, { origin: SITE, referer: `${SITE}/contact` }, { _gotcha: '' });
+      assert.equal(failed.status, 400);
+      assert.deepEqual(failed.links, [`${SITE}/`], 'the error page too');
+    });
+
+    it('a form that lists its sites: the page the form was on, else the first listed site', async () => {
+      const form = await createForm(app, account, { allowedOrigins: [SITE, 'https://www.example.com'] });
+      assert.deepEqual((await wayBack(form.id, from(`${SITE}/contact?step=2`).headers)).links, [`${SITE}/contact?step&#x3D;2`]);
+      assert.deepEqual((await wayBack(form.id, { origin: 'https://www.example.com' })).links, ['https://www.example.com/'], 'Origin alone');
+      const refused = await wayBack(form.id, { origin: EVIL, referer: `${EVIL}/x` });
+      assert.equal(refused.status, 403);
+      assert.deepEqual(refused.links, [`${SITE}/`], 'a post from elsewhere is pointed at the owner’s site');
+      const invalid = await wayBack(form.id, from(`${SITE}/contact`).headers, { _gotcha: '' });
+      assert.equal(invalid.status, 400);
+      assert.deepEqual(invalid.links, [`${SITE}/contact`]);
     });
   });
 

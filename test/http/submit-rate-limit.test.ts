@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { connectTestRedis, TEST_REDIS_URL } from '../helpers/redis.js';
 import { startApp, type Answer, type TestApp } from '../helpers/app.js';
 import { createAccount, createForm } from '../helpers/fixtures.js';
-import { assertProblem } from '../helpers/problems.js';
+import { assertProblem, assertRefusedBy } from '../helpers/problems.js';
 import { BROWSER_ACCEPT, JSON_ACCEPT, post, storedRows } from '../helpers/submit.js';
 
 const CONTACT = { name: 'Rosalind', message: 'Please call me back about the order.' };
@@ -28,12 +28,14 @@ describe('submit surface: rate limit (step 1)', () => {
         const answer = await post(app, form.id, { ...CONTACT, n: String(i) }, { accept: JSON_ACCEPT, localAddress: visitor });
         assert.equal(answer.status, 200, `submission ${i}`);
       }
-      assertRateLimited(app, await post(app, form.id, CONTACT, { accept: JSON_ACCEPT, localAddress: visitor }));
+      const refused = await post(app, form.id, CONTACT, { accept: JSON_ACCEPT, localAddress: visitor });
+      assertRateLimited(app, refused);
+      assertRefusedBy(refused, 3);
       assertRateLimited(app, await post(app, 'echo', CONTACT, { localAddress: visitor }));
       const page = await post(app, form.id, CONTACT, { accept: BROWSER_ACCEPT, localAddress: visitor });
       assert.equal(page.status, 429);
       assert.ok(page.body.includes('Too many submissions'));
-      assert.ok(page.headers.get('retry-after'));
+      assertRefusedBy(page, 3);
       assert.equal((await storedRows(app, form.id)).length, 3, 'nothing refused was stored');
       // another address has a count of its own
       assert.equal((await post(app, form.id, CONTACT, { accept: JSON_ACCEPT, localAddress: freshVisitor() })).status, 200);

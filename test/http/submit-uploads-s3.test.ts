@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { parseFilesLocation } from '../../src/config/files-location.js';
 import { storageKey } from '../../src/files/file-store.js';
 import { openFileStore } from '../../src/files/open-file-store.js';
@@ -73,11 +74,18 @@ describe(`uploads kept in an S3-compatible bucket (${TEST_DIALECT})`, () => {
     assert.ok(stored, 'the object is in the bucket');
     assert.equal(stored.size, content.length);
     stored.body.destroy();
+    // issue 38, item 18: not the declared type, in case the bucket is ever served directly
+    const client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true });
+    const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: `uploads/${storageKey(seed.workspaceId, fileId)}` }));
+    client.destroy();
+    assert.equal(head.ContentType, 'application/octet-stream');
+    assert.equal(head.ContentDisposition, `attachment; filename="cv.pdf"; filename*=UTF-8''cv.pdf`);
 
     const auth = { authorization: `Bearer ${seed.token}` };
     const download = await fetch(file.url, { headers: auth });
     assert.equal(download.status, 200);
     assert.match(download.headers.get('content-disposition') ?? '', /^attachment; filename="cv\.pdf"/);
+    assert.equal(download.headers.get('content-type'), 'application/pdf', 'Formgate still serves the type the visitor declared');
     assert.equal(download.headers.get('x-content-type-options'), 'nosniff');
     assert.ok(Buffer.from(await download.arrayBuffer()).equals(content), 'the same bytes come back');
 

@@ -55,7 +55,7 @@ describe('templates API with SpamAssassin (FORMGATE_SPAMD_URL), a stand-in spamd
     assert.equal(Number(request.headers['content-length']), request.body.length);
     const mail = await simpleParser(request.body);
     assert.equal(mail.from?.text, '"Acme Forms" <forms@acme.example>');
-    assert.equal(mail.subject, 'Re: Contact us');
+    assert.equal(mail.subject, 'We received your message', 'the subject it is sent with, never the form’s name');
     assert.ok(mail.date instanceof Date && mail.messageId, 'Date and Message-ID, as a real message has');
     assert.equal(mail.headers.get('auto-submitted'), 'auto-replied');
     assert.equal(mail.html, '<p>Hi , thanks for writing to us. We will reply within two working days.</p><p>The Acme team</p>');

@@ -101,6 +101,13 @@ describe('templates API (4.4)', () => {
     assertValidation(app, wrongKind, 'kind');
     assert.deepEqual(wrongKind.body.errors, ['kind: must be the kind in the path (notification)']);
     assertProblem(app, await app.api('GET', path('notification', target.id), { token: owner.token }), 'not_found');
+    // counted, not timed: as deep as a template may nest is stored, one block deeper refused, on any machine
+    const nested = (depth: number) => `${'{{#each data.list}}'.repeat(depth)}{{this}}${'{{/each}}'.repeat(depth)}`;
+    const deepest = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: nested(32) } });
+    assert.equal(deepest.status, 200, JSON.stringify(deepest.body));
+    const deeper = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: nested(33) } });
+    assertProblem(app, deeper, 'template_invalid');
+    assert.deepEqual(deeper.body.errors, ['code: blocks and helper calls nested 33 deep, deeper than the 32 a template may nest']);
     for (const [field, value] of [
       ['kind', 'welcome'],
       ['paused', 'no'],
@@ -139,6 +146,31 @@ describe('templates API (4.4)', () => {
       .where('kind', '=', 'email')
       .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0, 'a preview sends nothing');
+  });
+
+  it('previews without a body, or with an empty one, as with `{}`: `data` is optional, so the body is', async () => {
+    const target = await createForm(app, owner);
+    const withObject = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token, body: {} });
+    assert.equal(withObject.status, 200, JSON.stringify(withObject.body));
+    const none = await app.api('POST', `${path('notification', target.id)}/preview`, { token: owner.token });
+    assert.equal(none.status, 200, JSON.stringify(none.body));
+    assert.deepEqual(none.body, withObject.body);
+    const empty = await app.api('POST', `${path('notification', target.id)}/preview`, {
+      token: owner.token,
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(empty.status, 200, JSON.stringify(empty.body));
+    assert.deepEqual(empty.body, withObject.body);
+    // what is sent is still checked: a body that is not an object is refused as before
+    for (const raw of ['null', '[]', '"x"']) {
+      const answer = await app.api('POST', `${path('notification', target.id)}/preview`, {
+        token: owner.token,
+        raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      assertValidation(app, answer, 'body');
+    }
   });
 
   it('refuses with 400 validation_error a preview whose data makes the render too large, and sends nothing', async () => {
@@ -188,9 +220,9 @@ describe('templates API (4.4)', () => {
     );
   });
 
-  it('bounds big templates and big values: a slow compile is 400 template_invalid, a 1.9 MB value 400 validation_error', async () => {
+  it('bounds big templates by what they hold (400 template_invalid) and big values (a 1.9 MB value, 400 validation_error)', async () => {
     const target = await createForm(app, owner);
-    // 26,000 placeholders in 260 KB: seconds and over 128 MB to compile, refused before compiling
+    // 26,000 placeholders in 260 KB: seconds and over 128 MB to compile, refused by their count before Handlebars reads them
     const huge = '{{data.a}}'.repeat(26_000);
     const refused = await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: huge } });
     assertProblem(app, refused, 'template_invalid');
@@ -205,7 +237,9 @@ describe('templates API (4.4)', () => {
   });
 
   it('validates the kind, the body and the size', async () => {
-    assertValidation(app, await app.api('GET', path('welcome'), { token: owner.token }), 'kind');
+    const wrongKind = await app.api('GET', path('welcome'), { token: owner.token });
+    assertValidation(app, wrongKind, 'kind');
+    assert.equal(wrongKind.body.detail, 'The request path is invalid.', 'a path parameter is reported as the path, not the query');
     assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: {} }), 'code');
     assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: { code: 5 } }), 'code');
     assertValidation(app, await app.api('PUT', path('notification'), { token: owner.token, body: { code: 'x', extra: 1 } }), 'extra');

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { fromJson } from '../../src/db/database.js';
 import { storageKey } from '../../src/files/file-store.js';
 import { newId } from '../../src/ids.js';
+import { OutboundGuard } from '../../src/net/outbound-guard.js';
 import { chatChannelProblems, maskedChatChannel, type ChatKind } from '../../src/domain/chat-channels.js';
 import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { attemptJob } from '../../src/jobs/attempt.js';
@@ -137,7 +138,7 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     before(() => {
       channel = new ChatChannelDelivery(
         app.ctx.database,
-        { allowPrivate: true, telegramApiUrl: chat.telegramApiUrl },
+        { outbound: new OutboundGuard({ allowPrivate: true }), telegramApiUrl: chat.telegramApiUrl },
         new DeliveryFiles(app.ctx.database, app.ctx.fileLinks),
       );
     });
@@ -273,7 +274,7 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
       { name: 'Ada', cv: { name: 'cv <1>.pdf', type: 'application/pdf', size: 17, url: app.ctx.fileLinks.url(fileId) } },
       from(),
     );
-    await app.ctx.files.write(storageKey(account.workspaceId, fileId), Readable.from([content]), 'application/pdf');
+    await app.ctx.files.write(storageKey(account.workspaceId, fileId), Readable.from([content]), 'cv.pdf');
     await app.ctx.database.db
       .insertInto('submissionFiles')
       .values({
@@ -349,16 +350,18 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     assert.equal(chatText('slack-webhook', message).split('\n')[2], '_Links to files work for 7 days._');
   });
 
-  it('checks each service’s address shape unless private webhooks are allowed, and masks the secrets', () => {
-    assert.deepEqual(chatChannelProblems({ kind: 'slack-webhook', url: 'https://hooks.slack.com/services/T/B/x' }, false), {});
-    assert.match(chatChannelProblems({ kind: 'slack-webhook', url: 'https://example.com/services/T' }, false).url!, /hooks\.slack\.com/);
-    assert.deepEqual(chatChannelProblems({ kind: 'discord', url: 'https://discordapp.com/api/webhooks/1/x' }, false), {});
-    assert.match(chatChannelProblems({ kind: 'discord', url: 'http://discord.com/api/webhooks/1/x' }, false).url!, /https:\/\//);
-    assert.deepEqual(chatChannelProblems({ kind: 'teams', url: 'https://prod-12.westeurope.logic.azure.com:443/workflows/x' }, false), {});
-    assert.match(chatChannelProblems({ kind: 'teams', url: 'not a url' }, false).url!, /whole URL/);
-    assert.deepEqual(chatChannelProblems({ kind: 'discord', url: 'http://127.0.0.1:9/hook' }, true), {});
-    assert.deepEqual(chatChannelProblems({ kind: 'telegram', botToken: TELEGRAM_TOKEN, chatId: '@my_channel' }, false), {});
-    assert.deepEqual(Object.keys(chatChannelProblems({ kind: 'telegram', botToken: '123:short', chatId: 'chat' }, false)).sort(), ['botToken', 'chatId']);
+  it('checks each service’s address shape unless its host is listed, and masks the secrets', () => {
+    const unlisted = () => false;
+    const listed = () => true;
+    assert.deepEqual(chatChannelProblems({ kind: 'slack-webhook', url: 'https://hooks.slack.com/services/T/B/x' }, unlisted), {});
+    assert.match(chatChannelProblems({ kind: 'slack-webhook', url: 'https://example.com/services/T' }, unlisted).url!, /hooks\.slack\.com/);
+    assert.deepEqual(chatChannelProblems({ kind: 'discord', url: 'https://discordapp.com/api/webhooks/1/x' }, unlisted), {});
+    assert.match(chatChannelProblems({ kind: 'discord', url: 'http://discord.com/api/webhooks/1/x' }, unlisted).url!, /https:\/\//);
+    assert.deepEqual(chatChannelProblems({ kind: 'teams', url: 'https://prod-12.westeurope.logic.azure.com:443/workflows/x' }, unlisted), {});
+    assert.match(chatChannelProblems({ kind: 'teams', url: 'not a url' }, unlisted).url!, /whole URL/);
+    assert.deepEqual(chatChannelProblems({ kind: 'discord', url: 'http://127.0.0.1:9/hook' }, listed), {});
+    assert.deepEqual(chatChannelProblems({ kind: 'telegram', botToken: TELEGRAM_TOKEN, chatId: '@my_channel' }, unlisted), {});
+    assert.deepEqual(Object.keys(chatChannelProblems({ kind: 'telegram', botToken: '123:short', chatId: 'chat' }, unlisted)).sort(), ['botToken', 'chatId']);
     assert.deepEqual(maskedChatChannel({ kind: 'discord', url: 'https://discord.com/api/webhooks/1/abcdWXYZ' }), {
       kind: 'discord',
       shown: 'discord.com …WXYZ',

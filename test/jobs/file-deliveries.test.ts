@@ -18,6 +18,7 @@ import { startSlackStandIn, type SlackStandIn } from '../helpers/slack-stand-in.
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { OutboundGuard } from '../../src/net/outbound-guard.js';
 
 const SLACK_TOKEN = 'xoxb-stand-in';
 const from = visitorAddresses(41);
@@ -89,7 +90,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
       droppedReason: null,
       createdAt: Date.now(),
     }));
-    for (const file of options.files) await app.ctx.files.write(storageKey(account.workspaceId, file.id), Readable.from([file.content]), file.type);
+    for (const file of options.files) await app.ctx.files.write(storageKey(account.workspaceId, file.id), Readable.from([file.content]), file.name);
     if (options.dropped)
       rows.push({
         ...rows[0]!,
@@ -213,7 +214,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     await eventually(async () => receiver.requests.some((r) => r.headers['webhook-id'] === submissionId), 'the first delivery');
     let at = Date.parse('2026-11-27T10:00:00Z');
     const channel = new WebhookChannel({
-      allowPrivate: true,
+      outbound: new OutboundGuard({ allowPrivate: true }),
       signingSecret: (formId) => app.ctx.forms.webhookSecret(formId),
       files: new DeliveryFiles(app.ctx.database, app.ctx.fileLinks),
       now: () => new Date(at),
@@ -293,7 +294,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     const data = { name: 'Edsger', cv: { name: cv.name, type: cv.type, size: 4, url: app.ctx.fileLinks.url(cv.id) } };
     const answer = await postJson(app, form.id, data, from());
     const submissionId = answer.body.id as string;
-    await app.ctx.files.write(storageKey(account.workspaceId, cv.id), Readable.from([cv.content]), cv.type);
+    await app.ctx.files.write(storageKey(account.workspaceId, cv.id), Readable.from([cv.content]), cv.name);
     await app.ctx.database.db
       .insertInto('submissionFiles')
       .values({

@@ -12,6 +12,7 @@ import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/
 import { until } from '../helpers/eventually.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
+import { OutboundGuard } from '../../src/net/outbound-guard.js';
 
 const RETRY = { maxAttempts: 5, baseMs: 60_000, factor: 2, capMs: 600_000 };
 
@@ -26,8 +27,8 @@ describe(`delivery lanes and destinations (${TEST_DIALECT})`, () => {
 
   const worker = (options: WorkerOptions = {}) => {
     const channels = {
-      email: new EmailChannel(mailer, 'forms@example.test'),
-      webhook: new WebhookChannel({ allowPrivate: true, signingSecret: async () => newWebhookSecret(), timeoutMs: 30_000 }),
+      email: new EmailChannel(mailer, 'example.test'),
+      webhook: new WebhookChannel({ outbound: new OutboundGuard({ allowPrivate: true }), signingSecret: async () => newWebhookSecret(), timeoutMs: 30_000 }),
     };
     const w = new JobWorker(ctx.database, channels, { now: () => clock, random: () => 1, retry: RETRY, pollIntervalMs: 20, ...options });
     workers.push(w);

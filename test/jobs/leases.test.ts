@@ -62,7 +62,16 @@ describe(`leases (${TEST_DIALECT})`, () => {
     const started = clock;
     assert.deepEqual([(await jobRow(id)).tryStartedAt, (await jobRow(id)).leaseUntil], [started, started + LEASE_MS]);
     assert.deepEqual(await triesOf(id), [
-      { startedAt: new Date(started).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null },
+      {
+        startedAt: new Date(started).toISOString(),
+        finishedAt: null,
+        outcome: 'in_progress',
+        statusCode: null,
+        error: null,
+        response: null,
+        writtenTo: null,
+        target: null,
+      },
     ]);
 
     // a minute of sending, with the heartbeat renewing as it would every 10 s
@@ -117,6 +126,7 @@ describe(`leases (${TEST_DIALECT})`, () => {
       error: CUT_OFF_ERROR,
       response: null,
       writtenTo: null,
+      target: null,
     };
     assert.deepEqual(await triesOf(id), [cutOff], 'shown cut off as soon as the lease has run out');
 
@@ -126,7 +136,16 @@ describe(`leases (${TEST_DIALECT})`, () => {
       await triesOf(id),
       [
         cutOff,
-        { startedAt: new Date(clock).toISOString(), finishedAt: null, outcome: 'in_progress', statusCode: null, error: null, response: null, writtenTo: null },
+        {
+          startedAt: new Date(clock).toISOString(),
+          finishedAt: null,
+          outcome: 'in_progress',
+          statusCode: null,
+          error: null,
+          response: null,
+          writtenTo: null,
+          target: null,
+        },
       ],
       'recorded when taken over',
     );

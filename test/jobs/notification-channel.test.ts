@@ -36,6 +36,7 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     mailer = createMailer({
       smtpUrl: sink.url,
       mailFrom: 'forms@example.test',
+      publicUrl: 'https://forms.example.test',
       dataDir: '/nonexistent',
       database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
     });
@@ -62,7 +63,7 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     for (const name of ['Ada', 'Grace', 'Alan', 'Edsger']) ids.push((await postJson(app, form.id, { name }, visitor())).body.id);
     await app.ctx.database.db.deleteFrom('submissions').where('id', '=', ids[2]!).execute();
     const { database, queries } = counting(app.ctx.database);
-    const channel = new NotificationChannel(database, mailer, 'forms@example.test', false, app.ctx.recipients, {
+    const channel = new NotificationChannel(database, mailer, 'example.test', false, app.ctx.recipients, {
       store: new DeliveryFiles(database, app.ctx.fileLinks),
       config: app.ctx.config,
     });
@@ -94,7 +95,7 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     const account = await createAccount(app);
     const form = await createForm(app, account, { name: 'Split', notificationEmails: ['one@example.com', 'two@example.com'] });
     const id = (await postJson(app, form.id, { name: 'Ada' }, visitor())).body.id as string;
-    const channel = new NotificationChannel(app.ctx.database, mailer, 'forms@example.test', false, app.ctx.recipients, {
+    const channel = new NotificationChannel(app.ctx.database, mailer, 'example.test', false, app.ctx.recipients, {
       store: new DeliveryFiles(app.ctx.database, app.ctx.fileLinks),
       config: app.ctx.config,
     });

@@ -6,6 +6,7 @@ import { DeliveryError } from '../../src/domain/delivery-error.js';
 import { SlackChannel, slackText } from '../../src/jobs/channels/slack.js';
 import { DeliveryFiles } from '../../src/jobs/channels/submission-files.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { eventually } from '../helpers/eventually.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startSlackStandIn, type SlackStandIn } from '../helpers/slack-stand-in.js';
 import { closedPort } from '../helpers/spamd-stand-in.js';
@@ -36,7 +37,8 @@ describe('Slack deliveries', () => {
   it('posts an accepted submission to the form’s channel with the stored token, readable and escaped', async () => {
     const form = await slackForm();
     const before = slack.posts.length;
-    assert.equal((await postJson(app, form.id, { name: 'Ada <@U123>', message: 'Call me & soon' }, { localAddress: '127.0.8.1' })).status, 200);
+    const answer = await postJson(app, form.id, { name: 'Ada <@U123>', message: 'Call me & soon' }, { localAddress: '127.0.8.1' });
+    assert.equal(answer.status, 200);
     const deadline = Date.now() + 10_000;
     // the worker polls; wait for the post with a deadline
     while (slack.posts.length === before && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
@@ -45,6 +47,19 @@ describe('Slack deliveries', () => {
     assert.equal(post.authorization, `Bearer ${TOKEN}`);
     assert.equal(post.body.channel, '#leads');
     assert.equal(post.body.text, 'New submission to *Leads &amp; &lt;friends&gt;*\n*name:* Ada &lt;@U123&gt;\n*message:* Call me &amp; soon');
+    // the delivery log records Slack's answer of a try that went through, as of one that failed
+    const tried = await eventually(
+      () =>
+        app.ctx.database.db
+          .selectFrom('jobAttempts')
+          .innerJoin('jobs', 'jobs.id', 'jobAttempts.jobId')
+          .select(['jobAttempts.outcome', 'jobAttempts.statusCode'])
+          .where('jobs.submissionId', '=', answer.body.id)
+          .where('jobs.kind', '=', 'slack')
+          .executeTakeFirst(),
+      'the recorded try',
+    );
+    assert.deepEqual({ ...tried }, { outcome: 'ok', statusCode: 200 });
   });
 
   it('fails for good on a refused token or a missing channel, and retries on 429 or 5xx', async () => {

@@ -84,7 +84,7 @@ describe(`delivery worker (${TEST_DIALECT})`, () => {
   function worker(options: WorkerOptions = {}, database = ctx.database, channelMailer = mailer): JobWorker {
     return new JobWorker(
       database,
-      { email: new EmailChannel(channelMailer, 'forms@example.test') },
+      { email: new EmailChannel(channelMailer, 'example.test') },
       { now: () => clock, random: () => 1, leaseMs: LEASE_MS, retry: RETRY, ...options },
     );
   }

@@ -16,7 +16,9 @@ describe('account emails: the card layout of the notifications, every value esca
   it('the plan change email has the name, the card, the button and the small print, and names plans as people read them', () => {
     const { subject, html, text } = renderAccountMessage(planChangeMessage(change, terms, 'https://forms.example.com'));
     assert.equal(subject, 'Workspace "Shop <b>&</b>" is now on the Upgraded (50,000 submissions) plan');
-    assert.match(html, /^<!doctype html><html><body style="margin:0;padding:24px;background:#f9fafb;/);
+    assert.match(html, /^<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n/);
+    assert.match(html, /<title>Workspace "Shop &lt;b&gt;&amp;&lt;\/b&gt;" is now on the Upgraded \(50,000…<\/title>/, 'the subject, cut to 70 characters');
+    assert.match(html, /<body style="margin:0;padding:24px;background:#f9fafb;/);
     assert.match(html, /<p style="[^"]*font-weight:700[^"]*">Formgate<\/p>/);
     assert.match(html, /<div style="background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">/);
     assert.match(html, /<a href="https:\/\/forms\.example\.com\/w\/w1" style="display:inline-block;[^"]*">Open the workspace<\/a>/);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fieldRows, headerText, notificationMessage, notificationMessageId, type NotificationInput } from '../../src/mail/notification.js';
+import { messageIdDomain } from '../../src/mail/message-id.js';
 import { createMailer } from '../../src/mail/transport.js';
 import { startSmtpSink } from '../helpers/smtp-sink.js';
 
@@ -16,7 +17,7 @@ function input(
       data: overrides.data ?? { name: 'Ada', email: 'ada@example.com', message: 'Line one\nLine <two>' },
       emailControls: overrides.controls ?? null,
     },
-    mailFrom: 'Formgate <forms@mail.example.org>',
+    idDomain: 'mail.example.org',
   };
 }
 
@@ -64,6 +65,19 @@ describe('notification email', () => {
     assert.equal(headerText('x'.repeat(300), 200).length, 200);
   });
 
+  it('removes bidirectional controls and invisible characters from the subject and the sender’s name (issue 38, item 17)', () => {
+    assert.equal(headerText('Invoice \u202Efdp.exe', 100), 'Invoice fdp.exe');
+    assert.equal(headerText('\u2067Ada\u2069 \u200F\u200Bpaid', 100), 'Ada paid');
+    const message = notificationMessage(input({ controls: { '_email.subject': 'Your \u202Efdp.exe', '_email.from': 'Bank\u202E knaB' } }));
+    assert.equal(message.subject, 'Your fdp.exe');
+    assert.equal(message.fromName, 'Bank knaB');
+    // the fields' names are labels in the email (and in chat messages, which list the same rows)
+    assert.deepEqual(fieldRows({ 'total\u202E': '12', nested: { 'a\u2066b': 'x' } }), [
+      ['total', '12'],
+      ['nested.ab', 'x'],
+    ]);
+  });
+
   it('replies to the submitter: _email.replyto, then _replyto, then email, then mail; none when none is valid', () => {
     assert.equal(notificationMessage(input({ controls: { '_email.replyto': 'r@example.com', _replyto: 'o@example.com' } })).replyTo, 'r@example.com');
     assert.equal(notificationMessage(input({ controls: { _replyto: 'o@example.com' } })).replyTo, 'o@example.com');
@@ -73,7 +87,7 @@ describe('notification email', () => {
 
   it('threads every notification of a form when emailThreading is on, and not otherwise', () => {
     const threaded = notificationMessage(input({ threading: true }));
-    assert.match(threaded.headers!['Message-ID']!, /^<sub1\.[0-9a-f]{16}@mail\.example\.org>$/);
+    assert.match(threaded.messageId!, /^<sub1\.[0-9a-f]{16}@mail\.example\.org>$/);
     assert.equal(threaded.headers!['In-Reply-To'], '<form-form1@mail.example.org>');
     assert.equal(threaded.headers!.References, '<form-form1@mail.example.org>');
     const alone = notificationMessage(input({ threading: false }));
@@ -85,9 +99,9 @@ describe('notification email', () => {
     const owner = notificationMessage(input({ threading: true, to: 'owner@example.com' }));
     const team = notificationMessage(input({ threading: true, to: 'team@example.com' }));
     assert.deepEqual(team.to, ['team@example.com']);
-    assert.notEqual(owner.headers!['Message-ID'], team.headers!['Message-ID']);
-    assert.equal(notificationMessage(input({ threading: true, to: 'Owner@Example.com' })).headers!['Message-ID'], owner.headers!['Message-ID']);
-    assert.equal(owner.headers!['Message-ID'], notificationMessageId('sub1', 'owner@example.com', 'mail.example.org'));
+    assert.notEqual(owner.messageId, team.messageId);
+    assert.equal(notificationMessage(input({ threading: true, to: 'Owner@Example.com' })).messageId, owner.messageId);
+    assert.equal(owner.messageId, notificationMessageId('sub1', 'owner@example.com', 'mail.example.org'));
     assert.equal(owner.headers!.References, team.headers!.References);
     assert.equal(owner.headers!['In-Reply-To'], '<form-form1@mail.example.org>');
   });
@@ -111,6 +125,7 @@ describe('notification email', () => {
     const mailer = createMailer({
       smtpUrl: sink.url,
       mailFrom: 'Formgate <forms@mail.example.org>',
+      publicUrl: 'https://forms.example.org',
       dataDir: '/nonexistent',
       database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
     });
@@ -139,6 +154,7 @@ describe('notification email', () => {
     const mailer = createMailer({
       smtpUrl: sink.url,
       mailFrom: 'Formgate <forms@mail.example.org>',
+      publicUrl: 'https://forms.example.org',
       dataDir: '/nonexistent',
       database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
     });
@@ -163,5 +179,15 @@ describe('notification email', () => {
       mailer.close();
       await sink.close();
     }
+  });
+});
+
+describe('Message-ID domain', () => {
+  it('is the public URL’s host: a name or an address as it may stand in a Message-ID, never the sender’s localhost', () => {
+    assert.equal(messageIdDomain('https://Forms.Example.org'), 'forms.example.org');
+    assert.equal(messageIdDomain('http://127.0.0.1:8080'), '127.0.0.1');
+    assert.equal(messageIdDomain('http://[::1]:8080'), '[::1]');
+    assert.equal(messageIdDomain('https://café.example'), 'xn--caf-dma.example');
+    assert.equal(messageIdDomain('not a url'), 'formgate.invalid');
   });
 });

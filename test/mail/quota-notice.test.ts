@@ -57,7 +57,7 @@ describe(`quota notice (${TEST_DIALECT})`, () => {
 
     const mailer = createMailer(ctx.config);
     try {
-      const worker = new JobWorker(ctx.database, { email: new EmailChannel(mailer, 'forms@example.test') });
+      const worker = new JobWorker(ctx.database, { email: new EmailChannel(mailer, 'example.test') });
       assert.equal(await worker.runOnce(), 2);
     } finally {
       mailer.close();

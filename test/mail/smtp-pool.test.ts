@@ -13,6 +13,7 @@ describe('SMTP connection pool', () => {
     const mailer = createMailer({
       smtpUrl: `${sink.url}${query}`,
       mailFrom: 'forms@example.test',
+      publicUrl: 'https://forms.example.test',
       dataDir: '/nonexistent',
       database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
     });
@@ -41,6 +42,7 @@ describe('SMTP connection pool', () => {
       const mailer = createMailer({
         smtpUrl: url,
         mailFrom: 'forms@example.test',
+        publicUrl: 'https://forms.example.test',
         dataDir: '/nonexistent',
         database: { dialect: 'sqlite', file: '/nonexistent/formgate.db' },
       });

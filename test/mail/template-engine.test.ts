@@ -26,7 +26,7 @@ describe('template engine', () => {
     );
     const { html, text } = renderTemplate(template, { name: '<script>x</script>', tags: ['a', 'b'], car: { color: 'red' } });
     assert.equal(html, '<h1>&lt;script&gt;x&lt;/script&gt;</h1><ul><li>a</li><li>b</li></ul><p>red</p>');
-    assert.equal(text, '<script>x</script>\n- a\n- b\nred');
+    assert.equal(text, '<script>x</script>\n\n- a\n- b\n\nred');
   });
 
   it('refuses what does not compile with one entry per problem', () => {
@@ -48,7 +48,7 @@ describe('template engine', () => {
   });
 
   it('turns HTML into a readable text alternative', () => {
-    assert.equal(htmlToText('<p>Hi &amp; welcome</p><p>Line<br>two</p><style>p{}</style>'), 'Hi & welcome\nLine\ntwo');
+    assert.equal(htmlToText('<p>Hi &amp; welcome</p><p>Line<br>two</p><style>p{}</style>'), 'Hi & welcome\n\nLine\ntwo');
   });
 });
 
@@ -65,7 +65,8 @@ describe('template engine limits', () => {
   it('stops a render that grows past 1 MiB while it renders, not after', () => {
     const template = compiled(`{{#each data.a}}{{#each ../data.a}}<p>{{this}}</p>{{/each}}{{/each}}`);
     assert.throws(
-      () => renderTemplate(template, { a: items }, outputOnly),
+      // the output alone: this many steps would be stopped at 100,000 first
+      () => renderTemplate(template, { a: items }, { ...outputOnly, steps: Number.POSITIVE_INFINITY }),
       (err) => err instanceof RenderLimitError && err.limit === 'output' && /larger than 1048576/.test(err.message),
     );
   });
@@ -94,12 +95,29 @@ describe('template engine limits', () => {
     assert.equal(renderTemplate(template, { a: ['x', 'y'] }, outputOnly).html, '<p>abcdefghij</p>'.repeat(4));
   });
 
-  it(`stops a render that runs longer than its time limit, even when it outputs nothing`, () => {
+  it('stops a render past its steps, the same on any machine, even when it outputs nothing', () => {
+    const nested = compiled(`{{#each data.a}}{{#each ../data.a}}{{#each ../../data.a}}{{/each}}{{/each}}{{/each}}`);
+    // a thousand million iterations: stopped at the 100,001st step, with a clock that never moves
+    assert.throws(
+      () => renderTemplate(nested, { a: items }, outputOnly),
+      (err) => err instanceof RenderLimitError && err.limit === 'steps' && /more than 100000 steps/.test(err.message),
+    );
+    // each iteration, printed value and condition is a step: exactly at the limit renders, one more does not
+    const loop = compiled(`{{#each data.a}}{{#if this}}{{this}}{{/if}}{{/each}}`);
+    const limits = { timeMs: 1, outputChars: 1_000, steps: 12, now: stoppedClock };
+    assert.equal(renderTemplate(loop, { a: ['x', 'y', 'z', 'w'] }, limits).html, 'xyzw');
+    assert.throws(
+      () => renderTemplate(loop, { a: ['x', 'y', 'z', 'w', 'v'] }, limits),
+      (err) => err instanceof RenderLimitError && err.limit === 'steps',
+    );
+  });
+
+  it(`keeps a time limit as a safety net, far past the steps' worth`, () => {
     const template = compiled(`{{#each data.a}}{{#each ../data.a}}{{#each ../../data.a}}{{/each}}{{/each}}{{/each}}`);
-    // every reading of the clock is 1 ms later: the limit of 250 ms is reached at the 250th iteration, on any machine
+    // every reading of the clock is 1 ms later: the limit of 5,000 ms is reached at the 5,000th step, on any machine
     assert.throws(
       () => renderTemplate(template, { a: items }, { ...TEMPLATE_LIMITS, now: steppingClock(1) }),
-      (err) => err instanceof RenderLimitError && err.limit === 'time' && /longer than 250 ms/.test(err.message),
+      (err) => err instanceof RenderLimitError && err.limit === 'time' && /longer than 5000 ms/.test(err.message),
     );
     const small = compiled(`{{#each data.a}}{{this}}{{/each}}`);
     assert.equal(renderTemplate(small, { a: ['x', 'y'] }, { timeMs: 1_000, outputChars: 10, now: steppingClock(1) }).html, 'xy');
@@ -224,7 +242,7 @@ describe('htmlToText', () => {
     assert.equal(htmlToText('<li'.repeat(size / 3)).length, Math.floor(size / 3) * 3);
     assert.equal(htmlToText(`a${' '.repeat(size)}b\nc`), `a${' '.repeat(size)}b\nc`);
     assert.equal(htmlToText('<script>'.repeat(size / 8)), '<script>'.repeat(size / 8).replace(/<[^<>]+>/g, ''));
-    assert.equal(htmlToText('<p>x</p><script>a</script><STYLE>b</style>y<script>open'), 'x\nyopen');
+    assert.equal(htmlToText('<p>x</p><script>a</script><STYLE>b</style>y<script>open'), 'x\n\nyopen');
   });
 });
 

@@ -24,7 +24,7 @@ function manualWatchdog() {
   };
 }
 
-// as many placeholders as a template may hold: Handlebars takes a few hundred milliseconds to compile it
+// as many placeholders as a template may hold: Handlebars takes a few hundred milliseconds to compile it, more on a busy machine
 const BIG = '{{data.a}}'.repeat(MAX_TEMPLATE_STATEMENTS);
 
 describe('template workers', () => {
@@ -52,14 +52,24 @@ describe('template workers', () => {
       problem: 'too_large',
       message: 'the rendered template is larger than 100 characters',
     });
-    const slow = pool({ size: 1, limits: { timeMs: 0 } });
-    const outcome = await slow.check('<p>hello</p>');
-    assert.equal(outcome.ok, false);
-    assert.equal(!outcome.ok && outcome.problem, 'too_slow', 'compiling took longer than 0 ms');
+  });
+
+  it('answers a write by what the template holds, never by how long compiling took', async () => {
+    // a time limit of 1 ms: 1,000 sections take far longer to compile, on any machine, and are still accepted (with no
+    // data they render without a step, so the render's own clock is never read)
+    const workers = pool({ size: 1, limits: { timeMs: 1 }, startWatchdog: manualWatchdog().start });
+    assert.deepEqual(await workers.check('{{#data.a}}x{{/data.a}}'.repeat(1_000)), { ok: true, html: '', text: '' });
+    const deep = `${'{{#if data.a}}'.repeat(33)}x${'{{/if}}'.repeat(33)}`;
+    assert.deepEqual(await workers.check(deep), {
+      ok: false,
+      problem: 'invalid',
+      errors: ['code: blocks and helper calls nested 33 deep, deeper than the 32 a template may nest'],
+    });
   });
 
   it('refuses a template of more placeholders than a template may hold before compiling it', async () => {
-    const workers = pool({ size: 1 });
+    // the watchdog never fires: the answer cannot depend on the machine
+    const workers = pool({ size: 1, startWatchdog: manualWatchdog().start });
     // 26,000 placeholders would take seconds and more than the thread's 128 MB to compile: a thread
     // past its heap limit can abort the whole process (nodejs/node#47224), so they are never compiled:
     // the answer is the count, not the watchdog's too_slow or the heap limit's too_large
@@ -70,7 +80,7 @@ describe('template workers', () => {
   });
 
   it('keeps the event loop free while a big template compiles', async () => {
-    const workers = pool({ size: 1 });
+    const workers = pool({ size: 1, startWatchdog: manualWatchdog().start });
     let turns = 0;
     let compiling = true;
     const tick = () => {
@@ -80,8 +90,8 @@ describe('template workers', () => {
     setImmediate(tick);
     const outcome = await workers.check(BIG);
     compiling = false;
-    // compiled within 250 ms on a fast machine, refused as too slow on a busy one
-    assert.ok(outcome.ok || outcome.problem === 'too_slow', JSON.stringify(outcome));
+    // as many placeholders as a template may hold: accepted on any machine, however long it took
+    assert.equal(outcome.ok, true, JSON.stringify(outcome));
     assert.ok(turns > 1, `the event loop turned ${turns} times while it compiled`);
   });
 
@@ -94,7 +104,7 @@ describe('template workers', () => {
     await started;
     assert.equal(watchdog.armed, 1, 'one job runs, the other waits');
     watchdog.fireAll();
-    assert.deepEqual(await stuck, { ok: false, problem: 'too_slow', message: 'compiling took longer than 250 ms' });
+    assert.deepEqual(await stuck, { ok: false, problem: 'too_slow', message: 'compiling and rendering took longer than 15000 ms' });
     assert.deepEqual(await queued, { ok: true, html: '<p>Ada</p>', text: 'Ada' });
     assert.equal(watchdog.armed, 0);
   });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,31 +10,16 @@ import { listen } from '../../src/cli/serve.js';
 import { openContext, type AppContext } from '../../src/context.js';
 import { type TestApp, testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { uploadCeilings } from '../../src/domain/uploads.js';
 import { collectingLogger } from '../helpers/log-lines.js';
 import { until } from '../helpers/eventually.js';
 import { createAccount } from '../helpers/fixtures.js';
 import { request } from '../helpers/submit.js';
+import { CADDY_BINARY, documented, freePort, NGINX_BINARY, startCaddy, startNginx } from '../helpers/documented-proxies.js';
+import { postFiles, uploadSizesAtLimit } from '../helpers/upload-post.js';
 
 // The reverse-proxy configurations of docs/configuration.md, as written there, run for real in
 // front of Formgate with the environment the page gives, on loopback ports instead of 443.
-const DOCS = fs.readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
-const installed = (...files: string[]) => files.find((file) => fs.existsSync(file));
-
-function documented(language: string): string {
-  const block = new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\`\`\``).exec(DOCS)?.[1];
-  assert.ok(block, `docs/configuration.md has a ${language} example`);
-  return block;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
 
 interface Ports {
   proxy: number;
@@ -52,50 +36,21 @@ interface Proxy {
 
 const NGINX: Proxy = {
   name: 'nginx',
-  binary: installed('/usr/sbin/nginx', '/usr/bin/nginx'),
+  binary: NGINX_BINARY,
   start(folder, ports) {
     const servers = documented('nginx')
-      .replaceAll('listen 443 ssl;', `listen 127.0.0.1:${ports.proxy};`)
-      .replace(/^\s*ssl_certificate(_key)?\s.*$/gm, '')
       .replaceAll('http://127.0.0.1:8080', `http://127.0.0.1:${ports.api}`)
       .replaceAll('http://127.0.0.1:8081', `http://127.0.0.1:${ports.submit}`);
-    const file = path.join(folder, 'nginx.conf');
-    fs.writeFileSync(
-      file,
-      [
-        'daemon off;',
-        'master_process off;',
-        `pid ${folder}/nginx.pid;`,
-        `error_log ${folder}/error.log;`,
-        'events {}',
-        'http {',
-        '  access_log off;',
-        `  client_body_temp_path ${folder}/body; proxy_temp_path ${folder}/proxy;`,
-        `  fastcgi_temp_path ${folder}/fastcgi; uwsgi_temp_path ${folder}/uwsgi; scgi_temp_path ${folder}/scgi;`,
-        servers,
-        '}',
-      ].join('\n'),
-    );
-    return spawn(this.binary!, ['-p', folder, '-c', file, '-e', path.join(folder, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    return startNginx(folder, ports.proxy, servers);
   },
 };
 
 const CADDY: Proxy = {
   name: 'Caddy',
-  binary: installed('/usr/bin/caddy', '/usr/local/bin/caddy'),
+  binary: CADDY_BINARY,
   start(folder, ports) {
-    // plain HTTP on a loopback port instead of certificates for the public names; no admin endpoint
-    const sites = documented('caddy')
-      .replaceAll('forms.example.com {', `http://forms.example.com:${ports.proxy} {`)
-      .replaceAll('submit.example.com {', `http://submit.example.com:${ports.proxy} {`)
-      .replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.api}`)
-      .replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.submit}`);
-    const file = path.join(folder, 'Caddyfile');
-    fs.writeFileSync(file, `{\n  admin off\n}\n\n${sites}`);
-    return spawn(this.binary!, ['run', '--config', file, '--adapter', 'caddyfile'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, HOME: folder, XDG_DATA_HOME: folder, XDG_CONFIG_HOME: folder },
-    });
+    const sites = documented('caddy').replaceAll('127.0.0.1:8080', `127.0.0.1:${ports.api}`).replaceAll('127.0.0.1:8081', `127.0.0.1:${ports.submit}`);
+    return startCaddy(folder, ports.proxy, sites);
   },
 };
 
@@ -191,6 +146,32 @@ for (const proxy of [NGINX, CADDY]) {
         visitor(),
       );
       assert.equal(other.status, 200);
+    });
+
+    it('passes a submission at the largest plan’s upload limit (issue 38, item 8: nginx refused bodies over 1 MB)', { timeout: 180_000 }, async () => {
+      const account = await createAccount({ ctx } as TestApp);
+      const { maxFileSize, maxTotalSize } = uploadCeilings('BUNDLE_50000');
+      const created = await request(
+        'POST',
+        via('/public/v1/forms'),
+        JSON.stringify({ workspaceId: account.workspaceId, name: 'Uploads', fileUploads: { maxFileSize, maxTotalSize, allowedTypes: ['.pdf'] } }),
+        { host: 'forms.example.com', authorization: `Bearer ${account.token}`, 'content-type': 'application/json' },
+      );
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const sizes = uploadSizesAtLimit(maxFileSize, maxTotalSize);
+      const answer = await postFiles(via(`/${created.body.id}`), 'submit.example.com', sizes);
+      assert.equal(answer.status, 200, JSON.stringify(answer.body).slice(0, 500));
+      const files = await ctx.database.db
+        .selectFrom('submissionFiles')
+        .select(['size', 'storageKey'])
+        .where('submissionId', '=', answer.body.id)
+        .orderBy('position')
+        .execute();
+      assert.deepEqual(
+        files.map((file) => [file.size, file.storageKey !== null]),
+        sizes.map((size) => [size, true]),
+        'every file stored whole',
+      );
     });
 
     it('serves the dashboard under the public name, with the visitor’s address in the log', async () => {

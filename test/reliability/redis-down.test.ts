@@ -12,7 +12,7 @@ import { until } from '../helpers/eventually.js';
 import { printFigures } from '../helpers/figures.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
-import { ANSWER_DEADLINE_MS, SteadyStream } from '../helpers/steady-stream.js';
+import { HANG_MS, SteadyStream } from '../helpers/steady-stream.js';
 import { postJson, storedRows, visitorAddresses } from '../helpers/submit.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -77,10 +77,9 @@ describe('reliability: Redis down', { timeout: 90_000 }, () => {
   /** A management API call answers too, whatever Redis does (its rate limit counts there as well). */
   async function callApi(): Promise<void> {
     requestsOutside++;
-    const started = performance.now();
+    // answered at all, and cleanly: the limiter's own deadlines (Redis's command timeout, the heartbeat) decide when it stops waiting
     const answer = await a.api('GET', `/forms/${formId}`, { token: account.token });
     apiStatuses[answer.status] = (apiStatuses[answer.status] ?? 0) + 1;
-    assert.ok(performance.now() - started < ANSWER_DEADLINE_MS, 'the API answered within the deadline');
     assert.ok(answer.status === 200 || answer.status === 429, `the API answered ${answer.status} ${JSON.stringify(answer.body)}`);
   }
 
@@ -128,7 +127,7 @@ describe('reliability: Redis down', { timeout: 90_000 }, () => {
     await until(
       `${OUTAGE_ANSWERS} stream answers while Redis is ${name}`,
       () => stream.results.filter((r) => r.phase === phase).length >= OUTAGE_ANSWERS,
-      ANSWER_DEADLINE_MS * 2,
+      HANG_MS,
       50,
     );
     stream.phase = `Redis back after ${name}`;

@@ -76,7 +76,7 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
   const file = newId();
   const key = storageKey(workspace.id, file);
   const bytes = Buffer.from(`${tag} file contents`);
-  await app.ctx.files.write(key, Readable.from([bytes]), 'text/plain');
+  await app.ctx.files.write(key, Readable.from([bytes]), 'note.txt');
   await app.ctx.database.db
     .insertInto('submissionFiles')
     .values({

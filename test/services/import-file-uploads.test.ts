@@ -7,6 +7,7 @@ import { ImportService } from '../../src/services/imports.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { createAccount, type Account } from '../helpers/fixtures.js';
+import { OutboundGuard } from '../../src/net/outbound-guard.js';
 
 const MB = 1024 * 1024;
 
@@ -23,7 +24,7 @@ describe(`import: fileUploads written, capped to the importing plan, differences
   after(() => app?.close());
 
   const importing = async (id: string, fileUploads: unknown) => {
-    const checked = checkForm({ id, name: 'Imported', workspaceId: 'source-workspace', fileUploads }, false);
+    const checked = checkForm({ id, name: 'Imported', workspaceId: 'source-workspace', fileUploads }, new OutboundGuard({ allowPrivate: false }));
     assert.ok(!('problem' in checked));
     return imports.importForm(free.userId, free.workspaceId, checked);
   };

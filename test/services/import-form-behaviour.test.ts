@@ -6,6 +6,7 @@ import { ImportService } from '../../src/services/imports.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { createAccount, type Account } from '../helpers/fixtures.js';
+import { OutboundGuard } from '../../src/net/outbound-guard.js';
 
 describe(`import: a form's behaviour and state from another Formgate (${TEST_DIALECT})`, () => {
   let app: TestApp;
@@ -32,7 +33,7 @@ describe(`import: a form's behaviour and state from another Formgate (${TEST_DIA
         closesAt: '2031-01-01T00:00:00.000Z',
         maxSubmissions: 0,
       },
-      false,
+      new OutboundGuard({ allowPrivate: false }),
     );
     assert.ok(!('problem' in checked));
     assert.deepEqual(checked.dropped, [
@@ -48,7 +49,7 @@ describe(`import: a form's behaviour and state from another Formgate (${TEST_DIA
     assert.equal(form.closesAt, '2031-01-01T00:00:00.000Z');
     assert.equal(form.maxSubmissions, null);
 
-    const plain = checkForm({ id: 'imported-plain-rules', name: 'Hosted', workspaceId: 'source-workspace' }, false);
+    const plain = checkForm({ id: 'imported-plain-rules', name: 'Hosted', workspaceId: 'source-workspace' }, new OutboundGuard({ allowPrivate: false }));
     assert.ok(!('problem' in plain));
     await imports.importForm(account.userId, account.workspaceId, plain);
     const hosted = toFormResource(await app.ctx.forms.getForm(account.userId, 'imported-plain-rules'));

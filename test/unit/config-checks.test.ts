@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildConfig, ConfigError } from '../../src/config/config.js';
 import type { RawEnv } from '../../src/config/env.js';
-import { closestName, editDistance, knownVariables, unknownVariableWarnings } from '../../src/config/unknown-variables.js';
+import { closestName, editDistance, knownVariables, refuseMisspeltVariables, unknownVariableWarnings } from '../../src/config/unknown-variables.js';
 import { Keyring } from '../../src/keyring.js';
 
 function refused(raw: RawEnv, variable: string, says?: RegExp): void {
@@ -99,24 +99,44 @@ describe('unknown FORMGATE_* variables', () => {
     assert.equal(editDistance('same', 'same'), 0);
   });
 
-  it('names each set variable nothing reads, with the closest known name', () => {
-    const warnings = unknownVariableWarnings({
-      FORMGATE_SMTP_URI: 'smtp://x',
-      FORMGATE_PROT: '80',
-      FORMGATE_LOGLEVEL: 'debug',
-      FORMGATE_SECRET_PREVOIUS: 'x',
-      FORMGATE_SOMETHING_ELSE_ENTIRELY: '1',
-      FORMGATE_PORT: '8080',
-      FORMGATE_METRICS: 'on',
-      FORMGATE_TEST_DB: 'sqlite',
-      FORMGATE_NODE_TOOLCHAIN: 'off',
-      OTHER_SMTP_URI: 'x',
-    });
-    assert.deepEqual(warnings, [
-      'FORMGATE_LOGLEVEL is not a variable Formgate reads, so it has no effect: did you mean FORMGATE_LOG_LEVEL?',
-      'FORMGATE_PROT is not a variable Formgate reads, so it has no effect: did you mean FORMGATE_PORT?',
-      'FORMGATE_SECRET_PREVOIUS is not a variable Formgate reads, so it has no effect: did you mean FORMGATE_SECRET_PREVIOUS?',
-      'FORMGATE_SMTP_URI is not a variable Formgate reads, so it has no effect: did you mean FORMGATE_SMTP_URL?',
+  const SET = {
+    FORMGATE_SMTP_URI: 'smtp://x',
+    FORMGATE_PROT: '80',
+    FORMGATE_LOGLEVEL: 'debug',
+    FORMGATE_SECRET_PREVOIUS: 'x',
+    FORMGATE_DATABSE_URL: 'postgres://db/formgate',
+    FORMGATE_SMTP_URL_TLS: 'on',
+    FORMGATE_SOMETHING_ELSE_ENTIRELY: '1',
+    FORMGATE_PORT: '8080',
+    FORMGATE_METRICS: 'on',
+    FORMGATE_TEST_DB: 'sqlite',
+    FORMGATE_NODE_TOOLCHAIN: 'off',
+    OTHER_SMTP_URI: 'x',
+  };
+
+  it('refuses every set variable nothing reads that is one or two edits from one it reads, naming it', () => {
+    assert.throws(
+      () => refuseMisspeltVariables(SET),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(
+          error.message,
+          'FORMGATE_DATABSE_URL is not a variable Formgate reads: did you mean FORMGATE_DATABASE_URL?; ' +
+            'FORMGATE_LOGLEVEL is not a variable Formgate reads: did you mean FORMGATE_LOG_LEVEL?; ' +
+            'FORMGATE_PROT is not a variable Formgate reads: did you mean FORMGATE_PORT?; ' +
+            'FORMGATE_SECRET_PREVOIUS is not a variable Formgate reads: did you mean FORMGATE_SECRET_PREVIOUS?; ' +
+            'FORMGATE_SMTP_URI is not a variable Formgate reads: did you mean FORMGATE_SMTP_URL? ' +
+            'Formgate does not start with a misspelt variable, since the setting it was meant for would silently take its default; correct the name or remove the variable.',
+        );
+        return true;
+      },
+    );
+    assert.doesNotThrow(() => refuseMisspeltVariables({ FORMGATE_SMTP_URL_TLS: 'on', FORMGATE_PORT: '8080', FORMGATE_TEST_DB: 'sqlite' }));
+  });
+
+  it('warns of the other set variables nothing reads, with the closest known name when there is one', () => {
+    assert.deepEqual(unknownVariableWarnings(SET), [
+      'FORMGATE_SMTP_URL_TLS is not a variable Formgate reads, so it has no effect: did you mean FORMGATE_SMTP_URL?',
       'FORMGATE_SOMETHING_ELSE_ENTIRELY is not a variable Formgate reads, so it has no effect',
     ]);
   });
@@ -157,5 +177,19 @@ describe('Keyring', () => {
     assert.equal(derived.all.length, 2, 'the current secret listed as previous too counts once');
     assert.equal(derived.previous[0], new Keyring(A).derive('cookies').current);
     assert.notEqual(derived.current, new Keyring(B).derive('other').current);
+  });
+});
+
+describe('FORMGATE_DRAIN_WINDOW', () => {
+  it('is 3 s by default, takes seconds, milliseconds or 0, up to 60 s', () => {
+    assert.equal(buildConfig({}).drainWindowMs, 3_000);
+    assert.equal(buildConfig({ drainWindow: '5s' }).drainWindowMs, 5_000);
+    assert.equal(buildConfig({ drainWindow: '1500ms' }).drainWindowMs, 1_500);
+    assert.equal(buildConfig({ drainWindow: '0' }).drainWindowMs, 0);
+    assert.equal(buildConfig({ drainWindow: '60s' }).drainWindowMs, 60_000);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    for (const drainWindow of ['61s', '5', '3m', 'soon', '-1s', '2.5s']) refused({ drainWindow }, 'FORMGATE_DRAIN_WINDOW', /up to 60s/);
   });
 });

@@ -155,6 +155,10 @@ describe('buildConfig', () => {
     const config = buildConfig({ rateLimitApi: 'off', rateLimitSubmit: '10/30s' });
     assert.equal(config.rateLimitApi, null);
     assert.deepEqual(config.rateLimitSubmit, { max: 10, windowMs: 30_000 });
+    // issue 38: exports and erasures per account, 60 an hour unless set
+    assert.deepEqual(buildConfig({}).rateLimitExports, { max: 60, windowMs: 3_600_000 });
+    assert.equal(buildConfig({ rateLimitExports: 'off' }).rateLimitExports, null);
+    assertConfigError({ rateLimitExports: '60 an hour' }, 'FORMGATE_RATE_LIMIT_EXPORTS');
   });
 
   it('reads the flags as true or false and refuses anything else', () => {

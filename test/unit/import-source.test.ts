@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { SourceApi, type SourceError } from '../../src/cli/import-source.js';
 import { checkForm, checkSubmission, isProblem } from '../../src/services/import-checks.js';
+import { OutboundGuard } from '../../src/net/outbound-guard.js';
 
 // A stand-in management API on loopback: each test queues the answers it wants, in order.
 type Answer = (request: IncomingMessage, response: ServerResponse) => void;
@@ -43,10 +44,20 @@ describe('the source of formgate import', () => {
       (_request, response) => response.socket!.destroy(),
       json(200, { name: 'export', scopes: ['forms:read'] }),
     ];
-    const started = Date.now();
-    const me = await source().me();
+    const waits: number[] = [];
+    const me = await new SourceApi({
+      baseUrl: `${baseUrl}/`,
+      token: 'tok',
+      tries: 4,
+      baseDelayMs: 1,
+      maxDelayMs: 5,
+      onRetry: (_what, ms) => waits.push(ms),
+    }).me();
     assert.deepEqual(me, { name: 'export', scopes: ['forms:read'] });
-    assert.ok(Date.now() - started >= 950, 'waited for Retry-After: 1');
+    // the waits it chose (and slept): the source's Retry-After of 1 s, then the backoff's (1 ms, then 2 ms, each halved at most by the jitter)
+    assert.equal(waits.length, 3, JSON.stringify(waits));
+    assert.equal(waits[0], 1_000, 'waited for Retry-After: 1');
+    assert.ok(waits[1]! >= 1 && waits[1]! <= 2 && waits[2]! >= 2 && waits[2]! <= 4, JSON.stringify(waits));
     assert.equal(requests.length, 4);
     assert.ok(
       requests.every((r) => r.method === 'GET' && r.url === '/public/v1/me' && r.authorization === 'Bearer tok'),
@@ -118,7 +129,7 @@ describe("what formgate import accepts of the source's items", () => {
   };
 
   it('keeps what fits, drops and names what does not', () => {
-    const checked = checkForm(form, false);
+    const checked = checkForm(form, new OutboundGuard({ allowPrivate: false }));
     assert.ok(!isProblem(checked), JSON.stringify(checked));
     assert.equal(checked.settings.description, null);
     assert.deepEqual(checked.settings.notificationEmails, ['a@example.com']);
@@ -127,13 +138,13 @@ describe("what formgate import accepts of the source's items", () => {
     assert.equal(checked.spamProtection, 'HCAPTCHA');
     assert.equal(checked.createdAt, Date.parse(form.createdAt));
     assert.equal(checked.dropped.length, 4, checked.dropped.join('\n'));
-    const allowed = checkForm(form, true);
+    const allowed = checkForm(form, new OutboundGuard({ allowPrivate: true }));
     assert.ok(!isProblem(allowed) && allowed.settings.webhookUrl === form.webhookUrl, 'a private webhook where the instance allows them');
   });
 
   it('skips ids that an HTML form could not post to, and data that cannot be stored', () => {
-    assert.ok(isProblem(checkForm({ ...form, id: 'a/b' }, false)), 'a slash in an id');
-    assert.ok(isProblem(checkForm({ ...form, name: '' }, false)), 'an empty name');
+    assert.ok(isProblem(checkForm({ ...form, id: 'a/b' }, new OutboundGuard({ allowPrivate: false }))), 'a slash in an id');
+    assert.ok(isProblem(checkForm({ ...form, name: '' }, new OutboundGuard({ allowPrivate: false }))), 'an empty name');
     const submission = { id: 's1', formId: 'form_1', data: { a: 1 }, createdAt: '2024-01-02T03:04:05.678Z' };
     assert.deepEqual(checkSubmission(submission, 'form_1'), { id: 's1', data: { a: 1 }, createdAt: Date.parse(submission.createdAt) });
     assert.ok(isProblem(checkSubmission(submission, 'other')), 'listed under another form');

@@ -5,7 +5,7 @@ import { KeptRows } from '../../src/db/kept-rows.js';
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A table of one row per key, with a change count, and how often each was read. */
-function source(keptAtMostMs?: number) {
+function source(keptAtMostMs?: number, now?: () => number) {
   const rows = new Map<string, { name: string }>([['a', { name: 'first' }]]);
   const reads = { count: 0, lookups: 0 };
   let changes = 0;
@@ -19,19 +19,24 @@ function source(keptAtMostMs?: number) {
       return rows.get(key) && { ...rows.get(key)! };
     },
     keptAtMostMs,
+    now,
   );
   return { kept, reads, rows, change: () => changes++ };
 }
 
 describe('KeptRows', () => {
   it('reads a row again once it has been kept its longest, even while the count stays put', async () => {
-    const { kept, reads, rows } = source(30);
+    // on a clock of the test's: kept for exactly 30 ms, whatever the machine
+    let clock = 1_000;
+    const { kept, reads, rows } = source(30, () => clock);
     await kept.get('a');
     rows.set('a', { name: 'changed unheard' });
     await nextTurn();
-    assert.deepEqual(await kept.get('a'), { name: 'first' }, 'still kept');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.deepEqual(await kept.get('a'), { name: 'changed unheard' }, 'read again after its longest');
+    clock += 30;
+    assert.deepEqual(await kept.get('a'), { name: 'first' }, 'still kept at its longest');
+    await nextTurn();
+    clock += 1;
+    assert.deepEqual(await kept.get('a'), { name: 'changed unheard' }, 'read again past its longest');
     assert.equal(reads.lookups, 2);
   });
 

@@ -69,12 +69,13 @@ describe('renderThankYouPage', () => {
     assert.equal(bodyClass(renderThankYouPage({ branding: false })), 'theme-light');
   });
 
-  it('links back to an http(s) URL, escaped in the attribute', () => {
+  it('links back to an http(s) URL, escaped in the attribute, naming the site it leads to', () => {
     for (const url of ['http://example.com/contact', 'https://example.com/contact?x=1#form']) {
       const html = renderThankYouPage({ branding: false, backUrl: url });
       assert.deepEqual(hrefs(html), [url.replace(/=/g, '&#x3D;')]);
-      assert.match(html, /<span aria-hidden="true">←<\/span> Go back<\/a>/);
+      assert.match(html, /<span aria-hidden="true">←<\/span> Go back \(example\.com\)<\/a>/);
     }
+    assert.match(renderThankYouPage({ branding: false, backUrl: 'http://localhost:3000/x' }), /Go back \(localhost:3000\)<\/a>/, 'its port too');
     const html = renderThankYouPage({ branding: false, backUrl: 'https://example.com/?a="b"&c=<d>' });
     assert.deepEqual(hrefs(html), ['https://example.com/?a&#x3D;%22b%22&amp;c&#x3D;%3Cd%3E']);
   });
@@ -164,7 +165,7 @@ describe('renderErrorPage', () => {
     assert.equal(bodyClass(html), 'theme-dark');
     assert.match(html, /Powered by Formgate/);
     assert.deepEqual(hrefs(html), ['https://example.com/form']);
-    assert.match(html, /Back to the form<\/a>/);
+    assert.match(html, /Back to the form \(example\.com\)<\/a>/);
     const plain = renderErrorPage(429, { branding: false, backUrl: 'javascript:history.back()' });
     assert.equal(bodyClass(plain), 'theme-light');
     assert.doesNotMatch(plain, /Formgate|href=/);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compactValue, cut, fieldColumns, hiddenFieldCount, summaryOf } from '../../src/dashboard/submission-fields.js';
+import { compactValue, cut, fieldColumns, fieldLabel, hiddenFieldCount, summaryOf } from '../../src/dashboard/submission-fields.js';
 
 describe('the inbox’s field columns and cell values', () => {
   it('takes field names in order of first appearance, at most 6, and counts the rest per row', () => {
@@ -34,5 +34,11 @@ describe('the inbox’s field columns and cell values', () => {
       { name: 'b', value: 'c: 2' },
       { name: 'd', value: '3' },
     ]);
+  });
+
+  it('labels a field without the bidirectional controls or invisible characters a visitor put in its name (issue 38, item 17)', () => {
+    assert.equal(fieldLabel('email\u202E\u200B'), 'email');
+    assert.deepEqual(summaryOf({ 'na\u2067me': 'Ada' }), [{ name: 'name', value: 'Ada' }]);
+    assert.equal(compactValue({ name: 'a\u202Efdp.txt', type: 'text/plain', size: 5, url: 'https://x.example/public/v1/files/abc' }), 'afdp.txt');
   });
 });

@@ -60,10 +60,11 @@ describe('ThankYouLinks', () => {
     assert.deepEqual(links.read(FORM, queryOf(link), VISITOR, [SITE]), {}, 'expired');
   });
 
-  it('shows wording only while the form lists origins, and the link back only while it lists that one', () => {
+  it('shows wording only while the form lists origins, and the link back only while it lists that one (or lists none)', () => {
     const links = new ThankYouLinks('secret', clock().now);
     const query = queryOf(links.build(SUBMIT_URL, FORM, CONTENT, VISITOR));
     assert.deepEqual(links.read(FORM, query, VISITOR, ['https://other.example.com']), { ...CONTENT, backUrl: null });
-    assert.deepEqual(links.read(FORM, query, VISITOR, []), { dark: true });
+    assert.deepEqual(links.read(FORM, query, VISITOR, []), { dark: true, backUrl: CONTENT.backUrl }, 'no list: the way back without the wording');
+    assert.deepEqual(links.read(FORM, query, VISITOR, [SITE], false), { dark: true, backUrl: CONTENT.backUrl }, 'a workspace nobody vouched for: the same');
   });
 });

@@ -69,6 +69,36 @@ describe('safeFileName', () => {
     assert.equal(longExtension.length, 200, 'an "extension" too long to be one is cut with the rest');
   });
 
+  it('removes bidirectional controls and invisible characters, so a name shows what it is (issue 38, item 17)', () => {
+    // `a\u202Efdp.html` shows as `ahtml.pdf`
+    assert.equal(safeFileName('a\u202Efdp.html'), 'afdp.html');
+    for (const hidden of [
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u200E',
+      '\u200F',
+      '\u061C',
+      '\u200B',
+      '\u2060',
+      '\uFEFF',
+      '\u00AD',
+      '\u0085',
+      '\u009B',
+    ])
+      assert.equal(safeFileName(`in${hidden}voice.pdf`), 'invoice.pdf', `U+${hidden.codePointAt(0)!.toString(16).toUpperCase()}`);
+    // joiners that scripts need stay; a lone surrogate becomes U+FFFD (it could not be encoded in a header)
+    assert.equal(safeFileName('\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645.pdf'), '\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645.pdf');
+    assert.equal(safeFileName('a\ud800b.pdf'), 'a\ufffdb.pdf');
+    assert.equal(safeFileName('\u202E'), 'file');
+  });
+
   it('is never empty', () => {
     for (const sent of ['', '   ', '..', '../', '...', '/', '\\']) assert.equal(safeFileName(sent), 'file', JSON.stringify(sent));
   });

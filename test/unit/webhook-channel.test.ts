@@ -5,6 +5,7 @@ import type { Job } from '../../src/jobs/channels/channel.js';
 import { newWebhookSecret, WEBHOOK_KIND, WebhookChannel, type WebhookPayload } from '../../src/jobs/channels/webhook.js';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { deliveryErrorOf } from '../helpers/delivery-errors.js';
+import { OutboundGuard } from '../../src/net/outbound-guard.js';
 
 const FIELDS = { name: 'Ada Lovelace', email: 'ada@example.com', tags: ['a', 'b'], car: { color: 'red' }, note: 'héllo "quoted" ✓' };
 
@@ -30,7 +31,7 @@ describe('WebhookChannel', () => {
   const secret = newWebhookSecret();
   const secretsAskedFor: string[] = [];
   const channel = new WebhookChannel({
-    allowPrivate: true,
+    outbound: new OutboundGuard({ allowPrivate: true }),
     signingSecret: async (formId) => {
       secretsAskedFor.push(formId);
       return secret;
@@ -83,7 +84,7 @@ describe('WebhookChannel', () => {
 
   it('signs with the timestamp it sends', async () => {
     const at = new Date('2030-01-02T03:04:05.678Z');
-    const fixed = new WebhookChannel({ allowPrivate: true, signingSecret: async () => secret, now: () => at });
+    const fixed = new WebhookChannel({ outbound: new OutboundGuard({ allowPrivate: true }), signingSecret: async () => secret, now: () => at });
     await fixed.send(jobFor(receiver.url, { idempotencyKey: 'sub_9' }));
     const [request] = receiver.requests;
     assert.equal(request!.headers['webhook-timestamp'], String(Math.floor(at.getTime() / 1000)));
@@ -121,7 +122,7 @@ describe('WebhookChannel', () => {
   }
 
   it('refuses a private address when private webhooks are not allowed', async () => {
-    const strict = new WebhookChannel({ allowPrivate: false, signingSecret: async () => secret });
+    const strict = new WebhookChannel({ outbound: new OutboundGuard({ allowPrivate: false }), signingSecret: async () => secret });
     const err = await deliveryErrorOf(strict.send(jobFor(receiver.url)));
     assert.equal(err.permanent, true);
     assert.equal(err.statusCode, undefined);
@@ -134,7 +135,7 @@ describe('WebhookChannel', () => {
       const err = await deliveryErrorOf(channel.send({ ...jobFor(receiver.url), payload }));
       assert.equal(err.permanent, true, JSON.stringify(payload));
     }
-    const broken = new WebhookChannel({ allowPrivate: true, signingSecret: async () => 'whsec_not base64!' });
+    const broken = new WebhookChannel({ outbound: new OutboundGuard({ allowPrivate: true }), signingSecret: async () => 'whsec_not base64!' });
     const err = await deliveryErrorOf(broken.send(jobFor(receiver.url)));
     assert.equal(err.permanent, true);
     assert.equal(receiver.requests.length, 0);

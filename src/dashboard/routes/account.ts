@@ -10,6 +10,7 @@ import { accountOf, endSession, requireAccount, type SessionCookie } from '../se
 import { TZ_COOKIE } from '../time-zone.js';
 import { AccountPage } from '../views/account-page.js';
 import { revokeTokensTicked } from '../views/revoke-tokens-check.js';
+import { refusalHeaders } from '../../web/limiter.js';
 
 interface PasswordBody {
   currentPassword?: string;
@@ -71,7 +72,7 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
     };
     const refusal = await limits.attempt(request, user.email);
     if (refusal) {
-      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      reply.headers(refusalHeaders(refusal));
       return refused({ currentPassword: refusalMessage(refusal) }, 429);
     }
     let changed: { tokensRevoked: number };

@@ -15,7 +15,7 @@ const PAGE_SIZE = 25;
 /** What each filter of the page lists (All: every status). */
 const FILTER_STATUS: Record<DeliveryFilter, DeliveryRecord['status'] | undefined> = { all: undefined, waiting: 'pending', failed: 'failed', delivered: 'done' };
 
-export const QUEUED_AGAIN = 'Queued again: it will be tried within a few seconds';
+export const QUEUED_AGAIN = 'Queued again: it will be tried within a few seconds, with the form’s settings as they are now (a webhook goes to its current URL)';
 
 type FormParams = { Params: { formId: string } };
 type RetryRoute = { Params: { formId: string; jobId: string }; Body: { back?: unknown } };

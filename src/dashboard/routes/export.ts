@@ -5,6 +5,7 @@ import { sendExport } from '../../web/attachment.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../services/exports.js';
 import type { SubmissionScope } from '../../services/submissions.js';
 import { readFilter } from '../date-range.js';
+import type { ExportLimits } from '../../web/export-limits.js';
 import type { SearchLimits } from '../../web/search-limits.js';
 import { accountOf, requireAccount } from '../session.js';
 import { sessionKey } from './inbox.js';
@@ -18,7 +19,7 @@ const LABELS: Record<string, string> = { search: 'Search', from: 'From', to: 'To
  * (the API's export is the paid one). The filter reads as the inbox reads it; a bad value is an
  * error page saying which, and nothing is exported.
  */
-export function registerExportRoutes(app: FastifyInstance, ctx: AppContext, searchLimits: SearchLimits): void {
+export function registerExportRoutes(app: FastifyInstance, ctx: AppContext, searchLimits: SearchLimits, exportLimits: ExportLimits): void {
   async function exportOf(request: FastifyRequest<ExportQuery>, reply: FastifyReply, scope: SubmissionScope) {
     const { format } = request.query;
     if (typeof format !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(format)) {
@@ -28,7 +29,9 @@ export function registerExportRoutes(app: FastifyInstance, ctx: AppContext, sear
     const problems = Object.entries(errors).map(([field, message]) => `${LABELS[field] ?? field}: ${message}`);
     if (problems.length > 0) throw new ProblemError('validation_error', problems.join(' '));
     if (filter.search !== undefined) await searchLimits.take(sessionKey(request), request.ip, reply);
-    const exported = await ctx.exports.exportSubmissions(accountOf(request).user.id, scope, format as ExportFormat, filter);
+    const userId = accountOf(request).user.id;
+    // held until the file is out (or the browser hangs up); past the limit, a page saying when to try again
+    const exported = await exportLimits.run(userId, reply, () => ctx.exports.exportSubmissions(userId, scope, format as ExportFormat, filter), 'sent');
     return sendExport(reply, exported, format as ExportFormat);
   }
 

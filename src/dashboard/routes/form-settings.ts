@@ -53,6 +53,7 @@ export async function sendSettingsPage(
     recipients,
     confirmsRecipients: ctx.recipients.enabled,
     chatChannels,
+    vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
     ...state,
     values: state.values ?? valuesOf(form, zoneOf(request)),
   });
@@ -125,7 +126,8 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
 
   // NOTE: the secret is answered in this response (200, no-store), never through a GET or a redirect:
   // an address or a redirect would leave it in the history, a log or a Referer.
-  app.post<FormParams>('/forms/:formId/settings/webhook-secret', { preHandler: requireAccount }, async (request, reply) => {
+  // compress: false, as every page that shows a secret (dashboard/plugin.ts, BREACH)
+  app.post<FormParams>('/forms/:formId/settings/webhook-secret', { preHandler: requireAccount, compress: false }, async (request, reply) => {
     const webhookSecret = await ctx.forms.webhookSecretForMember(accountOf(request).user.id, request.params.formId);
     return settingsPage(request, reply, { webhookSecret });
   });
@@ -135,7 +137,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
     return sendPage(reply, RotateWebhookSecretPage({ frame, form }));
   });
 
-  app.post<FormParams>('/forms/:formId/settings/webhook-secret/rotate', { preHandler: requireAccount }, async (request, reply) => {
+  app.post<FormParams>('/forms/:formId/settings/webhook-secret/rotate', { preHandler: requireAccount, compress: false }, async (request, reply) => {
     const webhookSecret = await ctx.forms.rotateWebhookSecret(accountOf(request).user.id, request.params.formId);
     const { frame, form } = await formFrame(request, reply, ctx, request.params.formId);
     const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
@@ -146,6 +148,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
       recipients: await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails),
       confirmsRecipients: ctx.recipients.enabled,
       chatChannels: await ctx.chatChannels.listForMember(accountOf(request).user.id, form.id),
+      vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
       values: valuesOf(form, zoneOf(request)),
       webhookSecret,
     });

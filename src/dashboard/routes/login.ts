@@ -7,6 +7,7 @@ import { seeOther, sendPage } from '../render.js';
 import { endSession, safeNext, type SessionCookie, startSession } from '../session.js';
 import { LoginPage } from '../views/auth-pages.js';
 import { anyoneMaySignUp } from './signup.js';
+import { refusalHeaders } from '../../web/limiter.js';
 
 interface LoginBody {
   email?: string;
@@ -45,7 +46,7 @@ export function registerLoginRoutes(app: FastifyInstance, ctx: AppContext, cooki
     // counted before the password is checked, and the same for an address no account has
     const refusal = await limits.attempt(request, email);
     if (refusal) {
-      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      reply.headers(refusalHeaders(refusal));
       return again(refusalMessage(refusal), 429);
     }
     const user = await ctx.users.authenticate(email, password);

@@ -7,6 +7,7 @@ import { workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { MembersPage, type SentInvitation } from '../views/members-page.js';
+import { problemRefusalHeaders } from '../../web/limiter.js';
 
 type WorkspaceParams = { workspaceId: string };
 
@@ -25,8 +26,7 @@ export function registerMembersRoutes(app: FastifyInstance, ctx: AppContext): vo
       // not an owner, or not a member at all: a page of its own, not a message beside the field
       if (error instanceof ProblemError && (error.code === 'forbidden' || error.code === 'not_found')) throw error;
       const errors = fieldErrors(error);
-      const retryAfter = (error as ProblemError).extra.retryAfter;
-      if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+      if (error instanceof ProblemError && error.code === 'rate_limited') reply.headers(problemRefusalHeaders(error.extra));
       return membersPage(request, reply, workspaceId, { email, errors }, (error as ProblemError).status);
     }
   });

@@ -9,6 +9,7 @@ import { seeOther, sendPage } from '../render.js';
 import type { SessionCookie } from '../session.js';
 import { revokeTokensTicked } from '../views/revoke-tokens-check.js';
 import { ForgotPasswordPage, ResetLinkExpiredPage, ResetLinkSentPage, ResetPasswordPage } from '../views/password-reset-pages.js';
+import { refusalHeaders } from '../../web/limiter.js';
 
 type TokenParams = { Params: { token: string } };
 
@@ -24,7 +25,7 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContex
       sendPage(reply, ForgotPasswordPage({ csrf: csrfToken(request, reply), email, errors }), status);
     const refusal = await limits.request(request.ip);
     if (refusal) {
-      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      reply.headers(refusalHeaders(refusal));
       return again({ form: refusalMessage(refusal) }, 429);
     }
     try {

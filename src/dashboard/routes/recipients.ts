@@ -9,6 +9,7 @@ import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { formPath } from '../views/form-layout.js';
 import { RecipientConfirmationPage } from '../views/recipient-pages.js';
+import { queuedMailWords } from '../mail-words.js';
 
 type SecretParams = { Params: { secret: string } };
 type Body = Record<string, unknown> | undefined;
@@ -51,7 +52,10 @@ export function registerRecipientRoutes(app: FastifyInstance, ctx: AppContext): 
     try {
       const email = await ctx.recipients.resend(accountOf(request).user.id, request.params.formId, address);
       request.log.info({ formId: request.params.formId }, 'confirmation link sent to a notification address');
-      setFlash(reply, `Confirmation link sent to ${email}`);
+      setFlash(
+        reply,
+        queuedMailWords(ctx.config, { sent: `Confirmation link sent to ${email}`, written: `Confirmation link to ${email} written to the mail folder` }),
+      );
     } catch (error) {
       // too soon, or nothing to ask (confirmed, declined, a member's): said on the settings page
       if (!(error instanceof ProblemError) || (error.code !== 'rate_limited' && error.code !== 'conflict')) throw error;

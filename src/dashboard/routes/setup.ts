@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
+import { TEAM_MODE_WITH_OPEN_SIGNUP } from '../../services/instance-settings.js';
 import { fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
 import { csrfToken } from '../frame.js';
@@ -21,10 +22,11 @@ interface SetupBody {
  */
 export function registerSetupRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: SignupEmailLimits): void {
   const plansFromEnvironment = ctx.config.defaultPlanFromEnvironment;
+  const openSignup = ctx.config.signup === 'open';
 
   app.get('/setup', async (request, reply) => {
     if (!(await ctx.setup.open())) return seeOther(reply, request.account ? '/' : '/login');
-    return sendPage(reply, SetupPage({ csrf: csrfToken(request, reply), plansFromEnvironment }));
+    return sendPage(reply, SetupPage({ csrf: csrfToken(request, reply), plansFromEnvironment, openSignup }));
   });
 
   app.post<{ Body: SetupBody }>('/setup', async (request, reply) => {
@@ -37,6 +39,7 @@ export function registerSetupRoutes(app: FastifyInstance, ctx: AppContext, cooki
         { userId: user.id, usage: ctx.config.defaultPlanFromEnvironment ? 'FORMGATE_DEFAULT_PLAN' : usage },
         'installation set up: the first account is the instance admin',
       );
+      if (openSignup && ctx.instance.usage() === 'team') request.log.warn({ signup: 'open', usage: 'team' }, TEAM_MODE_WITH_OPEN_SIGNUP);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
       limits.signedUp(request, reply, user.email);
       setFlash(reply, 'Formgate is set up: you are its admin. Create your first form.');
@@ -46,7 +49,7 @@ export function registerSetupRoutes(app: FastifyInstance, ctx: AppContext, cooki
         setFlash(reply, error.detail);
         return seeOther(reply, '/login');
       }
-      const page = SetupPage({ csrf: csrfToken(request, reply), email, usage, plansFromEnvironment, errors: fieldErrors(error) });
+      const page = SetupPage({ csrf: csrfToken(request, reply), email, usage, plansFromEnvironment, openSignup, errors: fieldErrors(error) });
       return sendPage(reply, page, 400);
     }
   });

@@ -24,7 +24,9 @@ export function registerSpamRoutes(app: FastifyInstance, ctx: AppContext): void 
       if (status === 'held') return sendPage(reply, HeldPage({ frame, form, workspace: form, rows: page.rows, pager }));
       const retentionMs = ctx.config.spamRetentionMs;
       const back = withQuery(path, cursor ? { cursor } : {});
-      return sendPage(reply, SpamPage({ frame, form, rows: page.rows, pager, retentionMs, retentionDays: Math.round(retentionMs / 86_400_000), back }));
+      const folder = await ctx.submissions.spamFolder(accountOf(request).user.id, formId, retentionMs);
+      const retentionDays = Math.round(retentionMs / 86_400_000);
+      return sendPage(reply, SpamPage({ frame, form, rows: page.rows, pager, retentionMs, retentionDays, folder, back }));
     });
   }
 }

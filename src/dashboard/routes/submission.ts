@@ -127,7 +127,11 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       const moved = await ctx.submissions.markNotSpam(accountOf(request).user.id, request.params.submissionId);
       setFlash(
         reply,
-        moved.status === 'accepted' ? 'Moved to the inbox; its deliveries are on their way' : 'Moved to the inbox, but held: the allowance is used',
+        moved.returned
+          ? 'Moved back to the inbox; its deliveries were made when it first came and are not sent again'
+          : moved.status === 'accepted'
+            ? 'Moved to the inbox; its deliveries are on their way'
+            : 'Moved to the inbox, but held: the allowance is used',
       );
       const back = request.body?.back;
       return seeOther(reply, back === undefined ? `/forms/${moved.formId}/spam` : listAddress(back));

@@ -18,6 +18,7 @@ import { DeleteTemplatePage } from '../views/template-delete-page.js';
 import { type Placeholder, TemplateEditorPage, type TemplateEditorProps } from '../views/template-editor-page.js';
 import { EmailPreviewDocument, PreviewProblemsDocument } from '../views/template-preview.js';
 import { type TemplateState, TemplatesPage, templatePath } from '../views/templates-page.js';
+import { queuedMailWords } from '../mail-words.js';
 
 type FormParams = { Params: { formId: string } };
 type KindParams = { Params: { formId: string; kind: string } };
@@ -77,6 +78,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
       fields: placeholders(sample ? Object.keys(SAMPLE_DATA).map((name) => [name]) : paths),
       sample,
       upgraded: ctx.plans.isUpgraded(form.plan),
+      vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
       errors: posted?.errors,
       alert: posted?.alert,
     };
@@ -116,6 +118,7 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
       notification: stateOf(templates.notification),
       autoresponder: stateOf(templates.autoresponder),
       upgraded: ctx.plans.isUpgraded(form.plan),
+      vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
     });
     return sendPage(reply, page);
   });
@@ -169,7 +172,10 @@ export function registerTemplateRoutes(app: FastifyInstance, ctx: AppContext, re
     }
     try {
       await ctx.templates.sendTest(user.id, formId, kind, user.email);
-      setFlash(reply, `A test is on its way to ${user.email}`);
+      setFlash(
+        reply,
+        queuedMailWords(ctx.config, { sent: `A test is on its way to ${user.email}`, written: `A test to ${user.email} is written to the mail folder` }),
+      );
     } catch (error) {
       if (!(error instanceof ProblemError) || !['template_invalid', 'validation_error', 'not_found'].includes(error.code)) throw error;
       await testLimit.giveBack(user.id);

@@ -12,6 +12,7 @@ import { accountOf, requireAccount } from '../session.js';
 import { EMPTY_TOKEN_FORM, type TokenFormValues } from '../views/token-form.js';
 import { RevokeTokenPage, TokenCreatedPage } from '../views/token-pages.js';
 import { type TokenItem, TokensPage } from '../views/tokens-page.js';
+import { refusalHeaders } from '../../web/limiter.js';
 
 interface TokenBody {
   name?: unknown;
@@ -49,7 +50,8 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
   // NOTE: answers the secret in this response (200, no-store) rather than redirecting: a redirect
   // would need the secret kept somewhere between two requests, and it is never stored. Posting the
   // form again creates nothing: the name is then taken, and the form says so.
-  app.post<{ Body: TokenBody }>('/account/tokens', { preHandler: requireAccount }, async (request, reply) => {
+  // compress: false: the answer shows the new token (dashboard/plugin.ts, BREACH)
+  app.post<{ Body: TokenBody }>('/account/tokens', { preHandler: requireAccount, compress: false }, async (request, reply) => {
     const { user } = accountOf(request);
     const form: TokenFormValues = {
       name: strings(request.body?.name)[0] ?? '',
@@ -59,7 +61,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
     // A wrong password here counts as a failed login, as on the password form: a borrowed session cannot guess it either.
     const refusal = await limits.attempt(request, user.email);
     if (refusal) {
-      reply.header('retry-after', String(refusal.retryAfterSeconds));
+      reply.headers(refusalHeaders(refusal));
       return tokensPage(request, reply, form, { currentPassword: refusalMessage(refusal) }, 429);
     }
     const input = { name: form.name, scopes: form.scopes, expiresAt: form.expiresOn ? endOfDayUtc(form.expiresOn) : null };

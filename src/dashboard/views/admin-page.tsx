@@ -2,7 +2,7 @@ import type { AccountSummary, WorkspaceSummary } from '../../services/admin.js';
 import type { DeliveriesStatus } from '../../services/delivery-pause.js';
 import { DeliveriesSwitchPanel } from './deliveries-switch-panel.js';
 import type { InstanceHealth } from '../../services/instance-health.js';
-import type { InstanceSettingsView } from '../../services/instance-settings.js';
+import { type InstanceSettingsView, TEAM_MODE_WITH_OPEN_SIGNUP } from '../../services/instance-settings.js';
 import { planLabel, type PlanRules } from '../../domain/plans.js';
 import { Breakable, CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
@@ -224,6 +224,11 @@ function UsagePanel({ settings, csrf, error }: { settings: InstanceSettingsView;
   ];
   return (
     <Panel title="How this installation is used" id="usage">
+      {settings.openSignup && settings.usage === 'team' && (
+        <p class="notice" id="team-mode-open-signup">
+          {TEAM_MODE_WITH_OPEN_SIGNUP}
+        </p>
+      )}
       <form method="post" action="/admin/usage">
         <CsrfInput token={csrf} />
         <fieldset class="usage-choice" aria-describedby={error ? 'usage-error' : undefined}>
@@ -258,14 +263,15 @@ function UsagePanel({ settings, csrf, error }: { settings: InstanceSettingsView;
   );
 }
 
-/** The private networks and hosts webhooks may reach (n8n, Node-RED, Home Assistant on the LAN). */
+/** The private networks and hosts webhooks and chat channels may reach (n8n, Node-RED, Home Assistant, Mattermost on the LAN). */
 function WebhookAllowPanel({ settings, csrf, errors }: { settings: InstanceSettingsView; csrf: string; errors: SettingErrors }) {
   return (
     <Panel title="Webhooks to private networks" id="webhook-allow">
       <p class="muted">
         Webhooks reach public addresses only. List networks (192.168.1.0/24, fd00::/8), addresses or host names (n8n.lan) that they may reach too, one per line
         or separated by commas. A listed host name may resolve to a private LAN address only (10/8, 172.16/12, 192.168/16, fc00::/7), never to this machine or a
-        link-local one: list 127.0.0.1/32 to reach a service on this machine.
+        link-local one: list 127.0.0.1/32 to reach a service on this machine. The list serves the forms’ chat channels and test buttons too: a Slack or Discord
+        channel may post to a listed host (a Mattermost or Rocket.Chat taking Slack’s format), over http or https.
       </p>
       {settings.webhookAllowEnvironment && (
         <p>

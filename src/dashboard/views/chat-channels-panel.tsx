@@ -14,7 +14,8 @@ export interface ChatPanelState {
 
 /** Where each service's address comes from, said beside its field. */
 const URL_HINTS: Record<Exclude<ChatKind, 'telegram'>, string> = {
-  'slack-webhook': 'In Slack: an app’s Incoming Webhooks, Add New Webhook. It starts with https://hooks.slack.com/services/.',
+  'slack-webhook':
+    'In Slack: an app’s Incoming Webhooks, Add New Webhook. It starts with https://hooks.slack.com/services/. A Mattermost or Rocket.Chat incoming webhook works too, at a host the instance admin has listed (Webhooks to private networks).',
   discord: 'In Discord: the channel’s settings, Integrations, Webhooks, New Webhook, Copy Webhook URL. It starts with https://discord.com/api/webhooks/.',
   teams:
     'In Teams: the channel’s Workflows, “Post to a channel when a webhook request is received”; copy the URL it shows (on logic.azure.com or powerplatform.com).',

@@ -141,8 +141,9 @@ export function ConfirmForm({
 /** A block with a heading of its own: one task of a page. */
 export function Panel({ title, children, id }: { title: string; children: ComponentChildren; id?: string }) {
   const headingId = `${id ?? title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-heading`;
+  // NOTE: `id` is the panel's anchor: links and redirects lead to `#<id>` (settings#notifications)
   return (
-    <section class="panel" aria-labelledby={headingId}>
+    <section class="panel" id={id} aria-labelledby={headingId}>
       <h2 id={headingId}>{title}</h2>
       {children}
     </section>

@@ -10,7 +10,7 @@ export type DeliveryFilter = (typeof DELIVERY_FILTERS)[number];
 
 interface DeliveriesPageProps {
   frame: Frame;
-  form: { id: string; name: string; workspaceId: string };
+  form: { id: string; name: string; workspaceId: string; webhookDisabledAt: number | null; webhookDisabledReason: string | null };
   filter: DeliveryFilter;
   deliveries: FormDelivery[];
   /** The next page's address, null on the last page. */
@@ -137,6 +137,12 @@ function Tries({ delivery }: { delivery: FormDelivery }) {
                 <span class="status-code">{t.statusCode}</span>
               </>
             )}
+            {t.target !== null && (
+              <>
+                {' · to '}
+                <Breakable text={t.target} />
+              </>
+            )}
             {t.error !== null && <p class="try-error">{t.error}</p>}
           </li>
         ))}
@@ -238,6 +244,18 @@ function Filters({ formId, filter }: { formId: string; filter: DeliveryFilter })
   );
 }
 
+/** Says that the form's webhook is turned off (its receiver answered 410 Gone), and how to turn it on again. */
+export function WebhookOff({ form }: { form: { id: string; webhookDisabledAt: number | null; webhookDisabledReason: string | null } }) {
+  if (form.webhookDisabledAt === null) return null;
+  return (
+    <div class="alert" role="status">
+      The webhook is turned off since <Time ms={form.webhookDisabledAt} />
+      {form.webhookDisabledReason ? `: ${form.webhookDisabledReason}` : ''}. Nothing is posted to it until you{' '}
+      <a href={`${formPath(form.id, 'settings')}#field-webhookUrl`}>save the webhook settings</a> again; then Retry all failed sends what was missed.
+    </div>
+  );
+}
+
 /** A form's delivery log: every email, webhook and Slack message of its submissions, with its tries; Retry on a failed one. */
 export function DeliveriesPage({ frame, form, filter, deliveries, next, here, paged, problem }: DeliveriesPageProps) {
   const anyFailed = deliveries.some((d) => d.status === 'failed');
@@ -248,9 +266,12 @@ export function DeliveriesPage({ frame, form, filter, deliveries, next, here, pa
           {problem}
         </div>
       )}
+      <WebhookOff form={form} />
       <p class="lead">
         Every notification email, autoresponder, webhook and Slack message of this form's submissions, newest submission first. A failed try is tried again
-        later, up to 10 tries over about an hour and a half; a delivery that failed for good can be sent again with Retry.
+        later: an email or a chat message up to 10 tries over about an hour and a half, a webhook 10 tries over about three days (unless its receiver asks for a
+        later time). A delivery that failed for good can be sent again with Retry. Every try, a retry too, uses the form's settings as they are then: a webhook
+        goes to the form's webhook URL as it is set now.
       </p>
       <Panel title="Delivery log" id="delivery-log">
         <div class="log-controls">

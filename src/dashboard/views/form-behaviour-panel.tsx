@@ -36,6 +36,32 @@ export function FormStateNotice({ state }: { state: FormStateName | undefined })
 interface PanelProps {
   values: BehaviourValues;
   errors?: FieldErrors;
+  /** The instance admin stands behind the workspace (always, unless sign-up is open). */
+  vouched?: boolean;
+  /** The form's saved allowed origins: they decide the built-in pages' way back. */
+  allowedOrigins?: string[];
+}
+
+/**
+ * What decides the link back to the site on the built-in thank-you and error pages (submit/origin-policy.ts,
+ * backUrl), with what it is for this form now.
+ */
+function WayBackHint({ allowedOrigins, vouched }: { allowedOrigins: string[]; vouched: boolean }) {
+  const first = allowedOrigins[0];
+  const now = !first
+    ? 'Now, with no allowed origins: the home page of the site each post came from; no link when the browser does not say.'
+    : `Now: the page the form was on, when its site is listed; otherwise ${vouched ? `${first}/` : 'no link'}.`;
+  return (
+    <div id="way-back">
+      <p class="hint">
+        <strong>Link back to your site.</strong> The built-in thank-you and error pages end with one, decided by where the browser says the post came from (its
+        Referer or Origin) and the form's <a href="#allowedOrigins">Allowed origins</a>: the page the form was on when that site is listed, else the first
+        listed site; with none listed, the home page of the site the post came from, its address written beside the link. Only http and https addresses become
+        links.
+      </p>
+      <p class="hint">{now}</p>
+    </div>
+  );
 }
 
 /**
@@ -43,11 +69,17 @@ interface PanelProps {
  * sender names: what hidden fields did before, now set once for the form. Part of the settings form;
  * `behaviourShown` tells the route it was posted.
  */
-export function FormBehaviourPanels({ values, errors }: PanelProps) {
+export function FormBehaviourPanels({ values, errors, vouched = true, allowedOrigins = [] }: PanelProps) {
   return (
     <>
       <Panel title="After a submission" id="after-submission">
         <input type="hidden" name="behaviourShown" value="1" />
+        {!vouched && (
+          <p class="notice" id="behaviour-not-vouched">
+            Anyone can sign up on this installation, so until its admin upgrades this workspace the thank-you page shows its own wording, not yours, and a link
+            (a GET) to this form gets a page naming your redirect instead of going there. Posts from your site are redirected as usual.
+          </p>
+        )}
         <Field
           label="Redirect to"
           name="redirectUrl"
@@ -70,6 +102,7 @@ export function FormBehaviourPanels({ values, errors }: PanelProps) {
           errors={errors}
           hint={`Optional; plain text (line breaks kept), at most ${THANKS_MESSAGE_MAX} characters. Empty: the default sentence.`}
         />
+        <WayBackHint allowedOrigins={allowedOrigins} vouched={vouched} />
       </Panel>
       <Panel title="Email subjects and senders" id="email-wording">
         <p class="hint">The address mail is sent from stays this server's; the sender name is what recipients see. One line each.</p>
@@ -78,7 +111,7 @@ export function FormBehaviourPanels({ values, errors }: PanelProps) {
           name="notificationSubject"
           value={values.notificationSubject}
           errors={errors}
-          hint={`Optional; at most ${SUBJECT_MAX} characters. Empty: “New submission: <form name>”. A form's _email.subject field still wins.`}
+          hint={`Optional; at most ${SUBJECT_MAX} characters; placeholders of templates such as {{data.name}} are filled in. Empty: “New submission: <form name>”. A form's _email.subject field still wins.`}
         />
         <Field
           label="Notification sender name"
@@ -92,14 +125,14 @@ export function FormBehaviourPanels({ values, errors }: PanelProps) {
           name="autoresponseSubject"
           value={values.autoresponseSubject}
           errors={errors}
-          hint={`Optional; at most ${SUBJECT_MAX} characters. Empty: “Re: <form name>”. Used once the form has an autoresponder template.`}
+          hint={`Optional; at most ${SUBJECT_MAX} characters; placeholders of templates such as {{data.name}} are filled in. Empty: “We received your message” (visitors never see the form's name). Used once the form has an autoresponder template.`}
         />
         <Field
           label="Autoresponder sender name"
           name="autoresponseFromName"
           value={values.autoresponseFromName}
           errors={errors}
-          hint={`Optional; at most ${FROM_NAME_MAX} characters.`}
+          hint={`Optional; at most ${FROM_NAME_MAX} characters. Empty: the site of the form's first allowed origin, else this server's sender name.`}
         />
       </Panel>
     </>

@@ -1,6 +1,7 @@
 import { RETENTION_DAYS } from '../../domain/retention.js';
 import { ALLOWED_ORIGINS_MAX } from '../../schemas/form.js';
 import type { SecretState } from '../../services/form-secrets.js';
+import { allowedOriginsOf } from '../../services/forms.js';
 import type { RecipientStatus } from '../../services/recipients.js';
 import { normaliseEmail } from '../../domain/email-address.js';
 import type { FieldErrors } from '../field-errors.js';
@@ -31,6 +32,8 @@ export interface FormSettingsPageProps {
   recipients?: Map<string, RecipientStatus>;
   /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the team confirm first (the list's hint says so). */
   confirmsRecipients?: boolean;
+  /** The instance admin stands behind the workspace (always, unless sign-up is open): else GET links and wording wait. */
+  vouched?: boolean;
   /** The form's chat channels, their secrets masked. */
   chatChannels: ChatChannelView[];
   /** A refused save of a chat channel. */
@@ -218,6 +221,7 @@ export function FormSettingsPage({
   confirmsRecipients,
   chatChannels,
   chatState,
+  vouched = true,
 }: FormSettingsPageProps) {
   const action = formPath(form.id, 'settings');
   const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
@@ -288,13 +292,20 @@ export function FormSettingsPage({
               All of this form’s notifications share one email thread in each recipient’s mail client.
             </p>
           </div>
+          {form.webhookDisabledAt !== null && (
+            <div class="alert" role="status" id="webhook-off">
+              The webhook is turned off since <Time ms={form.webhookDisabledAt} />
+              {form.webhookDisabledReason ? `: ${form.webhookDisabledReason}` : ''}. Saving these settings turns it on again (with this URL or a new one); then
+              “Retry all failed” in the <a href={formPath(form.id, 'deliveries')}>delivery log</a> sends what was missed.
+            </div>
+          )}
           <Field
             label="Webhook URL"
             name="webhookUrl"
             type="url"
             value={values.webhookUrl}
             errors={errors}
-            hint="Optional; each accepted submission is posted here as JSON, signed (see Webhook signing secret below). http or https, at most 512 characters, a public address."
+            hint="Optional; each accepted submission is posted here as JSON, signed (see Webhook signing secret below). http or https, at most 512 characters, a public address. A receiver answering 410 Gone turns the webhook off until these settings are saved again."
           />
           <Field
             label="Slack channel"
@@ -350,7 +361,7 @@ export function FormSettingsPage({
           )}
         </Panel>
         <FileUploadsPanel values={values} plan={form.plan} upgraded={frame.plans.isUpgraded(form.plan)} errors={errors} />
-        {values.behaviour && <FormBehaviourPanels values={values.behaviour} errors={errors} />}
+        {values.behaviour && <FormBehaviourPanels values={values.behaviour} errors={errors} vouched={vouched} allowedOrigins={allowedOriginsOf(form)} />}
         {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} action={action} />}
         <div class="actions form-actions">
           <button type="submit" name="action" value="save">

@@ -175,9 +175,17 @@ function DeliveryRow({ delivery }: { delivery: TestDelivery }) {
       <td data-label="Delivery">{deliveryKindName(delivery.kind)}</td>
       <td data-label="To">{delivery.target ? <Breakable text={delivery.target} /> : delivery.kind === 'autoresponder' ? 'the submitter' : '—'}</td>
       <td data-label="Status">
-        <span class={delivery.status === 'failed' ? 'badge danger' : delivery.status === 'done' ? 'badge' : 'badge neutral'}>
-          {STATUS_NAMES[delivery.status] ?? delivery.status}
-        </span>
+        {delivery.status === 'done' && delivery.writtenTo ? (
+          // NOTE: not "Delivered": without FORMGATE_SMTP_URL the email only went to a file of the mail folder
+          <>
+            <span class="badge written">Written to a file</span>
+            <span class="muted sub-line">in the mail folder, not sent: no SMTP server is configured</span>
+          </>
+        ) : (
+          <span class={delivery.status === 'failed' ? 'badge danger' : delivery.status === 'done' ? 'badge' : 'badge neutral'}>
+            {STATUS_NAMES[delivery.status] ?? delivery.status}
+          </span>
+        )}
       </td>
       <td data-label="Tries">{delivery.attempts}</td>
       <td data-label="Last error">{delivery.lastError ?? ''}</td>

@@ -1,6 +1,6 @@
 import type { FilterValues } from '../date-range.js';
 import type { FieldErrors } from '../field-errors.js';
-import { compactValue, cut, fieldColumns, fieldsOf, hiddenFieldCount, MAX_FIELD_COLUMNS, timeText } from '../submission-fields.js';
+import { compactValue, cut, fieldColumns, fieldLabel, fieldsOf, hiddenFieldCount, MAX_FIELD_COLUMNS, timeText } from '../submission-fields.js';
 import type { DayCount } from '../../services/stats.js';
 import { DailyChart, describeDays } from './chart.js';
 import { Breakable, CsrfInput, EmptyState, Field, Time } from './components.js';
@@ -262,7 +262,7 @@ function SubmissionTable({
               {formNames && <th scope="col">Form</th>}
               {columns.map((name) => (
                 <th scope="col" key={name}>
-                  {name}
+                  {fieldLabel(name)}
                 </th>
               ))}
             </tr>
@@ -302,7 +302,7 @@ function SubmissionTable({
                     </td>
                   )}
                   {columns.map((name) => (
-                    <td data-label={name} key={name} class="field-cell">
+                    <td data-label={fieldLabel(name)} key={name} class="field-cell">
                       {name in fields ? <Breakable text={cut(compactValue(fields[name]))} /> : ''}
                     </td>
                   ))}

@@ -44,12 +44,16 @@ interface LayoutProps {
   scripts?: string[];
 }
 
-function Head({ title, scripts = [] }: { title: string; scripts?: string[] }) {
+/** What search engines and link previews say of a page that has no sentence of its own (Lighthouse asks every page for one). */
+export const DASHBOARD_DESCRIPTION = 'The dashboard of this Formgate installation, a self-hosted form backend: forms, submissions, deliveries and settings.';
+
+function Head({ title, scripts = [], description = DASHBOARD_DESCRIPTION }: { title: string; scripts?: string[]; description?: string }) {
   return (
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="color-scheme" content="light dark" />
+      <meta name="description" content={description} />
       <title>{`${title} · Formgate`}</title>
       <link rel="stylesheet" href={assetUrl('app.css')} />
       <link rel="icon" href={assetUrl('icon.svg')} type="image/svg+xml" />
@@ -224,7 +228,7 @@ export function Layout({ title, heading, frame, children, scripts }: LayoutProps
 export function PublicLayout({ title, children, flash = null, lead }: { title: string; children: ComponentChildren; flash?: Flash | null; lead?: string }) {
   return (
     <html lang="en">
-      <Head title={title} />
+      <Head title={title} description={lead} />
       <body class="public">
         <main id="main" class="card">
           <p class="brand">Formgate</p>

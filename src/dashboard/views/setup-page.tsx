@@ -1,3 +1,4 @@
+import { TEAM_MODE_WITH_OPEN_SIGNUP } from '../../services/instance-settings.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError } from './components.js';
 import { PublicLayout } from './layout.js';
@@ -5,10 +6,12 @@ import { PublicLayout } from './layout.js';
 interface SetupProps {
   csrf: string;
   email?: string;
-  /** The choice to show as taken: "team" on a first visit. */
+  /** The choice to show as taken: "team" on a first visit ("hosting" with open sign-up). */
   usage?: string;
   /** FORMGATE_DEFAULT_PLAN is set: plans apply, the question is not asked. */
   plansFromEnvironment: boolean;
+  /** FORMGATE_SIGNUP=open: hosting is proposed, and team mode comes with a warning. */
+  openSignup?: boolean;
   errors?: FieldErrors;
 }
 
@@ -26,7 +29,8 @@ const CHOICES = [
 ] as const;
 
 /** A fresh installation's first page: its first account (the instance admin) and how it is used. */
-export function SetupPage({ csrf, email, usage = 'team', plansFromEnvironment, errors }: SetupProps) {
+export function SetupPage({ csrf, email, usage, plansFromEnvironment, openSignup = false, errors }: SetupProps) {
+  const chosen = usage ?? (openSignup ? 'hosting' : 'team');
   const error = errors?.usage;
   return (
     <PublicLayout title="Set up Formgate" lead="Create the first account of this installation: it becomes the instance admin.">
@@ -47,7 +51,7 @@ export function SetupPage({ csrf, email, usage = 'team', plansFromEnvironment, e
                   type="radio"
                   name="usage"
                   value={choice.value}
-                  checked={usage === choice.value}
+                  checked={chosen === choice.value}
                   aria-describedby={`usage-${choice.value}-hint`}
                 />
                 <label for={`usage-${choice.value}`}>{choice.label}</label>
@@ -56,6 +60,11 @@ export function SetupPage({ csrf, email, usage = 'team', plansFromEnvironment, e
                 </p>
               </div>
             ))}
+            {openSignup && (
+              <p class="notice" id="team-mode-open-signup">
+                {TEAM_MODE_WITH_OPEN_SIGNUP}
+              </p>
+            )}
             <p class="hint">You can change this later on the admin page.</p>
             {error && (
               <p class="error" id="usage-error">

@@ -1,4 +1,5 @@
-import type { FolderRow } from '../../services/quarantine.js';
+import type { FolderRow, SpamFolderState } from '../../services/quarantine.js';
+import { megabytes } from '../../services/form-uploads.js';
 import { summaryOf, timeText } from '../submission-fields.js';
 import { CsrfInput, EmptyState, Panel, Time } from './components.js';
 import { FormLayout } from './form-layout.js';
@@ -13,18 +14,21 @@ interface SpamPageProps {
   pager: Pager;
   retentionDays: number;
   retentionMs: number;
+  /** How full the workspace's spam folder is against its bound, and the spam dropped past it. */
+  folder: SpamFolderState;
   /** This page's address (with its cursor): where Not spam comes back to. */
   back: string;
 }
 
 /** The form's spam folder: what the filter caught, why, when it goes, and Not spam for each. */
-export function SpamPage({ frame, form, rows, pager, retentionDays, retentionMs, back }: SpamPageProps) {
+export function SpamPage({ frame, form, rows, pager, retentionDays, retentionMs, folder, back }: SpamPageProps) {
   return (
     <FormLayout frame={frame} form={form} tab="spam" title="Spam">
       <p class="lead">
         Submissions the spam filter caught: never delivered or listed in the inbox, and removed {retentionDays} days after they came. <strong>Not spam</strong>{' '}
         moves one into the inbox: it counts against the workspace’s allowance and its deliveries go out.
       </p>
+      <SpamFolderBound folder={folder} retentionDays={retentionDays} />
       <Panel title="Caught as spam" id="spam">
         {rows.length === 0 ? (
           <EmptyState>{pager.newest ? 'No more spam.' : 'No spam caught. Whatever the filter catches waits here.'}</EmptyState>
@@ -54,6 +58,25 @@ export function SpamPage({ frame, form, rows, pager, retentionDays, retentionMs,
         <PagerLinks pager={pager} />
       </Panel>
     </FormLayout>
+  );
+}
+
+/** How full the workspace's spam folder is, and (when it was full) how much spam was dropped instead of kept. */
+function SpamFolderBound({ folder, retentionDays }: { folder: SpamFolderState; retentionDays: number }) {
+  const { caught, bytes, dropped, cap } = folder;
+  return (
+    <>
+      <p class="hint">
+        The workspace’s spam folder keeps at most {cap.count.toLocaleString('en')} submissions or {megabytes(cap.bytes)} caught in {retentionDays} days; it
+        holds {caught.toLocaleString('en')} ({megabytes(bytes)}). Past that, spam is dropped: the sender is answered as usual and nothing is kept.
+      </p>
+      {dropped > 0 ? (
+        <p class="notice" role="status">
+          The spam folder was full: {dropped.toLocaleString('en')} spam {dropped === 1 ? 'submission was' : 'submissions were'} dropped in the last{' '}
+          {retentionDays} days instead of kept.
+        </p>
+      ) : null}
+    </>
   );
 }
 

@@ -5,7 +5,7 @@ import type { SubmissionDetail } from '../../services/submissions.js';
 import { NOTE_LIMIT } from '../../services/submission-marks.js';
 import { isFileValue } from '../../services/export-fields.js';
 import type { SubmissionFile } from '../../services/submission-files.js';
-import { timeText } from '../submission-fields.js';
+import { fieldLabel, timeText } from '../submission-fields.js';
 import { FileList } from './file-list.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -236,7 +236,7 @@ function FieldList({ data }: { data: unknown }) {
     <dl class="fields">
       {entries.map(([name, value]) => (
         <div key={name}>
-          <dt>{name}</dt>
+          <dt>{fieldLabel(name)}</dt>
           <dd>
             <Value value={value} />
           </dd>

@@ -23,6 +23,8 @@ export interface TemplateEditorProps {
   /** No submission yet: the preview and the test use the sample. */
   sample: boolean;
   upgraded: boolean;
+  /** The instance admin stands behind the workspace (always, unless sign-up is open). */
+  vouched?: boolean;
   /** Why the code was not saved: its problems, each with its line when known. */
   errors?: TemplateError[];
   /** A failure that is not the code's (the content checker unreachable). */
@@ -53,7 +55,11 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
         <a href={formPath(form.id, 'templates')}>← Templates</a>
       </p>
       <Panel title={KIND_TITLE[kind]} id="state">
-        {kind === 'autoresponder' ? <AutoresponderState state={stored} upgraded={props.upgraded} /> : <NotificationState stored={stored} />}
+        {kind === 'autoresponder' ? (
+          <AutoresponderState state={stored} upgraded={props.upgraded} vouched={props.vouched} />
+        ) : (
+          <NotificationState stored={stored} />
+        )}
       </Panel>
       <CodePanel {...props} />
       <Panel title="Preview" id="preview">

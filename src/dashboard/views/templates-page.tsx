@@ -18,6 +18,8 @@ interface TemplatesPageProps {
   autoresponder: TemplateState | null;
   /** The workspace is upgraded: only then is the autoresponder sent. */
   upgraded: boolean;
+  /** The instance admin stands behind the workspace (always, unless sign-up is open): else no autoresponder is sent. */
+  vouched?: boolean;
 }
 
 const TAB: FormTab = 'templates';
@@ -28,7 +30,7 @@ export function templatePath(formId: string, kind: TemplateKind, action = ''): s
 }
 
 /** A form's two emails and the state of each: the notification's layout, the autoresponder on, off or paused (and why). */
-export function TemplatesPage({ frame, form, notification, autoresponder, upgraded }: TemplatesPageProps) {
+export function TemplatesPage({ frame, form, notification, autoresponder, upgraded, vouched = true }: TemplatesPageProps) {
   return (
     <FormLayout frame={frame} form={form} tab={TAB} title="Templates">
       <p class="lead">
@@ -54,7 +56,7 @@ export function TemplatesPage({ frame, form, notification, autoresponder, upgrad
           </p>
         </Panel>
         <Panel title="Autoresponder">
-          <AutoresponderState state={autoresponder} upgraded={upgraded} />
+          <AutoresponderState state={autoresponder} upgraded={upgraded} vouched={vouched} />
           <p>
             <a class="button secondary" href={templatePath(form.id, 'autoresponder')}>
               {autoresponder ? 'Edit the autoresponder' : 'Write an autoresponder'}
@@ -67,7 +69,7 @@ export function TemplatesPage({ frame, form, notification, autoresponder, upgrad
 }
 
 /** On, off or paused, and what that means for the people who submit the form. */
-export function AutoresponderState({ state, upgraded }: { state: TemplateState | null; upgraded: boolean }) {
+export function AutoresponderState({ state, upgraded, vouched = true }: { state: TemplateState | null; upgraded: boolean; vouched?: boolean }) {
   return (
     <>
       <p>
@@ -84,6 +86,12 @@ export function AutoresponderState({ state, upgraded }: { state: TemplateState |
       {state && !upgraded && (
         <p class="notice">
           This workspace is on the Free plan, which does not send the autoresponder. Upgrade the workspace to send it; until then you can write and test it.
+        </p>
+      )}
+      {upgraded && !vouched && (
+        <p class="notice" id="autoresponder-not-vouched">
+          Anyone can sign up on this installation, so the autoresponder of a workspace its admin did not make is sent only once the admin upgrades the
+          workspace: it writes to any address a visitor types. Until then you can write and test it.
         </p>
       )}
     </>

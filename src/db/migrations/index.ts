@@ -25,6 +25,9 @@ import { fileUploads } from './0021-file-uploads.js';
 import { dailyDashboard } from './0022-daily-dashboard.js';
 import { changeFeed } from './0023-change-feed.js';
 import { oneSearchIndex } from './0024-one-search-index.js';
+import { storageLimits } from './0025-storage-limits.js';
+import { accentFoldedSearch } from './0026-accent-folded-search.js';
+import { webhookEndpoints } from './0027-webhook-endpoints.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -58,6 +61,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022-daily-dashboard': dailyDashboard,
   '0023-change-feed': changeFeed,
   '0024-one-search-index': oneSearchIndex,
+  '0025-storage-limits': storageLimits,
+  '0026-accent-folded-search': accentFoldedSearch,
+  '0027-webhook-endpoints': webhookEndpoints,
 };
 
 /**
@@ -135,5 +141,26 @@ async function lockEveryTable(db: Kysely<any>): Promise<void> {
       await sql`ROLLBACK TO SAVEPOINT lock_every_table`.execute(db);
       await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 80));
     }
+  }
+}
+
+/**
+ * Migrates `db` up to the migration `last` and no further: the schema that a database at `last`
+ * has, for `formgate restore` to hold a backup against (db/restore-check.ts). `db` is a new, empty
+ * database (SQLite), or a transaction that the caller rolls back (PostgreSQL: DDL is transactional).
+ */
+export async function migrateUpTo(db: Kysely<any>, dialect: Dialect, last: string): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: {
+      async getMigrations() {
+        return Object.fromEntries(Object.entries(MIGRATIONS).map(([name, m]) => [name, { up: (on: Kysely<any>) => m.up(on, dialect) }]));
+      },
+    },
+  });
+  const { error, results } = await migrator.migrateTo(last);
+  if (error) {
+    const failed = results?.find((r: MigrationResult) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? error}`, { cause: error });
   }
 }

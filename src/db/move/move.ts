@@ -1,7 +1,8 @@
 // `formgate move`: a whole installation copied from its SQLite database into an empty PostgreSQL one,
 // from one consistent reading of the source, then read back and compared table by table.
 import { sql } from 'kysely';
-import type { Database } from '../database.js';
+import type { DatabaseConfig } from '../../config/config.js';
+import { Database } from '../database.js';
 import { migrateToLatest } from '../migrations/index.js';
 import { checkSourceSchema, checkTargetEmpty, checkTargetReachable } from './checks.js';
 import { advanceSequences, checksumTarget, copyTable } from './copy.js';
@@ -49,6 +50,14 @@ export interface MoveHooks {
   meter(label: string, total: number): MoveMeter;
   /** Says what the target's migration does. */
   log(message: string): void;
+}
+
+/**
+ * Opens the SQLite source of a move, which must exist. Its transactions only read (BEGIN DEFERRED): the copy is
+ * one long reading and must not hold the running server's writes back, as BEGIN IMMEDIATE would.
+ */
+export function openMoveSource(config: DatabaseConfig): Database {
+  return Database.open(config, { mustExist: true, readerTransactions: true });
 }
 
 /**

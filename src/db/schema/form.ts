@@ -15,6 +15,10 @@ export interface FormTable {
   /** 0 or 1 on both dialects. */
   emailThreading: number;
   webhookUrl: string | null;
+  /** When the webhook was turned off because its receiver answered 410 Gone; null: on. Saving the webhook settings clears it (migration 0026). */
+  webhookDisabledAt: Generated<number | null>;
+  /** What turned it off, for the owner: the address and its answer. */
+  webhookDisabledReason: Generated<string | null>;
   slackChannel: string | null;
   customHoneypot: string | null;
   customSpamWords: string | null;

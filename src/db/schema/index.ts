@@ -9,7 +9,7 @@ import type { SubmissionFileTable, UnclaimedFileTable } from './submission-file.
 import type { TemplateTable } from './template.js';
 import type { TokenTable } from './token.js';
 import type { SettingTable, UserTable } from './user.js';
-import type { WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
+import type { FileReservationTable, SpamDayTable, WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
 
 /** What `change_counts` counts the changes of (migration 0010), and what PostgreSQL's triggers notify (0023). */
 export type ChangeCounted = 'intake_forms' | 'tokens';
@@ -26,6 +26,8 @@ export interface DB {
   submissions: SubmissionTable;
   submissionFiles: SubmissionFileTable;
   unclaimedFiles: UnclaimedFileTable;
+  fileReservations: FileReservationTable;
+  spamDays: SpamDayTable;
   jobs: JobTable;
   jobAttempts: JobAttemptTable;
   templates: TemplateTable;

@@ -17,6 +17,8 @@ export interface JobTable {
   /** Epoch ms until which a worker holds the job; a crashed worker's lease simply runs out. */
   leaseUntil: number | null;
   lastError: string | null;
+  /** Epoch ms before which the receiver asked not to be tried again (its `Retry-After`); null when it asked nothing. */
+  notBefore: Generated<number | null>;
   /** Whose capacity the job takes in a worker: email, webhook or slack (jobs/lanes.ts). */
   lane: Generated<string>;
   /** Where it goes (the SMTP server, Slack, a webhook's origin): a success there brings its backed-off jobs forward. */
@@ -48,5 +50,7 @@ export interface JobAttemptTable {
   response: string | null;
   /** The `.eml` file an email was written to instead of sent (no FORMGATE_SMTP_URL). */
   writtenTo: string | null;
+  /** Where the try went when that is read at send time (a webhook's URL): a retry goes to the form's current address. */
+  target: Generated<string | null>;
 }
 export type JobAttemptRow = Selectable<JobAttemptTable>;

@@ -12,7 +12,7 @@ export interface SubmissionTable {
   /** The submitted fields as JSON text, keys in the order sent (text on SQLite, json on PostgreSQL). */
   data: unknown;
   status: SubmissionStatus;
-  /** Lower-cased field names and values, one per line: what `search` matches. */
+  /** Field names and values, one per line, folded (lower case, Latin accents off; migration 0026): what `search` matches. */
   searchText: Generated<string>;
   /** `_email.*` and `_replyto` of the submission, kept for the email step (JSON), or null. */
   emailControls: unknown;

@@ -13,6 +13,8 @@ export interface WorkspaceTable {
   quotaNotifiedAt: Generated<number | null>;
   /** Bytes of the workspace's stored files, against the plan's storage allowance (migration 0021). */
   fileBytes: Generated<number>;
+  /** Bytes reserved by files being received, not yet stored or given back (migration 0025, db/file-reservations.ts). */
+  fileBytesReserved: Generated<number>;
   createdAt: number;
   updatedAt: number;
 }
@@ -24,4 +26,22 @@ export interface WorkspaceMemberTable {
   userId: string;
   role: 'owner' | 'member';
   createdAt: number;
+}
+
+/** What one post reserved of its workspace's storage allowance while its files stream (migration 0025). */
+export interface FileReservationTable {
+  id: string;
+  workspaceId: string;
+  bytes: number;
+  /** Past it, the sweep gives the bytes back: a process that crashed mid-post never released them. */
+  expiresAt: number;
+}
+
+/** A workspace's spam of one day (migration 0025): caught by the filter (count and bytes), and dropped with a full spam folder. */
+export interface SpamDayTable {
+  workspaceId: string;
+  day: number;
+  caught: number;
+  bytes: number;
+  dropped: number;
 }

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { API_PREFIX } from '../../config/config.js';
+import { bearerChallenge } from '../bearer-challenge.js';
 import { ProblemError } from '../../errors.js';
 import type { Metrics } from '../../metrics/metrics.js';
 
@@ -23,8 +24,9 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: s
   const expected = token === null ? null : digest(`Bearer ${token}`);
   app.get('/metrics', { config: { rateLimit: false } }, async (request, reply) => {
     if (expected && !timingSafeEqual(digest(request.headers.authorization ?? ''), expected)) {
-      reply.header('www-authenticate', 'Bearer realm="metrics"');
-      throw new ProblemError('invalid_token', 'GET /metrics needs `Authorization: Bearer <FORMGATE_METRICS>`.');
+      const refused = new ProblemError('invalid_token', 'GET /metrics needs `Authorization: Bearer <FORMGATE_METRICS>`.');
+      reply.header('www-authenticate', bearerChallenge(refused, request.headers.authorization, 'metrics'));
+      throw refused;
     }
     reply.header('cache-control', 'no-store').type(metrics.registry.contentType);
     return metrics.registry.metrics();

@@ -22,6 +22,8 @@ export interface DeliveryReceipt {
   response?: string;
   /** No SMTP server is configured: the email is in this `.eml` file, not in anyone's mailbox. */
   writtenTo?: string;
+  /** Where the try went when the channel read it at send time (a webhook's current URL). */
+  target?: string;
 }
 
 /** Delivers one kind of job (email, webhook, Slack…). Resolving means delivered. */

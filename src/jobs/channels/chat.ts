@@ -2,21 +2,24 @@ import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { CHAT_KIND_NAMES, CHAT_KINDS, chatChannelOf, isChatKind, type ChatChannel, type ChatKind } from '../../domain/chat-channels.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
-import { postJsonSafely, type HostLookup } from '../../net/safe-http.js';
+import type { OutboundGuard } from '../../net/outbound-guard.js';
+import { retryAfterOf } from '../../net/retry-after.js';
 import { lookupBySubmission, submissionGone, submissionIdOf, type Channel, type DeliveryReceipt, type Job } from './channel.js';
 import { chatText, submissionMessage, teamsCard, type ChatMessage } from './chat-messages.js';
 import type { DeliveryFiles } from './submission-files.js';
+
+// the webhook channel reads Retry-After the same way (net/retry-after.ts)
+export { retryAfterOf };
 
 /** The job kinds of the chat channels: one per service, the same words as ChatChannel's `kind`. */
 export const CHAT_JOB_KINDS: readonly string[] = CHAT_KINDS;
 
 export interface ChatPostOptions {
-  /** FORMGATE_ALLOW_PRIVATE_WEBHOOKS: owner-given URLs may reach loopback and private addresses (tests only). */
-  allowPrivate: boolean;
+  /** The one gate of owner-chosen addresses: public ones, and those the allow list names. */
+  outbound: OutboundGuard;
   /** FORMGATE_TELEGRAM_API_URL: Telegram's Bot API, `https://api.telegram.org` unless a stand-in is configured. */
   telegramApiUrl: string;
   timeoutMs?: number;
-  lookup?: HostLookup;
 }
 
 /**
@@ -30,17 +33,11 @@ export async function postChatMessage(channel: ChatChannel, message: ChatMessage
   const { url, body, trusted } = request(channel, message, options.telegramApiUrl);
   if (!URL.canParse(url)) throw new DeliveryError(`the ${service} channel’s address is not a URL: change it on the form’s Settings page`, { permanent: true });
   // the Telegram API's address is the operator's, not the owner's: not held to the public-address rule
-  const answer = await postJsonSafely(
-    url,
-    JSON.stringify(body),
-    { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Formgate-Chat/1' },
-    {
-      allowPrivate: trusted || options.allowPrivate,
-      timeoutMs: options.timeoutMs,
-      lookup: options.lookup,
-      maxResponseBytes: 8 * 1024,
-    },
-  ).catch((err: unknown) => {
+  const text = JSON.stringify(body);
+  const headers = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Formgate-Chat/1' };
+  const limits = { timeoutMs: options.timeoutMs, maxResponseBytes: 8 * 1024 };
+  const sending = trusted ? options.outbound.postToOperatorEndpoint(url, text, headers, limits) : options.outbound.post(url, text, headers, limits);
+  const answer = await sending.catch((err: unknown) => {
     if (err instanceof DeliveryError) throw new DeliveryError(`${service}: ${err.message}`, { permanent: err.permanent, cause: err });
     throw err;
   });
@@ -99,14 +96,6 @@ function whatItSaid(body: string): { ok?: boolean; text: string; retryAfterMs?: 
   }
   const line = text.replace(/\s+/g, ' ').trim();
   return { ok, text: line.length > 200 ? `${line.slice(0, 200)}…` : line, retryAfterMs };
-}
-
-/** A Retry-After header (seconds, or an HTTP date) as milliseconds from now; undefined when absent or unreadable. */
-export function retryAfterOf(header: string | null, now = Date.now()): number | undefined {
-  if (!header) return undefined;
-  if (/^\d+(\.\d+)?$/.test(header.trim())) return Math.ceil(Number(header) * 1000);
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { emailJobMessageId, mailDomain } from '../../mail/message-id.js';
+import { emailJobMessageId } from '../../mail/message-id.js';
 import type { Mailer, MailMessage } from '../../mail/transport.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 import { type Channel, type DeliveryReceipt, type Job, mailReceipt } from './channel.js';
@@ -31,8 +31,8 @@ export const EMAIL_KIND = 'email';
 export class EmailChannel implements Channel {
   constructor(
     private readonly mailer: Mailer,
-    /** FORMGATE_MAIL_FROM: its domain names the message ids. */
-    private readonly mailFrom: string,
+    /** The domain that names the message ids: FORMGATE_PUBLIC_URL's host (mail/message-id.ts). */
+    private readonly idDomain: string,
   ) {}
 
   async send(job: Job): Promise<DeliveryReceipt> {
@@ -47,7 +47,7 @@ export class EmailChannel implements Channel {
         replyTo: payload.replyTo,
         headers: payload.headers,
         fromName: payload.fromName,
-        messageId: emailJobMessageId(job.id, mailDomain(this.mailFrom)),
+        messageId: emailJobMessageId(job.id, this.idDomain),
       }),
     );
   }

@@ -3,6 +3,7 @@ import type { Config } from '../../config/config.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { notificationMessage, submissionPageUrl, templateFiles } from '../../mail/notification.js';
+import { renderSubject } from '../../mail/subject-template.js';
 import type { Mailer } from '../../mail/transport.js';
 import { normaliseEmail } from '../../domain/email-address.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
@@ -49,7 +50,8 @@ export class NotificationChannel implements Channel {
   constructor(
     private readonly database: Database,
     private readonly mailer: Mailer,
-    private readonly mailFrom: string,
+    /** The domain that names the message ids: FORMGATE_PUBLIC_URL's host (mail/message-id.ts). */
+    private readonly idDomain: string,
     /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the workspace's team get notifications only once confirmed. */
     private readonly confirmRecipients: boolean,
     private readonly rules: RecipientRules,
@@ -98,7 +100,11 @@ export class NotificationChannel implements Channel {
     const targets = await this.confirmedAmong(row.workspaceId, to !== undefined ? [to] : recipients);
     if (targets.length === 0) {
       // NOTE: permanent, so the delivery log shows why; "Retry" sends it once the address has confirmed
-      throw new DeliveryError(await this.rules.withheldReason(this.database.db, row.workspaceId, to ?? recipients[0]!), { permanent: true });
+      const address = to ?? recipients[0]!;
+      throw new DeliveryError(await this.rules.withheldReason(this.database.db, row.workspaceId, address), {
+        permanent: true,
+        withheldFrom: normaliseEmail(address),
+      });
     }
     const data = fromJson<Record<string, unknown>>(row.data);
     const files = await this.files.store.of(row.id, data);
@@ -109,14 +115,14 @@ export class NotificationChannel implements Channel {
       id: row.formId,
       name: row.name,
       emailThreading: row.emailThreading === 1,
-      subject: row.notificationSubject,
+      subject: await renderSubject(row.notificationSubject, data),
       fromName: row.notificationFromName,
     };
     // an older job of several recipients: the last message's receipt stands for all of them
     let receipt: DeliveryReceipt = {};
     for (const recipient of targets) {
       receipt = mailReceipt(
-        await this.mailer.send(notificationMessage({ form, to: recipient, submission, mailFrom: this.mailFrom, rendered, files, submissionUrl })),
+        await this.mailer.send(notificationMessage({ form, to: recipient, submission, idDomain: this.idDomain, rendered, files, submissionUrl })),
       );
     }
     return receipt;

@@ -3,7 +3,7 @@ import { fromJson } from '../../db/database.js';
 import { fieldRows } from '../../mail/notification.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 import { deliveredFileOf, readableSize, type DeliveredFile } from '../../domain/file-values.js';
-import { lookupBySubmission, submissionGone, submissionIdOf, type Channel, type Job } from './channel.js';
+import { lookupBySubmission, submissionGone, submissionIdOf, type Channel, type DeliveryReceipt, type Job } from './channel.js';
 import type { DeliveryFiles } from './submission-files.js';
 
 export const SLACK_KIND = 'slack';
@@ -45,7 +45,7 @@ export class SlackChannel implements Channel {
       .execute(),
   );
 
-  async send(job: Job): Promise<void> {
+  async send(job: Job): Promise<DeliveryReceipt> {
     const row = await this.submissions.load(submissionIdOf(job));
     if (!row) throw submissionGone();
     if (!row.slackChannel) throw new DeliveryError('the form has no Slack channel any more', { permanent: true });
@@ -73,7 +73,7 @@ export class SlackChannel implements Channel {
       throw new DeliveryError(`Slack could not be reached: ${(err as Error).message}`, { permanent: false, cause: err });
     });
     const answer = (await response.json().catch(() => null)) as { ok?: boolean; error?: string } | null;
-    if (response.ok && answer?.ok === true) return;
+    if (response.ok && answer?.ok === true) return { statusCode: response.status };
     const error = answer?.error ?? `HTTP ${response.status}`;
     const permanent = response.status !== 429 && response.status < 500 && PERMANENT_ERRORS.has(error);
     throw new DeliveryError(`Slack refused the message: ${error}`, { permanent, statusCode: response.status });

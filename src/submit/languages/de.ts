@@ -6,6 +6,8 @@ export const de: PageText = {
     title: 'Dies ist die Adresse eines Formulars',
     message: 'Diese Adresse nimmt die Einsendungen eines Formulars auf einer Website entgegen. Füllen Sie dieses Formular aus, um eine Nachricht zu senden.',
   },
+  onwards:
+    'Ihre Nachricht ist eingegangen. Der Inhaber des Formulars möchte Sie zur unten stehenden Adresse weiterleiten, die diese Website nicht geprüft hat: Fahren Sie nur fort, wenn Sie dorthin wollten.',
   goBack: 'Zurück',
   backToForm: 'Zurück zum Formular',
   poweredBy: 'Bereitgestellt von Formgate',

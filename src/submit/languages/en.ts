@@ -6,6 +6,8 @@ export const en: PageText = {
     title: 'This is the address of a form',
     message: 'This address receives the submissions of a form on a website. Fill in that form to send a message.',
   },
+  onwards:
+    'Your submission has been received. The form’s owner asks to send you on to the address below, which this site has not checked: continue only if you expected to go there.',
   goBack: 'Go back',
   backToForm: 'Back to the form',
   poweredBy: 'Powered by Formgate',

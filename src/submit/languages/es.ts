@@ -6,6 +6,8 @@ export const es: PageText = {
     title: 'Esta es la dirección de un formulario',
     message: 'Esta dirección recibe los envíos de un formulario de un sitio web. Rellena ese formulario para enviar un mensaje.',
   },
+  onwards:
+    'Hemos recibido tu mensaje. El propietario del formulario quiere enviarte a la dirección de abajo, que este sitio no ha comprobado: continúa solo si esperabas ir allí.',
   goBack: 'Volver',
   backToForm: 'Volver al formulario',
   poweredBy: 'Con la tecnología de Formgate',

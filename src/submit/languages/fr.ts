@@ -6,6 +6,8 @@ export const fr: PageText = {
     title: 'Ceci est l’adresse d’un formulaire',
     message: 'Cette adresse reçoit les envois d’un formulaire sur un site web. Remplissez ce formulaire pour envoyer un message.',
   },
+  onwards:
+    'Votre message a bien été reçu. Le propriétaire du formulaire souhaite vous envoyer vers l’adresse ci-dessous, que ce site n’a pas vérifiée : ne continuez que si vous vous y attendiez.',
   goBack: 'Retour',
   backToForm: 'Retour au formulaire',
   poweredBy: 'Propulsé par Formgate',

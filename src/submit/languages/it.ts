@@ -6,6 +6,8 @@ export const it: PageText = {
     title: 'Questo è l’indirizzo di un modulo',
     message: 'Questo indirizzo riceve gli invii di un modulo su un sito web. Compila quel modulo per inviare un messaggio.',
   },
+  onwards:
+    'Abbiamo ricevuto il tuo messaggio. Il proprietario del modulo vuole inviarti all’indirizzo qui sotto, che questo sito non ha verificato: prosegui solo se te lo aspettavi.',
   goBack: 'Indietro',
   backToForm: 'Torna al modulo',
   poweredBy: 'Realizzato con Formgate',

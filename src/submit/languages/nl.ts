@@ -6,6 +6,8 @@ export const nl: PageText = {
     title: 'Dit is het adres van een formulier',
     message: 'Dit adres ontvangt de inzendingen van een formulier op een website. Vul dat formulier in om een bericht te sturen.',
   },
+  onwards:
+    'Je bericht is ontvangen. De eigenaar van het formulier wil je doorsturen naar het adres hieronder, dat deze site niet heeft gecontroleerd: ga alleen verder als je dat verwachtte.',
   goBack: 'Terug',
   backToForm: 'Terug naar het formulier',
   poweredBy: 'Mogelijk gemaakt door Formgate',

@@ -12,6 +12,8 @@ export interface PageText {
   thanks: Wording;
   /** The page a form's address shows to a GET without fields. */
   formAddress: Wording;
+  /** The page that names where a link's redirect would lead, instead of going (issue 38, item 11). */
+  onwards: string;
   goBack: string;
   backToForm: string;
   poweredBy: string;

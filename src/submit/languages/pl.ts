@@ -6,6 +6,8 @@ export const pl: PageText = {
     title: 'To jest adres formularza',
     message: 'Ten adres odbiera zgłoszenia z formularza na stronie internetowej. Wypełnij ten formularz, aby wysłać wiadomość.',
   },
+  onwards:
+    'Twoja wiadomość została odebrana. Właściciel formularza chce Cię przekierować pod poniższy adres, którego ta strona nie sprawdziła: kontynuuj tylko, jeśli się tego spodziewałeś.',
   goBack: 'Wróć',
   backToForm: 'Wróć do formularza',
   poweredBy: 'Obsługiwane przez Formgate',

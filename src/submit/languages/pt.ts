@@ -6,6 +6,8 @@ export const pt: PageText = {
     title: 'Este é o endereço de um formulário',
     message: 'Este endereço recebe os envios de um formulário num site. Preencha esse formulário para enviar uma mensagem.',
   },
+  onwards:
+    'A sua mensagem foi recebida. O proprietário do formulário quer enviá-lo para o endereço abaixo, que este site não verificou: continue apenas se esperava ir para lá.',
   goBack: 'Voltar',
   backToForm: 'Voltar ao formulário',
   poweredBy: 'Com tecnologia Formgate',

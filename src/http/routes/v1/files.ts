@@ -5,6 +5,7 @@ import { ProblemError } from '../../../errors.js';
 import { sendDownload } from '../../../web/file-download.js';
 import { authenticateBearer } from '../../auth.js';
 import type { FastifyTypeBox } from '../../types.js';
+import { scopeSentence } from './operation.js';
 
 export function registerFileRoutes(app: FastifyTypeBox, ctx: AppContext): void {
   app.get(
@@ -20,11 +21,12 @@ export function registerFileRoutes(app: FastifyTypeBox, ctx: AppContext): void {
           'An addition to the spec (file uploads): the `url` of a file in a submission’s `data`. With a bearer token holding `submissions:read` on the ' +
           'file’s workspace (an accepted submission, as the lists show), or without a token as the signed, expiring link a webhook carries ' +
           '(`?expires=…&signature=…`, a week by default). A file that does not exist, was dropped, or that the caller may not read, and a link that ' +
-          'has expired or whose signature does not match, are all `404 not_found`: nothing tells them apart.',
+          'has expired or whose signature does not match, are all `404 not_found`: nothing tells them apart. ' +
+          scopeSentence('submissions:read').replace('.', ', or a signed link.'),
         params: FileParams,
         querystring: FileDownloadQuery,
         response: { 200: FileDownloadResponse, ...problemResponses('upgrade_required') },
-        security: [{ bearerAuth: ['submissions:read'] }, {}],
+        security: [{ bearerAuth: [] }, {}],
         'x-required-scope': 'submissions:read',
       },
     },

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { problemResponses } from '../../../schemas/common.js';
+import { answer, created, noContent } from '../../../schemas/responses.js';
 import { FormCreateBody, FormListQuery, FormPageSchema, FormParams, FormPatchBody } from '../../../schemas/form.js';
 import { toFormResource } from '../../../services/forms.js';
 import { principalOf } from '../../auth.js';
@@ -17,7 +18,7 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       summary: 'List the forms of a workspace',
       description: 'Newest first.',
       querystring: FormListQuery,
-      response: { 200: FormPageSchema, ...problemResponses('upgrade_required') },
+      response: { 200: answer(FormPageSchema, 'A page of the workspace’s forms, newest first.'), ...problemResponses('upgrade_required') },
     }),
     async (request) => {
       const { workspaceId } = request.query;
@@ -35,12 +36,18 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       summary: 'Create a form',
       description: 'Settings supplied are applied at creation. A workspace holds at most 10 forms on FREE and 100 upgraded (`quota_exceeded`).',
       body: FormCreateBody,
-      response: { 201: Type.Ref('Form'), ...problemResponses('upgrade_required', 'quota_exceeded') },
+      response: {
+        201: created(Type.Ref('Form'), 'The new form, with the settings supplied.', '/forms/{formId}'),
+        ...problemResponses('upgrade_required', 'quota_exceeded'),
+      },
     }),
     async (request, reply) => {
       const { workspaceId, ...settings } = request.body;
       const form = await ctx.forms.createForm(principalOf(request).userId, workspaceId, settings, { api: true });
-      return reply.code(201).send(toFormResource(form));
+      return reply
+        .code(201)
+        .header('location', `${ctx.config.baseUrl}/forms/${encodeURIComponent(form.id)}`)
+        .send(toFormResource(form));
     },
   );
 
@@ -50,8 +57,9 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       operationId: 'getForm',
       tags: ['Forms'],
       summary: 'Get a form',
+      description: 'All its settings; a form of another account is `404 not_found`.',
       params: FormParams,
-      response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },
+      response: { 200: answer(Type.Ref('Form'), 'The form.'), ...problemResponses('upgrade_required') },
     }),
     async (request) => toFormResource(await ctx.forms.getForm(principalOf(request).userId, request.params.formId, { api: true })),
   );
@@ -68,7 +76,7 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
         '`createdAt` and `updatedAt` are ignored.',
       params: FormParams,
       body: FormPatchBody,
-      response: { 200: Type.Ref('Form'), ...problemResponses('upgrade_required') },
+      response: { 200: answer(Type.Ref('Form'), 'The form with its new settings.'), ...problemResponses('upgrade_required') },
     }),
     async (request) => {
       // a Form sent back as read: its id and workspace are checked by the service, its times are dropped
@@ -84,8 +92,9 @@ export function registerFormRoutes(app: FastifyTypeBox, ctx: AppContext): void {
       operationId: 'deleteForm',
       tags: ['Forms'],
       summary: 'Delete a form and its submissions',
+      description: 'Deletes the form and every submission of it (inbox, held and spam), with their files and the deliveries not yet sent. Cannot be undone.',
       params: FormParams,
-      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required') },
+      response: { 204: noContent('Deleted, with its submissions; no body.'), ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
       await ctx.forms.deleteForm(principalOf(request).userId, request.params.formId, { api: true });

@@ -1,13 +1,14 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.js';
 import { problemResponses } from '../../../schemas/common.js';
+import { answer, noContent } from '../../../schemas/responses.js';
 import { FormParams } from '../../../schemas/form.js';
 import { SubmissionExportQuery, SubmissionExportResponse, SubmissionListQuery, SubmissionPageSchema, SubmissionParams } from '../../../schemas/submission.js';
 import { WorkspaceParams } from '../../../schemas/workspace.js';
 import { submissionJson } from '../../../services/submissions.js';
 import { sendExport } from '../../../web/attachment.js';
 import { principalOf } from '../../auth.js';
+import type { ExportLimits } from '../../../web/export-limits.js';
 import type { SearchLimits } from '../../../web/search-limits.js';
 import { envelopeJson, pageRequest } from '../../../web/pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
@@ -21,7 +22,7 @@ function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
-export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, searchLimits: SearchLimits): void {
+export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, searchLimits: SearchLimits, exportLimits: ExportLimits): void {
   /** A request with a search counts against the caller's (its token's) and its address's search limits. */
   const countSearch = (request: FastifyRequest, reply: FastifyReply, search: string | undefined) =>
     search === undefined ? undefined : searchLimits.take(`token:${principalOf(request).token.id}`, request.ip, reply);
@@ -35,7 +36,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, s
       description: 'Newest first; spam and deleted submissions are excluded.',
       params: FormParams,
       querystring: SubmissionListQuery,
-      response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
+      response: { 200: answer(SubmissionPageSchema, 'A page of submissions, newest first.'), ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
       await countSearch(request, reply, request.query.search);
@@ -61,7 +62,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, s
       description: 'Newest first; spam and deleted submissions are excluded.',
       params: WorkspaceParams,
       querystring: SubmissionListQuery,
-      response: { 200: SubmissionPageSchema, ...problemResponses('upgrade_required') },
+      response: { 200: answer(SubmissionPageSchema, 'A page of submissions, newest first.'), ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
       await countSearch(request, reply, request.query.search);
@@ -89,7 +90,8 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, s
         summary: 'Export a form’s submissions as CSV or JSON',
         description:
           'An addition to the spec: every accepted submission of the form (not a page), newest first, with the list’s `search` and an optional time range, ' +
-          'streamed as a CSV or JSON file.',
+          'streamed as a CSV or JSON file. It reads every row, so it counts against the account’s limit shared with erasures (at most 2 at once, and ' +
+          '`FORMGATE_RATE_LIMIT_EXPORTS`, 60 an hour by default): past it, `429 rate_limited` with `Retry-After`.',
         params: FormParams,
         querystring: SubmissionExportQuery,
         response: { 200: SubmissionExportResponse, ...problemResponses('upgrade_required') },
@@ -99,7 +101,14 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, s
       const { format, search, from, to } = request.query;
       await countSearch(request, reply, search);
       const filter = { search, from: from === undefined ? undefined : Date.parse(from), to: to === undefined ? undefined : Date.parse(to) };
-      const exported = await ctx.exports.exportSubmissions(principalOf(request).userId, { formId: request.params.formId }, format, filter, { api: true });
+      const { userId } = principalOf(request);
+      // held until the file is out (or the client hangs up)
+      const exported = await exportLimits.run(
+        userId,
+        reply,
+        () => ctx.exports.exportSubmissions(userId, { formId: request.params.formId }, format, filter, { api: true }),
+        'sent',
+      );
       return sendExport(reply, exported, format);
     },
   );
@@ -112,7 +121,7 @@ export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, s
       summary: 'Delete a submission',
       description: 'A submission quarantined as spam cannot be deleted early: `409 conflict`.',
       params: SubmissionParams,
-      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required', 'conflict') },
+      response: { 204: noContent('Deleted; no body.'), ...problemResponses('upgrade_required', 'conflict') },
     }),
     async (request, reply) => {
       await ctx.submissions.deleteSubmission(principalOf(request).userId, request.params.submissionId, { api: true });

@@ -1,10 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { problemResponses } from '../../../schemas/common.js';
+import { answer, noContent } from '../../../schemas/responses.js';
 import { TemplateParams, TemplatePreviewBody, TemplatePreviewSchema, TemplatePutBody } from '../../../schemas/template.js';
 import { toTemplateResource } from '../../../services/templates.js';
 import { principalOf } from '../../auth.js';
 import type { FastifyTypeBox } from '../../types.js';
+import { emptyBodyAsObject } from '../../json-body.js';
+import { OPTIONAL_BODY } from '../../openapi.js';
 import { operation } from './operation.js';
 
 const PATH = '/forms/:formId/templates/:kind';
@@ -19,7 +22,7 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       summary: 'Get a form’s email template',
       description: '`404 not_found` when the form has no template of this kind (it uses the default layout).',
       params: TemplateParams,
-      response: { 200: Type.Ref('Template'), ...problemResponses('upgrade_required') },
+      response: { 200: answer(Type.Ref('Template'), 'The template.'), ...problemResponses('upgrade_required') },
     }),
     async (request) =>
       toTemplateResource(await ctx.templates.getTemplate(principalOf(request).userId, request.params.formId, request.params.kind, { api: true })),
@@ -32,7 +35,8 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       tags: ['Templates'],
       summary: 'Write a form’s email template',
       description:
-        'Compiled before it is stored: a template that does not compile, or takes longer than 250 ms to compile and render with no data, ' +
+        'Compiled before it is stored: a template that does not compile, or holds more than a template may (262,144 characters, ' +
+        '2,000 placeholders, blocks and helper calls, nesting 32 deep, 10,000 names and values inside tags: counted, never timed), ' +
         'is `400 template_invalid` and the stored one is kept. ' +
         'Writing the autoresponder template turns the autoresponder on (upgraded workspaces only); its content is checked and ' +
         'marketing phrasing or bare links pause it (`paused: true`; the write still answers 200). Where SpamAssassin is configured ' +
@@ -41,7 +45,10 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
         '`mode`, `updatedAt` and `paused` are ignored.',
       params: TemplateParams,
       body: TemplatePutBody,
-      response: { 200: Type.Ref('Template'), ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable') },
+      response: {
+        200: answer(Type.Ref('Template'), 'The template as stored; `paused` says whether the content check stopped it.'),
+        ...problemResponses('template_invalid', 'upgrade_required', 'upstream_unavailable'),
+      },
     }),
     async (request) => {
       const { formId, kind } = request.params;
@@ -60,7 +67,7 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
       summary: 'Delete a form’s email template',
       description: 'Notifications go back to the default layout; deleting the autoresponder template turns the autoresponder off.',
       params: TemplateParams,
-      response: { 204: Type.Null({ description: 'Deleted; no body.' }), ...problemResponses('upgrade_required') },
+      response: { 204: noContent('Deleted; no body.'), ...problemResponses('upgrade_required') },
     }),
     async (request, reply) => {
       await ctx.templates.deleteTemplate(principalOf(request).userId, request.params.formId, request.params.kind, { api: true });
@@ -68,26 +75,28 @@ export function registerTemplateRoutes(app: FastifyTypeBox, ctx: AppContext): vo
     },
   );
 
-  app.post(
-    `${PATH}/preview`,
-    operation('forms:read', {
-      operationId: 'previewTemplate',
-      tags: ['Templates'],
-      summary: 'Render a template without sending it',
-      description:
-        'Renders against `data`, or without it against the fields of the form’s latest submission (a sample when it has none, ' +
-        'or when the token lacks `submissions:read`). A notification preview without a template shows the default layout. ' +
-        'A render past the limits (250 ms, 1 MiB) is `400 validation_error` naming `data`.',
-      params: TemplateParams,
-      body: TemplatePreviewBody,
-      response: { 200: TemplatePreviewSchema, ...problemResponses('template_invalid', 'upgrade_required') },
-    }),
-    async (request) => {
-      const principal = principalOf(request);
-      const data = request.body?.data as Record<string, unknown> | undefined;
-      return ctx.templates.previewTemplate(principal.userId, request.params.formId, request.params.kind, data, principal.scopes.has('submissions:read'), {
-        api: true,
-      });
+  const preview = operation('forms:read', {
+    operationId: 'previewTemplate',
+    tags: ['Templates'],
+    summary: 'Render a template without sending it',
+    description:
+      'Renders against `data`, or without it against the fields of the form’s latest submission (a sample when it has none, ' +
+      'or when the token lacks `submissions:read`). A notification preview without a template shows the default layout. ' +
+      'A render past the limits (100,000 steps: printed values, loop iterations and conditions; 1 MiB) is `400 validation_error` naming `data`.',
+    params: TemplateParams,
+    body: TemplatePreviewBody,
+    // every field of the body is optional, so the body is too (http/openapi.ts reads this mark)
+    [OPTIONAL_BODY]: true,
+    response: {
+      200: answer(TemplatePreviewSchema, 'The rendered email: its HTML and its plain-text alternative.'),
+      ...problemResponses('template_invalid', 'upgrade_required'),
     },
-  );
+  });
+  app.post(`${PATH}/preview`, { ...preview, config: { ...preview.config, optionalBody: true }, preValidation: emptyBodyAsObject }, async (request) => {
+    const principal = principalOf(request);
+    const data = request.body?.data as Record<string, unknown> | undefined;
+    return ctx.templates.previewTemplate(principal.userId, request.params.formId, request.params.kind, data, principal.scopes.has('submissions:read'), {
+      api: true,
+    });
+  });
 }

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../../context.js';
 import { problemResponses } from '../../../schemas/common.js';
+import { answer, created } from '../../../schemas/responses.js';
 import { WorkspaceBody, WorkspaceListQuery, WorkspacePageSchema, WorkspaceParams, WorkspacePatchBody } from '../../../schemas/workspace.js';
 import { toWorkspaceResource } from '../../../services/workspaces.js';
 import { principalOf } from '../../auth.js';
@@ -17,7 +18,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       summary: 'List the workspaces the token’s account belongs to',
       description: 'Newest first, on any plan, so a client can find which workspace is upgraded.',
       querystring: WorkspaceListQuery,
-      response: { 200: WorkspacePageSchema, ...problemResponses() },
+      response: { 200: answer(WorkspacePageSchema, 'A page of workspaces, newest first.'), ...problemResponses() },
     }),
     async (request) => {
       const { userId } = principalOf(request);
@@ -36,11 +37,17 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       description:
         'Needs an account that already belongs to an upgraded workspace (else `upgrade_required`). The new workspace starts on the installation’s default plan (FREE unless the operator chose another), and as an account has one free workspace, one that still owns a FREE workspace gets `quota_exceeded` when the new one would be FREE too.',
       body: WorkspaceBody,
-      response: { 201: Type.Ref('Workspace'), ...problemResponses('upgrade_required', 'quota_exceeded') },
+      response: {
+        201: created(Type.Ref('Workspace'), 'The new workspace.', '/workspaces/{workspaceId}'),
+        ...problemResponses('upgrade_required', 'quota_exceeded'),
+      },
     }),
     async (request, reply) => {
       const workspace = await ctx.workspaces.createWorkspace(principalOf(request).userId, request.body.name, { api: true });
-      return reply.code(201).send(toWorkspaceResource(workspace, ctx.plans));
+      return reply
+        .code(201)
+        .header('location', `${ctx.config.baseUrl}/workspaces/${encodeURIComponent(workspace.id)}`)
+        .send(toWorkspaceResource(workspace, ctx.plans));
     },
   );
 
@@ -55,7 +62,7 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
         '(a plan changes with a payment), `submissionsQuota`, `createdAt` and `updatedAt` are ignored.',
       params: WorkspaceParams,
       body: WorkspacePatchBody,
-      response: { 200: Type.Ref('Workspace'), ...problemResponses('upgrade_required') },
+      response: { 200: answer(Type.Ref('Workspace'), 'The renamed workspace.'), ...problemResponses('upgrade_required') },
     }),
     async (request) => {
       const { name, id, plan } = request.body;
