@@ -54,7 +54,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     const { token } = await json(['tokens', 'create', '--email', 'bundle@example.com', '--name', 'bundle', '--scopes', 'forms:write,submissions:read']);
 
     server = spawnServe(env, program);
-    const ready = await server.waitForLine((line) => String(line.json?.msg ?? '').startsWith('Formgate is ready'), 'the ready line', 20_000);
+    const ready = await server.waitForLine((line) => String(line.json?.msg ?? '').startsWith('Formgate is ready'), 'the ready line');
     const { baseUrl, submitUrl } = ready.json!;
     assert.equal(ready.json!.version, manifest.version);
     const api = async (method: string, url: string, body?: unknown) => {
@@ -87,7 +87,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     );
     // the notification, the email that told the owner of the plan change made by set-plan, and the
     // one that told them a token was made (tokens create)
-    const mails = await sink.waitFor(3, 15_000);
+    const mails = await sink.waitFor(3);
     const mail = mails.find((m) => m.envelopeTo.includes('owner@example.com'));
     assert.match(String(mail?.parsed.html), /<p>Ada wrote: Hello from the bundle<\/p>/);
     const planMail = mails.find((m) => m.envelopeTo.includes('bundle@example.com') && /plan/.test(m.parsed.subject ?? ''));
@@ -98,7 +98,7 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     );
 
     assert.ok(server.child.kill('SIGTERM'));
-    assert.deepEqual(await server.waitForExit(15_000), { code: 0, signal: null }, server.stderr());
+    assert.deepEqual(await server.waitForExit(), { code: 0, signal: null }, server.stderr());
     assert.equal(server.stderr(), '');
     assert.ok(!server.lines.some((line) => (line.json?.level ?? 0) >= 50), 'no error logged');
   });

@@ -33,7 +33,7 @@ describe(`misspelt variables (${TEST_DIALECT})`, () => {
     const folder = fs.mkdtempSync(path.join(db.dataDir, 'elsewhere-'));
     const server = spawnServe({ ...env, FORMGATE_DATA_DIR: path.join(folder, 'data') });
     servers.push(server);
-    assert.deepEqual(await server.waitForExit(20_000), { code: 2, signal: null });
+    assert.deepEqual(await server.waitForExit(), { code: 2, signal: null });
     // stdout is not a terminal, so the logs are JSON, and so is the one line saying why it stopped (issue 38, item 23)
     assert.equal(server.lines.length, 1, server.lines.map((l) => l.raw).join('\n'));
     const fatal = server.lines[0]!.json!;
@@ -51,7 +51,7 @@ describe(`misspelt variables (${TEST_DIALECT})`, () => {
     const db = await database();
     const server = spawnServe(cliEnv(db, { ...LISTEN, FORMGATE_LOG_FORMAT: 'pretty', FORMGATE_DATABSE_URL: db.url }));
     servers.push(server);
-    assert.deepEqual(await server.waitForExit(20_000), { code: 2, signal: null });
+    assert.deepEqual(await server.waitForExit(), { code: 2, signal: null });
     assert.deepEqual(server.lines, []);
     assert.match(server.stderr(), new RegExp(`^formgate: ${REFUSAL.source}`));
   });
@@ -82,13 +82,13 @@ describe(`misspelt variables (${TEST_DIALECT})`, () => {
     const db = await database();
     const server = spawnServe(cliEnv(db, { ...LISTEN, FORMGATE_REDIS_URL: 'redis://127.0.0.1:6379', FORMGATE_REDIS_PREFIX: `misspelt-${process.pid}:` }));
     servers.push(server);
-    await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line', 20_000);
+    await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line');
     const warning = server.lines.find((line) => /^FORMGATE_REDIS_URL is set/.test(line.json?.msg ?? ''));
     assert.ok(warning, server.lines.map((l) => l.raw).join('\n'));
     assert.equal(warning.json!.level, 40);
     assert.match(warning.json!.msg, new RegExp(`the SQLite file ${path.join(db.dataDir, 'formgate.db').replaceAll('.', '\\.')}: SQLite serves one instance`));
     assert.match(warning.json!.msg, /Several instances need PostgreSQL/);
     server.child.kill('SIGTERM');
-    assert.equal((await server.waitForExit(15_000)).code, 0, server.stderr());
+    assert.equal((await server.waitForExit()).code, 0, server.stderr());
   });
 });

@@ -22,7 +22,7 @@ describe(`formgate serve's log (${TEST_DIALECT})`, () => {
 
   async function stop(server: ServerProcess): Promise<void> {
     server.child.kill('SIGTERM');
-    assert.deepEqual(await server.waitForExit(15_000), { code: 0, signal: null }, server.stderr());
+    assert.deepEqual(await server.waitForExit(), { code: 0, signal: null }, server.stderr());
   }
 
   after(async () => {
@@ -32,7 +32,7 @@ describe(`formgate serve's log (${TEST_DIALECT})`, () => {
 
   it('prints JSON lines when stdout is not a terminal, with the migrations applied and an unknown variable named', async () => {
     const server = await start({});
-    const ready = await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line', 20_000);
+    const ready = await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line');
     assert.ok(
       server.lines.every((line) => line.json !== null),
       `every line is JSON: ${server.lines.map((l) => l.raw).join('\n')}`,
@@ -66,7 +66,7 @@ describe(`formgate serve's log (${TEST_DIALECT})`, () => {
 
   it('prints one readable line per request with FORMGATE_LOG_FORMAT=pretty', async () => {
     const server = await start({ FORMGATE_LOG_FORMAT: 'pretty' });
-    const ready = await server.waitForLine((line) => /INFO {2}Formgate is ready/.test(line.raw), 'the ready line', 20_000);
+    const ready = await server.waitForLine((line) => /INFO {2}Formgate is ready/.test(line.raw), 'the ready line');
     assert.equal(ready.json, null, 'not JSON');
     assert.match(ready.raw, /^\d\d:\d\d:\d\d INFO {2}Formgate is ready/);
     assert.ok(server.lines.some((line) => /^\d\d:\d\d:\d\d INFO {2}migration 0001-initial ran in \d+ ms$/.test(line.raw)));

@@ -13,9 +13,9 @@ const UNSENT = (line: LogLine) => typeof line.json?.msg === 'string' && line.jso
 async function linesOfAStart(env: NodeJS.ProcessEnv, servers: ServerProcess[]): Promise<LogLine[]> {
   const server = spawnServe(env);
   servers.push(server);
-  await server.waitForLine(READY, 'the "Formgate is ready" line', 20_000);
+  await server.waitForLine(READY, 'the "Formgate is ready" line');
   server.child.kill('SIGTERM');
-  assert.deepEqual(await server.waitForExit(15_000), { code: 0, signal: null }, server.stderr());
+  assert.deepEqual(await server.waitForExit(), { code: 0, signal: null }, server.stderr());
   return server.lines;
 }
 

@@ -28,9 +28,9 @@ describe(`formgate serve with open sign-up (${TEST_DIALECT})`, () => {
     }
     const server = spawnServe(cliEnv(database, { ...LISTEN, ...extra }));
     servers.push(server);
-    await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line', 20_000);
+    await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line');
     server.child.kill('SIGTERM');
-    await server.waitForExit(15_000);
+    await server.waitForExit();
     return server.lines.filter((line) => line.json !== null).map((line) => ({ msg: String(line.json!.msg), level: Number(line.json!.level) }));
   }
 

@@ -21,10 +21,10 @@ describe(`formgate serve with FORMGATE_ALLOW_PRIVATE_WEBHOOKS (${TEST_DIALECT})`
     databases.push(database);
     const server = spawnServe(cliEnv(database, { ...LISTEN, ...extra }));
     servers.push(server);
-    const ready = await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line', 20_000);
+    const ready = await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line');
     const metrics = await (await fetch(`${ready.json!.dashboardUrl}/metrics`)).text();
     server.child.kill('SIGTERM');
-    await server.waitForExit(15_000);
+    await server.waitForExit();
     const warnings = server.lines.filter((line) => line.json?.level === 40).map((line) => String(line.json!.msg));
     return { warnings, gauge: /^formgate_address_checks_off (\d)$/m.exec(metrics)?.[1] };
   }

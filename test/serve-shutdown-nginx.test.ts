@@ -155,7 +155,7 @@ describe(`formgate serve behind nginx with a keep-alive upstream pool (${TEST_DI
       cliEnv(database, { FORMGATE_HOST: '127.0.0.1', FORMGATE_PORT: '0', FORMGATE_SUBMIT_PORT: '0', FORMGATE_RATE_LIMIT_SUBMIT: 'off' }),
       bundle!.program,
     );
-    const ready = await server.waitForLine((l) => String(l.json?.msg ?? '').startsWith('Formgate is ready'), 'the ready line', 20_000);
+    const ready = await server.waitForLine((l) => String(l.json?.msg ?? '').startsWith('Formgate is ready'), 'the ready line');
     nginx = await startNginx(folder, ready.json!.submitUrl);
 
     let answered = 0;
@@ -169,7 +169,7 @@ describe(`formgate serve behind nginx with a keep-alive upstream pool (${TEST_DI
     await warm;
     const sent = performance.now();
     assert.ok(server.child.kill('SIGTERM'));
-    const exit = await server.waitForExit(15_000);
+    const exit = await server.waitForExit();
     const took = performance.now() - sent;
     const visits = (await Promise.all(visitors)).flat();
     assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());

@@ -123,7 +123,7 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
   async function start(): Promise<{ server: ServerProcess; publicUrl: string; baseUrl: string; submitUrl: string }> {
     const server = spawnServe(env, bundle!.program);
     servers.push(server);
-    const ready = await server.waitForLine(READY, 'the ready line', 20_000);
+    const ready = await server.waitForLine(READY, 'the ready line');
     const { baseUrl, submitUrl } = ready.json!;
     return { server, baseUrl, submitUrl, publicUrl: baseUrl.slice(0, -'/public/v1'.length) };
   }
@@ -132,7 +132,7 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
   async function stop(server: ServerProcess): Promise<number> {
     const sent = performance.now();
     assert.ok(server.child.kill('SIGTERM'));
-    const exit = await server.waitForExit(15_000);
+    const exit = await server.waitForExit();
     const took = performance.now() - sent;
     assert.deepEqual(exit, { code: 0, signal: null }, `exit after ${Math.round(took)} ms; stderr: ${server.stderr()}`);
     assert.ok(
@@ -204,7 +204,7 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
     await toApi.write(body.slice(10));
     // none of these clients closes its side: the server must
     const [submitted, created, idleAnswer] = await Promise.all([toSubmit.whenServerCloses(), toApi.whenServerCloses(), idle.whenServerCloses()]);
-    const exit = await server.waitForExit(15_000);
+    const exit = await server.waitForExit();
     const took = performance.now() - sent;
     assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());
     assert.equal(cutWarning(server), undefined, `exited ${Math.round(took)} ms after SIGTERM, no connection cut at the drain deadline`);
@@ -266,7 +266,7 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
         // to the group, the server gets the signal twice: its own, and the one npm passes on
         if (group) process.kill(-npm.child.pid!, signal);
         else assert.ok(npm.child.kill(signal));
-        const exit = await npm.waitForExit(15_000);
+        const exit = await npm.waitForExit();
         assert.ok(
           npm.lines.some((l) => l.json?.msg === 'stopped' && l.json.pid === serverPid),
           `the server stopped, drained; npm exited ${JSON.stringify(exit)}; stderr: ${npm.stderr()}`,

@@ -60,14 +60,14 @@ describe('formgate serve: PostgreSQL not reachable yet at start', { skip: TEST_D
     await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line', 30_000);
     assert.ok(server.lines.some((line) => /^PostgreSQL at .* answers$/.test(line.json?.msg ?? '')));
     server.child.kill('SIGTERM');
-    assert.deepEqual(await server.waitForExit(15_000), { code: 0, signal: null }, server.stderr());
+    assert.deepEqual(await server.waitForExit(), { code: 0, signal: null }, server.stderr());
   });
 
   it('with FORMGATE_STARTUP_WAIT=0 fails at once, naming the database', async () => {
     const port = await freePort();
     const server = spawnServe(cliEnv(database, { ...LISTEN, FORMGATE_DATABASE_URL: atPort(database.url, port), FORMGATE_STARTUP_WAIT: '0' }));
     servers.push(server);
-    const exit = await server.waitForExit(15_000);
+    const exit = await server.waitForExit();
     assert.equal(exit.code, 1, server.stderr());
     assert.ok(!server.lines.some((line) => /^waiting for/.test(line.json?.msg ?? '')), 'no wait');
     // the logs are JSON (stdout is not a terminal), so is the reason it stopped

@@ -100,12 +100,12 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
   async function stopped(server: ServerProcess): Promise<void> {
     if (server.child.exitCode !== null || server.child.signalCode !== null) return;
     server.child.kill('SIGTERM');
-    await server.waitForExit(15_000).catch(() => server.kill());
+    await server.waitForExit().catch(() => server.kill());
   }
 
   async function stop(server: ServerProcess): Promise<void> {
     server.child.kill('SIGTERM');
-    const exit = await server.waitForExit(15_000);
+    const exit = await server.waitForExit();
     assert.deepEqual(exit, { code: 0, signal: null }, `exit ${JSON.stringify(exit)}; stderr: ${server.stderr()}`);
   }
 
@@ -152,7 +152,7 @@ describe('formgate serve and webhooks that cannot connect', { skip: !namespaces 
   }, async () => {
     const server = serveInNamespace('no-network');
     try {
-      await server.waitForLine(READY, 'the ready line', 20_000);
+      await server.waitForLine(READY, 'the ready line');
       // each try goes to the form's webhook URL as it is then (issue 39, item 3): the public one here
       await ctx.database.db.updateTable('forms').set({ webhookUrl: 'https://public.example/hook' }).where('id', '=', formId).execute();
       // the server cannot be reached from outside its namespace: the jobs are written into the database

@@ -21,7 +21,7 @@ interface Ready {
 }
 
 async function waitUntilReady(server: ServerProcess): Promise<Ready> {
-  const line = await server.waitForLine(READY, 'the "Formgate is ready" line', 20_000);
+  const line = await server.waitForLine(READY, 'the "Formgate is ready" line');
   const { baseUrl, submitUrl, msg } = line.json!;
   assert.equal(typeof baseUrl, 'string');
   assert.equal(typeof submitUrl, 'string');
@@ -32,7 +32,7 @@ async function waitUntilReady(server: ServerProcess): Promise<Ready> {
 /** SIGTERM, then a clean exit (code 0) with 'stopped' logged, within the deadline. */
 async function stopGracefully(server: ServerProcess): Promise<void> {
   assert.ok(server.child.kill('SIGTERM'), 'the signal was delivered');
-  const exit = await server.waitForExit(15_000);
+  const exit = await server.waitForExit();
   assert.deepEqual(exit, { code: 0, signal: null }, `exit ${JSON.stringify(exit)}; stderr: ${server.stderr()}`);
   assert.ok(
     server.lines.some((l) => l.json?.msg === 'stopped'),

@@ -8,6 +8,7 @@ import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { searchTextOf } from '../../src/services/search-text.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
+import { WAIT_DEADLINE_MS } from '../helpers/eventually.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 
 // SQLite's search backlog (migration 0009, jobs/search-indexer.ts): rows are stored first and moved
@@ -164,7 +165,7 @@ describe('SQLite search backlog', { skip: TEST_DIALECT !== 'sqlite' && 'SQLite o
   });
 });
 
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = WAIT_DEADLINE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out waiting');

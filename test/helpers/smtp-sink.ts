@@ -1,6 +1,7 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { WAIT_DEADLINE_MS } from './eventually.js';
 
 /**
  * How the sink answers: accept, 451 (try later) or 550 (refused for good) to MAIL FROM, or 451 to a
@@ -91,7 +92,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   server.on('error', () => undefined);
   sink.url = `smtp://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
 
-  function waitFor(count: number, deadlineMs = 5_000): Promise<ReceivedMail[]> {
+  function waitFor(count: number, deadlineMs = WAIT_DEADLINE_MS): Promise<ReceivedMail[]> {
     return new Promise((resolve, reject) => {
       const check = () => {
         if (messages.length < count) return;

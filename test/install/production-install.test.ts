@@ -62,7 +62,7 @@ describe(`a production install on an old Node.js (${OLD_NODE}, ${OLD_VERSION ?? 
     assert.equal(health.status, 200, await health.text());
     const node = fs.realpathSync(`/proc/${ready.json!.pid}/exe`);
     server.child.kill('SIGTERM');
-    const exit = await server.waitForExit(15_000);
+    const exit = await server.waitForExit();
     assert.deepEqual(exit, { code: 0, signal: null }, server.stderr());
     assert.ok(
       server.lines.some((l) => l.json?.msg === 'stopped'),

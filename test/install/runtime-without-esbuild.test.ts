@@ -50,6 +50,6 @@ describe(`the program without esbuild, as in the image (${TEST_DIALECT})`, () =>
     const ready = await server.waitForLine((line) => /^Formgate is ready/.test(line.json?.msg ?? ''), 'the ready line', 30_000);
     assert.equal((await fetch(`${ready.json!.dashboardUrl}/healthz`)).status, 200);
     server.child.kill('SIGTERM');
-    assert.deepEqual(await server.waitForExit(15_000), { code: 0, signal: null }, server.stderr());
+    assert.deepEqual(await server.waitForExit(), { code: 0, signal: null }, server.stderr());
   });
 });

@@ -93,7 +93,7 @@ describe(`delivery lanes and destinations (${TEST_DIALECT})`, () => {
     await until('two webhooks are waiting on the receiver', () => slow.requests.length === 2);
     for (let i = 0; i < 4; i++) await enqueueEmail(`Mail ${i}`);
     w.wake();
-    await sink.waitFor(4, 10_000);
+    await sink.waitFor(4);
     assert.equal(slow.requests.length, 2, 'no more webhooks in flight than the webhook lane has slots');
     const waiting = await ctx.database.db.selectFrom('jobs').select('id').where('kind', '=', 'webhook').where('leaseUntil', 'is', null).execute();
     assert.equal(waiting.length, 4, 'the other webhooks were not claimed: they wait for a webhook slot');

@@ -9,6 +9,7 @@ import { JobWorker } from '../../src/jobs/worker.js';
 import { DeliveryService } from '../../src/services/deliveries.js';
 import { testConfig } from '../helpers/app.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
+import { until, WAIT_DEADLINE_MS } from '../helpers/eventually.js';
 
 const LEASE_MS = 30_000;
 
@@ -99,11 +100,7 @@ describe(`leases (${TEST_DIALECT})`, () => {
     const run = w.runOnce();
     await held.firstStarted;
     clock += 20_000;
-    const deadline = Date.now() + 10_000;
-    while ((await jobRow(id)).leaseUntil !== clock + LEASE_MS) {
-      assert.ok(Date.now() < deadline, 'the heartbeat renewed the lease');
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await until('the heartbeat to renew the lease', async () => (await jobRow(id)).leaseUntil === clock + LEASE_MS, WAIT_DEADLINE_MS, 5);
     held.releaseAll();
     assert.equal(await run, 1);
   });

@@ -80,7 +80,7 @@ describe('PostgreSQL connections killed under load', {
     await stream?.stop();
     if (server) {
       server.child.kill('SIGTERM');
-      await server.waitForExit(15_000).catch(() => server.kill());
+      await server.waitForExit().catch(() => server.kill());
     }
     await admin?.end().catch(() => undefined);
     await ctx?.close();

@@ -129,7 +129,7 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
     await stopStrace();
     if (server) {
       server.child.kill('SIGTERM');
-      await server.waitForExit(15_000).catch(() => server.kill());
+      await server.waitForExit().catch(() => server.kill());
     }
     await ctx?.close();
     await sink?.close();

@@ -132,7 +132,7 @@ describe(`two instances on one PostgreSQL database and one Redis, one killed rep
       // the fault schedule, not a wait for a state: B serves a random while, then dies
       await sleep(randomInt(UPTIME_MS[0], UPTIME_MS[1]));
       b.server.kill();
-      await b.server.waitForExit(10_000);
+      await b.server.waitForExit();
       b = await startInstance();
       load.setTargets([a.submitUrl, b.submitUrl]);
     }
