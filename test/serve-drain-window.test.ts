@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildConfig } from '../src/config/config.js';
 import { openContext } from '../src/context.js';
 import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
-import { cliEnv, followProcess, npmCheckout, seedUpgradedForm, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
+import { cliEnv, npmCheckout, seedUpgradedForm, spawnNpmStart, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 import { request } from './helpers/submit.js';
 
@@ -165,14 +163,7 @@ describe(`formgate serve's drain window (${TEST_DIALECT})`, () => {
     const env = cliEnv(database, { FORMGATE_HOST: '127.0.0.1', FORMGATE_PORT: '0', FORMGATE_SUBMIT_PORT: '0', FORMGATE_DRAIN_WINDOW: '2s' });
     let serverPid: number | undefined;
     try {
-      const npm = followProcess(
-        spawn('npm', ['start'], {
-          cwd: folder,
-          env: { ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` },
-          stdio: ['ignore', 'pipe', 'pipe'],
-          detached: true,
-        }),
-      );
+      const npm = spawnNpmStart(folder, env, true);
       servers.push(npm);
       const ready = await npm.waitForLine(READY, 'the ready line through npm', 30_000);
       serverPid = ready.json!.pid as number;

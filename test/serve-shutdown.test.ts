@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
-import { cliEnv, followProcess, npmCheckout, seedUpgradedForm, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
+import { cliEnv, npmCheckout, seedUpgradedForm, spawnNpmStart, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 
 // Behind a reverse proxy every connection is kept alive and reused: a SIGTERM must still end the
@@ -249,15 +247,8 @@ describe(`formgate serve shuts down within a container's stop timeout (${TEST_DI
       const folder = npmCheckout('npm-start', bundle!);
       let serverPid: number | undefined;
       try {
-        const npm = followProcess(
-          spawn('npm', ['start'], {
-            cwd: folder,
-            env: { ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` },
-            stdio: ['ignore', 'pipe', 'pipe'],
-            // a process group of its own, as a terminal's foreground job
-            detached: group,
-          }),
-        );
+        // a process group of its own for SIGINT, as a terminal's foreground job
+        const npm = spawnNpmStart(folder, env, group);
         servers.push(npm);
         const ready = await npm.waitForLine(READY, 'the ready line through npm', 30_000);
         serverPid = ready.json!.pid as number;

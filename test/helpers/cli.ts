@@ -213,3 +213,19 @@ export function npmCheckout(name: string, bundle: BuiltProgram): string {
   fs.symlinkSync(path.dirname(bundle.program[0]!), path.join(folder, 'dist'));
   return folder;
 }
+
+/**
+ * `npm start` in a checkout of npmCheckout's, this Node.js first on PATH, followed as spawnServe's
+ * server is; `detached` gives it a process group of its own (a terminal's foreground job, or a
+ * systemd unit's), so that a signal can go to the whole group.
+ */
+export function spawnNpmStart(folder: string, env: NodeJS.ProcessEnv, detached: boolean): ServerProcess {
+  return followProcess(
+    spawn('npm', ['start'], {
+      cwd: folder,
+      env: { ...env, PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached,
+    }),
+  );
+}
