@@ -29,6 +29,7 @@ import { registerFileRoutes } from './http/routes/v1/files.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
+import { registerSpamFolderRoutes } from './http/routes/v1/spam-folder.js';
 import { registerErasureRoutes } from './http/routes/v1/erasure.js';
 import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
@@ -50,6 +51,7 @@ import { createSubmitSurface, type SubmitSurface } from './submit/server.js';
 import { ThankYouLinks } from './submit/thank-you-link.js';
 import { installValidators } from './http/validation.js';
 import { MemoryRepeatLog, RedisRepeatLog } from './spam/repeats.js';
+import { SpamLessons } from './services/spam-lessons.js';
 
 export interface Surfaces {
   api: FastifyInstance;
@@ -126,7 +128,14 @@ function buildSubmitSurface(
   );
   const repeats = redis ? new RedisRepeatLog(redis, new MemoryRepeatLog()) : new MemoryRepeatLog();
   const uploads = new UploadIntake(ctx.database, ctx.files, ctx.fileLinks, log, ctx.plans);
-  const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer({ repeats }), ctx.config.captchaVerifyUrls, log, uploads);
+  const pipeline = new IntakePipeline(
+    ctx.forms,
+    writer,
+    new SpamScorer({ repeats, lessons: new SpamLessons(ctx.database) }),
+    { urls: ctx.config.captchaVerifyUrls, altcha: ctx.altcha },
+    log,
+    uploads,
+  );
   return createSubmitSurface({
     ctx,
     log,
@@ -205,6 +214,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerWorkspaceRoutes(typed, ctx);
       registerFormRoutes(typed, ctx);
       registerSubmissionRoutes(typed, ctx, searchLimits, exportLimits);
+      registerSpamFolderRoutes(typed, ctx);
       registerErasureRoutes(typed, ctx, exportLimits);
       registerTemplateRoutes(typed, ctx);
       registerFileRoutes(typed, ctx);

@@ -9,6 +9,8 @@ import { isStorageUnavailable } from './db/storage-errors.js';
 import { MailHealth } from './mail/mail-health.js';
 import { Metrics } from './metrics/metrics.js';
 import { Keyring } from './keyring.js';
+import { AltchaSpentChallenges } from './db/altcha-spent-challenges.js';
+import { Altcha } from './spam/altcha.js';
 import type { FileStore } from './files/file-store.js';
 import { openFileStore } from './files/open-file-store.js';
 import { OutboundGuard } from './net/outbound-guard.js';
@@ -34,6 +36,9 @@ import { ExportService } from './services/exports.js';
 import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
 import { SubmissionMarks } from './services/submission-marks.js';
+import { NotSpamLinks } from './services/not-spam-links.js';
+import { SpamDigests } from './services/spam-digests.js';
+import { SpamVerdicts } from './services/spam-verdicts.js';
 import { TimeZoneSetting } from './services/time-zone-setting.js';
 import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
@@ -107,8 +112,18 @@ export interface AppContext {
   submissionFiles: SubmissionFiles;
   /** Read and unread, spam by hand, notes, and Previous and Next of the inbox (issue 29). */
   submissionMarks: SubmissionMarks;
+  /** The spam folder of the API: one submission marked as spam or "Not spam", answering what became of it (issue 40, item 6). */
+  spamVerdicts: SpamVerdicts;
+  /** The spam digest emails and their settings (issue 40, item 3). */
+  spamDigests: SpamDigests;
+  /** The digest's signed "Not spam" links, which work without a login. */
+  notSpamLinks: NotSpamLinks;
   /** The account's time zone for the dashboard's times. */
   timeZoneSetting: TimeZoneSetting;
+  /** ALTCHA, the CAPTCHA Formgate runs itself: challenges issued on the submit surface and checked by the intake pipeline. */
+  altcha: Altcha;
+  /** The ALTCHA challenges already answered, shared by every instance; purged hourly once expired. */
+  altchaSpent: AltchaSpentChallenges;
   /** The outcome of the last email and whether the SMTP server answers, for `/healthz`. */
   mailHealth: MailHealth;
   /** Prometheus metrics; null when FORMGATE_METRICS is off, so that nothing counts per request. */
@@ -156,6 +171,9 @@ export async function openContext(config: Config, options: { existing?: boolean;
     );
     const submissionFiles = new SubmissionFiles(database, files, plans);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
+    const submissionMarks = new SubmissionMarks(database);
+    const notSpamLinks = new NotSpamLinks(database, keyring, config, plans);
+    const altchaSpent = new AltchaSpentChallenges(database);
     return {
       config,
       database,
@@ -190,8 +208,13 @@ export async function openContext(config: Config, options: { existing?: boolean;
       visitors: new VisitorLoad(),
       files,
       submissionFiles,
-      submissionMarks: new SubmissionMarks(database),
+      submissionMarks,
+      spamDigests: new SpamDigests(database, workspaces, notSpamLinks, config),
+      notSpamLinks,
+      spamVerdicts: new SpamVerdicts(database, forms, submissions, submissionMarks, plans),
       timeZoneSetting: new TimeZoneSetting(database),
+      altcha: new Altcha(keyring, altchaSpent),
+      altchaSpent,
       fileLinks,
       mailHealth: new MailHealth(config),
       metrics,

@@ -75,6 +75,9 @@ const ADDITIONS: SpecOperation[] = [
     body: false,
     signedLink: true,
   },
+  { method: 'get', path: '/forms/{formId}/spam', scope: 'submissions:read', query: PAGE, success: 200, body: false },
+  { method: 'post', path: '/submissions/{submissionId}/spam', scope: 'submissions:write', query: {}, success: 200, body: false },
+  { method: 'delete', path: '/submissions/{submissionId}/spam', scope: 'submissions:write', query: {}, success: 200, body: false },
 ];
 
 /** Every operation of the spec is built, and the additions: the document must describe each of them. */
@@ -262,6 +265,14 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(exported).sort(), ['application/json', 'text/csv'], 'the export documents both of its types');
     assert.deepEqual(exported['application/json'].schema.items, { $ref: '#/components/schemas/Submission' });
     assert.equal(exported['text/csv'].schema.type, 'string');
+    // the spam folder (an addition): the Submission extended, never changed
+    assert.deepEqual(ref('get', '/forms/{formId}/spam', '200').properties.data.items, { $ref: '#/components/schemas/SpamSubmission' });
+    assert.deepEqual(ref('post', '/submissions/{submissionId}/spam', '200'), { $ref: '#/components/schemas/SpamSubmission' });
+    assert.deepEqual(ref('delete', '/submissions/{submissionId}/spam', '200'), { $ref: '#/components/schemas/ReturnedSubmission' });
+    const submission = Object.keys(doc.components.schemas.Submission.properties);
+    assert.deepEqual(submission.sort(), ['createdAt', 'data', 'formId', 'id']);
+    assert.deepEqual(Object.keys(doc.components.schemas.SpamSubmission.properties).sort(), [...submission, 'spamReasons'].sort());
+    assert.deepEqual(Object.keys(doc.components.schemas.ReturnedSubmission.properties).sort(), [...submission, 'deliveries', 'status'].sort());
   });
 
   it('matches the router: each described operation exists and asks for a token, other methods are 405', async () => {
@@ -380,6 +391,16 @@ describe('OpenAPI document', () => {
     const big = { workspaceId: account.workspaceId, name: 'Big', description: 'a'.repeat(2 * 1024 * 1024 + 1) };
     check('post', '/forms', await app.api('POST', '/forms', { token, body: big }));
     check('get', '/forms', await request('GET', `${app.baseUrl}/forms?x=${'q'.repeat(17 * 1024)}`, null, { authorization: `Bearer ${token}` }));
+    const caught = await request('POST', `${app.submitUrl}/${form.id}`, JSON.stringify({ message: '<script>x()</script>' }), {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    });
+    check('get', '/forms/{formId}/spam', await app.api('GET', `/forms/${form.id}/spam?limit=1`, { token }));
+    check('delete', '/submissions/{submissionId}/spam', await app.api('DELETE', `/submissions/${caught.body.id}/spam`, { token }));
+    check('delete', '/submissions/{submissionId}/spam', await app.api('DELETE', `/submissions/${caught.body.id}/spam`, { token }));
+    check('post', '/submissions/{submissionId}/spam', await app.api('POST', `/submissions/${caught.body.id}/spam`, { token }));
+    check('post', '/submissions/{submissionId}/spam', await app.api('POST', `/submissions/${caught.body.id}/spam`, { token }));
+    check('get', '/forms/{formId}/spam', await app.api('GET', `/forms/${form.id}/spam`, { token }));
     check('delete', '/forms/{formId}', await app.api('DELETE', `/forms/${form.id}`, { token }));
     check('get', '/forms/{formId}', await app.api('GET', `/forms/${form.id}`, { token }));
   });

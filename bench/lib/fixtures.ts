@@ -50,7 +50,13 @@ export async function createForm(ctx: AppContext, account: Account, settings: Fo
  */
 export async function seedSubmissions(ctx: AppContext, formId: string, count: number, fields: (i: number) => [string, string][]): Promise<void> {
   const writer = new SubmissionWriter(ctx.database, async () => undefined);
-  const pipeline = new IntakePipeline(ctx.forms, writer, new SpamScorer(), ctx.config.captchaVerifyUrls, pino({ level: 'silent' }));
+  const pipeline = new IntakePipeline(
+    ctx.forms,
+    writer,
+    new SpamScorer(),
+    { urls: ctx.config.captchaVerifyUrls, altcha: ctx.altcha },
+    pino({ level: 'silent' }),
+  );
   const BATCH = 500;
   for (let start = 0; start < count; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, count - start) }, (_, k) => {

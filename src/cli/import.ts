@@ -2,6 +2,7 @@
 // management API (the hosted service, another Formgate) written into an account's workspaces here.
 import type { Config } from '../config/config.js';
 import { openContext, type AppContext } from '../context.js';
+import { needsSecretKey } from '../domain/captcha-providers.js';
 import { ProblemError } from '../errors.js';
 import { notificationEmailsOf } from '../services/forms.js';
 import { checkForm, checkSubmission, checkWorkspace, type CheckedForm, isProblem } from '../services/import-checks.js';
@@ -178,9 +179,10 @@ class ImportRun {
     const here = await this.ctx.forms.getForm(this.owner.id, form.id);
     const secrets = await this.imports.storedSecrets(form.id);
     if (form.spamProtection && here.spamProtection === null) {
-      const store = secrets.has(form.spamProtection)
-        ? ''
-        : `store its secret key (\`formgate forms set-secret --form ${form.id} --provider ${form.spamProtection} --secret …\`, or Settings → Secret keys), then `;
+      const store =
+        !needsSecretKey(form.spamProtection) || secrets.has(form.spamProtection)
+          ? ''
+          : `store its secret key (\`formgate forms set-secret --form ${form.id} --provider ${form.spamProtection} --secret …\`, or Settings → Secret keys), then `;
       toDo.push(
         `${label}: its CAPTCHA (${form.spamProtection}) is off here until you ${store}choose it on its Settings page; meanwhile it takes submissions without one.`,
       );

@@ -11,6 +11,8 @@ import { proxyTrustWarning } from '../net/client-address.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startDeliveryPurge } from '../jobs/delivery-purge.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
+import { startSpamDigests } from '../jobs/spam-digest.js';
+import { startAltchaPurge } from '../jobs/altcha-purge.js';
 import { startSubmissionRetention } from '../jobs/submission-retention.js';
 import { startFileSweep } from '../jobs/file-sweep.js';
 import { mailWarning, outboxDir } from '../mail/transport.js';
@@ -96,6 +98,8 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   warnAboutOpenFiles(config, logger);
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);
+  const stopSpamDigests = startSpamDigests(ctx, logger);
+  const stopAltchaPurge = startAltchaPurge(ctx, logger);
   const stopDeliveryPurge = startDeliveryPurge(ctx, logger);
   const stopRetention = startSubmissionRetention(ctx, logger);
   const stopFileSweep = startFileSweep(ctx, logger);
@@ -133,6 +137,8 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
     }, deadlineMs).unref();
     try {
       stopSpamPurge();
+      stopSpamDigests();
+      stopAltchaPurge();
       stopDeliveryPurge();
       stopRetention();
       stopFileSweep();

@@ -2,7 +2,7 @@ import { parseWebhookAllowList, type WebhookAllowList } from '../net/public-addr
 import net from 'node:net';
 import path from 'node:path';
 import { type FilesConfig, parseFilesLocation } from './files-location.js';
-import type { SpamProtection } from '../domain/captcha-providers.js';
+import type { CaptchaVerifyUrls } from '../domain/captcha-providers.js';
 import { type Plan, PLANS } from '../domain/plans.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../domain/captcha-providers.js';
 import {
@@ -97,7 +97,7 @@ export interface Config {
   /** Where uploaded files go (FORMGATE_FILES): a folder, by default `files/` beside the SQLite database (or in the data folder), or an S3-compatible bucket. */
   files: FilesConfig;
   /** Each captcha provider's verify endpoint (stand-in servers in tests). */
-  captchaVerifyUrls: Record<SpamProtection, string>;
+  captchaVerifyUrls: CaptchaVerifyUrls;
   /** Slack's Web API base (`…/chat.postMessage` is appended); a stand-in in tests. */
   slackApiUrl: string;
   /** Telegram's Bot API base (`/bot<token>/sendMessage` is appended); a stand-in in tests. */

@@ -28,6 +28,7 @@ import { registerFormChannelRoutes } from './routes/form-channels.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerRecipientRoutes } from './routes/recipients.js';
+import { registerNotSpamLinkRoutes } from './routes/not-spam-links.js';
 import { registerInboxRoutes } from './routes/inbox.js';
 import { registerInvitationRoutes } from './routes/invitations.js';
 import { registerMemberRemovalRoutes } from './routes/member-removal.js';
@@ -141,6 +142,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerFormChannelRoutes(app, ctx, redis);
   registerFormDeleteRoutes(app, ctx);
   registerRecipientRoutes(app, ctx);
+  registerNotSpamLinkRoutes(app, ctx);
 }
 
 /**

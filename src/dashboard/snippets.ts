@@ -6,8 +6,15 @@ export const DEFAULT_HONEYPOT = '_gotcha';
 /** The site key placeholder: the key is the owner's, from the provider's console; Formgate never sees it. */
 export const SITE_KEY_PLACEHOLDER = 'YOUR_SITE_KEY';
 
+interface CaptchaWidget {
+  label: string;
+  /** The tag inside the form; `address` is the form's submit address (`{submit_url}/<formId>`). */
+  widget: string | ((address: string) => string);
+  script: string | ((address: string) => string);
+}
+
 /** Each provider's widget (it adds the answer field the submit surface verifies) and its script. */
-const CAPTCHA_WIDGETS: Record<SpamProtection, { label: string; widget: string; script: string }> = {
+const CAPTCHA_WIDGETS: Record<SpamProtection, CaptchaWidget> = {
   GOOGLE_RECAPTCHA_V2: {
     label: 'Google reCAPTCHA v2',
     widget: `<div class="g-recaptcha" data-sitekey="${SITE_KEY_PLACEHOLDER}"></div>`,
@@ -29,18 +36,33 @@ const CAPTCHA_WIDGETS: Record<SpamProtection, { label: string; widget: string; s
     widget: `<!-- on the <form> tag: data-botpoison-public-key="${SITE_KEY_PLACEHOLDER}" -->`,
     script: '<script src="https://unpkg.com/@botpoison/browser" async></script>',
   },
+  ALTCHA: {
+    label: 'ALTCHA',
+    // served by the submit surface itself: no site key, no third party
+    widget: (address) => `<altcha-widget challenge="${altchaBase(address)}/challenge?form=${address.slice(address.lastIndexOf('/') + 1)}"></altcha-widget>`,
+    script: (address) => `<script type="module" src="${altchaBase(address)}/altcha.js"></script>`,
+  },
 };
+
+/** Where the submit surface serves ALTCHA: `{submit_url}/altcha`, beside the form's address. */
+function altchaBase(address: string): string {
+  return `${address.slice(0, address.lastIndexOf('/'))}/altcha`;
+}
+
+function tagOf(tag: CaptchaWidget['widget'], address: string): string {
+  return typeof tag === 'string' ? tag : tag(address);
+}
 
 export interface CaptchaSnippet {
   label: string;
   code: string;
 }
 
-/** The captcha's tag and script for the form's provider, or null when the form asks for none. */
-export function captchaSnippet(provider: SpamProtection | null): CaptchaSnippet | null {
+/** The captcha's tag and script for the form's provider (posting to `address`), or null when the form asks for none. */
+export function captchaSnippet(provider: SpamProtection | null, address: string): CaptchaSnippet | null {
   if (!provider) return null;
   const { label, widget, script } = CAPTCHA_WIDGETS[provider];
-  return { label, code: `${widget}\n${script}` };
+  return { label, code: `${tagOf(widget, address)}\n${tagOf(script, address)}` };
 }
 
 /** What shapes a form's snippets beyond its address. */
@@ -65,8 +87,8 @@ export function htmlSnippet(address: string, { elementId, honeypot, provider, fi
   // NOTE: without multipart encoding a browser sends only each file's name, never its content
   if (files) attributes.push('enctype="multipart/form-data"');
   if (provider === 'BOTPOISON') attributes.push(`data-botpoison-public-key="${SITE_KEY_PLACEHOLDER}"`);
-  const captcha = provider && provider !== 'BOTPOISON' ? [`  ${CAPTCHA_WIDGETS[provider].widget}`] : [];
-  const script = provider ? [CAPTCHA_WIDGETS[provider].script] : [];
+  const captcha = provider && provider !== 'BOTPOISON' ? [`  ${tagOf(CAPTCHA_WIDGETS[provider].widget, address)}`] : [];
+  const script = provider ? [tagOf(CAPTCHA_WIDGETS[provider].script, address)] : [];
   // NOTE: each field's id starts with the form's own, so two forms on one page never share one
   // (a label names the first element of its id: a second form's labels would name the first's fields)
   const id = (field: string) => `${elementId}-${field}`;

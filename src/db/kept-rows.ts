@@ -31,8 +31,10 @@ export class KeptRows<T extends object> {
     keptAtMostMs = KEPT_AT_MOST_MS,
     /** The clock rows are kept by (a test's own, or the real one). */
     now: () => number = () => performance.now(),
+    /** The most rows kept at once (the least recently used go first). */
+    max = 10_000,
   ) {
-    this.kept = new LRUCache<string, T>({ max: 10_000, ttl: keptAtMostMs, ttlResolution: 0, perf: { now } });
+    this.kept = new LRUCache<string, T>({ max, ttl: keptAtMostMs, ttlResolution: 0, perf: { now } });
     this.lookups = new SingleFlight((countAndKey) => lookup(countAndKey.slice(countAndKey.indexOf(':') + 1)));
   }
 

@@ -6,6 +6,7 @@ import { ProblemSchema } from '../schemas/common.js';
 import { FormSchema } from '../schemas/form.js';
 import { TemplateSchema } from '../schemas/template.js';
 import { SubmissionSchema } from '../schemas/submission.js';
+import { ReturnedSubmissionSchema, SpamSubmissionSchema } from '../schemas/spam-folder.js';
 import { TokenSchema } from '../schemas/token.js';
 import { WorkspaceSchema } from '../schemas/workspace.js';
 
@@ -30,7 +31,8 @@ function finish(document: Document): Document {
 
 /** Shared schemas, referenced by `$ref` from routes and listed under `components.schemas`. */
 export function addSharedSchemas(app: FastifyInstance): void {
-  for (const schema of [ProblemSchema, TokenSchema, WorkspaceSchema, FormSchema, SubmissionSchema, TemplateSchema]) app.addSchema(schema);
+  const schemas = [ProblemSchema, TokenSchema, WorkspaceSchema, FormSchema, SubmissionSchema, SpamSubmissionSchema, ReturnedSubmissionSchema, TemplateSchema];
+  for (const schema of schemas) app.addSchema(schema);
 }
 
 /** The OpenAPI 3.1 document, built from the route schemas; served at `{base_url}/openapi.json`. */

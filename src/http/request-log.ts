@@ -3,7 +3,7 @@ import { normaliseAddress } from '../net/client-address.js';
 import { requestLogLevel } from '../web/request-log-level.js';
 
 // The dashboard's emailed links carry their secret in the path: it never reaches the log.
-const SECRET_IN_PATH = /^(\/(?:reset-password|invitations)\/)[^/]+/;
+const SECRET_IN_PATH = /^(\/(?:reset-password|invitations|not-spam)\/)[^/]+/;
 
 /** The path as logged: without the query, and with a link's secret replaced by `…`. */
 export function loggedPath(url: string): string {

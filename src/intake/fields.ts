@@ -8,7 +8,7 @@ export interface ParsedSubmission {
   controls: Record<string, string>;
   /** Every control name sent with a value that is not blank, repeats, `_x[]` and nested JSON (`_x.a`, `_x[0]`) included: the honeypot reads it. */
   filledControls: Set<string>;
-  captcha: Partial<Record<'botpoison' | 'recaptcha' | 'hcaptcha' | 'turnstile', string>>;
+  captcha: Partial<Record<'botpoison' | 'recaptcha' | 'hcaptcha' | 'turnstile' | 'altcha', string>>;
 }
 
 type CaptchaKind = keyof ParsedSubmission['captcha'];
@@ -23,6 +23,7 @@ const CAPTCHA_FIELDS = new Map<string, CaptchaKind>([
   ['g-recaptcha-response', 'recaptcha'],
   ['h-captcha-response', 'hcaptcha'],
   ['cf-turnstile-response', 'turnstile'],
+  ['altcha', 'altcha'],
 ]);
 
 /** Urlencoded and multipart text fields, in the order sent, become a submission's data and controls. */

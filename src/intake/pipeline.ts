@@ -7,7 +7,8 @@ import { deliveryPlan } from '../jobs/submission-jobs.js';
 import type { FormService } from '../services/forms.js';
 import type { IntakeForm } from '../services/intake-forms.js';
 import { closedReason, formClosed } from '../services/form-behaviour.js';
-import { captchaFieldName, verifyCaptcha } from '../spam/captcha.js';
+import { captchaFieldName, type CaptchaOutcome, verifyCaptcha } from '../spam/captcha.js';
+import type { Altcha } from '../spam/altcha.js';
 import type { CaptchaVerifyUrls } from '../domain/captcha-providers.js';
 import { honeypotFilled, removeTrapField } from './honeypot.js';
 import type { SpamScorer } from '../spam/score.js';
@@ -46,7 +47,8 @@ export class IntakePipeline {
     private readonly forms: FormService,
     private readonly writer: SubmissionWriter,
     private readonly scorer: SpamScorer,
-    private readonly captchaUrls: CaptchaVerifyUrls,
+    /** The third parties' verify endpoints, and Formgate's own ALTCHA. */
+    private readonly captcha: { urls: CaptchaVerifyUrls; altcha: Altcha },
     private readonly log: Logger,
     /** Where a multipart post's files go; without it, a file is refused. */
     private readonly uploads: UploadIntake | null = null,
@@ -116,8 +118,7 @@ export class IntakePipeline {
     }
     if (form.spamProtection) await this.checkCaptcha(form, form.spamProtection, parsed, ip);
 
-    const spamReasons = await this.spamReasons(form, parsed, ip);
-    const spam = spamReasons.length > 0;
+    const { spam, reasons: spamReasons } = await this.spamVerdict(form, parsed, ip);
     if (spam) this.log.info({ formId, reasons: spamReasons }, 'submission quarantined as spam');
     const stored = await this.writer
       .store({
@@ -149,7 +150,10 @@ export class IntakePipeline {
 
   private async checkCaptcha(form: IntakeForm, provider: SpamProtection, parsed: ParsedSubmission, ip: string): Promise<void> {
     const token = captchaAnswer(parsed, captchaFieldName(provider));
-    const outcome = await verifyCaptcha(provider, { secret: form.captchaSecret, token, ip }, this.captchaUrls);
+    const outcome: CaptchaOutcome =
+      provider === 'ALTCHA'
+        ? await this.captcha.altcha.verify(form.id, token)
+        : await verifyCaptcha(provider, { secret: form.captchaSecret, token, ip }, this.captcha.urls);
     if (outcome.ok) return;
     if (outcome.reason === 'unreachable') {
       this.log.warn({ formId: form.id, provider, detail: outcome.detail }, 'captcha provider unreachable');
@@ -160,12 +164,12 @@ export class IntakePipeline {
     });
   }
 
-  /** Why the submission is spam (none: it is not): custom spam words first, the owner's own rule, then the automatic filter. */
-  private async spamReasons(form: IntakeForm, parsed: ParsedSubmission, ip: string): Promise<string[]> {
+  /** Whether the submission is spam, and why or why not: custom spam words first, the owner's own rule, then the automatic filter. */
+  private async spamVerdict(form: IntakeForm, parsed: ParsedSubmission, ip: string): Promise<{ spam: boolean; reasons: string[] }> {
     const word = compileSpamWords(form.customSpamWords)?.firstMatch(parsed.data);
-    if (word != null) return [`custom spam word "${word}"`];
-    const verdict = await this.scorer.score(parsed.data, visitorKey(ip));
-    return verdict.spam ? verdict.reasons : [];
+    if (word != null) return { spam: true, reasons: [`custom spam word "${word}"`] };
+    const verdict = await this.scorer.score(parsed.data, visitorKey(ip), form.workspaceId);
+    return { spam: verdict.spam, reasons: verdict.reasons };
   }
 }
 

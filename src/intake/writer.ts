@@ -26,7 +26,7 @@ export interface SubmissionToStore {
   /** `_email.*` and `_replyto`, for the email step; null when none were sent. */
   emailControls: Record<string, string> | null;
   spam: boolean;
-  /** Why it is spam (the signals that fired), kept with it for the spam folder. */
+  /** The spam filter's reasons (the signals that fired), kept with it: why it is spam, or what was weighed before it was let in. */
   spamReasons?: string[];
   /** The deliveries an accepted submission gets; held and spam ones get none. */
   deliveries: DeliveryPlan;
@@ -302,7 +302,8 @@ function submissionRowsOf(kept: Kept[], createdAt: number): IntakeSubmissionRow[
     // spam is never listed, so it needs no search text
     searchText: status === 'spam' ? '' : searchTextOf(submission.data),
     emailControls: submission.emailControls ? toJson(submission.emailControls) : null,
-    spamReasons: status === 'spam' ? JSON.stringify(submission.spamReasons ?? []) : null,
+    // the filter's verdict, either way: why it is spam, or what it weighed before letting it in
+    spamReasons: status === 'spam' || (submission.spamReasons?.length ?? 0) > 0 ? JSON.stringify(submission.spamReasons ?? []) : null,
     // new to the team until someone opens it (migration 0022's column defaults to read, for older rows)
     unread: 1,
     createdAt,

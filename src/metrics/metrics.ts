@@ -60,6 +60,7 @@ export class Metrics {
   private readonly connectionsClosedIdle: Counter<'surface'>;
   private fileStore: { kind: string; reachable: () => Promise<boolean> } | null = null;
   private readonly addressChecks: Gauge;
+  private readonly digestEmails: Counter;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -106,6 +107,11 @@ export class Metrics {
     // both shown from the start, at 0
     this.deletions.labels('retention').inc(0);
     this.deletions.labels('erasure').inc(0);
+    this.digestEmails = new Counter({
+      name: 'formgate_spam_digest_emails_total',
+      help: 'Spam digest emails enqueued: one per member who wants the digest of a workspace that had spam since its last one.',
+      registers: [this.registry],
+    });
     this.withheldLinks = new Counter({
       name: 'formgate_confirmation_links_withheld_total',
       help: 'Confirmation links to notification addresses not sent because an hourly allowance was reached: the workspace’s, the address’s, or the instance’s for workspaces made by open sign-up.',
@@ -245,6 +251,11 @@ export class Metrics {
   /** Files removed from the store. */
   fileRemoved(count: number): void {
     if (count > 0) this.filesRemoved.inc(count);
+  }
+
+  /** Spam digest emails a run enqueued (jobs/spam-digest.ts). */
+  spamDigestEmails(count: number): void {
+    if (count > 0) this.digestEmails.inc(count);
   }
 
   /** A confirmation link an hourly allowance kept back (services/recipients.ts). */

@@ -1,10 +1,10 @@
 import { Type, type Static, type TOptional } from '@sinclair/typebox';
+import { SPAM_PROTECTIONS } from '../domain/captcha-providers.js';
 import { RETENTION_DAYS } from '../domain/retention.js';
 import { ALLOWED_TYPES_MAX, ALLOWED_TYPE_MAX_LENGTH, DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
 import { FROM_NAME_MAX, MAX_SUBMISSIONS_MAX, REDIRECT_URL_MAX, SUBJECT_MAX, THANKS_MESSAGE_MAX, THANKS_TITLE_MAX } from '../domain/form-behaviour.js';
 import { DateTime, IgnoredDateTime, NullableEnum, NullableString, PageOf, PageQuery } from './common.js';
 
-const SPAM_PROTECTION = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'] as const;
 /** How many origins a form may list, and how long one may be. */
 export const ALLOWED_ORIGINS_MAX = 20;
 const ORIGIN_MAX = 256;
@@ -28,8 +28,9 @@ const settings = {
     Type.String({ maxLength: 2560, description: 'Comma- or newline-separated words that mark a submission as spam; at most 2560 characters.' }),
   ),
   spamProtection: NullableEnum(
-    SPAM_PROTECTION,
-    'Captcha required on submit; a provider is accepted only when its secret key is stored for the form. Null: no challenge.',
+    SPAM_PROTECTIONS,
+    'Captcha required on submit; a third-party provider is accepted only when its secret key is stored for the form. ' +
+      '`ALTCHA` (an addition to the spec) is a proof-of-work CAPTCHA that Formgate serves and checks itself: it needs no secret key (docs/captcha.md). Null: no challenge.',
   ),
   allowedOrigins: Type.Array(Type.String({ minLength: 1, maxLength: ORIGIN_MAX }), {
     maxItems: ALLOWED_ORIGINS_MAX,

@@ -11,6 +11,7 @@ import type { Metrics } from '../metrics/metrics.js';
 import type { Access } from './forms.js';
 import { type Keyset, newestAfter } from './pagination.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
+import { unlearn } from './spam-lessons.js';
 
 /** What erasing an address would delete: how many submissions of the workspace hold it. */
 export interface ErasurePreview {
@@ -61,7 +62,12 @@ export class ErasureService {
     const address = await this.checked(userId, workspaceId, email, access);
     const result: ErasureResult = { email: address, deleted: 0, remaining: 0 };
     for await (const ids of this.holding(workspaceId, address)) {
-      const batch = await this.database.transaction((trx) => deleteWithDeliveries(trx, workspaceId, ids, Date.now()));
+      const batch = await this.database.transaction(async (trx) => {
+        // what the spam filter learned from this person goes with them (docs/spam-filter.md)
+        const taught = await trx.selectFrom('submissions').select(['id', 'data', 'spamLesson']).where('id', 'in', ids).where('spamLesson', 'is not', null).execute();
+        await unlearn(trx, workspaceId, taught);
+        return deleteWithDeliveries(trx, workspaceId, ids, Date.now());
+      });
       await removeReleasedFiles(this.database, this.files, batch.released);
       result.deleted += batch.deleted;
       result.remaining += batch.busy;
@@ -100,9 +106,11 @@ export class ErasureService {
             .selectFrom('submissions')
             .select(['submissions.id', 'submissions.createdAt'])
             .select(
-              sql<number>`CASE WHEN ${searchTextMatches(dialect, pattern, 'submissions')} OR submissions.email_controls IS NOT NULL THEN 1 ELSE 0 END`.as(
-                'maybe',
-              ),
+              // spam keeps no search text (it is never searched): each of its rows is read and checked
+              (status === 'spam'
+                ? sql<number>`1`
+                : sql<number>`CASE WHEN ${searchTextMatches(dialect, pattern, 'submissions')} OR submissions.email_controls IS NOT NULL THEN 1 ELSE 0 END`
+              ).as('maybe'),
             )
             .where('submissions.workspaceId', '=', workspaceId)
             .where('submissions.status', '=', status),

@@ -2,7 +2,7 @@ import { FORM_BEHAVIOUR_KEYS } from '../domain/form-behaviour.js';
 import { fromJson, toJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { FormRow, FormUpdate, SecretProvider } from '../db/schema/form.js';
-import type { SpamProtection } from '../domain/captcha-providers.js';
+import { needsSecretKey, type SpamProtection } from '../domain/captcha-providers.js';
 import { LoopSlice } from '../domain/loop-slice.js';
 import { type Plan, planLabel, type PlanRules } from '../domain/plans.js';
 import { RETENTION_DAYS } from '../domain/retention.js';
@@ -432,7 +432,8 @@ export class FormService {
     if (retention) problems.push(retention);
     problems.push(...fileUploadsProblems(settings.fileUploads, plan, this.workspaces.plans.isUpgraded(plan)));
     problems.push(...formBehaviourProblems(settings));
-    if (settings.spamProtection && !providers.has(settings.spamProtection)) {
+    // ALTCHA is signed with Formgate's own key: nothing to store first
+    if (settings.spamProtection && needsSecretKey(settings.spamProtection) && !providers.has(settings.spamProtection)) {
       problems.push(
         `spamProtection: no ${settings.spamProtection} secret key is stored for this form; store it first on the form's Settings page in the dashboard (Secret keys), or with formgate forms set-secret`,
       );

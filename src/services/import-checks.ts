@@ -3,7 +3,7 @@ import { FORM_BEHAVIOUR_KEYS } from '../domain/form-behaviour.js';
 // so every Workspace, Form and Submission it sends is checked against the limits of the spec (2.2
 // to 2.4, section 8) before anything is written, and a bad one is skipped with the reason why.
 import { type FormBehaviourInput, formBehaviourProblems } from './form-behaviour.js';
-import type { SpamProtection } from '../domain/captcha-providers.js';
+import { SPAM_PROTECTIONS, type SpamProtection } from '../domain/captcha-providers.js';
 import { originProblem } from '../net/origin.js';
 import type { OutboundGuard } from '../net/outbound-guard.js';
 import { fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
@@ -11,7 +11,8 @@ import { formNameProblem, retentionDaysProblem, type FormSettings } from './form
 
 /** Ids are kept as they are: an HTML form posts to {submit_url}/<id>, so only URL-safe characters. */
 const ID_SHAPE = /^[A-Za-z0-9._~-]{1,128}$/;
-const SPAM_PROTECTION: readonly string[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'];
+// as strings: what the source sends is any text
+const SPAM_PROTECTION: readonly string[] = SPAM_PROTECTIONS;
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+$/;
 // fields nest this deep at most (a walk of the data stays far from the stack's limit)
 const MAX_DEPTH = 32;

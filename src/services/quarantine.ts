@@ -11,6 +11,7 @@ import { quotaNoticeJobs } from './mail-outbox.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { lockWorkspace } from './seats.js';
 import { searchTextOf } from './search-text.js';
+import { teach } from './spam-lessons.js';
 import { hasSubmitter } from './workspaces.js';
 
 /** The reason "Mark as spam" gives (submission-marks.ts): such spam is the owner's own, never counted into the spam folder's bound. */
@@ -81,8 +82,8 @@ export function wasInInbox(spamReasons: string | null): boolean {
  * and an accepted one gets its deliveries as a release does. One the owner marked as spam
  * (wasInInbox) goes back as it was: it counted and got its deliveries when it was first accepted,
  * so it counts nothing and sends nothing again (issue 39, item 1). Either way it becomes searchable
- * and its day's count moves from spam to accepted. The spam filter keeps no verdicts
- * (docs/decisions.md), so nothing is taught or untaught.
+ * and its day's count moves from spam to accepted. The spam filter learns that it is legitimate
+ * (spam-lessons.ts; one marked as spam before is moved to that side, not counted twice).
  */
 export async function markNotSpam(
   database: Database,
@@ -109,7 +110,7 @@ export async function markNotSpam(
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
       .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.status', 'submissions.data', 'submissions.emailControls'])
-      .select(['submissions.createdAt', 'submissions.spamReasons'])
+      .select(['submissions.createdAt', 'submissions.spamReasons', 'submissions.spamLesson'])
       .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'forms.chatChannels', 'templates.paused as autoresponderPaused'])
       .where('submissions.id', '=', submissionId)
       .where('workspaceMembers.userId', '=', userId)
@@ -128,6 +129,7 @@ export async function markNotSpam(
           (notice, workspaceId) => quotaNoticeJobs(notice, workspaceId, config).then(() => undefined),
           plans,
         );
+    await teach(trx, workspace.id, [submission], 'ham');
     const searchText = searchTextOf(fromJson(submission.data));
     await trx.updateTable('submissions').set({ status, searchText, spamReasons: null }).where('seq', '=', submission.seq).execute();
     // the owner's own Mark as spam was never counted into the spam folder's bound

@@ -7,6 +7,7 @@ import { submitterAddress } from '../domain/submitter-address.js';
 import { ProblemError, validationError } from '../errors.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { OWNER_MARK, reindex } from './quarantine.js';
+import { teach } from './spam-lessons.js';
 
 /** A count of unread submissions stops here: the page says "99+" past UNREAD_SHOWN, and a million unread cost as little as a hundred. */
 export const UNREAD_CAP = 100;
@@ -132,6 +133,7 @@ export class SubmissionMarks {
    * spam retention ends. Deliveries already queued are not called back, and the allowance they used
    * is not given back (deleting gives none back either). "Not spam" brings them back as they were,
    * counting and sending nothing again (quarantine.ts, wasInInbox: the reason written here says so).
+   * The spam filter learns from them (spam-lessons.ts).
    */
   async markSpam(userId: string, byEmail: string, scope: MarkScope, ids: string[]): Promise<number> {
     const wanted = await this.inboxIds(userId, scope, ids);
@@ -140,12 +142,14 @@ export class SubmissionMarks {
       // NOTE: read again inside the transaction: only those still accepted move (two clicks take turns)
       const rows = await trx
         .selectFrom('submissions')
-        .select(['seq', 'formId', 'createdAt'])
+        .select(['seq', 'id', 'workspaceId', 'formId', 'createdAt', 'data', 'spamLesson'])
         .where('id', 'in', wanted)
         .where('status', '=', 'accepted')
         .orderBy('seq')
         .execute();
       if (rows.length === 0) return 0;
+      // the scope is one form or one workspace: every row is of one workspace
+      await teach(trx, rows[0]!.workspaceId, rows, 'spam');
       await trx
         .updateTable('submissions')
         .set({ status: 'spam', searchText: '', spamReasons: reasons, unread: 0 })

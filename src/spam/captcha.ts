@@ -1,4 +1,5 @@
-import type { CaptchaVerifyUrls, SpamProtection } from '../domain/captcha-providers.js';
+import type { CaptchaVerifyUrls, SpamProtection, ThirdPartyCaptcha } from '../domain/captcha-providers.js';
+import { ALTCHA_FIELD } from './altcha.js';
 
 /**
  * `missing`: the visitor sent no answer. `failed`: the answer, or the form's secret key, was refused
@@ -55,7 +56,7 @@ function siteverify(label: string, field: string): Provider {
   };
 }
 
-const PROVIDERS: Record<SpamProtection, Provider> = {
+const PROVIDERS: Record<ThirdPartyCaptcha, Provider> = {
   BOTPOISON: {
     label: 'Botpoison',
     field: '_botpoison',
@@ -73,7 +74,7 @@ const PROVIDERS: Record<SpamProtection, Provider> = {
 
 /** The field a visitor's form sends for this provider (for error messages and docs). */
 export function captchaFieldName(provider: SpamProtection): string {
-  return PROVIDERS[provider].field;
+  return provider === 'ALTCHA' ? ALTCHA_FIELD : PROVIDERS[provider].field;
 }
 
 /**
@@ -82,7 +83,7 @@ export function captchaFieldName(provider: SpamProtection): string {
  * CAPTCHA again would not help). No HTTP call is made for a missing secret, token, or an over-long token.
  */
 export async function verifyCaptcha(
-  provider: SpamProtection,
+  provider: ThirdPartyCaptcha,
   input: CaptchaInput,
   urls: CaptchaVerifyUrls,
   options: { timeoutMs?: number } = {},

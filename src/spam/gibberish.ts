@@ -50,7 +50,7 @@ export function gibberishFindings(fields: ScannedField[]): Finding[] {
   const count = odd.size;
   if (count === 0) return [];
   const reason = `${counted(count, 'random-looking word')} of ${words}`;
-  if (count >= 2 && count / Math.max(words, 1) >= MOSTLY) return [{ points: WEIGHTS.mostlyGibberish, reason }];
+  if (count >= 2 && count / Math.max(words, 1) >= MOSTLY) return [{ points: WEIGHTS.mostlyGibberish, reason, decisive: true }];
   return [{ points: Math.min(count * WEIGHTS.gibberishWord, WEIGHTS.gibberishMax), reason }];
 }
 

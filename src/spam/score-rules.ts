@@ -13,6 +13,8 @@ export const SPAM_THRESHOLD = 10;
 export interface Finding {
   points: number;
   reason: string;
+  /** Spam whatever else is found: code injection, a bot's repeats, a text of random words. No learned evidence outweighs it. */
+  decisive?: true;
 }
 
 /** One scanned value: the name of the field that held it and its normalised, capped text. */
@@ -30,7 +32,8 @@ export const WEIGHTS = {
   linkMarkup: 5,
   linkMarkupMax: 10,
   strongPhrase: 6,
-  phrase: 3,
+  /** Cold-pitch wording an honest message may use too: a hint, as the learned filter weighs wording (issue 40). */
+  phrase: 1,
   phrasesMax: 20,
   injection: 10,
   fewHtmlTags: 2,
@@ -138,7 +141,11 @@ const BBCODE = /\[\/(?:url|link|img|b|i|u|s|color|size|quote|font|center|code)\]
 
 /** A contact form has no business carrying scripts, SQL or markup: each kind of attack is spam on its own. */
 export function markupFindings(text: string): Finding[] {
-  const findings: Finding[] = INJECTIONS.filter(({ pattern }) => pattern.test(text)).map(({ kind }) => ({ points: WEIGHTS.injection, reason: kind }));
+  const findings: Finding[] = INJECTIONS.filter(({ pattern }) => pattern.test(text)).map(({ kind }) => ({
+    points: WEIGHTS.injection,
+    reason: kind,
+    decisive: true as const,
+  }));
   const tags = countMatches(text, HTML_TAG);
   if (tags > 0) findings.push({ points: tags >= 3 ? WEIGHTS.manyHtmlTags : WEIGHTS.fewHtmlTags, reason: counted(tags, 'HTML tag') });
   if (BBCODE.test(text)) findings.push({ points: WEIGHTS.bbcode, reason: 'BBCode markup' });

@@ -2,6 +2,10 @@ import { hash } from 'node:crypto';
 import { normalizeSafely } from './characters.js';
 import { MemoryRepeatLog, REPEAT_LIMIT, REPEAT_WINDOW_MS, type RepeatLog } from './repeats.js';
 import { gibberishFindings } from './gibberish.js';
+import { baseModel } from './base-model.js';
+import { type Counts, judge, type LearnedVerdict } from './learned-filter.js';
+import { learnedFinding } from './learned-finding.js';
+import { tokensOf } from './tokens.js';
 import { phraseFindings } from './known-phrases.js';
 import { type Finding, linkFindings, markupFindings, type ScannedField, SPAM_THRESHOLD, WEIGHTS } from './score-rules.js';
 
@@ -10,6 +14,8 @@ export interface SpamVerdict {
   spam: boolean;
   score: number;
   reasons: string[];
+  /** What the learned filter made of it. */
+  learned: LearnedVerdict;
 }
 
 export interface SpamScorerOptions {
@@ -17,6 +23,10 @@ export interface SpamScorerOptions {
   now?: () => number;
   /** Where the repeat signal counts: this process's memory by default, Redis with several instances. */
   repeats?: RepeatLog;
+  /** The learned filter's starting counts: the shipped base model by default. */
+  base?: Counts;
+  /** What each workspace taught the filter (services/spam-lessons.ts); without it, the base model alone. */
+  lessons?: { countsFor(workspaceId: string): Promise<Counts | null> };
 }
 
 // NOTE: the scorer runs on every submission, so it reads at most this much of each value and of the
@@ -96,37 +106,59 @@ const LOOK_ALIKES = new Map(
 export class SpamScorer {
   private readonly now: () => number;
   private readonly repeats: RepeatLog;
+  private readonly base: Counts;
+  private readonly lessons: SpamScorerOptions['lessons'];
 
   constructor(options: SpamScorerOptions = {}) {
     this.now = options.now ?? Date.now;
     this.repeats = options.repeats ?? new MemoryRepeatLog();
+    this.base = options.base ?? baseModel();
+    this.lessons = options.lessons;
   }
 
-  /** Scores one submission's stored data (control fields already removed) from client ip. Records it for the repeat signal. */
-  async score(data: Record<string, unknown>, ip: string): Promise<SpamVerdict> {
+  /**
+   * Scores one submission's stored data (control fields already removed) from client ip, with what
+   * its workspace taught the filter. Records it for the repeat signal.
+   */
+  async score(data: Record<string, unknown>, ip: string, workspaceId: string | null = null): Promise<SpamVerdict> {
     const fields = scannedFields(data);
+    const lessons = workspaceId !== null && this.lessons ? await this.lessons.countsFor(workspaceId) : null;
     const text = fields.map((field) => field.text).join('\n');
+    const learned = judge(tokensOf(fields), this.base, lessons);
     const findings = [
       ...linkFindings(text),
       ...phraseFindings(text),
       ...markupFindings(text),
       ...gibberishFindings(fields),
       ...(await this.repeatFindings(fields, ip)),
+      ...learnedFinding(learned, this.base),
     ];
     const score = findings.reduce((sum, finding) => sum + finding.points, 0);
-    return { spam: score >= SPAM_THRESHOLD, score, reasons: findings.map((finding) => `${finding.reason} (+${finding.points})`) };
+    const spam = score >= SPAM_THRESHOLD || findings.some((finding) => finding.decisive);
+    return { spam, score, reasons: findings.map(reasonOf), learned };
   }
 
   // A person may send the same message twice (a double click, a retry); a third time within the window is a bot.
   private async repeatFindings(fields: ScannedField[], ip: string): Promise<Finding[]> {
     const sightings = await this.repeats.sighted(`${ip} ${contentHash(fields)}`, this.now());
     if (sightings < REPEAT_LIMIT) return [];
-    return [{ points: WEIGHTS.repeated, reason: `same content ${REPEAT_LIMIT} or more times from this address within ${REPEAT_WINDOW_MS / 60_000} minutes` }];
+    return [
+      {
+        points: WEIGHTS.repeated,
+        reason: `same content ${REPEAT_LIMIT} or more times from this address within ${REPEAT_WINDOW_MS / 60_000} minutes`,
+        decisive: true,
+      },
+    ];
   }
 }
 
+/** A finding as the reasons list it: what fired and its points, with their sign. */
+function reasonOf(finding: Finding): string {
+  return `${finding.reason} (${finding.points < 0 ? '−' : '+'}${Math.abs(finding.points)})`;
+}
+
 /** Every value of the submission (never a field name), normalised and within the reading budget. */
-function scannedFields(data: Record<string, unknown>): ScannedField[] {
+export function scannedFields(data: Record<string, unknown>): ScannedField[] {
   const fields: ScannedField[] = [];
   let budget = MAX_TOTAL_CHARS;
   let leaves = 0;

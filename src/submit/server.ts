@@ -18,6 +18,7 @@ import { bodyType, readSubmission } from './body.js';
 import { ClientAbortedError } from './client-aborted.js';
 import { clientIp } from '../net/client-address.js';
 import { answerEcho } from './echo.js';
+import { type AltchaRoute, altchaRoute, answerAltcha } from './altcha-routes.js';
 import { DEFAULT_LANGUAGE, pageLanguage, pageText, supportedLanguage } from './languages/index.js';
 import { OriginPolicy, postOriginOf, type RedirectControl } from './origin-policy.js';
 import { feedbackOf, renderErrorPage, renderFormAddressPage, renderOnwardsPage, renderThankYouPage } from './pages.js';
@@ -55,7 +56,7 @@ interface HandlerDependencies extends SubmitDependencies {
 
 const FORM_ID = /^[a-z2-7]{20}$/;
 /** The submit surface's routes, as the metrics label them. */
-type SubmitRoute = '/:formId' | '/:formId/thanks' | '/healthz' | '/echo' | 'unmatched';
+type SubmitRoute = '/:formId' | '/:formId/thanks' | '/healthz' | '/echo' | AltchaRoute | 'unmatched';
 const FALSE_WORDS = new Set(['', '0', 'false', 'no', 'off']);
 
 /**
@@ -130,6 +131,12 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     const method = request.method ?? 'GET';
     if (method === 'OPTIONS') return preflight(request, response);
     const [, first = '', second, ...rest] = path.split('/');
+    const altcha = altchaRoute(first, second, rest);
+    if (altcha) {
+      route = altcha;
+      requireMethod(response, method, ['GET', 'HEAD']);
+      return await answerAltcha(deps.ctx, altcha, new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1)), request, response);
+    }
     if (rest.length > 0 || (second !== undefined && (second !== 'thanks' || !FORM_ID.test(first)))) throw notFound();
     const query = new URLSearchParams(queryAt === -1 ? '' : url.slice(queryAt + 1));
 

@@ -349,6 +349,25 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
     assert.equal(provider.requestsFor('TURNSTILE').at(-1)!.secret, 'a-new-secret');
   });
 
+  it('offers ALTCHA, which needs no secret key, and the Setup page shows its widget served by the submit surface', async () => {
+    const formId = await newForm();
+    const settings = await owner.client.get(`/forms/${formId}/settings`);
+    assert.match(settings.html, /<option value="ALTCHA">ALTCHA \(proof of work, run by Formgate: no key needed\)<\/option>/);
+    assert.equal((await owner.client.post(`/forms/${formId}/settings`, fieldsOf({ ...BLANK, spamProtection: 'ALTCHA' }))).status, 303);
+    assert.equal((await app.ctx.forms.getForm(owner.userId, formId)).spamProtection, 'ALTCHA');
+    assert.deepEqual(await app.ctx.forms.listSecrets(owner.userId, formId), [], 'no key was asked for');
+    const shown = await owner.client.get(`/forms/${formId}/settings`);
+    assert.match(shown.html, /<option value="ALTCHA" selected>/);
+    assert.doesNotMatch(shown.html, /secrets\/ALTCHA/, 'ALTCHA has no secret key input');
+
+    const setup = await owner.client.get(`/forms/${formId}/setup`);
+    const base = `${app.submitUrl}/altcha`;
+    const code = setup.html.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&amp;', '&');
+    assert.ok(code.includes(`<altcha-widget challenge="${base}/challenge?form=${formId}"></altcha-widget>`), 'the widget');
+    assert.ok(code.includes(`<script type="module" src="${base}/altcha.js"></script>`), 'the script');
+    assert.doesNotMatch(setup.html, /YOUR_SITE_KEY/);
+  });
+
   it('reveals the webhook signing secret only in a POST’s answer, and rotates it after a confirmation', async () => {
     const formId = await newForm();
     const page = await owner.client.get(`/forms/${formId}/settings`);

@@ -195,6 +195,25 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0030-spam-digest: its table and column. */
+async function undoSpamDigest(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE spam_digests`.execute(raw);
+  await sql`ALTER TABLE workspace_members DROP COLUMN spam_digest`.execute(raw);
+}
+
+/** Back to before 0029-spam-learning: its tables (their triggers with them), column and change count. */
+async function undoSpamLearning(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE spam_tokens`.execute(raw);
+  await sql`DROP TABLE spam_models`.execute(raw);
+  await sql`ALTER TABLE submissions DROP COLUMN spam_lesson`.execute(raw);
+  if (TEST_DIALECT === 'sqlite') await sql`DELETE FROM change_counts WHERE name = 'spam_models'`.execute(raw);
+}
+
+/** Back to before 0028-altcha: its table (and so its index). */
+async function undoAltcha(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE altcha_spent_challenges`.execute(raw);
+}
+
 /** Back to before 0027-webhook-endpoints: its columns. */
 async function undoWebhookEndpoints(raw: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE jobs DROP COLUMN not_before`.execute(raw);
@@ -380,6 +399,9 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
@@ -427,6 +449,9 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
@@ -484,6 +509,9 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0025-storage-limits',
       '0026-accent-folded-search',
       '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -510,6 +538,9 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
@@ -553,6 +584,9 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0025-storage-limits',
       '0026-accent-folded-search',
       '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -573,6 +607,9 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
@@ -603,6 +640,9 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0025-storage-limits',
       '0026-accent-folded-search',
       '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -621,6 +661,9 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
@@ -658,6 +701,9 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0025-storage-limits',
       '0026-accent-folded-search',
       '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -681,6 +727,9 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
@@ -722,6 +771,9 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0025-storage-limits',
       '0026-accent-folded-search',
       '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -755,6 +807,9 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await undoOneSearchIndex(raw);
@@ -782,6 +837,9 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0025-storage-limits',
       '0026-accent-folded-search',
       '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -798,6 +856,9 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await undoStorageLimits(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0025'`.execute(raw);
@@ -812,7 +873,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
     await insert('s3', 'accepted', '{"c":"not spam"}', day * 86_400_000 + 10);
     await insert('s4', 'spam', '{}', (day + 1) * 86_400_000);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0025-storage-limits', '0026-accent-folded-search', '0027-webhook-endpoints']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0025-storage-limits', '0026-accent-folded-search', '0027-webhook-endpoints', '0028-altcha', '0029-spam-learning', '0030-spam-digest']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
     assert.deepEqual(
@@ -833,6 +894,9 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamDigest(raw);
+    await undoSpamLearning(raw);
+    await undoAltcha(raw);
     await undoWebhookEndpoints(raw);
     await sql`DELETE FROM kysely_migration WHERE name >= '0026'`.execute(raw);
     await insertForm(raw);
@@ -851,7 +915,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
         SELECT seq, search_text, ${scopeToken('w1')}, ${scopeToken('f1')} FROM submissions WHERE id IN ('s1', 's2') ORDER BY seq`.execute(raw);
     }
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0026-accent-folded-search', '0027-webhook-endpoints']);
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0026-accent-folded-search', '0027-webhook-endpoints', '0028-altcha', '0029-spam-learning', '0030-spam-digest']);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;
     assert.deepEqual(texts, [

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SpamProtection } from '../../src/domain/captcha-providers.js';
+import type { ThirdPartyCaptcha } from '../../src/domain/captcha-providers.js';
 import type { CaptchaVerifyUrls } from '../../src/domain/captcha-providers.js';
 
 /** What the stand-in accepts: this secret and token, and (unless undefined) only from this visitor address. */
@@ -15,7 +15,7 @@ export type CaptchaProviderMode = 'verify' | 'error' | 'garbage' | 'hang';
 
 /** One request the stand-in received, with the secret, token and address read the provider's way. */
 export interface CaptchaRequest {
-  provider: SpamProtection;
+  provider: ThirdPartyCaptcha;
   method: string;
   contentType: string;
   /** The body's fields (urlencoded or JSON), as received. */
@@ -33,12 +33,12 @@ export interface CaptchaProvider {
   /** Every request received, in order (cleared by `reset`). */
   requests: CaptchaRequest[];
   /** The requests one provider received. */
-  requestsFor(provider: SpamProtection): CaptchaRequest[];
+  requestsFor(provider: ThirdPartyCaptcha): CaptchaRequest[];
   /** What every provider accepts from now on, or what one provider accepts. */
   expect(expectation: CaptchaExpectation): void;
-  expect(provider: SpamProtection, expectation: CaptchaExpectation): void;
+  expect(provider: ThirdPartyCaptcha, expectation: CaptchaExpectation): void;
   /** How every provider answers from now on, or how one does. */
-  setMode(mode: CaptchaProviderMode, provider?: SpamProtection): void;
+  setMode(mode: CaptchaProviderMode, provider?: ThirdPartyCaptcha): void;
   /** Forgets the requests and answers normally again; expectations stay. */
   reset(): void;
   close(): Promise<void>;
@@ -47,13 +47,13 @@ export interface CaptchaProvider {
 export const CAPTCHA_SECRET = 'stand-in-secret';
 export const CAPTCHA_TOKEN = 'stand-in-token';
 
-const PATHS: Record<SpamProtection, string> = {
+const PATHS: Record<ThirdPartyCaptcha, string> = {
   BOTPOISON: '/botpoison',
   GOOGLE_RECAPTCHA_V2: '/recaptcha',
   HCAPTCHA: '/hcaptcha',
   TURNSTILE: '/turnstile',
 };
-const PROVIDERS = Object.keys(PATHS) as SpamProtection[];
+const PROVIDERS = Object.keys(PATHS) as ThirdPartyCaptcha[];
 const MAX_BODY = 1024 * 1024;
 
 /**
@@ -64,7 +64,7 @@ const MAX_BODY = 1024 * 1024;
  */
 export async function startCaptchaProvider(expectation: CaptchaExpectation = { secret: CAPTCHA_SECRET, token: CAPTCHA_TOKEN }): Promise<CaptchaProvider> {
   const expectations = new Map(PROVIDERS.map((p) => [p, { ...expectation }]));
-  const modes = new Map<SpamProtection, CaptchaProviderMode>(PROVIDERS.map((p) => [p, 'verify']));
+  const modes = new Map<ThirdPartyCaptcha, CaptchaProviderMode>(PROVIDERS.map((p) => [p, 'verify']));
   const requests: CaptchaRequest[] = [];
   const hanging = new Set<ServerResponse>();
 
@@ -77,7 +77,7 @@ export async function startCaptchaProvider(expectation: CaptchaExpectation = { s
     );
   });
 
-  function answer(provider: SpamProtection, req: IncomingMessage, res: ServerResponse, raw: string): void {
+  function answer(provider: ThirdPartyCaptcha, req: IncomingMessage, res: ServerResponse, raw: string): void {
     const contentType = req.headers['content-type'] ?? '';
     const body = parseBody(provider, contentType, raw);
     const isBotpoison = provider === 'BOTPOISON';
@@ -130,7 +130,7 @@ export async function startCaptchaProvider(expectation: CaptchaExpectation = { s
     },
     requests,
     requestsFor: (provider) => requests.filter((r) => r.provider === provider),
-    expect(first: SpamProtection | CaptchaExpectation, second?: CaptchaExpectation) {
+    expect(first: ThirdPartyCaptcha | CaptchaExpectation, second?: CaptchaExpectation) {
       if (typeof first === 'string') expectations.set(first, { ...second! });
       else for (const p of PROVIDERS) expectations.set(p, { ...first });
     },
@@ -171,7 +171,7 @@ function problemsOf(expected: CaptchaExpectation, got: CaptchaRequest): string[]
   return codes;
 }
 
-function parseBody(provider: SpamProtection, contentType: string, raw: string): Record<string, unknown> {
+function parseBody(provider: ThirdPartyCaptcha, contentType: string, raw: string): Record<string, unknown> {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   const acceptsJson = provider === 'BOTPOISON' || provider === 'TURNSTILE';
   const acceptsForm = provider !== 'BOTPOISON';

@@ -415,6 +415,16 @@ describe('forms API', () => {
       await assertForm(answer.body, { name: 'Contact', workspaceId: account.workspaceId });
     });
 
+    it('accepts ALTCHA without any secret key: Formgate signs its challenges with its own', async () => {
+      const account = await createAccount(app);
+      const created = await post(account, { spamProtection: 'ALTCHA' });
+      assertJson(created, 201);
+      await assertForm(created.body, { name: 'Contact', workspaceId: account.workspaceId, spamProtection: 'ALTCHA' });
+      const off = await patch(account, created.body.id, { spamProtection: null });
+      assert.equal(off.body.spamProtection, null);
+      assert.equal((await patch(account, created.body.id, { spamProtection: 'ALTCHA' })).body.spamProtection, 'ALTCHA');
+    });
+
     it('answers not_found for another account’s workspace, exactly as for one that does not exist', async () => {
       const account = await createAccount(app);
       const paid = await createAccount(app);

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SpamProtection } from '../../src/domain/captcha-providers.js';
+import type { ThirdPartyCaptcha } from '../../src/domain/captcha-providers.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { CAPTCHA_SECRET, CAPTCHA_TOKEN, startCaptchaProvider, type CaptchaProvider } from '../helpers/captcha-provider.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { assertProblem } from '../helpers/problems.js';
 import { postJson, post, storedRows, JSON_ACCEPT } from '../helpers/submit.js';
 
-const FIELD: Record<SpamProtection, string> = {
+const FIELD: Record<ThirdPartyCaptcha, string> = {
   BOTPOISON: '_botpoison',
   GOOGLE_RECAPTCHA_V2: 'g-recaptcha-response',
   HCAPTCHA: 'h-captcha-response',
@@ -31,7 +31,7 @@ describe('submit surface: captcha providers (step 3)', () => {
     await provider.close();
   });
 
-  async function protectedForm(kind: SpamProtection) {
+  async function protectedForm(kind: ThirdPartyCaptcha) {
     const form = await createForm(app, account);
     await app.ctx.forms.setSecret(form.id, kind, CAPTCHA_SECRET);
     const patched = await app.api('PATCH', `/forms/${form.id}`, { token: account.token, body: { spamProtection: kind } });
@@ -39,7 +39,7 @@ describe('submit surface: captcha providers (step 3)', () => {
     return form;
   }
 
-  for (const kind of Object.keys(FIELD) as SpamProtection[]) {
+  for (const kind of Object.keys(FIELD) as ThirdPartyCaptcha[]) {
     describe(kind, () => {
       it('accepts a submission whose answer verifies with the form secret, the token and (where taken) the visitor IP', async () => {
         provider.reset();

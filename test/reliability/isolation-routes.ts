@@ -39,6 +39,9 @@ export const API_ENTRIES: Record<string, Entry> = {
   'DELETE /forms/:formId/templates/:kind': PATH_ONLY,
   'POST /forms/:formId/templates/:kind/preview': { variants: [{ body: { data: { name: 'x' } } }, { body: { data: 'not an object' } }] },
   'DELETE /submissions/:submissionId': PATH_ONLY,
+  'GET /forms/:formId/spam': { variants: [{}, { query: { limit: '0' } }] },
+  'POST /submissions/:submissionId/spam': PATH_ONLY,
+  'DELETE /submissions/:submissionId/spam': PATH_ONLY,
   'GET /files/:fileId': { variants: [{}, { query: { expires: '9999999999', signature: 'forged' } }] },
   // the victim's visitor wrote from this address (two-accounts.ts): erasing it elsewhere must find nothing of theirs
   'POST /workspaces/:workspaceId/erasure/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { SpamProtection } from '../../src/domain/captcha-providers.js';
+import type { ThirdPartyCaptcha } from '../../src/domain/captcha-providers.js';
 import { captchaFieldName, MAX_CAPTCHA_TOKEN_LENGTH, verifyCaptcha, type CaptchaOutcome } from '../../src/spam/captcha.js';
 import { DEFAULT_CAPTCHA_VERIFY_URLS } from '../../src/domain/captcha-providers.js';
 import { startCaptchaProvider, type CaptchaProvider } from '../helpers/captcha-provider.js';
@@ -11,13 +11,13 @@ const SECRET = 'sk-right';
 const TOKEN = 'token-right';
 const IP = '203.0.113.7';
 
-const FIELDS: Record<SpamProtection, string> = {
+const FIELDS: Record<ThirdPartyCaptcha, string> = {
   BOTPOISON: '_botpoison',
   GOOGLE_RECAPTCHA_V2: 'g-recaptcha-response',
   HCAPTCHA: 'h-captcha-response',
   TURNSTILE: 'cf-turnstile-response',
 };
-const PROVIDERS = Object.keys(FIELDS) as SpamProtection[];
+const PROVIDERS = Object.keys(FIELDS) as ThirdPartyCaptcha[];
 
 // NOTE: every assert.ok has a message: without one, a failure makes node parse the transpiled
 // one-line source to quote the expression, which can take minutes.

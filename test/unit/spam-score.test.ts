@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import { looksRandom } from '../../src/spam/gibberish.js';
+import { NO_COUNTS } from '../../src/spam/learned-filter.js';
 import { SPAM_THRESHOLD } from '../../src/spam/score-rules.js';
 import { MemoryRepeatLog, RedisRepeatLog, type RepeatLog } from '../../src/spam/repeats.js';
 import { REPEAT_WINDOW_MS, SpamScorer, type SpamVerdict } from '../../src/spam/score.js';
@@ -15,9 +16,14 @@ function corpus(name: 'ham' | 'spam'): Submission[] {
 }
 
 let nextIp = 0;
+// The rules' own tests score with a filter that has learned nothing, so that each rule's points are
+// what they assert; the corpus is judged as a submission is, with the shipped base model.
+const rulesOnly = new SpamScorer({ base: NO_COUNTS });
+const withBaseModel = new SpamScorer();
+
 // A fresh address each time, so the repeat signal never mixes into a content test.
-async function scoreOnce(data: Submission): Promise<SpamVerdict> {
-  return new SpamScorer().score(data, `198.51.100.${nextIp++ % 256}`);
+async function scoreOnce(data: Submission, scorer = rulesOnly): Promise<SpamVerdict> {
+  return scorer.score(data, `198.51.100.${nextIp++ % 256}`);
 }
 
 function describeVerdict(data: Submission, verdict: SpamVerdict): string {
@@ -25,14 +31,14 @@ function describeVerdict(data: Submission, verdict: SpamVerdict): string {
 }
 
 // NOTE: every assert has a message: without one, a failure makes node quote the transpiled source.
-async function assertHam(data: Submission): Promise<SpamVerdict> {
-  const verdict = await scoreOnce(data);
+async function assertHam(data: Submission, scorer = rulesOnly): Promise<SpamVerdict> {
+  const verdict = await scoreOnce(data, scorer);
   assert.equal(verdict.spam, false, `should pass: ${describeVerdict(data, verdict)}`);
   return verdict;
 }
 
-async function assertSpam(data: Submission): Promise<SpamVerdict> {
-  const verdict = await scoreOnce(data);
+async function assertSpam(data: Submission, scorer = rulesOnly): Promise<SpamVerdict> {
+  const verdict = await scoreOnce(data, scorer);
   assert.equal(verdict.spam, true, `should be spam: ${describeVerdict(data, verdict)}`);
   return verdict;
 }
@@ -52,13 +58,13 @@ describe('spam corpus', () => {
 
   for (const [index, entry] of ham.entries()) {
     it(`passes ham #${index}`, async () => {
-      await assertHam(entry);
+      await assertHam(entry, withBaseModel);
     });
   }
 
   for (const [index, entry] of spam.entries()) {
     it(`catches spam #${index}`, async () => {
-      await assertSpam(entry);
+      await assertSpam(entry, withBaseModel);
     });
   }
 });
@@ -69,7 +75,8 @@ describe('SpamScorer verdict', () => {
     assert.equal(verdict.score, SPAM_THRESHOLD + 2);
     assert.equal(verdict.spam, true);
     assert.deepEqual(verdict.reasons, ['spam phrase "viagra" (+6)', 'spam phrase "cialis" (+6)']);
-    assert.deepEqual(await scoreOnce({ message: 'viagra' }), { spam: false, score: 6, reasons: ['spam phrase "viagra" (+6)'] });
+    const one = await scoreOnce({ message: 'viagra' });
+    assert.deepEqual({ spam: one.spam, score: one.score, reasons: one.reasons }, { spam: false, score: 6, reasons: ['spam phrase "viagra" (+6)'] });
   });
 
   it('never quotes the visitor in its reasons, which are logged', async () => {
@@ -154,15 +161,15 @@ describe('link signal', () => {
 
 describe('spam phrase signal', () => {
   it('scores known phrases whatever their case and spacing', async () => {
-    assert.equal(await scoreOf('Dear  SIR / Madam, hello'), 3);
-    assert.equal(await scoreOf('dear sir or madam'), 3);
-    assert.equal(await scoreOf('We sell guest posts'), 3);
+    assert.equal(await scoreOf('Dear  SIR / Madam, hello'), 1);
+    assert.equal(await scoreOf('dear sir or madam'), 1);
+    assert.equal(await scoreOf('We sell guest posts'), 1);
     assert.equal(await scoreOf('payday loans'), 6);
-    assert.equal(await scoreOf('risk free, risk-free, riskfree'), 3, 'one phrase, counted once');
+    assert.equal(await scoreOf('risk free, risk-free, riskfree'), 1, 'one phrase, counted once');
   });
 
   it('counts each phrase once however often it appears', async () => {
-    assert.equal(await scoreOf('casino casino casino casino'), 3);
+    assert.equal(await scoreOf('casino casino casino casino'), 1);
   });
 
   it('matches whole words only', async () => {
@@ -380,7 +387,7 @@ for (const log of LOGS) {
   describe(`repeat signal, ${log.name}`, () => {
     it('passes two identical submissions from one address and catches the third', async (t) => {
       const time = clock();
-      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      const scorer = new SpamScorer({ base: NO_COUNTS, now: time.now, repeats: await log.open(t) });
       assert.equal((await scorer.score(message, '203.0.113.7')).spam, false, 'first');
       time.advance(minute);
       assert.equal((await scorer.score(message, '203.0.113.7')).spam, false, 'second');
@@ -393,7 +400,7 @@ for (const log of LOGS) {
 
     it('does not count other addresses or other content', async (t) => {
       const time = clock();
-      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      const scorer = new SpamScorer({ base: NO_COUNTS, now: time.now, repeats: await log.open(t) });
       await scorer.score(message, '203.0.113.7');
       await scorer.score(message, '203.0.113.7');
       assert.equal((await scorer.score(message, '203.0.113.8')).spam, false, 'another address');
@@ -403,7 +410,7 @@ for (const log of LOGS) {
     });
 
     it('treats case and spacing changes as the same content', async (t) => {
-      const scorer = new SpamScorer({ now: clock().now, repeats: await log.open(t) });
+      const scorer = new SpamScorer({ base: NO_COUNTS, now: clock().now, repeats: await log.open(t) });
       await scorer.score(message, '203.0.113.7');
       await scorer.score({ name: 'ADA', message: '  Hello,   is the shop\nopen on Sunday? ' }, '203.0.113.7');
       assert.equal((await scorer.score({ name: 'ada', message: 'hello, is the shop open on sunday?' }, '203.0.113.7')).spam, true);
@@ -411,7 +418,7 @@ for (const log of LOGS) {
 
     it('forgets submissions older than the window', async (t) => {
       const time = clock();
-      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      const scorer = new SpamScorer({ base: NO_COUNTS, now: time.now, repeats: await log.open(t) });
       await scorer.score(message, '203.0.113.7');
       await scorer.score(message, '203.0.113.7');
       time.advance(REPEAT_WINDOW_MS);
@@ -420,7 +427,7 @@ for (const log of LOGS) {
 
     it('keeps a sliding window', async (t) => {
       const time = clock();
-      const scorer = new SpamScorer({ now: time.now, repeats: await log.open(t) });
+      const scorer = new SpamScorer({ base: NO_COUNTS, now: time.now, repeats: await log.open(t) });
       await scorer.score(message, '203.0.113.7');
       time.advance(9 * minute);
       await scorer.score(message, '203.0.113.7');
@@ -438,7 +445,7 @@ describe('repeat signal across instances', () => {
     const [a, b] = [await redisLog(t, prefix), await redisLog(t, prefix)];
     if (!a || !b) return;
     const time = clock();
-    const [first, second] = [new SpamScorer({ now: time.now, repeats: a }), new SpamScorer({ now: time.now, repeats: b })];
+    const [first, second] = [new SpamScorer({ base: NO_COUNTS, now: time.now, repeats: a }), new SpamScorer({ base: NO_COUNTS, now: time.now, repeats: b })];
     assert.equal((await first.score(message, '203.0.113.7')).spam, false);
     time.advance(minute);
     assert.equal((await second.score(message, '203.0.113.7')).spam, false);
@@ -449,7 +456,7 @@ describe('repeat signal across instances', () => {
   it('counts in this process while Redis does not answer', async () => {
     const unreachable = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
     unreachable.on('error', () => undefined);
-    const scorer = new SpamScorer({ now: clock().now, repeats: new RedisRepeatLog(unreachable, new MemoryRepeatLog()) });
+    const scorer = new SpamScorer({ base: NO_COUNTS, now: clock().now, repeats: new RedisRepeatLog(unreachable, new MemoryRepeatLog()) });
     await scorer.score(message, '203.0.113.7');
     await scorer.score(message, '203.0.113.7');
     assert.equal((await scorer.score(message, '203.0.113.7')).spam, true);
@@ -460,7 +467,7 @@ describe('repeat signal across instances', () => {
 describe('repeat signal in memory, bounded', () => {
   it('remembers at most maxTracked address and content pairs, forgetting the least recent', async () => {
     const repeats = new MemoryRepeatLog(2);
-    const scorer = new SpamScorer({ now: clock().now, repeats });
+    const scorer = new SpamScorer({ base: NO_COUNTS, now: clock().now, repeats });
     for (let i = 0; i < 50; i++) await scorer.score({ message: `note ${i}` }, `203.0.113.${i}`);
     assert.equal(repeats.size, 2);
 
@@ -473,7 +480,7 @@ describe('repeat signal in memory, bounded', () => {
 
   it('holds a default bound', async () => {
     const repeats = new MemoryRepeatLog();
-    const scorer = new SpamScorer({ now: clock().now, repeats });
+    const scorer = new SpamScorer({ base: NO_COUNTS, now: clock().now, repeats });
     for (let i = 0; i < 10_050; i++) await scorer.score({ m: String(i) }, '203.0.113.9');
     assert.equal(repeats.size, 10_000);
   });
@@ -495,7 +502,7 @@ describe('large and odd input', () => {
       'Ab1'.repeat(megabyte / 3),
     ];
     for (const value of values) {
-      const verdict = await new SpamScorer().score({ message: value, other: [value, { deeper: value }] }, '203.0.113.1');
+      const verdict = await rulesOnly.score({ message: value, other: [value, { deeper: value }] }, '203.0.113.1');
       assert.equal(typeof verdict.score, 'number', value.slice(0, 20));
     }
     assert.equal((await scoreOnce({ message: 'viagra '.repeat(megabyte / 7) })).score, 6, 'repeats of one phrase count once');

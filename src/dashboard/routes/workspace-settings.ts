@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { DEFAULT_DIGEST_FREQUENCY, isDigestFrequency } from '../../domain/spam-digest.js';
+import type { DigestSettings } from '../../services/spam-digests.js';
 import type { FieldErrors } from '../field-errors.js';
 import { fieldErrors } from '../field-errors.js';
 import { setFlash } from '../flash.js';
@@ -8,13 +10,20 @@ import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { SettingsPage } from '../views/settings-page.js';
 
-type WorkspaceRequest = FastifyRequest<{ Params: { workspaceId: string }; Body: { name?: string } }>;
+type WorkspaceRequest = FastifyRequest<{ Params: { workspaceId: string } }>;
+type DigestBody = { frequency?: unknown; mine?: unknown };
 
-/** A workspace's settings page: rename it (any member, on any plan), see its plan and allowance. */
+/** What a refused form sends back to the page: the rename's name, or the digest as sent, with the messages. */
+interface Refused {
+  name?: string;
+  errors?: FieldErrors;
+  digest?: DigestSettings;
+  digestErrors?: FieldErrors;
+}
+
+/** A workspace's settings page: rename it (any member, on any plan), its spam digest, see its plan and allowance. */
 export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
-  app.get<{ Params: { workspaceId: string } }>('/w/:workspaceId/settings', { preHandler: requireAccount }, (request, reply) =>
-    settingsPage(request as WorkspaceRequest, reply),
-  );
+  app.get<{ Params: { workspaceId: string } }>('/w/:workspaceId/settings', { preHandler: requireAccount }, (request, reply) => settingsPage(request, reply));
 
   app.post<{ Params: { workspaceId: string }; Body: { name?: string } }>('/w/:workspaceId/settings', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
@@ -28,10 +37,35 @@ export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppCo
     return seeOther(reply, `/w/${request.params.workspaceId}/settings`);
   });
 
-  async function settingsPage(request: WorkspaceRequest, reply: FastifyReply, refused: { name?: string; errors?: FieldErrors } = {}, status = 200) {
+  // How often the workspace's digest goes out, and whether this member gets it (a checkbox: absent when unticked).
+  app.post<{ Params: { workspaceId: string }; Body: DigestBody }>(
+    '/w/:workspaceId/settings/spam-digest',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { user } = accountOf(request);
+      const frequency = request.body?.frequency;
+      const mine = request.body?.mine === 'on';
+      try {
+        const saved = await ctx.spamDigests.save(user.id, request.params.workspaceId, frequency, mine);
+        request.log.info({ workspaceId: request.params.workspaceId, frequency: saved.frequency, mine: saved.mine }, 'spam digest settings saved');
+        setFlash(
+          reply,
+          saved.frequency === 'off'
+            ? 'Spam digest turned off for everyone'
+            : `Spam digest saved: ${saved.frequency}, ${saved.mine ? 'sent to you' : 'not sent to you'}`,
+        );
+      } catch (error) {
+        const digest = { frequency: isDigestFrequency(frequency) ? frequency : DEFAULT_DIGEST_FREQUENCY, mine };
+        return settingsPage(request, reply, { digest, digestErrors: fieldErrors(error) }, 400);
+      }
+      return seeOther(reply, `/w/${request.params.workspaceId}/settings#spam-digest`);
+    },
+  );
+
+  async function settingsPage(request: WorkspaceRequest, reply: FastifyReply, refused: Refused = {}, status = 200) {
     // not_found (the 404 page) for a workspace the account does not belong to
     const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'settings');
-    const counts = await ctx.workspaces.counts(workspace.id);
-    return sendPage(reply, SettingsPage({ frame, workspace, ...counts, ...refused }), status);
+    const [counts, digest] = await Promise.all([ctx.workspaces.counts(workspace.id), ctx.spamDigests.settings(accountOf(request).user.id, workspace.id)]);
+    return sendPage(reply, SettingsPage({ frame, workspace, ...counts, digest, ...refused }), status);
   }
 }

@@ -1,12 +1,13 @@
 import type { ComponentChildren } from 'preact';
-import type { SpamProtection } from '../../services/forms.js';
+import type { SpamProtection, ThirdPartyCaptcha } from '../../domain/captcha-providers.js';
 import { SECRET_MAX_LENGTH, type SecretState, type StoredSecretProvider } from '../../services/form-secrets.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import type { Frame } from './layout.js';
 
-export const CAPTCHA_PROVIDERS: readonly SpamProtection[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'];
+/** The CAPTCHAs whose secret key the form stores (ALTCHA needs none). */
+export const CAPTCHA_PROVIDERS: readonly ThirdPartyCaptcha[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'];
 /** Every secret a person stores, in the order the page lists them. */
 export const STORED_SECRETS: readonly StoredSecretProvider[] = [...CAPTCHA_PROVIDERS, 'SLACK'];
 
@@ -17,6 +18,11 @@ export const PROVIDER_NAMES: Record<StoredSecretProvider, string> = {
   TURNSTILE: 'Cloudflare Turnstile',
   SLACK: 'Slack',
 };
+
+/** A `spamProtection` value as the pages name it. */
+export function spamProtectionName(provider: SpamProtection): string {
+  return provider === 'ALTCHA' ? 'ALTCHA' : PROVIDER_NAMES[provider];
+}
 
 /** "Turnstile secret key", "Slack token". */
 export function secretName(provider: StoredSecretProvider): string {

@@ -10,7 +10,8 @@ import type { SettingsList, SettingsValues } from '../form-settings-input.js';
 import type { ChatChannelView } from '../../services/chat-channels.js';
 import { ChatChannelsPanel, type ChatPanelState } from './chat-channels-panel.js';
 import { CsrfInput, Field, FormError, Panel, TextArea, Time } from './components.js';
-import { CAPTCHA_PROVIDERS, DeletePanel, PROVIDER_NAMES, SecretKeysPanel, WebhookSecretPanel } from './form-secrets-settings.js';
+import { SPAM_PROTECTIONS } from '../../domain/captcha-providers.js';
+import { DeletePanel, SecretKeysPanel, spamProtectionName, WebhookSecretPanel } from './form-secrets-settings.js';
 import { FileUploadsPanel } from './file-uploads-panel.js';
 import { CaptchaWarning, FormBehaviourPanels, FormStatePanel } from './form-behaviour-panel.js';
 import { formPath, FormLayout } from './form-layout.js';
@@ -143,15 +144,19 @@ function SpamProtectionSelect({ value, secrets, errors }: { value: string; secre
     <div class="field">
       <label for={id}>Spam protection (captcha)</label>
       <p class="hint" id={`${id}-hint`}>
-        Every submission must then carry the provider’s answer. A provider can be chosen once its secret key is stored under Secret keys below.
+        Every submission must then carry the CAPTCHA’s answer. A third party’s CAPTCHA can be chosen once its secret key is stored under Secret keys below.
+        ALTCHA needs no key and no third party: Formgate serves its widget and issues and checks its challenges itself (a proof of work of about a second in the
+        visitor’s browser).
       </p>
       <select id={id} name="spamProtection" aria-invalid={error ? 'true' : undefined} aria-describedby={error ? `${id}-hint ${id}-error` : `${id}-hint`}>
         <option value="" selected={value === ''}>
           None
         </option>
-        {CAPTCHA_PROVIDERS.map((p) => (
+        {SPAM_PROTECTIONS.map((p) => (
           <option key={p} value={p} selected={value === p}>
-            {`${PROVIDER_NAMES[p]} (${stored.has(p) ? 'secret key stored' : 'no secret key yet'})`}
+            {p === 'ALTCHA'
+              ? 'ALTCHA (proof of work, run by Formgate: no key needed)'
+              : `${spamProtectionName(p)} (${stored.has(p) ? 'secret key stored' : 'no secret key yet'})`}
           </option>
         ))}
       </select>
@@ -317,7 +322,7 @@ export function FormSettingsPage({
         </Panel>
         <Panel title="Spam protection" id="spam-protection">
           <SpamProtectionSelect value={values.spamProtection} secrets={secrets} errors={errors} />
-          <CaptchaWarning provider={form.spamProtection ? PROVIDER_NAMES[form.spamProtection] : null} formId={form.id} />
+          <CaptchaWarning provider={form.spamProtection ? spamProtectionName(form.spamProtection) : null} formId={form.id} />
           <Field
             label="Custom honeypot field"
             name="customHoneypot"

@@ -47,7 +47,7 @@ interface FormSetupProps {
 
 /** How to put the form on a page: its address, snippets to copy, and a test submission to see it work. */
 export function FormSetupPage({ frame, form, address, refused }: FormSetupProps) {
-  const captcha = captchaSnippet(form.spamProtection);
+  const captcha = captchaSnippet(form.spamProtection, address);
   const trap = form.customHoneypot ?? DEFAULT_HONEYPOT;
   const snippet: SnippetOptions = {
     elementId: snippetElementId(form.id),
@@ -140,8 +140,18 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
         <Panel title={`CAPTCHA: ${captcha.label}`}>
           <p>
             This form refuses submissions without a solved {captcha.label} challenge. Put the widget inside the form and the script on the page (the HTML above
-            has both). <strong>Replace {SITE_KEY_PLACEHOLDER} with your site key</strong> from the provider’s console: it is yours, and Formgate never sees it;
-            the secret key stays in the form’s settings.
+            has both).{' '}
+            {form.spamProtection === 'ALTCHA' ? (
+              <>
+                Formgate serves the widget and its challenges from the submit address’s server: there is no key to replace and no third party. A visitor’s
+                browser works about a second to solve a challenge; each is good for 10 minutes and for one submission.
+              </>
+            ) : (
+              <>
+                <strong>Replace {SITE_KEY_PLACEHOLDER} with your site key</strong> from the provider’s console: it is yours, and Formgate never sees it; the
+                secret key stays in the form’s settings.
+              </>
+            )}
           </p>
           <CodeBlock id="snippet-captcha" label="CAPTCHA tags" copy="Copy CAPTCHA tags" code={captcha.code} />
         </Panel>

@@ -1,7 +1,9 @@
+import type { DigestSettings } from '../../services/spam-digests.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
+import { SpamDigestPanel } from './spam-digest-panel.js';
 import { PlanSummary } from './workspace-page.js';
 
 interface SettingsPageProps {
@@ -12,10 +14,13 @@ interface SettingsPageProps {
   /** The name as typed, when a rename was refused. */
   name?: string;
   errors?: FieldErrors;
+  /** The workspace's spam digest as this member sees it: as saved, or as sent when refused. */
+  digest: DigestSettings;
+  digestErrors?: FieldErrors;
 }
 
-/** A workspace's settings: its name, and its plan with what is left of the allowance. */
-export function SettingsPage({ frame, workspace, formCount, memberCount, name, errors }: SettingsPageProps) {
+/** A workspace's settings: its name, its spam digest, and its plan with what is left of the allowance. */
+export function SettingsPage({ frame, workspace, formCount, memberCount, name, errors, digest, digestErrors }: SettingsPageProps) {
   return (
     <Layout title="Workspace settings" frame={frame}>
       <Panel title="General">
@@ -26,6 +31,7 @@ export function SettingsPage({ frame, workspace, formCount, memberCount, name, e
           <button type="submit">Rename workspace</button>
         </form>
       </Panel>
+      <SpamDigestPanel workspaceId={workspace.id} csrf={frame.csrf} settings={digest} errors={digestErrors} />
       <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={frame.plans} />
       <Panel title="Erase a person">
         <p>Delete every submission that holds someone’s email address, when they ask you to: you see how many first.</p>

@@ -92,7 +92,7 @@ export function StatusBadge({ status }: { status: SubmissionDetail['status'] }) 
 /** What a held or spam status means, and what changes it. */
 function StatusNote({ submission, workspace, expiresAt }: { submission: SubmissionDetail; workspace: SubmissionPageProps['workspace']; expiresAt: number }) {
   if (submission.status === 'held') return <HeldExplanation plan={workspace.plan} />;
-  if (submission.status !== 'spam') return null;
+  if (submission.status !== 'spam') return <FilterVerdict reasons={submission.spamReasons} />;
   return (
     <div class="notice">
       <p>
@@ -100,6 +100,18 @@ function StatusNote({ submission, workspace, expiresAt }: { submission: Submissi
       </p>
       <SpamReasons reasons={submission.spamReasons} />
     </div>
+  );
+}
+
+/** Why the spam filter let a submission in: what it weighed, folded away (the reasons of older submissions were not kept). */
+function FilterVerdict({ reasons }: { reasons: string[] }) {
+  if (reasons.length === 0) return null;
+  return (
+    <details class="verdict">
+      <summary>Why the spam filter let it in</summary>
+      <p class="muted">A submission is spam at 10 points or more; these are what it scored. Mark as spam teaches the filter otherwise.</p>
+      <SpamReasons reasons={reasons} />
+    </details>
   );
 }
 

@@ -28,6 +28,9 @@ import { oneSearchIndex } from './0024-one-search-index.js';
 import { storageLimits } from './0025-storage-limits.js';
 import { accentFoldedSearch } from './0026-accent-folded-search.js';
 import { webhookEndpoints } from './0027-webhook-endpoints.js';
+import { altcha } from './0028-altcha.js';
+import { spamLearning } from './0029-spam-learning.js';
+import { spamDigest } from './0030-spam-digest.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -64,6 +67,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0025-storage-limits': storageLimits,
   '0026-accent-folded-search': accentFoldedSearch,
   '0027-webhook-endpoints': webhookEndpoints,
+  '0028-altcha': altcha,
+  '0029-spam-learning': spamLearning,
+  '0030-spam-digest': spamDigest,
 };
 
 /**

@@ -1,8 +1,8 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
-import type { SpamProtection } from '../../domain/captcha-providers.js';
-/** WEBHOOK: the form's Standard Webhooks signing secret, made by Formgate (`formgate forms webhook-secret`). */
-export type SecretProvider = SpamProtection | 'SLACK' | 'WEBHOOK';
+import type { SpamProtection, ThirdPartyCaptcha } from '../../domain/captcha-providers.js';
+/** WEBHOOK: the form's Standard Webhooks signing secret, made by Formgate (`formgate forms webhook-secret`). ALTCHA needs none (Formgate's own key). */
+export type SecretProvider = ThirdPartyCaptcha | 'SLACK' | 'WEBHOOK';
 
 export interface FormTable {
   id: string;

@@ -1,3 +1,4 @@
+import type { AltchaSpentChallengeTable } from './altcha.js';
 import type { DailyCountTable } from './daily-count.js';
 import type { InvitationTable } from './invitation.js';
 import type { PasswordResetTable, SessionTable } from './session.js';
@@ -10,9 +11,11 @@ import type { TemplateTable } from './template.js';
 import type { TokenTable } from './token.js';
 import type { SettingTable, UserTable } from './user.js';
 import type { FileReservationTable, SpamDayTable, WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
+import type { SpamDigestTable } from './spam-digest.js';
+import type { SpamModelTable, SpamTokenTable } from './spam-model.js';
 
 /** What `change_counts` counts the changes of (migration 0010), and what PostgreSQL's triggers notify (0023). */
-export type ChangeCounted = 'intake_forms' | 'tokens';
+export type ChangeCounted = 'intake_forms' | 'tokens' | 'spam_models';
 
 /** The whole schema as Kysely sees it (camelCase; the tables are snake_case). */
 export interface DB {
@@ -28,6 +31,9 @@ export interface DB {
   unclaimedFiles: UnclaimedFileTable;
   fileReservations: FileReservationTable;
   spamDays: SpamDayTable;
+  spamDigests: SpamDigestTable;
+  spamModels: SpamModelTable;
+  spamTokens: SpamTokenTable;
   jobs: JobTable;
   jobAttempts: JobAttemptTable;
   templates: TemplateTable;
@@ -36,6 +42,7 @@ export interface DB {
   invitations: InvitationTable;
   dailyCounts: DailyCountTable;
   recipientConfirmations: RecipientConfirmationTable;
+  altchaSpentChallenges: AltchaSpentChallengeTable;
   /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
   changeCounts: { name: ChangeCounted; n: number };
 }

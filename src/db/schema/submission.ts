@@ -18,6 +18,8 @@ export interface SubmissionTable {
   emailControls: unknown;
   /** Why a spam submission was quarantined: a JSON array of sentences (text), or null. */
   spamReasons: string | null;
+  /** What the spam filter learned from this submission's marks: `spam`, `ham`, or null (migration 0029). */
+  spamLesson: Generated<'spam' | 'ham' | null>;
   /** 1 until someone of the workspace opens it or marks it read (migration 0022; older rows are read). */
   unread: Generated<number>;
   /** The team's note on the submission; null: none. */

@@ -25,6 +25,8 @@ export interface WorkspaceMemberTable {
   workspaceId: string;
   userId: string;
   role: 'owner' | 'member';
+  /** 1 while the member wants the workspace's spam digest, 0 once they turned it off (migration 0030). */
+  spamDigest: Generated<number>;
   createdAt: number;
 }
 

@@ -18,7 +18,7 @@ import { operation } from './operation.js';
  * Sends a page serialised by envelopeJson: Fastify sends a string of a JSON type as it is. The
  * route's response schema still documents the page (OpenAPI).
  */
-function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
