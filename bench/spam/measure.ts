@@ -4,6 +4,7 @@
 // never saw; then an owner corrects its mistakes on the first of those messages, and the rest are
 // judged again (the learning curve). Also the learned filter's cost on a 2 KB submission. A
 // benchmark: nothing here is a test, and nothing reads the corpus's reserved groups.
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { CountsInMemory } from '../../src/spam/base-model.js';
 import type { Counts, TokenCount } from '../../src/spam/learned-filter.js';
@@ -61,9 +62,17 @@ async function judgeAll(scorer: SpamScorer, posts: readonly LabelledPost[], onMi
 
 const corpus = await trainingPosts();
 const forms = formPosts();
-const training = [...corpus.filter((post) => !isHeldOut(post)), ...Array.from({ length: FORM_POSTS_WEIGHT }, () => forms.filter((post) => !isHeldOut(post))).flat()];
+const training = [
+  ...corpus.filter((post) => !isHeldOut(post)),
+  ...Array.from({ length: FORM_POSTS_WEIGHT }, () => forms.filter((post) => !isHeldOut(post))).flat(),
+];
 const base = new CountsInMemory(trainModel(training, 'two thirds'));
-const heldOut = corpus.filter(isHeldOut);
+// in an order of their own (a hash of the id), so that spam and legitimate messages come mixed, as a form gets them
+const heldOut = corpus
+  .filter(isHeldOut)
+  .map((post) => ({ post, key: createHash('sha256').update(`order ${post.id}`).digest('hex') }))
+  .sort((a, b) => (a.key < b.key ? -1 : 1))
+  .map(({ post }) => post);
 const baseOnly = new SpamScorer({ base });
 console.log('Spam filter on the training groups (held-out third; the base model trained on the rest)');
 console.log(`  SpamAssassin easy-ham-1 / spam-1: ${describe(await judgeAll(baseOnly, heldOut))}`);
@@ -84,18 +93,24 @@ for (const limit of CORRECTIONS) {
     corrected[kind]++;
     lessons.learn(post);
   });
-  console.log(`  after ${String(limit).padStart(3)} corrections (made ${corrected.spam} spam, ${corrected.ham} not spam): ${describe(await judgeAll(scorer, heldOut.slice(half)))}`);
+  console.log(
+    `  after ${String(limit).padStart(3)} corrections (made ${corrected.spam} spam, ${corrected.ham} not spam): ${describe(await judgeAll(scorer, heldOut.slice(half)))}`,
+  );
 }
 
-// What the learned filter costs: tokens and verdict of a 2 KB post, many times; p50 and p99.
-const message = heldOut.map((post) => post.fields.message ?? '').find((text) => text.length >= 2048)!.slice(0, 2048);
-const fields = { name: 'Ada Lovelace', email: 'ada@example.com', message };
+// What the learned filter adds to scoring a 2 KB post (its tokens and verdict; the scorer reads and
+// normalises the values once for every signal), many times over; p50 and p99.
+const message = heldOut
+  .map((post) => post.fields.message ?? '')
+  .find((text) => text.length >= 2048)!
+  .slice(0, 2048);
+const scanned = scannedFields({ name: 'Ada Lovelace', email: 'ada@example.com', message });
 const times: number[] = [];
 for (let i = 0; i < 5_000; i++) {
   const start = performance.now();
-  judge(tokensOf(scannedFields(fields)), base, null);
+  judge(tokensOf(scanned), base, null);
   times.push(performance.now() - start);
 }
 times.sort((a, b) => a - b);
 const at = (q: number) => `${Math.round(times[Math.floor(q * (times.length - 1))]! * 1000)} µs`;
-console.log(`Learned filter on a 2 KB post (reading, tokens, verdict): p50 ${at(0.5)}, p99 ${at(0.99)} (target: p99 ≤ 200 µs)`);
+console.log(`Learned filter on a 2 KB post (tokens and verdict): p50 ${at(0.5)}, p99 ${at(0.99)} (target: p99 ≤ 200 µs)`);

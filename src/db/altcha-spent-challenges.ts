@@ -1,11 +1,10 @@
-import type { SpentChallenges } from '../spam/altcha.js';
 import type { Database } from './database.js';
 
 /**
  * The ALTCHA challenges already answered (migration 0028), in the database every instance shares:
  * one insert decides, atomically on both dialects, which of two posts of one answer is taken.
  */
-export class AltchaSpentChallenges implements SpentChallenges {
+export class AltchaSpentChallenges {
   constructor(private readonly database: Database) {}
 
   async spend(id: string, expiresAt: number): Promise<boolean> {

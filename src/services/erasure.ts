@@ -64,7 +64,12 @@ export class ErasureService {
     for await (const ids of this.holding(workspaceId, address)) {
       const batch = await this.database.transaction(async (trx) => {
         // what the spam filter learned from this person goes with them (docs/spam-filter.md)
-        const taught = await trx.selectFrom('submissions').select(['id', 'data', 'spamLesson']).where('id', 'in', ids).where('spamLesson', 'is not', null).execute();
+        const taught = await trx
+          .selectFrom('submissions')
+          .select(['id', 'data', 'spamLesson'])
+          .where('id', 'in', ids)
+          .where('spamLesson', 'is not', null)
+          .execute();
         await unlearn(trx, workspaceId, taught);
         return deleteWithDeliveries(trx, workspaceId, ids, Date.now());
       });

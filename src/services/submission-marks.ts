@@ -139,14 +139,16 @@ export class SubmissionMarks {
     const wanted = await this.inboxIds(userId, scope, ids);
     const reasons = JSON.stringify([`${OWNER_MARK} ${byEmail}`]);
     return this.database.transaction(async (trx) => {
-      // NOTE: read again inside the transaction: only those still accepted move (two clicks take turns)
-      const rows = await trx
+      // NOTE: read again inside the transaction, and locked on PostgreSQL (SQLite runs one writer at a
+      // time): only those still accepted move, so two clicks or requests at once take turns, and a
+      // day's count and the filter's lesson move once
+      const query = trx
         .selectFrom('submissions')
         .select(['seq', 'id', 'workspaceId', 'formId', 'createdAt', 'data', 'spamLesson'])
         .where('id', 'in', wanted)
         .where('status', '=', 'accepted')
-        .orderBy('seq')
-        .execute();
+        .orderBy('seq');
+      const rows = await (this.database.dialect === 'postgres' ? query.forUpdate() : query).execute();
       if (rows.length === 0) return 0;
       // the scope is one form or one workspace: every row is of one workspace
       await teach(trx, rows[0]!.workspaceId, rows, 'spam');

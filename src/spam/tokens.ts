@@ -29,13 +29,11 @@ export function tokensOf(fields: readonly ScannedField[]): Set<string> {
   const add = (token: string) => {
     if (tokens.size < MAX_TOKENS) tokens.add(token);
   };
-  let links = 0;
   for (const { key, text } of fields) {
     const fieldName = key.toLowerCase();
     // a short field named like a subject says more in its own right ("subject:free")
     const prefix = fieldName === 'subject' || fieldName === '_subject' ? 'subject:' : '';
     const withoutLinks = text.replace(LINK, (link) => {
-      links++;
       const host = link
         .replace(/^https?:\/\//i, '')
         .split(/[/?#:]/, 1)[0]!

@@ -873,7 +873,14 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
     await insert('s3', 'accepted', '{"c":"not spam"}', day * 86_400_000 + 10);
     await insert('s4', 'spam', '{}', (day + 1) * 86_400_000);
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0025-storage-limits', '0026-accent-folded-search', '0027-webhook-endpoints', '0028-altcha', '0029-spam-learning', '0030-spam-digest']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0025-storage-limits',
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
     assert.deepEqual(
@@ -915,7 +922,13 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
         SELECT seq, search_text, ${scopeToken('w1')}, ${scopeToken('f1')} FROM submissions WHERE id IN ('s1', 's2') ORDER BY seq`.execute(raw);
     }
 
-    assert.deepEqual(await migrateToLatest(fresh.database), ['0026-accent-folded-search', '0027-webhook-endpoints', '0028-altcha', '0029-spam-learning', '0030-spam-digest']);
+    assert.deepEqual(await migrateToLatest(fresh.database), [
+      '0026-accent-folded-search',
+      '0027-webhook-endpoints',
+      '0028-altcha',
+      '0029-spam-learning',
+      '0030-spam-digest',
+    ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;
     assert.deepEqual(texts, [

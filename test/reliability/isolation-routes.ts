@@ -16,6 +16,7 @@ export interface Variant {
 const PATH_ONLY: Entry = { variants: [{}] };
 const LOGGED_OUT = { own: 'a page before login: it names no account’s resource' };
 const SECRET_LINK = { own: 'addressed by an emailed secret, not an id (sessions-tokens.test.ts)' };
+const NOT_SPAM_LINK = { own: 'addressed by a digest’s link signed for one member and submission, not an id (test/dashboard/spam-digest.test.ts)' };
 const SIGNUP_LINK = { own: 'addressed by an emailed link signed for one address, not an id (test/dashboard/open-signup.test.ts)' };
 const CALLERS_OWN = { own: 'acts on the caller’s own account or session only' };
 const LISTING = { own: 'lists the caller’s own things (the listings test)' };
@@ -85,6 +86,8 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /invitations/:secret': SECRET_LINK,
   'POST /invitations/:secret': SECRET_LINK,
   'POST /invitations/:secret/logout': SECRET_LINK,
+  'GET /not-spam/:token': NOT_SPAM_LINK,
+  'POST /not-spam/:token': NOT_SPAM_LINK,
   'GET /recipients/:secret': {
     own: 'addressed by an emailed secret, not an id (test/dashboard/recipients.test.ts: a link answers for its own workspace only)',
   },
@@ -151,6 +154,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /w/:workspaceId/forms/new': { variants: [{ body: { name: 'Planted form' } }] },
   'GET /w/:workspaceId/settings': PATH_ONLY,
   'POST /w/:workspaceId/settings': { variants: [{ body: { name: 'Taken over' } }] },
+  'POST /w/:workspaceId/settings/spam-digest': { variants: [{ body: { frequency: 'off' } }] },
   'GET /w/:workspaceId/erase': PATH_ONLY,
   'POST /w/:workspaceId/erase/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }] },
   'POST /w/:workspaceId/erase': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },
