@@ -51,6 +51,8 @@ import { createSubmitSurface, type SubmitSurface } from './submit/server.js';
 import { ThankYouLinks } from './submit/thank-you-link.js';
 import { installValidators } from './http/validation.js';
 import { MemoryRepeatLog, RedisRepeatLog } from './spam/repeats.js';
+import { OutsideJudges } from './spam/judges/outside-judges.js';
+import { MemorySameMessageLog, RedisSameMessageLog } from './spam/judges/same-message.js';
 import { SpamLessons } from './services/spam-lessons.js';
 
 export interface Surfaces {
@@ -127,6 +129,14 @@ function buildSubmitSurface(
     ctx.config.spamRetentionMs,
   );
   const repeats = redis ? new RedisRepeatLog(redis, new MemoryRepeatLog()) : new MemoryRepeatLog();
+  const judges = new OutsideJudges({
+    spamd: ctx.config.spamd,
+    config: ctx.config.spamJudges,
+    publicUrl: ctx.config.publicUrl,
+    log,
+    sameMessages: redis ? new RedisSameMessageLog(redis, new MemorySameMessageLog()) : new MemorySameMessageLog(),
+    counter: ctx.metrics,
+  });
   const uploads = new UploadIntake(ctx.database, ctx.files, ctx.fileLinks, log, ctx.plans);
   const pipeline = new IntakePipeline(
     ctx.forms,
@@ -135,6 +145,7 @@ function buildSubmitSurface(
     { urls: ctx.config.captchaVerifyUrls, altcha: ctx.altcha },
     log,
     uploads,
+    judges,
   );
   return createSubmitSurface({
     ctx,

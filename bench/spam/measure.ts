@@ -11,7 +11,7 @@ import type { Counts, TokenCount } from '../../src/spam/learned-filter.js';
 import { judge } from '../../src/spam/learned-filter.js';
 import { SpamScorer, scannedFields } from '../../src/spam/score.js';
 import { tokensOf } from '../../src/spam/tokens.js';
-import { FORM_POSTS_WEIGHT, formPosts, isHeldOut, type LabelledPost, trainingPosts } from './corpus.js';
+import { FORM_POSTS_WEIGHT, foldOf, formPosts, type LabelledPost, trainingPosts } from './corpus.js';
 import { trainModel } from './model.js';
 
 const CORRECTIONS = [0, 10, 50, 100];
@@ -62,39 +62,64 @@ async function judgeAll(scorer: SpamScorer, posts: readonly LabelledPost[], onMi
 
 const corpus = await trainingPosts();
 const forms = formPosts();
-const training = [
-  ...corpus.filter((post) => !isHeldOut(post)),
-  ...Array.from({ length: FORM_POSTS_WEIGHT }, () => forms.filter((post) => !isHeldOut(post))).flat(),
-];
-const base = new CountsInMemory(trainModel(training, 'two thirds'));
+const add = (sum: Figures, f: Figures) => {
+  for (const key of ['ham', 'quarantined', 'spam', 'caught'] as const) sum[key] += f[key];
+};
+const zero = (): Figures => ({ ham: 0, quarantined: 0, spam: 0, caught: 0 });
 // in an order of their own (a hash of the id), so that spam and legitimate messages come mixed, as a form gets them
-const heldOut = corpus
-  .filter(isHeldOut)
-  .map((post) => ({ post, key: createHash('sha256').update(`order ${post.id}`).digest('hex') }))
-  .sort((a, b) => (a.key < b.key ? -1 : 1))
-  .map(({ post }) => post);
-const baseOnly = new SpamScorer({ base });
-console.log('Spam filter on the training groups (held-out third; the base model trained on the rest)');
-console.log(`  SpamAssassin easy-ham-1 / spam-1: ${describe(await judgeAll(baseOnly, heldOut))}`);
-console.log(`  form posts (bench/spam/form-posts): ${describe(await judgeAll(baseOnly, forms.filter(isHeldOut)))}`);
-const rules = new SpamScorer({ base: new CountsInMemory({ source: '', spamMessages: 0, hamMessages: 0, tokens: {} }) });
-console.log(`  the rules alone, on the same SpamAssassin third: ${describe(await judgeAll(rules, heldOut))}`);
+const mixed = (posts: LabelledPost[]) =>
+  posts
+    .map((post) => ({ post, key: createHash('sha256').update(`order ${post.id}`).digest('hex') }))
+    .sort((a, b) => (a.key < b.key ? -1 : 1))
+    .map(({ post }) => post);
 
-// The owner corrects the filter's mistakes on the first half of the held-out messages, up to N of each kind; the second half is judged.
-const half = Math.floor(heldOut.length / 2);
-console.log(`Learning curve: the first ${half} held-out messages corrected, up to N mistakes of each kind; the other ${heldOut.length - half} judged`);
-for (const limit of CORRECTIONS) {
-  const lessons = new MemoryLessons();
-  const scorer = new SpamScorer({ base, lessons: { countsFor: async () => (lessons.spamMessages + lessons.hamMessages > 0 ? lessons : null) } });
-  const corrected = { spam: 0, ham: 0 };
-  await judgeAll(scorer, heldOut.slice(0, half), (post) => {
-    const kind = post.spam ? 'spam' : 'ham';
-    if (corrected[kind] >= limit) return;
-    corrected[kind]++;
-    lessons.learn(post);
-  });
+// Three folds: the base model is trained on two thirds and judges the third, three times over, so every message is judged once.
+const totals = { corpus: zero(), forms: zero(), rules: zero(), curve: CORRECTIONS.map(() => ({ ...zero(), spamLessons: 0, hamLessons: 0 })) };
+let base: CountsInMemory | null = null;
+let heldOut: LabelledPost[] = [];
+for (const fold of [0, 1, 2]) {
+  const training = [
+    ...corpus.filter((post) => foldOf(post) !== fold),
+    ...Array.from({ length: FORM_POSTS_WEIGHT }, () => forms.filter((post) => foldOf(post) !== fold)).flat(),
+  ];
+  base = new CountsInMemory(trainModel(training, `all but fold ${fold}`));
+  heldOut = mixed(corpus.filter((post) => foldOf(post) === fold));
+  add(totals.corpus, await judgeAll(new SpamScorer({ base }), heldOut));
+  add(
+    totals.forms,
+    await judgeAll(
+      new SpamScorer({ base }),
+      forms.filter((post) => foldOf(post) === fold),
+    ),
+  );
+  add(totals.rules, await judgeAll(new SpamScorer({ base: new CountsInMemory({ source: '', spamMessages: 0, hamMessages: 0, tokens: {} }) }), heldOut));
+  // The owner corrects the filter's mistakes on the first half of the fold, up to N of each kind; the second half is judged.
+  const half = Math.floor(heldOut.length / 2);
+  for (const [index, limit] of CORRECTIONS.entries()) {
+    const lessons = new MemoryLessons();
+    const scorer = new SpamScorer({ base, lessons: { countsFor: async () => (lessons.spamMessages + lessons.hamMessages > 0 ? lessons : null) } });
+    const corrected = { spam: 0, ham: 0 };
+    await judgeAll(scorer, heldOut.slice(0, half), (post) => {
+      const kind = post.spam ? 'spam' : 'ham';
+      if (corrected[kind] >= limit) return;
+      corrected[kind]++;
+      lessons.learn(post);
+    });
+    const curve = totals.curve[index]!;
+    add(curve, await judgeAll(scorer, heldOut.slice(half)));
+    curve.spamLessons += corrected.spam;
+    curve.hamLessons += corrected.ham;
+  }
+}
+console.log('Spam filter on the training groups (three folds: trained on two thirds, judged on the third, every message judged once)');
+console.log(`  SpamAssassin easy-ham-1 / spam-1: ${describe(totals.corpus)}`);
+console.log(`  form posts (bench/spam/form-posts): ${describe(totals.forms)}`);
+console.log(`  the rules alone, on the same SpamAssassin messages: ${describe(totals.rules)}`);
+console.log('Learning curve: in each fold the owner corrects mistakes on the first half, up to N of each kind; the second half is judged');
+for (const [index, limit] of CORRECTIONS.entries()) {
+  const curve = totals.curve[index]!;
   console.log(
-    `  after ${String(limit).padStart(3)} corrections (made ${corrected.spam} spam, ${corrected.ham} not spam): ${describe(await judgeAll(scorer, heldOut.slice(half)))}`,
+    `  after ${String(limit).padStart(3)} corrections a fold (made ${curve.spamLessons} spam, ${curve.hamLessons} not spam in all): ${describe(curve)}`,
   );
 }
 
@@ -108,7 +133,7 @@ const scanned = scannedFields({ name: 'Ada Lovelace', email: 'ada@example.com', 
 const times: number[] = [];
 for (let i = 0; i < 5_000; i++) {
   const start = performance.now();
-  judge(tokensOf(scanned), base, null);
+  judge(tokensOf(scanned), base!, null);
   times.push(performance.now() - start);
 }
 times.sort((a, b) => a - b);

@@ -22,6 +22,7 @@ import {
 } from './checks.js';
 import { envName, type RawEnv } from './env.js';
 import { type ConnectionLimitsConfig, parseConnectionLimits } from './connections.js';
+import { parseSpamJudges, type SpamJudgesConfig } from './spam-judges.js';
 
 export { ConfigError } from './checks.js';
 
@@ -102,8 +103,10 @@ export interface Config {
   slackApiUrl: string;
   /** Telegram's Bot API base (`/bot<token>/sendMessage` is appended); a stand-in in tests. */
   telegramApiUrl: string;
-  /** SpamAssassin's spamd, asked on every autoresponder write; null: the built-in rules alone. */
+  /** SpamAssassin's spamd, asked on every autoresponder write and by the forms that ask SpamAssassin; null: the built-in rules alone. */
   spamd: SpamdAddress | null;
+  /** The outside spam judges' budget and Akismet's address; spamd's is `spamd` (issue 40, item 4). */
+  spamJudges: SpamJudgesConfig;
   /** Who may sign up on the dashboard once the first account (the instance admin) exists. */
   signup: SignupMode;
   /** The plan of every new workspace. */
@@ -395,6 +398,7 @@ export function buildConfig(raw: RawEnv): Config {
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
     telegramApiUrl: raw.telegramApiUrl ? parseUrl(raw.telegramApiUrl, 'telegramApiUrl') : 'https://api.telegram.org',
     spamd: parseSpamdUrl(raw.spamdUrl),
+    spamJudges: parseSpamJudges(raw),
     signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),
     defaultPlan: parseChoice(raw.defaultPlan?.trim() || undefined, PLANS, 'FREE', 'defaultPlan', true),
     defaultPlanFromEnvironment: (raw.defaultPlan?.trim() ?? '') !== '',

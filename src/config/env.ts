@@ -34,6 +34,8 @@ export interface RawEnv {
   slackApiUrl?: string;
   telegramApiUrl?: string;
   spamdUrl?: string;
+  spamJudgesBudget?: string;
+  akismetUrl?: string;
   signup?: string;
   defaultPlan?: string;
   sessionIdleTimeout?: string;
@@ -84,6 +86,8 @@ const NAMES: Record<keyof RawEnv, string> = {
   slackApiUrl: 'FORMGATE_SLACK_API_URL',
   telegramApiUrl: 'FORMGATE_TELEGRAM_API_URL',
   spamdUrl: 'FORMGATE_SPAMD_URL',
+  spamJudgesBudget: 'FORMGATE_SPAM_JUDGES_BUDGET',
+  akismetUrl: 'FORMGATE_AKISMET_URL',
   signup: 'FORMGATE_SIGNUP',
   defaultPlan: 'FORMGATE_DEFAULT_PLAN',
   sessionIdleTimeout: 'FORMGATE_SESSION_IDLE_TIMEOUT',

@@ -8,6 +8,7 @@ import { allowedOriginsOf, type FormSettings, notificationEmailsOf, retentionDay
 import { type BehaviourValues, behaviourPatch, behaviourValuesOf, readBehaviour } from './form-behaviour-input.js';
 import { DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
 import { type FileUploadsInput, uploadLimitsOf } from '../services/form-uploads.js';
+import { spamJudgesOf } from '../services/spam-judge-settings.js';
 
 const MB = 1024 * 1024;
 
@@ -27,6 +28,11 @@ export interface SettingsValues {
   customHoneypot: string;
   customSpamWords: string;
   spamProtection: string;
+  /** The outside judges' switches were posted (a page without them leaves them as they are). */
+  spamJudgesShown: boolean;
+  spamAssassin: boolean;
+  flagDisposableAddresses: boolean;
+  flagSameMessage: boolean;
   allowedOrigins: string[];
   /** Days submissions are kept, as typed; empty: kept until deleted. */
   retentionDays: string;
@@ -60,6 +66,8 @@ export function valuesOf(form: Form, zone = 'UTC'): SettingsValues {
     customHoneypot: form.customHoneypot ?? '',
     customSpamWords: form.customSpamWords ?? '',
     spamProtection: form.spamProtection ?? '',
+    spamJudgesShown: true,
+    ...spamJudgesOf(form),
     allowedOrigins: allowedOriginsOf(form),
     retentionDays: form.retentionDays === null ? '' : String(form.retentionDays),
     ...uploadValuesOf(form),
@@ -96,6 +104,10 @@ export function readSettings(body: Record<string, unknown> | undefined, zone = '
     customHoneypot: first(b.customHoneypot),
     customSpamWords: text(b.customSpamWords),
     spamProtection: first(b.spamProtection),
+    spamJudgesShown: first(b.spamJudgesShown) === '1',
+    spamAssassin: first(b.spamAssassin) === 'on',
+    flagDisposableAddresses: first(b.flagDisposableAddresses) === 'on',
+    flagSameMessage: first(b.flagSameMessage) === 'on',
     allowedOrigins: list('allowedOrigins'),
     retentionDays: first(b.retentionDays).trim(),
     uploadsShown: first(b.uploadsShown) === '1',
@@ -166,6 +178,9 @@ export function settingsPatch(values: SettingsValues): FormSettings {
     customHoneypot: orNull(values.customHoneypot),
     customSpamWords: orNull(values.customSpamWords),
     spamProtection: orNull(values.spamProtection),
+    ...(values.spamJudgesShown
+      ? { spamAssassin: values.spamAssassin, flagDisposableAddresses: values.flagDisposableAddresses, flagSameMessage: values.flagSameMessage }
+      : {}),
     allowedOrigins: values.allowedOrigins,
     retentionDays: retentionDaysOf(values.retentionDays),
     ...(values.uploadsShown ? { fileUploads: fileUploadsOf(values) } : {}),

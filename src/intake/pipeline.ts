@@ -11,7 +11,11 @@ import { captchaFieldName, type CaptchaOutcome, verifyCaptcha } from '../spam/ca
 import type { Altcha } from '../spam/altcha.js';
 import type { CaptchaVerifyUrls } from '../domain/captcha-providers.js';
 import { honeypotFilled, removeTrapField } from './honeypot.js';
-import type { SpamScorer } from '../spam/score.js';
+import { scannedFields, type SpamScorer } from '../spam/score.js';
+import type { OutsideJudges } from '../spam/judges/outside-judges.js';
+import type { JudgeSettings } from '../spam/judges/judge.js';
+import type { Finding } from '../spam/score-rules.js';
+import { allowedOriginsOf } from '../services/forms.js';
 import { compileSpamWords } from '../spam/spam-words.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { captchaAnswer, isEmpty, type ParsedSubmission } from './fields.js';
@@ -19,6 +23,12 @@ import { visitorKey } from './rate-limit.js';
 import type { SubmissionWriter } from './writer.js';
 import type { DroppedFile, UploadIntake, UploadSession } from './uploads.js';
 import { SpamDropLog } from './spam-drop-log.js';
+
+/** What the browser said of itself: Akismet reads them, nothing else does. */
+export interface VisitorHeaders {
+  userAgent?: string | null;
+  referrer?: string | null;
+}
 
 /** What the visitor is told about a submission; `outcome` stays on the server. */
 export interface ReceivedSubmission {
@@ -52,6 +62,8 @@ export class IntakePipeline {
     private readonly log: Logger,
     /** Where a multipart post's files go; without it, a file is refused. */
     private readonly uploads: UploadIntake | null = null,
+    /** The outside spam judges a form may turn on; without them, none is asked. */
+    private readonly judges: OutsideJudges | null = null,
   ) {
     // NOTE: callers share the looked-up form: it is read, never changed.
     this.intakeForms = forms.intakeForms();
@@ -80,10 +92,11 @@ export class IntakePipeline {
     ip: string,
     admit?: (form: IntakeForm) => void,
     uploads: UploadSession | null = null,
+    visitor: VisitorHeaders = {},
   ): Promise<ReceivedSubmission> {
-    if (!uploads) return this.decide(formId, parsed, ip, admit, null);
+    if (!uploads) return this.decide(formId, parsed, ip, admit, null, visitor);
     try {
-      const received = await this.decide(formId, parsed, ip, undefined, uploads);
+      const received = await this.decide(formId, parsed, ip, undefined, uploads, visitor);
       if (received.outcome === 'dropped' || received.outcome === 'spam_dropped') await uploads.discard();
       const droppedFiles = uploads.dropped();
       return droppedFiles.length > 0 ? { ...received, droppedFiles } : received;
@@ -99,6 +112,7 @@ export class IntakePipeline {
     ip: string,
     admit: ((form: IntakeForm) => void) | undefined,
     uploads: UploadSession | null,
+    visitor: VisitorHeaders,
   ): Promise<ReceivedSubmission> {
     const form = uploads?.form ?? (await this.intakeForms.get(formId));
     if (!form) throw new ProblemError('not_found', `There is no form ${formId}; check the form's action address.`);
@@ -118,7 +132,7 @@ export class IntakePipeline {
     }
     if (form.spamProtection) await this.checkCaptcha(form, form.spamProtection, parsed, ip);
 
-    const { spam, reasons: spamReasons } = await this.spamVerdict(form, parsed, ip);
+    const { spam, reasons: spamReasons } = await this.spamVerdict(form, parsed, ip, visitor);
     if (spam) this.log.info({ formId, reasons: spamReasons }, 'submission quarantined as spam');
     const stored = await this.writer
       .store({
@@ -165,12 +179,41 @@ export class IntakePipeline {
   }
 
   /** Whether the submission is spam, and why or why not: custom spam words first, the owner's own rule, then the automatic filter. */
-  private async spamVerdict(form: IntakeForm, parsed: ParsedSubmission, ip: string): Promise<{ spam: boolean; reasons: string[] }> {
+  private async spamVerdict(form: IntakeForm, parsed: ParsedSubmission, ip: string, visitor: VisitorHeaders): Promise<{ spam: boolean; reasons: string[] }> {
     const word = compileSpamWords(form.customSpamWords)?.firstMatch(parsed.data);
     if (word != null) return { spam: true, reasons: [`custom spam word "${word}"`] };
-    const verdict = await this.scorer.score(parsed.data, visitorKey(ip), form.workspaceId);
+    const outside = await this.outsideFindings(form, parsed, ip, visitor);
+    const verdict = await this.scorer.score(parsed.data, visitorKey(ip), form.workspaceId, outside);
     return { spam: verdict.spam, reasons: verdict.reasons };
   }
+
+  /** What the judges the form turned on found (none: nothing is read or sent); they never fail the submission. */
+  private async outsideFindings(form: IntakeForm, parsed: ParsedSubmission, ip: string, visitor: VisitorHeaders): Promise<Finding[]> {
+    const settings: JudgeSettings = {
+      spamAssassin: form.spamAssassin === 1,
+      akismetKey: form.akismetKey,
+      flagDisposableAddresses: form.flagDisposableAddresses === 1,
+      flagSameMessage: form.flagSameMessage === 1,
+    };
+    if (!this.judges?.anyOn(settings)) return [];
+    return this.judges.judge(settings, {
+      formId: form.id,
+      fields: scannedFields(parsed.data),
+      email: submitterAddress(parsed),
+      name: textValue(parsed.data.name),
+      subject: textValue(parsed.controls['_email.subject']) ?? textValue(parsed.data.subject),
+      ip,
+      visitorKey: visitorKey(ip),
+      userAgent: visitor.userAgent ?? null,
+      referrer: visitor.referrer ?? null,
+      site: allowedOriginsOf(form)[0] ?? null,
+    });
+  }
+}
+
+/** A value that is one line of text (a name, a subject), or null. */
+function textValue(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 256) : null;
 }
 
 /** A paused form, or one past its closing time, takes nothing (its cap is counted as the submission is written). Costs no query. */

@@ -61,6 +61,7 @@ export class Metrics {
   private fileStore: { kind: string; reachable: () => Promise<boolean> } | null = null;
   private readonly addressChecks: Gauge;
   private readonly digestEmails: Counter;
+  private readonly judgeAnswers: Counter<'judge' | 'outcome'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -110,6 +111,12 @@ export class Metrics {
     this.digestEmails = new Counter({
       name: 'formgate_spam_digest_emails_total',
       help: 'Spam digest emails enqueued: one per member who wants the digest of a workspace that had spam since its last one.',
+      registers: [this.registry],
+    });
+    this.judgeAnswers = new Counter({
+      name: 'formgate_spam_judge_answers_total',
+      help: 'Answers of the outside spam judges a form turned on, by judge (spamassassin, akismet, disposable, same_message) and outcome (spam, ham, timeout, invalid_key, error).',
+      labelNames: ['judge', 'outcome'],
       registers: [this.registry],
     });
     this.withheldLinks = new Counter({
@@ -256,6 +263,11 @@ export class Metrics {
   /** Spam digest emails a run enqueued (jobs/spam-digest.ts). */
   spamDigestEmails(count: number): void {
     if (count > 0) this.digestEmails.inc(count);
+  }
+
+  /** One outside spam judge's answer on a submission (spam/judges/outside-judges.ts). */
+  spamJudged(judge: string, outcome: string): void {
+    this.judgeAnswers.labels(judge, outcome).inc();
   }
 
   /** A confirmation link an hourly allowance kept back (services/recipients.ts). */

@@ -32,6 +32,21 @@ const settings = {
     'Captcha required on submit; a third-party provider is accepted only when its secret key is stored for the form. ' +
       '`ALTCHA` (an addition to the spec) is a proof-of-work CAPTCHA that Formgate serves and checks itself: it needs no secret key (docs/captcha.md). Null: no challenge.',
   ),
+  spamAssassin: Type.Boolean({
+    description:
+      "An addition to the spec: each submission is also scored by the instance's SpamAssassin (`spamd`, which the operator sets up with FORMGATE_SPAMD_URL): " +
+      "its values, subject and the submitter's address leave for spamd, and its score adds points (docs/spam-filter.md, Outside judges). " +
+      'Without a spamd on the instance it has no effect. False (the default): not asked.',
+  }),
+  flagDisposableAddresses: Type.Boolean({
+    description:
+      "An addition to the spec: a submitter's address at a disposable e-mail service (a list kept in Formgate, nothing leaves the machine) adds 4 points. False (the default): not checked.",
+  }),
+  flagSameMessage: Type.Boolean({
+    description:
+      'An addition to the spec: the same message (its longest value, 40 characters or more, case and spacing ignored) sent to this form from 5 or more client addresses within an hour is spam from the fifth on. ' +
+      'Leave it off for petitions and other forms where people send a shared text. False (the default): not checked.',
+  }),
   allowedOrigins: Type.Array(Type.String({ minLength: 1, maxLength: ORIGIN_MAX }), {
     maxItems: ALLOWED_ORIGINS_MAX,
     uniqueItems: true,
@@ -155,6 +170,9 @@ export const FormSchema = Type.Object(
     customHoneypot: settings.customHoneypot,
     customSpamWords: settings.customSpamWords,
     spamProtection: settings.spamProtection,
+    spamAssassin: settings.spamAssassin,
+    flagDisposableAddresses: settings.flagDisposableAddresses,
+    flagSameMessage: settings.flagSameMessage,
     allowedOrigins: Type.Array(Type.String(), { description: settings.allowedOrigins.description }),
     retentionDays: settings.retentionDays,
     fileUploads: settings.fileUploads,

@@ -5,8 +5,8 @@ import type { SpamProtection } from '../domain/captcha-providers.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newWebhookSecret } from '../jobs/channels/webhook.js';
 
-export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK'];
-/** The secrets people store (captcha secret keys, the Slack token); the webhook's is made by Formgate. */
+export const SECRET_PROVIDERS: readonly SecretProvider[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE', 'SLACK', 'AKISMET'];
+/** The secrets people store (captcha secret keys, the Slack token, the Akismet API key); the webhook's is made by Formgate. */
 export type StoredSecretProvider = Exclude<SecretProvider, 'WEBHOOK'>;
 /** How long a stored secret may be, trimmed: real ones are 30 to 80 characters. */
 export const SECRET_MAX_LENGTH = 1024;

@@ -16,6 +16,7 @@ import { newestAfter, type Page, type PageRequest, pageOf, pageParams } from './
 import { FormSecrets, type SecretState, type StoredSecretProvider } from './form-secrets.js';
 import { type IntakeForm, IntakeForms } from './intake-forms.js';
 import { requireUnchanged } from './read-only-fields.js';
+import { SPAM_JUDGE_KEYS, spamJudgeColumns, spamJudgesOf, type SpamJudgeSwitches } from './spam-judge-settings.js';
 import type { RecipientService } from './recipients.js';
 import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
 import type { FileStore } from '../files/file-store.js';
@@ -25,7 +26,7 @@ import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 const FORM_DELETE_BATCH = 250;
 
 /** The settable fields of a form, as the API names them (2.3), with the behaviour's (services/form-behaviour.ts). */
-export interface FormSettings extends FormBehaviourInput {
+export interface FormSettings extends FormBehaviourInput, SpamJudgeSwitches {
   name?: string;
   description?: string | null;
   technology?: string | null;
@@ -99,6 +100,7 @@ const FORM_COLUMNS = [
   'uploadsEnabled',
   'uploadLimits',
   ...FORM_BEHAVIOUR_KEYS,
+  ...SPAM_JUDGE_KEYS,
   'createdAt',
   'updatedAt',
 ] as const satisfies readonly (keyof FormRow)[];
@@ -106,8 +108,9 @@ const FORM_COLUMNS = [
 // every column, as `forms.*` gives them (listForms)
 const LISTED_FORM_COLUMNS = [...FORM_COLUMNS, 'chatChannels'] as const satisfies readonly (keyof FormRow)[];
 
-// stored in columns of their own shape (services/form-behaviour.ts)
+// stored in columns of their own shape (services/form-behaviour.ts, services/spam-judge-settings.ts)
 const BEHAVIOUR_KEYS = new Set<string>(FORM_BEHAVIOUR_KEYS);
+const JUDGE_KEYS = new Set<string>(SPAM_JUDGE_KEYS);
 
 export class FormService {
   private readonly secrets: FormSecrets;
@@ -209,6 +212,10 @@ export class FormService {
         closesAt: null,
         maxSubmissions: null,
         chatChannels: null,
+        spamAssassin: 0,
+        flagDisposableAddresses: 0,
+        flagSameMessage: 0,
+        ...spamJudgeColumns(settings),
         ...(settings.fileUploads === undefined ? {} : fileUploadsColumns(settings.fileUploads)),
         ...formBehaviourColumns(settings),
         createdAt: now,
@@ -248,6 +255,7 @@ export class FormService {
       else if (key === 'emailThreading') update.emailThreading = value ? 1 : 0;
       else if (key === 'fileUploads') Object.assign(update, fileUploadsColumns(value as FileUploadsInput | null));
       else if (BEHAVIOUR_KEYS.has(key)) Object.assign(update, formBehaviourColumns({ [key]: value }));
+      else if (JUDGE_KEYS.has(key)) Object.assign(update, spamJudgeColumns({ [key]: value }));
       else (update as Record<string, unknown>)[key] = value;
     }
     // saving the webhook setting (the same URL or another) turns a webhook that answered 410 Gone on again
@@ -501,6 +509,7 @@ export function toFormResource(f: FormRow) {
     retentionDays: f.retentionDays,
     fileUploads: fileUploadsOf(f),
     ...formBehaviourOf(f),
+    ...spamJudgesOf(f),
     createdAt: new Date(f.createdAt).toISOString(),
     updatedAt: new Date(f.updatedAt).toISOString(),
   };

@@ -8,6 +8,7 @@ import { originProblem } from '../net/origin.js';
 import type { OutboundGuard } from '../net/outbound-guard.js';
 import { fileUploadsProblems, type FileUploadsInput } from './form-uploads.js';
 import { formNameProblem, retentionDaysProblem, type FormSettings } from './forms.js';
+import { SPAM_JUDGE_KEYS, type SpamJudgeKey } from './spam-judge-settings.js';
 
 /** Ids are kept as they are: an HTML form posts to {submit_url}/<id>, so only URL-safe characters. */
 const ID_SHAPE = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -32,7 +33,8 @@ export interface CheckedForm {
   workspaceId: string;
   createdAt: number;
   updatedAt: number;
-  settings: Required<Omit<FormSettings, 'spamProtection' | keyof FormBehaviourInput>>;
+  // NOTE: the outside spam judges stay off on an import, as its CAPTCHA does: turning one on sends data away, the owner's choice here
+  settings: Required<Omit<FormSettings, 'spamProtection' | keyof FormBehaviourInput | SpamJudgeKey>>;
   /** Formgate's own additions of issue 29 (redirect, wording, state) that the source showed and that pass the rules; the rest start at the defaults. */
   behaviour: FormBehaviourInput;
   /** The CAPTCHA the source asks for: set here only once its secret key is stored (it never travels). */
@@ -121,6 +123,8 @@ export function checkForm(raw: unknown, outbound: Pick<OutboundGuard, 'urlProble
   const spam = raw.spamProtection;
   const spamProtection = typeof spam === 'string' && SPAM_PROTECTION.includes(spam) ? (spam as SpamProtection) : null;
   if (spam != null && spamProtection === null) dropped.push(`spamProtection ${JSON.stringify(spam)} (unknown provider)`);
+  for (const key of SPAM_JUDGE_KEYS)
+    if (raw[key] === true) dropped.push(`${key} true (outside spam judges start off here: turn them on in the form's settings)`);
   return {
     id,
     workspaceId: raw.workspaceId,

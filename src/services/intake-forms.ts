@@ -39,6 +39,11 @@ export interface IntakeForm {
   maxSubmissions: number | null;
   /** 1 when the instance admin made the workspace: with its plan, whether the admin vouches for it (domain/workspace-trust.ts). */
   ownerIsAdmin: number | null;
+  /** The outside spam judges the form turned on (0/1, migration 0031), and the owner's Akismet key (null: Akismet is not asked). */
+  spamAssassin: number;
+  flagDisposableAddresses: number;
+  flagSameMessage: number;
+  akismetKey: string | null;
 }
 
 /** The row as read: the upload columns as stored. */
@@ -55,6 +60,7 @@ export class IntakeForms {
       .leftJoin('users', 'users.id', 'workspaces.ownerId')
       .leftJoin('formSecrets', (join) => join.onRef('formSecrets.formId', '=', 'forms.id').onRef('formSecrets.provider', '=', 'forms.spamProtection'))
       .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
+      .leftJoin('formSecrets as akismet', (join) => join.onRef('akismet.formId', '=', 'forms.id').on('akismet.provider', '=', 'AKISMET'))
       .select([
         'forms.id',
         'forms.workspaceId',
@@ -69,9 +75,15 @@ export class IntakeForms {
         'forms.uploadsEnabled',
         'forms.uploadLimits',
         ...(['forms.redirectUrl', 'forms.thanksTitle', 'forms.thanksMessage', 'forms.paused', 'forms.closesAt', 'forms.maxSubmissions'] as const),
+        ...(['forms.spamAssassin', 'forms.flagDisposableAddresses', 'forms.flagSameMessage'] as const),
         'workspaces.plan',
       ])
-      .select(['formSecrets.secret as captchaSecret', 'templates.paused as autoresponderPaused', 'users.isAdmin as ownerIsAdmin'])
+      .select([
+        'formSecrets.secret as captchaSecret',
+        'templates.paused as autoresponderPaused',
+        'users.isAdmin as ownerIsAdmin',
+        'akismet.secret as akismetKey',
+      ])
       .where('forms.id', '=', formId),
   );
 

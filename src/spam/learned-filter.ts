@@ -39,7 +39,7 @@ const PRIOR = 0.5;
 const MIN_STRENGTH = 0.1;
 const MAX_DISCRIMINATORS = 150;
 /** A mark of the workspace counts as this many messages of the base model: the owner knows their own forms best. */
-export const LESSON_WEIGHT = 10;
+export const LESSON_WEIGHT = 3;
 const SHOWN = 5;
 
 /**
@@ -47,21 +47,23 @@ const SHOWN = 5;
  * learned nothing). Linear in the tokens: one lookup each, then a partial sort of the strongest.
  */
 export function judge(tokens: Iterable<string>, base: Counts, learned: Counts | null): LearnedVerdict {
-  const spamMessages = base.spamMessages + (learned ? LESSON_WEIGHT * learned.spamMessages : 0);
-  const hamMessages = base.hamMessages + (learned ? LESSON_WEIGHT * learned.hamMessages : 0);
   const clues: { token: string; probability: number; strength: number; learned: boolean }[] = [];
-  if (spamMessages === 0 || hamMessages === 0) return { probability: 0.5, evidence: 0, strongest: [] };
   for (const token of tokens) {
     const fromBase = base.count(token);
     const fromLessons = learned?.count(token);
     if (!fromBase && !fromLessons) continue;
-    const spam = (fromBase?.spam ?? 0) + LESSON_WEIGHT * (fromLessons?.spam ?? 0);
-    const ham = (fromBase?.ham ?? 0) + LESSON_WEIGHT * (fromLessons?.ham ?? 0);
+    // a token the workspace marked is read in the base's frame with the lessons added, weighing
+    // more; a token it never marked is read by the base alone, so that lessons of other words do
+    // not move it (through the totals)
+    const spam = (fromBase?.spam ?? 0) + (fromLessons ? LESSON_WEIGHT * fromLessons.spam : 0);
+    const ham = (fromBase?.ham ?? 0) + (fromLessons ? LESSON_WEIGHT * fromLessons.ham : 0);
     const seen = spam + ham;
     if (seen === 0) continue;
-    const spamRatio = spam / spamMessages;
-    const hamRatio = ham / hamMessages;
-    const raw = spamRatio / (spamRatio + hamRatio);
+    const spamMessages = base.spamMessages + (fromLessons ? LESSON_WEIGHT * learned!.spamMessages : 0);
+    const hamMessages = base.hamMessages + (fromLessons ? LESSON_WEIGHT * learned!.hamMessages : 0);
+    const spamRate = spamMessages > 0 ? spam / spamMessages : 0;
+    const hamRate = hamMessages > 0 ? ham / hamMessages : 0;
+    const raw = spamRate + hamRate === 0 ? PRIOR : spamRate / (spamRate + hamRate);
     const probability = (PRIOR_STRENGTH * PRIOR + seen * raw) / (PRIOR_STRENGTH + seen);
     const strength = Math.abs(probability - PRIOR);
     if (strength >= MIN_STRENGTH) clues.push({ token, probability, strength, learned: fromLessons !== undefined });

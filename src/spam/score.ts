@@ -118,9 +118,10 @@ export class SpamScorer {
 
   /**
    * Scores one submission's stored data (control fields already removed) from client ip, with what
-   * its workspace taught the filter. Records it for the repeat signal.
+   * its workspace taught the filter and what the outside judges found (spam/judges/). Records it for
+   * the repeat signal.
    */
-  async score(data: Record<string, unknown>, ip: string, workspaceId: string | null = null): Promise<SpamVerdict> {
+  async score(data: Record<string, unknown>, ip: string, workspaceId: string | null = null, outside: Finding[] = []): Promise<SpamVerdict> {
     const fields = scannedFields(data);
     const lessons = workspaceId !== null && this.lessons ? await this.lessons.countsFor(workspaceId) : null;
     const text = fields.map((field) => field.text).join('\n');
@@ -131,6 +132,7 @@ export class SpamScorer {
       ...markupFindings(text),
       ...gibberishFindings(fields),
       ...(await this.repeatFindings(fields, ip)),
+      ...outside,
       ...learnedFinding(learned, this.base),
     ];
     const score = findings.reduce((sum, finding) => sum + finding.points, 0);

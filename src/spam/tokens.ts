@@ -18,11 +18,12 @@ const UNTELLING_HOST_PARTS = new Set(['www', 'example', 'test', 'invalid', 'loca
 const DIGITS = /\p{N}/u;
 const MONEY = /^[$€£]/;
 const TRIMMED = /^[-'’]+|[-'’%]+$/g;
+const TRIMMABLE = /^[-'’]|[-'’%]$/;
 
 /**
  * The distinct tokens of a submission's scanned values (already normalised and capped): lower-case
- * words and the pairs of adjacent words, each link's host words (`host:example`), the count of links
- * (`links:3`), and a sign for each kind of detail left out (`email`, `number:5`).
+ * words and the pairs of adjacent words, each link's host words (`host:shop`), and a sign for each
+ * kind of detail left out (`email`, `number:5`).
  */
 export function tokensOf(fields: readonly ScannedField[]): Set<string> {
   const tokens = new Set<string>();
@@ -44,9 +45,10 @@ export function tokensOf(fields: readonly ScannedField[]): Set<string> {
     const prose = withoutLinks.includes('@') ? withoutEmails(withoutLinks) : withoutLinks;
     if (prose !== withoutLinks) add('email');
     let previous: string | null = null;
-    for (const [raw] of prose.matchAll(WORD)) {
+    // lower-cased once for the whole value, not word by word
+    for (const [raw] of prose.toLowerCase().matchAll(WORD)) {
       if (tokens.size >= MAX_TOKENS) return tokens;
-      const word = raw.toLowerCase().replace(TRIMMED, '');
+      const word = TRIMMABLE.test(raw) ? raw.replace(TRIMMED, '') : raw;
       if (word.length < MIN_WORD) {
         previous = null;
         continue;

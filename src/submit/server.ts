@@ -177,7 +177,10 @@ async function handle(deps: HandlerDependencies, request: IncomingMessage, respo
     const parsed = viaQuery ? fieldsFromPairs(query) : await readSubmission(request, uploads, (seen) => (controls = seen));
     controls = parsed.controls;
     if (first === 'echo') return answerEcho(request, response, parsed, viaQuery ? null : query);
-    const received = await deps.pipeline.receive(first, parsed, client, uploads ? undefined : admit, uploads);
+    const received = await deps.pipeline.receive(first, parsed, client, uploads ? undefined : admit, uploads, {
+      userAgent: request.headers['user-agent'] ?? null,
+      referrer: request.headers.referer ?? null,
+    });
     metrics?.submitted(received.outcome);
     answerSuccess(deps, request, response, received, controls, policy!, visitor, intakeForm!);
   } catch (error) {

@@ -159,7 +159,7 @@ describe(`dashboard: a form's behaviour and state over HTTP (${TEST_DIALECT})`, 
     await app.ctx.forms.updateForm(owner.userId, formId, { spamProtection: 'TURNSTILE' });
     const settings = await owner.client.get(`/forms/${formId}/settings`);
     assert.ok(settings.html.includes('Every submission must now carry a solved Cloudflare Turnstile challenge.'));
-    assert.ok(settings.html.includes('Other secret keys (4)'), 'the providers not in use wait behind a disclosure');
+    assert.ok(settings.html.includes('Other secret keys (5)'), 'the providers not in use wait behind a disclosure');
     const setup = await owner.client.get(`/forms/${formId}/setup`);
     assert.ok(setup.html.includes('This form refuses every submission without a solved Cloudflare Turnstile challenge.'));
     assert.ok(setup.html.includes('which a test cannot solve'));

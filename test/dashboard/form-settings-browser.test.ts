@@ -154,7 +154,7 @@ describe(`dashboard in Chromium: a form's settings (${TEST_DIALECT})`, { skip: n
     await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
     // the form uses no provider yet: their inputs wait behind a disclosure
     assert.equal(await page.getByLabel('Cloudflare Turnstile secret key').isVisible(), false);
-    await page.getByText('Secret keys of the CAPTCHA providers and Slack').click();
+    await page.getByText('Secret keys of the CAPTCHA providers, Slack and Akismet').click();
     await page.getByLabel('Cloudflare Turnstile secret key').fill(CAPTCHA_SECRET);
     const turnstile = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Cloudflare Turnstile', exact: true }) });
     await Promise.all([page.waitForURL(/\/settings#secret-keys$/), turnstile.getByRole('button', { name: 'Save' }).click()]);

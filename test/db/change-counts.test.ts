@@ -43,6 +43,9 @@ describe(`change counts (${TEST_DIALECT})`, () => {
     await assertCounted('intake_forms', [
       ['the form', () => db.updateTable('forms').set({ customHoneypot: 'website' }).where('id', '=', form.id).execute()],
       ['its allowed origins', () => db.updateTable('forms').set({ allowedOrigins: '["https://example.com"]' }).where('id', '=', form.id).execute()],
+      ['SpamAssassin turned on', () => db.updateTable('forms').set({ spamAssassin: 1 }).where('id', '=', form.id).execute()],
+      ['disposable addresses flagged', () => db.updateTable('forms').set({ flagDisposableAddresses: 1 }).where('id', '=', form.id).execute()],
+      ['the same message flagged', () => db.updateTable('forms').set({ flagSameMessage: 1 }).where('id', '=', form.id).execute()],
       ['the plan', () => db.updateTable('workspaces').set({ plan: 'DEALIFY' }).where('id', '=', account.workspaceId).execute()],
       [
         'a secret added',

@@ -195,6 +195,26 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0031-spam-judges: the trigger as 0022 (SQLite) and 0023 (PostgreSQL) made it, then its columns. */
+async function undoSpamJudges(raw: Kysely<any>): Promise<void> {
+  const columns =
+    'workspace_id, custom_honeypot, custom_spam_words, spam_protection, notification_emails, slack_channel, webhook_url, allowed_origins, uploads_enabled, upload_limits, ' +
+    'redirect_url, thanks_title, thanks_message, paused, closes_at, max_submissions, chat_channels';
+  if (TEST_DIALECT === 'sqlite') {
+    await sql`DROP TRIGGER forms_intake_update`.execute(raw);
+    await sql
+      .raw(`CREATE TRIGGER forms_intake_update AFTER UPDATE OF ${columns} ON forms BEGIN UPDATE change_counts SET n = n + 1 WHERE name = 'intake_forms'; END`)
+      .execute(raw);
+  } else {
+    await sql`DROP TRIGGER forms_intake_update ON forms`.execute(raw);
+    await sql
+      .raw(`CREATE TRIGGER forms_intake_update AFTER UPDATE OF ${columns} ON forms FOR EACH STATEMENT EXECUTE FUNCTION formgate_notify_change('intake_forms')`)
+      .execute(raw);
+  }
+  for (const column of ['spam_assassin', 'flag_disposable_addresses', 'flag_same_message'])
+    await sql`ALTER TABLE forms DROP COLUMN ${sql.ref(column)}`.execute(raw);
+}
+
 /** Back to before 0030-spam-digest: its table and column. */
 async function undoSpamDigest(raw: Kysely<any>): Promise<void> {
   await sql`DROP TABLE spam_digests`.execute(raw);
@@ -399,6 +419,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -449,6 +470,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -512,6 +534,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -538,6 +561,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -587,6 +611,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -607,6 +632,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -643,6 +669,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -661,6 +688,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -704,6 +732,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -727,6 +756,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -774,6 +804,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -807,6 +838,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -840,6 +872,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -856,6 +889,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -880,6 +914,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -901,6 +936,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
     await undoAltcha(raw);
@@ -928,6 +964,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0028-altcha',
       '0029-spam-learning',
       '0030-spam-digest',
+      '0031-spam-judges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;

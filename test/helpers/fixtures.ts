@@ -12,8 +12,12 @@ export interface Account {
   token: string;
 }
 
-/** A Form resource's behaviour and state as a new form has them (issue 29): open, every wording the default. */
+/** A Form resource's outside spam judges as a new form has them (issue 40): all off. */
+export const DEFAULT_SPAM_JUDGES = { spamAssassin: false, flagDisposableAddresses: false, flagSameMessage: false } as const;
+
+/** A Form resource's behaviour and state as a new form has them (issue 29): open, every wording the default; and its judges off. */
 export const DEFAULT_FORM_BEHAVIOUR = {
+  ...DEFAULT_SPAM_JUDGES,
   redirectUrl: null,
   thanksTitle: null,
   thanksMessage: null,
@@ -38,6 +42,8 @@ export const FORM_FIELDS = [
   'description',
   'emailThreading',
   'fileUploads',
+  'flagDisposableAddresses',
+  'flagSameMessage',
   'id',
   'maxSubmissions',
   'name',
@@ -48,6 +54,7 @@ export const FORM_FIELDS = [
   'redirectUrl',
   'retentionDays',
   'slackChannel',
+  'spamAssassin',
   'spamProtection',
   'technology',
   'thanksMessage',

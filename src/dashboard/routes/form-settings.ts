@@ -54,6 +54,7 @@ export async function sendSettingsPage(
     confirmsRecipients: ctx.recipients.enabled,
     chatChannels,
     vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
+    spamdAvailable: ctx.config.spamd !== null,
     ...state,
     values: state.values ?? valuesOf(form, zoneOf(request)),
   });
@@ -149,6 +150,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
       confirmsRecipients: ctx.recipients.enabled,
       chatChannels: await ctx.chatChannels.listForMember(accountOf(request).user.id, form.id),
       vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
+      spamdAvailable: ctx.config.spamd !== null,
       values: valuesOf(form, zoneOf(request)),
       webhookSecret,
     });

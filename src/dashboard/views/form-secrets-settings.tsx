@@ -9,7 +9,7 @@ import type { Frame } from './layout.js';
 /** The CAPTCHAs whose secret key the form stores (ALTCHA needs none). */
 export const CAPTCHA_PROVIDERS: readonly ThirdPartyCaptcha[] = ['BOTPOISON', 'GOOGLE_RECAPTCHA_V2', 'HCAPTCHA', 'TURNSTILE'];
 /** Every secret a person stores, in the order the page lists them. */
-export const STORED_SECRETS: readonly StoredSecretProvider[] = [...CAPTCHA_PROVIDERS, 'SLACK'];
+export const STORED_SECRETS: readonly StoredSecretProvider[] = [...CAPTCHA_PROVIDERS, 'SLACK', 'AKISMET'];
 
 export const PROVIDER_NAMES: Record<StoredSecretProvider, string> = {
   BOTPOISON: 'Botpoison',
@@ -17,6 +17,7 @@ export const PROVIDER_NAMES: Record<StoredSecretProvider, string> = {
   HCAPTCHA: 'hCaptcha',
   TURNSTILE: 'Cloudflare Turnstile',
   SLACK: 'Slack',
+  AKISMET: 'Akismet',
 };
 
 /** A `spamProtection` value as the pages name it. */
@@ -24,19 +25,19 @@ export function spamProtectionName(provider: SpamProtection): string {
   return provider === 'ALTCHA' ? 'ALTCHA' : PROVIDER_NAMES[provider];
 }
 
-/** "Turnstile secret key", "Slack token". */
+/** "Turnstile secret key", "Slack token", "Akismet API key". */
 export function secretName(provider: StoredSecretProvider): string {
-  return provider === 'SLACK' ? 'Slack token' : `${PROVIDER_NAMES[provider]} secret key`;
+  return provider === 'SLACK' ? 'Slack token' : provider === 'AKISMET' ? 'Akismet API key' : `${PROVIDER_NAMES[provider]} secret key`;
 }
 
 /** "Secret key" or "Bot token" as seen; the provider's name too for a screen reader, which reads the label alone. */
 function SecretLabel({ provider, replacing }: { provider: StoredSecretProvider; replacing?: boolean }) {
-  const kind = provider === 'SLACK' ? 'token' : 'secret key';
+  const kind = provider === 'SLACK' ? 'token' : provider === 'AKISMET' ? 'API key' : 'secret key';
   return (
     <>
       {replacing ? 'New ' : ''}
       <span class="visually-hidden">{PROVIDER_NAMES[provider]} </span>
-      {replacing ? kind : provider === 'SLACK' ? 'Bot token' : 'Secret key'}
+      {replacing ? kind : provider === 'SLACK' ? 'Bot token' : provider === 'AKISMET' ? 'API key' : 'Secret key'}
     </>
   );
 }
@@ -145,14 +146,14 @@ export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame
   return (
     <Panel title="Secret keys" id="secret-keys">
       <p class="hint">
-        A captcha provider’s secret key (from its console; the site key goes in your page’s HTML) and the Slack bot token (<code>xoxb-…</code>). Stored for this
-        form only and never shown again, here or in the API.
+        A captcha provider’s secret key (from its console; the site key goes in your page’s HTML), the Slack bot token (<code>xoxb-…</code>) and your Akismet
+        API key (stored, Akismet is asked about each submission). Stored for this form only and never shown again, here or in the API.
       </p>
       {relevant.length > 0 && <ul class="secret-list">{relevant.map(item)}</ul>}
       {others.length > 0 && (
         <details class="other-secrets" open={others.some((provider) => errors?.[`secret-${provider}`] !== undefined)}>
           <summary class="other-secrets-summary">
-            {relevant.length > 0 ? `Other secret keys (${others.length})` : `Secret keys of the CAPTCHA providers and Slack (${others.length})`}
+            {relevant.length > 0 ? `Other secret keys (${others.length})` : `Secret keys of the CAPTCHA providers, Slack and Akismet (${others.length})`}
           </summary>
           <ul class="secret-list">{others.map(item)}</ul>
         </details>

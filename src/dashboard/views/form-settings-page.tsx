@@ -12,6 +12,7 @@ import { ChatChannelsPanel, type ChatPanelState } from './chat-channels-panel.js
 import { CsrfInput, Field, FormError, Panel, TextArea, Time } from './components.js';
 import { SPAM_PROTECTIONS } from '../../domain/captcha-providers.js';
 import { DeletePanel, SecretKeysPanel, spamProtectionName, WebhookSecretPanel } from './form-secrets-settings.js';
+import { SpamJudgesFields } from './spam-judges-fields.js';
 import { FileUploadsPanel } from './file-uploads-panel.js';
 import { CaptchaWarning, FormBehaviourPanels, FormStatePanel } from './form-behaviour-panel.js';
 import { formPath, FormLayout } from './form-layout.js';
@@ -39,6 +40,8 @@ export interface FormSettingsPageProps {
   chatChannels: ChatChannelView[];
   /** A refused save of a chat channel. */
   chatState?: ChatPanelState;
+  /** The instance has a spamd (FORMGATE_SPAMD_URL): a form may ask SpamAssassin. */
+  spamdAvailable?: boolean;
 }
 
 interface ListProps {
@@ -227,6 +230,7 @@ export function FormSettingsPage({
   chatChannels,
   chatState,
   vouched = true,
+  spamdAvailable = false,
 }: FormSettingsPageProps) {
   const action = formPath(form.id, 'settings');
   const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
@@ -337,6 +341,7 @@ export function FormSettingsPage({
             errors={errors}
             hint="Optional; words separated by commas or line breaks that mark a submission as spam; at most 2560 characters."
           />
+          <SpamJudgesFields values={values} spamdAvailable={spamdAvailable} akismetKeySet={secrets.some((s) => s.provider === 'AKISMET')} />
           <ListField
             list="allowedOrigins"
             legend="Allowed origins"

@@ -31,6 +31,7 @@ import { webhookEndpoints } from './0027-webhook-endpoints.js';
 import { altcha } from './0028-altcha.js';
 import { spamLearning } from './0029-spam-learning.js';
 import { spamDigest } from './0030-spam-digest.js';
+import { spamJudges } from './0031-spam-judges.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028-altcha': altcha,
   '0029-spam-learning': spamLearning,
   '0030-spam-digest': spamDigest,
+  '0031-spam-judges': spamJudges,
 };
 
 /**

@@ -1,8 +1,11 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 import type { SpamProtection, ThirdPartyCaptcha } from '../../domain/captcha-providers.js';
-/** WEBHOOK: the form's Standard Webhooks signing secret, made by Formgate (`formgate forms webhook-secret`). ALTCHA needs none (Formgate's own key). */
-export type SecretProvider = ThirdPartyCaptcha | 'SLACK' | 'WEBHOOK';
+/**
+ * WEBHOOK: the form's Standard Webhooks signing secret, made by Formgate (`formgate forms webhook-secret`). ALTCHA needs none (Formgate's own key).
+ * AKISMET: the owner's Akismet API key; stored, the form asks Akismet about each submission (migration 0031's judges).
+ */
+export type SecretProvider = ThirdPartyCaptcha | 'SLACK' | 'WEBHOOK' | 'AKISMET';
 
 export interface FormTable {
   id: string;
@@ -52,6 +55,12 @@ export interface FormTable {
   maxSubmissions: Generated<number | null>;
   /** JSON array of the form's chat channels (ChatChannel, domain/chat-channels.ts); null: none (text on SQLite, jsonb on PostgreSQL). */
   chatChannels: Generated<unknown>;
+  /** 1: each submission is also scored by the instance's spamd (migration 0031); 0: not (the default). */
+  spamAssassin: Generated<number>;
+  /** 1: a submitter's address at a disposable e-mail service adds points; 0: not (the default). */
+  flagDisposableAddresses: Generated<number>;
+  /** 1: the same message from many client addresses within an hour is spam; 0: not (the default). */
+  flagSameMessage: Generated<number>;
   createdAt: number;
   updatedAt: number;
 }
