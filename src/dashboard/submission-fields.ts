@@ -1,6 +1,7 @@
 import { formatTime } from './time-zone.js';
 import { isFileValue } from '../services/export-fields.js';
 import { withoutHiddenCharacters } from '../domain/uploads.js';
+import { cutText } from '../domain/cut-text.js';
 /** How the inbox's table reads submitted fields: which columns a page gets, and each value in one short line. */
 
 /** At most this many field columns: a wider table stops being readable at phone and laptop widths alike. */
@@ -54,13 +55,7 @@ export function compactValue(value: unknown): string {
 
 /** The value cut to `length` characters (whole code points), with an ellipsis when cut. */
 export function cut(text: string, length = CELL_LENGTH): string {
-  const chars = [...text];
-  return chars.length <= length
-    ? text
-    : `${chars
-        .slice(0, length - 1)
-        .join('')
-        .trimEnd()}…`;
+  return cutText(text, length);
 }
 
 /** A row's first fields as `name: value` lines, for the lists without columns (spam, held). */

@@ -1,4 +1,5 @@
 import { DAY_MS } from './time.js';
+import { cutText } from './cut-text.js';
 
 /** How often a workspace's spam digest goes out. */
 export type DigestFrequency = 'daily' | 'weekly' | 'off';
@@ -52,15 +53,4 @@ function oneLine(value: unknown): string {
     .replace(/(?!\u200d)[\p{Cc}\p{Cf}]/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-}
-
-/** `text` cut to `length` code points, with an ellipsis when cut. */
-function cutText(text: string, length: number): string {
-  const chars = Array.from(text);
-  return chars.length <= length
-    ? text
-    : `${chars
-        .slice(0, length - 1)
-        .join('')
-        .trimEnd()}…`;
 }
