@@ -14,20 +14,29 @@ export interface BaseModelFile {
   tokens: Record<string, [number, number]>;
 }
 
+// A token's two counts in one number, as a map of numbers takes a fraction of the memory of a map
+// of objects (59,000 tokens: about 4 MB rather than 11).
+const HAM_BITS = 2 ** 24;
+
 /** Counts kept in a map, as the base model is read once per process. */
 export class CountsInMemory implements Counts {
-  private readonly tokens: Map<string, TokenCount>;
+  private readonly tokens: Map<string, number>;
   readonly spamMessages: number;
   readonly hamMessages: number;
 
   constructor(model: BaseModelFile) {
     this.spamMessages = model.spamMessages;
     this.hamMessages = model.hamMessages;
-    this.tokens = new Map(Object.entries(model.tokens).map(([token, [spam, ham]]) => [token, { spam, ham }]));
+    this.tokens = new Map();
+    for (const token in model.tokens) {
+      const [spam, ham] = model.tokens[token]!;
+      this.tokens.set(token, spam * HAM_BITS + ham);
+    }
   }
 
   count(token: string): TokenCount | undefined {
-    return this.tokens.get(token);
+    const packed = this.tokens.get(token);
+    return packed === undefined ? undefined : { spam: Math.floor(packed / HAM_BITS), ham: packed % HAM_BITS };
   }
 }
 
