@@ -74,6 +74,11 @@ describe(`dashboard in Chromium: the inbox, a submission, spam and Not spam (${T
     }, 'the notification shown as delivered');
     assert.ok(await deliveries.getByText('to team@example.com').isVisible());
     await checkPage(page, 'submission-view');
+    // the filter's verdict, folded: opened from the keyboard, it lists what was weighed (issue 40)
+    await page.getByText('Why the spam filter let it in').focus();
+    await page.keyboard.press('Enter');
+    assert.ok(await page.getByText(/^learned filter: \d+% legitimate/).isVisible(), 'the learned filter’s reason is shown');
+    await checkPage(page, 'submission-verdict');
   });
 
   it('a spam submission lands in the spam folder, and Not spam delivers it', async () => {
