@@ -11,10 +11,10 @@ import { captchaFieldName, type CaptchaOutcome, verifyCaptcha } from '../spam/ca
 import type { Altcha } from '../spam/altcha.js';
 import type { CaptchaVerifyUrls } from '../domain/captcha-providers.js';
 import { honeypotFilled, removeTrapField } from './honeypot.js';
-import { scannedFields, type SpamScorer } from '../spam/score.js';
+import type { SpamScorer } from '../spam/score.js';
 import type { OutsideJudges } from '../spam/judges/outside-judges.js';
 import type { JudgeSettings } from '../spam/judges/judge.js';
-import type { Finding } from '../spam/score-rules.js';
+import type { Finding, ScannedField } from '../spam/score-rules.js';
 import { allowedOriginsOf } from '../services/forms.js';
 import { compileSpamWords } from '../spam/spam-words.js';
 import { submitterAddress } from '../domain/submitter-address.js';
@@ -182,13 +182,12 @@ export class IntakePipeline {
   private async spamVerdict(form: IntakeForm, parsed: ParsedSubmission, ip: string, visitor: VisitorHeaders): Promise<{ spam: boolean; reasons: string[] }> {
     const word = compileSpamWords(form.customSpamWords)?.firstMatch(parsed.data);
     if (word != null) return { spam: true, reasons: [`custom spam word "${word}"`] };
-    const outside = await this.outsideFindings(form, parsed, ip, visitor);
-    const verdict = await this.scorer.score(parsed.data, visitorKey(ip), form.workspaceId, outside);
+    const verdict = await this.scorer.score(parsed.data, visitorKey(ip), form.workspaceId, (fields) => this.outsideFindings(form, parsed, ip, visitor, fields));
     return { spam: verdict.spam, reasons: verdict.reasons };
   }
 
   /** What the judges the form turned on found (none: nothing is read or sent); they never fail the submission. */
-  private async outsideFindings(form: IntakeForm, parsed: ParsedSubmission, ip: string, visitor: VisitorHeaders): Promise<Finding[]> {
+  private async outsideFindings(form: IntakeForm, parsed: ParsedSubmission, ip: string, visitor: VisitorHeaders, fields: ScannedField[]): Promise<Finding[]> {
     const settings: JudgeSettings = {
       spamAssassin: form.spamAssassin === 1,
       akismetKey: form.akismetKey,
@@ -198,7 +197,7 @@ export class IntakePipeline {
     if (!this.judges?.anyOn(settings)) return [];
     return this.judges.judge(settings, {
       formId: form.id,
-      fields: scannedFields(parsed.data),
+      fields,
       email: submitterAddress(parsed),
       name: textValue(parsed.data.name),
       subject: textValue(parsed.controls['_email.subject']) ?? textValue(parsed.data.subject),

@@ -118,11 +118,17 @@ export class SpamScorer {
 
   /**
    * Scores one submission's stored data (control fields already removed) from client ip, with what
-   * its workspace taught the filter and what the outside judges found (spam/judges/). Records it for
-   * the repeat signal.
+   * its workspace taught the filter and what the outside judges found (spam/judges/), asked with the
+   * values as the scorer read them (normalised once). Records it for the repeat signal.
    */
-  async score(data: Record<string, unknown>, ip: string, workspaceId: string | null = null, outside: Finding[] = []): Promise<SpamVerdict> {
+  async score(
+    data: Record<string, unknown>,
+    ip: string,
+    workspaceId: string | null = null,
+    askOutside: (fields: ScannedField[]) => Promise<Finding[]> = async () => [],
+  ): Promise<SpamVerdict> {
     const fields = scannedFields(data);
+    const outside = await askOutside(fields);
     const lessons = workspaceId !== null && this.lessons ? await this.lessons.countsFor(workspaceId) : null;
     const text = fields.map((field) => field.text).join('\n');
     const learned = judge(tokensOf(fields), this.base, lessons);
