@@ -14,6 +14,9 @@ export function fuzzSeed(suite: string): number {
   return seed;
 }
 
+/** The longest one run of a property may take: each sends a request or two and reads the database. */
+const RUN_TIMEOUT_MS = 30_000;
+
 /** Keys that poison a prototype when a parser or a merge copies them naively. */
 export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
 
@@ -168,7 +171,8 @@ export class FuzzCounts {
  * would drown the log.
  */
 export async function assertProperty<T>(property: fc.IAsyncPropertyWithHooks<T> | fc.IAsyncProperty<T>, parameters: fc.Parameters<T>): Promise<void> {
-  const details = await fc.check(property, { ...parameters, endOnFailure: true });
+  // a run that never ends (an answer or a query that hangs) fails, naming the seed and the input, before the test's own timeout says nothing
+  const details = await fc.check(property, { timeout: RUN_TIMEOUT_MS, ...parameters, endOnFailure: true });
   if (!details.failed) return;
   const cause = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
   throw new Error(`property failed (seed ${details.seed}, path "${details.counterexamplePath}", after ${details.numRuns} runs):\n${cause.slice(0, 3000)}`);

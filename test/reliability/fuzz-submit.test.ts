@@ -395,6 +395,8 @@ describe('fuzz: the submit surface', () => {
   let acknowledged = 0;
   let found = 0;
   let trapsDropped = 0;
+  // the slowest run and what it sent: the first thing to read when the suite is slow or times out
+  let slowest = { ms: 0, label: '' };
 
   before(async () => {
     app = await startApp();
@@ -413,6 +415,7 @@ describe('fuzz: the submit surface', () => {
         'refusals checked unchanged': refusalsUnchanged,
         'honeypot drops': trapsDropped,
         'answers by status': counts.statusSummary(),
+        'slowest run': `${Math.round(slowest.ms)} ms: ${slowest.label}`,
         seed,
       },
     });
@@ -465,6 +468,19 @@ describe('fuzz: the submit surface', () => {
     if (!notHttp) assert.notEqual(submission.accept, BROWSER_ACCEPT, `${label}: a browser got ${type}, not an error page`);
     const defect = problemDefect(answer, `${app.publicUrl}/docs/errors`);
     assert.equal(defect, null, `${label}: ${answer.status} is not a problem document: ${defect}`);
+  }
+
+  async function timedCheck(submission: Submission): Promise<void> {
+    const started = performance.now();
+    await check(submission);
+    const ms = performance.now() - started;
+    if (ms > slowest.ms) {
+      const sizes = submission.fields.map(([, value]) => value.length);
+      slowest = {
+        ms,
+        label: `${submission.method} ${submission.encoding.kind}, ${submission.fields.length} fields, longest value ${Math.max(0, ...sizes)} characters`,
+      };
+    }
   }
 
   async function check(submission: Submission): Promise<void> {
@@ -527,11 +543,12 @@ describe('fuzz: the submit surface', () => {
   }
 
   test('random and boundary posts: a stored submission holds what was sent, a refusal is a problem or a page and changes nothing', {
-    timeout: 120_000,
+    // bounded by RUNS; about 15 s alone, several times that beside other suites on a busy two-core machine
+    timeout: 300_000,
   }, async () => {
     const submission: fc.Arbitrary<Submission> = fc.record({ method: METHOD, path: PATH, fields: pairs, encoding, accept: ACCEPT, origin: ORIGIN });
     await assertProperty(
-      fc.asyncProperty(submission, (s) => check(s)),
+      fc.asyncProperty(submission, (s) => timedCheck(s)),
       { seed, numRuns: RUNS },
     );
     assert.equal(counts.serverErrors, 0, '5xx answers');
