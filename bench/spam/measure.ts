@@ -124,18 +124,37 @@ for (const [index, limit] of CORRECTIONS.entries()) {
 }
 
 // What the learned filter adds to scoring a 2 KB post (its tokens and verdict; the scorer reads and
-// normalises the values once for every signal), many times over; p50 and p99.
+// normalises the values once for every signal), many times over; p50 and p99. Beside it, in
+// alternation, the floor of any filter over words and word pairs: the text split at spaces, each word
+// and pair put in a set and looked up once in the same model. The ratio says what is ours to win.
 const message = heldOut
   .map((post) => post.fields.message ?? '')
   .find((text) => text.length >= 2048)!
   .slice(0, 2048);
 const scanned = scannedFields({ name: 'Ada Lovelace', email: 'ada@example.com', message });
-const times: number[] = [];
-for (let i = 0; i < 5_000; i++) {
+const floor = (model: Counts) => {
+  const seen = new Set<string>();
+  for (const { text } of scanned) {
+    let previous = '';
+    for (const word of text.toLowerCase().split(/\s+/)) {
+      seen.add(word);
+      if (previous !== '') seen.add(`${previous} ${word}`);
+      previous = word;
+    }
+  }
+  let known = 0;
+  for (const token of seen) if (model.count(token)) known++;
+  return known;
+};
+const times = { filter: [] as number[], floor: [] as number[] };
+for (let i = 0; i < 10_000; i++) {
   const start = performance.now();
-  judge(tokensOf(scanned), base!, null);
-  times.push(performance.now() - start);
+  if (i % 2 === 0) judge(tokensOf(scanned), base!, null);
+  else floor(base!);
+  times[i % 2 === 0 ? 'filter' : 'floor'].push(performance.now() - start);
 }
-times.sort((a, b) => a - b);
-const at = (q: number) => `${Math.round(times[Math.floor(q * (times.length - 1))]! * 1000)} µs`;
-console.log(`Learned filter on a 2 KB post (tokens and verdict): p50 ${at(0.5)}, p99 ${at(0.99)} (target: p99 ≤ 200 µs)`);
+const at = (list: number[], q: number) => Math.round(list.sort((a, b) => a - b)[Math.floor(q * (list.length - 1))]! * 1000);
+console.log(
+  `Learned filter on a 2 KB post (tokens and verdict): p50 ${at(times.filter, 0.5)} µs, p99 ${at(times.filter, 0.99)} µs (target: p99 ≤ 200 µs); ` +
+    `the floor of words and pairs looked up: p50 ${at(times.floor, 0.5)} µs, p99 ${at(times.floor, 0.99)} µs`,
+);

@@ -26,7 +26,10 @@ export interface ScannedField {
 export const WEIGHTS = {
   /** Per link beyond the first: one link in a message is normal. */
   extraLink: 2,
-  linksMax: 10,
+  /** Links in a message of prose (a blog post, a newsletter) are a hint, not proof: the other signals must agree. */
+  linksMax: 8,
+  /** A message that is little but links (at most LINK_LIST_WORDS words a link) is a link farm. */
+  linkListMax: 10,
   shortener: 4,
   shortenersMax: 8,
   linkMarkup: 5,
@@ -92,6 +95,8 @@ export const BARE_DOMAIN = new RegExp(`${NOT_AFTER_HOST_CHAR}(?:[a-z0-9-]{1,63}\
 const LINK_MARKUP = /\[url[=\]]|\[link=|<a\s[^<>]{0,500}?href/gi;
 const SCHEME_AND_WWW = /^(?:https?:\/\/)?(?:www\d{0,3}\.)?/i;
 const COUNT_CAP = 100;
+const LINK_LIST_WORDS = 4;
+const PROSE_WORD = /\p{L}{2,}/gu;
 
 /** Several links are suspicious, many are spam; shorteners and link markup hide where they lead. */
 export function linkFindings(text: string): Finding[] {
@@ -107,10 +112,16 @@ export function linkFindings(text: string): Finding[] {
     if (SHORTENER_HOSTS.has(host)) shorteners++;
   }
   // Blanked first, so a domain inside a link's path or query is not counted again.
-  links += countMatches(text.replace(MARKED_LINK, ' '), BARE_DOMAIN);
+  const withoutMarked = text.replace(MARKED_LINK, ' ');
+  links += countMatches(withoutMarked, BARE_DOMAIN);
   const markup = countMatches(text, LINK_MARKUP);
   const findings: Finding[] = [];
-  if (links > 1) findings.push({ points: Math.min((links - 1) * WEIGHTS.extraLink, WEIGHTS.linksMax), reason: `${links} links` });
+  if (links > 1) {
+    // words counted up to the most a list of these links may hold, no further
+    const listOfLinks = matchesOf(withoutMarked.replace(BARE_DOMAIN, ' '), PROSE_WORD, links * LINK_LIST_WORDS + 1).length <= links * LINK_LIST_WORDS;
+    const points = Math.min((links - 1) * WEIGHTS.extraLink, listOfLinks ? WEIGHTS.linkListMax : WEIGHTS.linksMax);
+    findings.push({ points, reason: listOfLinks ? `${links} links with little else` : `${links} links` });
+  }
   if (shorteners > 0) findings.push({ points: Math.min(shorteners * WEIGHTS.shortener, WEIGHTS.shortenersMax), reason: counted(shorteners, 'shortened link') });
   if (markup > 0)
     findings.push({ points: Math.min(markup * WEIGHTS.linkMarkup, WEIGHTS.linkMarkupMax), reason: `${counted(markup, 'link')} in markup ([url] or <a href>)` });

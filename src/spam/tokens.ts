@@ -16,6 +16,10 @@ const HOST_PART = /[a-z0-9-]{2,}/g;
 // parts of a host that say nothing of where a link points: `www`, and the names reserved for examples (RFC 2606)
 const UNTELLING_HOST_PARTS = new Set(['www', 'example', 'test', 'invalid', 'localhost']);
 const DIGITS = /\p{N}/u;
+// Chinese and Japanese are written without spaces: a "word" of them is a whole clause, seen once.
+// Their text is read as overlapping pairs of characters instead, as search engines index it.
+const CJK = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc]/u;
+const CJK_OR_NOT = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc]+|[^\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\u30fc]+/gu;
 const MONEY = /^[$€£]/;
 const TRIMMED = /^[-'’]+|[-'’%]+$/g;
 const TRIMMABLE = /^[-'’]|[-'’%]$/;
@@ -45,10 +49,17 @@ export function tokensOf(fields: readonly ScannedField[]): Set<string> {
     const prose = withoutLinks.includes('@') ? withoutEmails(withoutLinks) : withoutLinks;
     if (prose !== withoutLinks) add('email');
     let previous: string | null = null;
-    // lower-cased once for the whole value, not word by word
-    for (const [raw] of prose.toLowerCase().matchAll(WORD)) {
+    // lower-cased once for the whole value, not word by word; and searched once for Chinese or Japanese
+    const lower = prose.toLowerCase();
+    const anyCjk = CJK.test(lower);
+    for (const [raw] of lower.matchAll(WORD)) {
       if (tokens.size >= MAX_TOKENS) return tokens;
       const word = TRIMMABLE.test(raw) ? raw.replace(TRIMMED, '') : raw;
+      if (anyCjk && CJK.test(word)) {
+        addCjk(prefix, word, add);
+        previous = null;
+        continue;
+      }
       if (word.length < MIN_WORD) {
         previous = null;
         continue;
@@ -70,4 +81,18 @@ export function tokensOf(fields: readonly ScannedField[]): Set<string> {
     }
   }
   return tokens;
+}
+
+/** A word holding Chinese or Japanese: each run of their characters as its pairs of characters (a lone one as itself), the rest as words. */
+function addCjk(prefix: string, word: string, add: (token: string) => void): void {
+  for (const [part] of word.matchAll(CJK_OR_NOT)) {
+    if (!CJK.test(part)) {
+      if (DIGITS.test(part)) add(`number:${Math.min(part.length, 12)}`);
+      else if (part.length >= MIN_WORD && part.length <= MAX_WORD) add(prefix + part);
+      continue;
+    }
+    const characters = Array.from(part);
+    if (characters.length === 1) add(prefix + part);
+    for (let i = 0; i + 1 < characters.length; i++) add(prefix + characters[i]! + characters[i + 1]!);
+  }
 }

@@ -33,6 +33,13 @@ describe('the learned filter’s tokens (issue 40)', () => {
     assert.ok(tokens({ subject: 'Free money' }).includes('subject:free money'));
   });
 
+  it('read Chinese and Japanese, written without spaces, as overlapping pairs of characters', () => {
+    assert.deepEqual(tokens({ message: '我收到的杯子' }), ['我收', '收到', '到的', '的杯', '杯子']);
+    // a lone character is itself; Latin letters and digits inside such a word read as words and numbers do
+    assert.deepEqual(tokens({ message: '東 vip-mailで 50元获得' }), ['東', 'vip-mail', 'で', 'number:2', '元获', '获得']);
+    assert.ok(tokens({ subject: '出会い' }).includes('subject:出会'));
+  });
+
   it('are bounded however long the submission', () => {
     const words = Array.from(
       { length: 30_000 },

@@ -130,6 +130,18 @@ describe('link signal', () => {
     await assertSpam({ message: Array.from({ length: 6 }, (_, i) => `https://site${i}.example/page`).join(' ') });
   });
 
+  it('takes many links in prose for a hint, and a message of little but links for a link farm (issue 40)', async () => {
+    const links = Array.from({ length: 6 }, (_, i) => `https://site${i}.example/page`);
+    const prose = links
+      .map((link, i) => `The ${['first', 'second', 'third', 'fourth', 'fifth', 'sixth'][i]} chapter of our report is at ${link} for you.`)
+      .join(' ');
+    const inProse = await scoreOnce({ message: prose });
+    assert.ok(inProse.reasons.includes('6 links (+8)'), inProse.reasons.join('; '));
+    const listed = await scoreOnce({ message: `Useful pages: ${links.join(' ')}` });
+    assert.ok(listed.reasons.includes('6 links with little else (+10)'), listed.reasons.join('; '));
+    assert.equal(listed.spam, true);
+  });
+
   it('counts www. links and bare domains with common endings, but not e-mail addresses', async () => {
     assert.equal(await scoreOf('www.a.example www.b.example'), 2);
     assert.equal(await scoreOf('cheap.shop best.store sale.online'), 4);
