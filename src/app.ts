@@ -243,9 +243,14 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
     api,
     submit,
     beginStopping() {
+      // NOTE: connections stay kept alive through the drain window; answers close theirs only once the
+      // listeners close (the drain). Closing each from the signal on made a proxy that keeps sending
+      // (nginx) open a new connection for every request until the listener closed, and a connection
+      // the kernel completed just before that close is reset with its POST in it (issue 40's runs: a
+      // 502 in one rolling restart of three). Kept alive, the proxy's pooled connections carry the
+      // requests past the close; each is then answered and closed, and a new connect is refused, which
+      // nginx tries on the next instance.
       health.markStopping();
-      apiConnections.closeEachAfterAnswer();
-      submit.closeEachAfterAnswer();
     },
     async close(options) {
       const [fromApi, fromSubmit] = await Promise.all([apiConnections.drain(options), submit.close(options)]);

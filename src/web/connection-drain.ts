@@ -104,9 +104,11 @@ export class ConnectionDrain {
 
   /**
    * From now on every answer (those under way too) carries `Connection: close` and its connection
-   * ends once it is sent, while the server still listens: during the drain window (src/cli/serve.ts)
-   * a proxy's kept-alive connections are used up one answer at a time, so that none is left idle for
-   * the proxy to pick just as the drain closes it.
+   * ends once it is sent: from the drain on, a proxy's kept-alive connections are used up one answer
+   * at a time, and a connect to the closed listener is refused, which a proxy tries elsewhere.
+   * NOTE: not from the signal on (src/app.ts, beginStopping): through the drain window a proxy that
+   * keeps sending then connected anew for each request, and one connection completed just before the
+   * listener's close was reset under its request.
    */
   closeEachAfterAnswer(): void {
     if (this.draining) return;
