@@ -47,7 +47,7 @@ describe(`dashboard in Chromium: the inbox, a submission, spam and Not spam (${T
 
     await submit({ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Hello,\nI would like a quote for 40 chairs.\n\nThanks!' });
     await submit({ name: 'Grace Hopper', email: 'grace@example.com', message: 'x'.repeat(200), address: { city: 'Arlington', zip: '22201' } });
-    await submit({ name: 'Émile Zola', email: 'emile@example.com', message: 'Bonjour' });
+    await submit({ name: 'Émile Zola', email: 'emile@example.com', message: 'Bonjour', interests: ['Chairs', 'Tables'] });
     await sink.waitFor(3);
 
     await page.reload();
@@ -66,6 +66,7 @@ describe(`dashboard in Chromium: the inbox, a submission, spam and Not spam (${T
 
     await Promise.all([page.waitForURL(/\/submissions\/[a-z2-7]+$/), rows.nth(1).getByRole('link').first().click()]);
     assert.ok(await page.getByRole('heading', { name: 'Fields' }).isVisible());
+    assert.ok(await page.getByRole('heading', { level: 1, name: 'Ada Lovelace' }).isVisible(), 'headed by who sent it (issue 41)');
     assert.equal(await page.getByText('Hello,\nI would like a quote for 40 chairs.', { exact: false }).count(), 1);
     const deliveries = page.getByRole('region', { name: 'Deliveries' });
     await eventually(async () => {
@@ -79,6 +80,14 @@ describe(`dashboard in Chromium: the inbox, a submission, spam and Not spam (${T
     await page.keyboard.press('Enter');
     assert.ok(await page.getByText(/^learned filter: \d+% legitimate/).isVisible(), 'the learned filter’s reason is shown');
     await checkPage(page, 'submission-verdict');
+
+    // a checkbox group's answers read as a set of choices, not a numbered list (issue 41)
+    await page.goto(`${app.publicUrl}/forms/${formId}?search=zola`);
+    await Promise.all([page.waitForURL(/\/submissions\/[a-z2-7]+$/), rows.nth(1).getByRole('link').first().click()]);
+    assert.ok(await page.getByRole('heading', { level: 1, name: 'Émile Zola' }).isVisible());
+    const choices = page.getByRole('list').filter({ hasText: 'Chairs' });
+    assert.deepEqual(await choices.getByRole('listitem').allInnerTexts(), ['Chairs', 'Tables']);
+    await checkPage(page, 'submission-choices');
   });
 
   it('a spam submission lands in the spam folder, and Not spam delivers it', async () => {

@@ -344,7 +344,9 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
     assert.equal(flashOf((await owner.client.get('/account')).html), 'Times are shown in Europe/Paris');
     assert.deepEqual((await timeOf())!.slice(1), ['15 Jan 2026, 10:02 UTC', '15 Jan 2026, 11:02 CET'], 'the setting wins over the cookie');
     const submissionPage = await owner.client.get(`/submissions/${id}`);
-    assert.match(submissionPage.html, /<title>Submission of 15 Jan 2026, 11:02 CET · Contact · Formgate<\/title>/);
+    // headed by the person (issue 41), its time in the account's zone below
+    assert.match(submissionPage.html, /<title>Zed · Contact · Formgate<\/title>/);
+    assert.match(submissionPage.html, /<dt>Received<\/dt>\s*<dd>\s*<time[^>]*>15 Jan 2026, 11:02 CET<\/time>/);
     assert.match((await owner.client.get('/account')).html, /<option value="Europe\/Paris" selected>/);
 
     await owner.client.post('/account/time-zone', { timeZone: '' });

@@ -28,6 +28,8 @@ interface FormLayoutProps {
   tab: FormTab;
   /** The page's own name (the window title says "<title> · <form>"); the heading is the form's name. */
   title: string;
+  /** The heading when it is not the form's name (a submission's page: who sent it). */
+  heading?: string;
   children: ComponentChildren;
   scripts?: string[];
 }
@@ -44,9 +46,9 @@ export function UnreadCount({ count }: { count: number }) {
 }
 
 /** A form's page: back to the workspace's forms, the form's name, its tabs, then the tab's content. */
-export function FormLayout({ frame, form, tab, title, children, scripts }: FormLayoutProps) {
+export function FormLayout({ frame, form, tab, title, heading, children, scripts }: FormLayoutProps) {
   return (
-    <Layout title={`${title} · ${form.name}`} heading={form.name} frame={frame} scripts={scripts}>
+    <Layout title={`${title} · ${form.name}`} heading={heading ?? form.name} frame={frame} scripts={scripts}>
       <p class="breadcrumb">
         <a href={`/w/${form.workspaceId}`}>← All forms</a>
       </p>

@@ -5,7 +5,8 @@ import type { SubmissionDetail } from '../../services/submissions.js';
 import { NOTE_LIMIT } from '../../services/submission-marks.js';
 import { isFileValue } from '../../services/export-fields.js';
 import type { SubmissionFile } from '../../services/submission-files.js';
-import { fieldLabel, timeText } from '../submission-fields.js';
+import { whoOf } from '../../domain/submission-summary.js';
+import { fieldLabel, fieldsOf, timeText } from '../submission-fields.js';
 import { FileList } from './file-list.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -39,8 +40,10 @@ export function SubmissionPage(props: SubmissionPageProps) {
   const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId, unread };
   const spam = submission.status === 'spam';
   const listPath = spam ? formPath(form.id, 'spam') : submission.status === 'held' ? `${formPath(form.id)}/held` : formPath(form.id);
+  // headed by the person, as a mail client heads a message by its sender; by its time when the form asks no name or address
+  const who = whoOf(fieldsOf(submission.data)) ?? `Submission of ${timeText(submission.createdAt)}`;
   return (
-    <FormLayout frame={frame} form={form} tab={spam ? 'spam' : 'submissions'} title={`Submission of ${timeText(submission.createdAt)}`}>
+    <FormLayout frame={frame} form={form} tab={spam ? 'spam' : 'submissions'} title={who} heading={who}>
       <p class="breadcrumb">
         <a href={listPath}>← {spam ? 'Spam' : submission.status === 'held' ? 'Held submissions' : 'Submissions'}</a>
       </p>
@@ -262,6 +265,15 @@ function Value({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span class="muted">(empty)</span>;
   if (Array.isArray(value)) {
     if (value.length === 0) return <span class="muted">(none)</span>;
+    // ticked boxes, chosen options: a set of choices, not a numbered list
+    if (value.every((item) => typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean'))
+      return (
+        <ul class="choices">
+          {value.map((item, i) => (
+            <li key={i}>{String(item) === '' ? <span class="muted">(empty)</span> : String(item)}</li>
+          ))}
+        </ul>
+      );
     return (
       <ol class="values">
         {value.map((item, i) => (
