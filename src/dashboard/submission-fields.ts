@@ -2,41 +2,16 @@ import { formatTime } from './time-zone.js';
 import { isFileValue } from '../services/export-fields.js';
 import { withoutHiddenCharacters } from '../domain/uploads.js';
 import { cutText } from '../domain/cut-text.js';
-/** How the inbox's table reads submitted fields: which columns a page gets, and each value in one short line. */
+import { FIRST_LINE_LENGTH, fieldsOf, firstLineOf, whoOf } from '../domain/submission-summary.js';
+/** How the dashboard's lists read submitted fields: a line per submission, and each value in one short line. */
 
-/** At most this many field columns: a wider table stops being readable at phone and laptop widths alike. */
-export const MAX_FIELD_COLUMNS = 6;
 /** A cell shows this many characters of a value; its own page shows all of it. */
 export const CELL_LENGTH = 80;
 
-/** A submission's fields as an object (anything else has no named fields). */
-export function fieldsOf(data: unknown): Record<string, unknown> {
-  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-}
 
-/**
- * The columns of a page of submissions: every field name seen in its rows, in order of first
- * appearance, up to MAX_FIELD_COLUMNS. A row's other fields are counted in a "+N more" note.
- */
-export function fieldColumns(rows: unknown[], max = MAX_FIELD_COLUMNS): string[] {
-  const seen = new Set<string>();
-  for (const data of rows) {
-    for (const name of Object.keys(fieldsOf(data))) {
-      seen.add(name);
-      if (seen.size === max) return [...seen];
-    }
-  }
-  return [...seen];
-}
-
-/** A field's name as a column's or a line's label: a visitor named it, so no bidirectional control or invisible character (issue 38, item 17). */
+/** A field's name as a line's label: a visitor named it, so no bidirectional control or invisible character (issue 38, item 17). */
 export function fieldLabel(name: string): string {
   return withoutHiddenCharacters(name);
-}
-
-/** How many of a row's fields have no column on this page. */
-export function hiddenFieldCount(data: unknown, columns: string[]): number {
-  return Object.keys(fieldsOf(data)).filter((name) => !columns.includes(name)).length;
 }
 
 /** A value on one line: nested objects as `key: value; …`, arrays as `a, b`, empty ones as nothing. */
@@ -68,4 +43,23 @@ export function summaryOf(data: unknown, count = 3): { name: string; value: stri
 /** A time as the dashboard writes it, in the viewer's zone ("24 Nov 2026, 10:02 UTC"), for labels that cannot hold a `<time>`. */
 export function timeText(ms: number): string {
   return formatTime(ms).text;
+}
+
+/** How many fields a line without a message-like field reads, at most. */
+const LINE_FIELDS = 6;
+
+/**
+ * A submission as a list's line names it: who sent it (null when no field names anybody) and the
+ * first line of what it says; without a message-like field, its other fields as `name: value`.
+ */
+export function listLineOf(data: unknown): { who: string | null; preview: string } {
+  const fields = fieldsOf(data);
+  const who = whoOf(fields);
+  const first = firstLineOf(fields);
+  if (first !== '') return { who, preview: first };
+  const rest = Object.entries(fields)
+    .slice(0, LINE_FIELDS)
+    .map(([name, value]) => [fieldLabel(name), cut(compactValue(value), FIRST_LINE_LENGTH)] as const)
+    .filter(([, value]) => value !== '' && value !== who);
+  return { who, preview: cut(rest.map(([name, value]) => `${name}: ${value}`).join(' · '), FIRST_LINE_LENGTH) };
 }

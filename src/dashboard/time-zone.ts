@@ -93,3 +93,36 @@ export function msOfLocalInput(value: string, zone: string): number {
   const guess = wall - offsetAt(wall, zone);
   return wall - offsetAt(guess, zone);
 }
+
+const shortFormats = new Map<string, { time: Intl.DateTimeFormat; day: Intl.DateTimeFormat; dayYear: Intl.DateTimeFormat; key: Intl.DateTimeFormat }>();
+
+function shortFormatsOf(zone: string) {
+  let formats = shortFormats.get(zone);
+  if (!formats) {
+    formats = {
+      time: new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', timeZone: zone }),
+      day: new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: zone }),
+      dayYear: new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: zone }),
+      // the day in the zone as a comparable string (`2026-11-30`)
+      key: new Intl.DateTimeFormat('en-CA', { year: 'numeric', month: '2-digit', day: '2-digit', timeZone: zone }),
+    };
+    shortFormats.set(zone, formats);
+  }
+  return formats;
+}
+
+/**
+ * A time as a list's column shows it, as mail clients do: "14:02" today, "29 Nov" this year, "29 Nov
+ * 2025" before, in the viewer's zone; with the whole time for the title (and in UTC beside another
+ * zone's) and ISO 8601 for `datetime`.
+ */
+export function formatShortTime(ms: number, now = Date.now()): { text: string; full: string; iso: string } {
+  const zone = zones.getStore() ?? 'UTC';
+  const formats = shortFormatsOf(zone);
+  const date = new Date(ms);
+  const day = formats.key.format(date);
+  const today = formats.key.format(new Date(now));
+  const text = day === today ? formats.time.format(date) : day.slice(0, 4) === today.slice(0, 4) ? formats.day.format(date) : formats.dayYear.format(date);
+  const whole = formatTime(ms);
+  return { text, full: whole.text === whole.utc ? whole.utc : `${whole.text} (${whole.utc})`, iso: whole.iso };
+}

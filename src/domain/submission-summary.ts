@@ -4,6 +4,11 @@
 // submission this way. Text only: whoever renders it escapes it.
 import { cutText } from './cut-text.js';
 
+/** A submission's stored data as an object of fields (anything else, such as an array, has no named fields). */
+export function fieldsOf(data: unknown): Record<string, unknown> {
+  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
+}
+
 /** A sender's name is cut to this many characters: a name, never a paragraph. */
 export const WHO_LENGTH = 80;
 /** A first line is cut to this many characters: enough to judge it, never a wall of text. */

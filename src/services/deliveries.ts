@@ -5,6 +5,7 @@ import { deliveryErrorForMembers } from '../domain/delivery-error.js';
 import type { InstanceUsage } from '../domain/plans.js';
 import { isPublicAddress } from '../net/public-address.js';
 import { submitterAddress } from '../domain/submitter-address.js';
+import { fieldsOf, firstLineOf, whoOf } from '../domain/submission-summary.js';
 import { AUTORESPONDER_KIND } from '../jobs/channels/autoresponder.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { WEBHOOK_KIND } from '../jobs/channels/webhook.js';
@@ -64,7 +65,16 @@ export interface DeliveryPage {
  * from its submission); a webhook's URL: where its last try went, or for one still waiting, the form's
  * URL now, where its next try goes; null for Slack.
  */
-export type FormDelivery = DeliveryRecord & { to: string | null; submittedAt: string };
+export type FormDelivery = DeliveryRecord & {
+  to: string | null;
+  submittedAt: string;
+  /** Who sent its submission (a name, else an address; null: nobody named) and what it says first, as the inbox names it. */
+  sender: string | null;
+  firstLine: string;
+};
+
+/** A submission of a page of the log: read once however many deliveries it has. */
+type PageSubmission = { data: Record<string, unknown>; emailControls: unknown };
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -120,11 +130,6 @@ export class DeliveryService {
       .innerJoin('forms', 'forms.id', 'submissions.formId')
       .selectAll('jobs')
       .select(['submissions.createdAt as submittedAt', 'forms.webhookUrl as currentWebhookUrl'])
-      // the autoresponder's address is the submitter's, in the submission: read for those rows only
-      .select((eb) => [
-        eb.case().when('jobs.kind', '=', AUTORESPONDER_KIND).then(eb.ref('submissions.data')).end().as('answeredData'),
-        eb.case().when('jobs.kind', '=', AUTORESPONDER_KIND).then(eb.ref('submissions.emailControls')).end().as('answeredControls'),
-      ])
       .where('submissions.formId', '=', formId)
       .where('submissions.status', '=', 'accepted')
       // the member check in the same query: a page that has rows costs one round trip
@@ -148,11 +153,30 @@ export class DeliveryService {
     const hasMore = rows.length > page.limit;
     if (hasMore) rows.pop();
     const last = rows.at(-1);
-    const records = this.forMembers(await this.withTries(rows, now));
+    const [records, submissions] = await Promise.all([this.withTries(rows, now), this.submissionsOf(rows)]);
     return {
-      deliveries: records.map((record, i) => ({ ...record, to: destinationOf(rows[i]!, record), submittedAt: iso(rows[i]!.submittedAt) })),
+      deliveries: this.forMembers(records).map((record, i) => {
+        const row = rows[i]!;
+        const submission = row.submissionId === null ? undefined : submissions.get(row.submissionId);
+        const data = submission?.data ?? {};
+        return {
+          ...record,
+          to: destinationOf(row, record, submission),
+          submittedAt: iso(row.submittedAt),
+          sender: whoOf(data),
+          firstLine: firstLineOf(data),
+        };
+      }),
       next: hasMore && last ? { createdAt: last.submittedAt, id: last.id } : null,
     };
+  }
+
+  /** The submissions of a page's deliveries, each read once (a submission has several deliveries). */
+  private async submissionsOf(rows: JobRow[]): Promise<Map<string, PageSubmission>> {
+    const ids = [...new Set(rows.map((row) => row.submissionId).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return new Map();
+    const found = await this.database.db.selectFrom('submissions').select(['id', 'data', 'emailControls']).where('id', 'in', ids).execute();
+    return new Map(found.map((row) => [row.id, { data: fieldsOf(fromJson(row.data)), emailControls: row.emailControls }]));
   }
 
   /**
@@ -274,10 +298,7 @@ function tryUnderWay(job: JobRow, now: number): DeliveryTry[] {
 }
 
 /** Where a delivery of a form's log goes, for people: an address, a URL, or nothing to name (Slack). */
-function destinationOf(
-  row: JobRow & { answeredData: unknown; answeredControls: unknown; currentWebhookUrl: string | null },
-  record: DeliveryRecord,
-): string | null {
+function destinationOf(row: JobRow & { currentWebhookUrl: string | null }, record: DeliveryRecord, submission: PageSubmission | undefined): string | null {
   if (row.kind === WEBHOOK_KIND) {
     // a retry goes to the form's URL as it is then (jobs/channels/webhook.ts): the log says where the last try went, or where the next goes
     if (record.status === 'pending' && row.currentWebhookUrl !== null) return row.currentWebhookUrl;
@@ -286,8 +307,9 @@ function destinationOf(
     const url = fromJson<{ url?: unknown } | null>(row.payload)?.url;
     return typeof url === 'string' ? url : null;
   }
-  if (row.kind === AUTORESPONDER_KIND && row.answeredData != null) {
-    return submitterAddress({ data: fromJson<Record<string, unknown>>(row.answeredData), controls: storedEmailControls(row.answeredControls) });
+  // the autoresponder's address is the submitter's, in the submission
+  if (row.kind === AUTORESPONDER_KIND && submission) {
+    return submitterAddress({ data: submission.data, controls: storedEmailControls(submission.emailControls) });
   }
   return record.recipient;
 }
@@ -299,3 +321,4 @@ function recipientOf(payload: unknown): string | null {
   if (Array.isArray(to) && to.every((address) => typeof address === 'string')) return to.join(', ');
   return null;
 }
+

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import { fromJson, type Database } from '../db/database.js';
 import type { PlanRules } from '../domain/plans.js';
-import { firstLineOf, senderOf } from '../domain/submission-summary.js';
+import { fieldsOf, firstLineOf, senderOf } from '../domain/submission-summary.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { ProblemError } from '../errors.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
@@ -106,6 +106,3 @@ export class NotSpamLinks {
   }
 }
 
-function fieldsOf(data: unknown): Record<string, unknown> {
-  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-}

@@ -3,7 +3,7 @@ import type { Config } from '../config/config.js';
 import { fromJson, type Database } from '../db/database.js';
 import type { DB } from '../db/schema/index.js';
 import { DEFAULT_DIGEST_FREQUENCY, DIGEST_PERIOD_MS, type DigestFrequency, isDigestFrequency } from '../domain/spam-digest.js';
-import { firstLineOf, senderOf } from '../domain/submission-summary.js';
+import { fieldsOf, firstLineOf, senderOf } from '../domain/submission-summary.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import { validationError } from '../errors.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
@@ -220,6 +220,3 @@ export class SpamDigests {
   }
 }
 
-function fieldsOf(data: unknown): Record<string, unknown> {
-  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-}

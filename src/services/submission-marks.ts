@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { fromJson, type Database } from '../db/database.js';
+import { fieldsOf } from '../domain/submission-summary.js';
 import { PreparedListQuery } from '../db/prepared-list-query.js';
 import { dayOf } from '../db/schema/daily-count.js';
 import type { DB } from '../db/schema/index.js';
@@ -15,13 +16,7 @@ export const UNREAD_CAP = 100;
 export const NOTE_LIMIT = 2000;
 /** The most submissions one bulk action changes: the ids travel in one form post. */
 export const BULK_LIMIT = 100;
-/** The newest submissions whose field names give a list its columns, whatever a page of it shows. */
-const COLUMN_SAMPLE = 50;
 
-/** A submission's fields as an object (anything else has no named fields). */
-function fieldsOfData(data: unknown): Record<string, unknown> {
-  return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
-}
 
 /** Where a bulk action's submissions must be: one form's inbox, or one workspace's. */
 export type MarkScope = { formId: string } | { workspaceId: string };
@@ -82,23 +77,6 @@ export class SubmissionMarks {
     if (ids.length === 0) return new Map();
     const rows = await this.database.db.selectFrom('submissions').select(['id', 'unread', 'note']).where('id', 'in', ids).execute();
     return new Map(rows.map((row) => [row.id, { unread: row.unread === 1, note: row.note }]));
-  }
-
-  /** The field names of a list's newest submissions, in order of first appearance: the columns stay put while a filter or a later page narrows the rows. */
-  async fieldOrder(scope: MarkScope): Promise<string[]> {
-    const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
-    const rows = await this.database.db
-      .selectFrom('submissions')
-      .select('data')
-      .where('status', '=', 'accepted')
-      .where(column, '=', value)
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .limit(COLUMN_SAMPLE)
-      .execute();
-    const names = new Set<string>();
-    for (const row of rows) for (const name of Object.keys(fieldsOfData(fromJson(row.data)))) names.add(name);
-    return [...names];
   }
 
   /** Opening a submission marks it read for the whole team (a write only when it was unread). */
@@ -206,7 +184,7 @@ export class SubmissionMarks {
   async detailsOf(submissionId: string): Promise<{ note: string | null; replyTo: string | null }> {
     const row = await this.database.db.selectFrom('submissions').select(['data', 'emailControls', 'note']).where('id', '=', submissionId).executeTakeFirst();
     if (!row) return { note: null, replyTo: null };
-    const data = fieldsOfData(fromJson(row.data));
+    const data = fieldsOf(fromJson(row.data));
     return { note: row.note, replyTo: submitterAddress({ data, controls: storedEmailControls(row.emailControls) }) };
   }
 

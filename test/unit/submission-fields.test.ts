@@ -1,15 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compactValue, cut, fieldColumns, fieldLabel, hiddenFieldCount, summaryOf } from '../../src/dashboard/submission-fields.js';
+import { compactValue, cut, fieldLabel, listLineOf, summaryOf } from '../../src/dashboard/submission-fields.js';
 
-describe('the inbox’s field columns and cell values', () => {
-  it('takes field names in order of first appearance, at most 6, and counts the rest per row', () => {
-    const rows = [{ name: 'a', email: 'b' }, { message: 'c', name: 'd' }, 'not an object', { a: 1, b: 2, c: 3, d: 4 }];
-    const columns = fieldColumns(rows);
-    assert.deepEqual(columns, ['name', 'email', 'message', 'a', 'b', 'c']);
-    assert.equal(hiddenFieldCount(rows[3], columns), 1);
-    assert.equal(hiddenFieldCount(rows[0], columns), 0);
-    assert.deepEqual(fieldColumns([]), []);
+describe('the inbox’s lines and values', () => {
+  it('names a line by who sent it and the first line of the message, else the other fields on one line', () => {
+    assert.deepEqual(listLineOf({ name: 'Ada', email: 'ada@example.com', message: '\n\nHello\nthere' }), { who: 'Ada', preview: 'Hello' });
+    assert.deepEqual(listLineOf({ email: 'ada@example.com', company: 'Initech' }), { who: 'ada@example.com', preview: 'Initech' });
+    // no text field: the fields as `name: value`, the one that names the sender left out
+    assert.deepEqual(listLineOf({ email: 'ada@example.com', seats: 4, tags: ['a', 'b'] }), { who: 'ada@example.com', preview: 'seats: 4 · tags: a, b' });
+    assert.deepEqual(listLineOf({ seats: 4 }), { who: null, preview: 'seats: 4' });
+    assert.deepEqual(listLineOf('not an object'), { who: null, preview: '' });
+    const long = listLineOf({ n: 1, values: 'x'.repeat(500) });
+    assert.equal([...long.preview].length, 140);
   });
 
   it('writes nested values on one line and collapses whitespace', () => {

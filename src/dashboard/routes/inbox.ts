@@ -15,8 +15,8 @@ import type { MarkScope } from '../../services/submission-marks.js';
 import { ProblemError } from '../../errors.js';
 import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
 
-/** Rows a page of the inbox shows. */
-export const INBOX_PAGE_SIZE = 25;
+/** Rows a page of the inbox shows: one line each, so a page is a few screens at most. */
+export const INBOX_PAGE_SIZE = 50;
 
 type Query = { Querystring: Record<string, unknown> };
 
@@ -32,16 +32,15 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const list = listOf(request, ctx.cursors, `submissions:form:${formId}`);
     await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
-    const [page, held, days, columns] = await Promise.all([
+    const [page, held, days] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
       ctx.stats.formDays(userId, formId),
-      ctx.submissionMarks.fieldOrder({ formId }),
     ]);
     const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    return sendPage(reply, FormInboxPage({ frame, form, held, days, columns, ...shown, exportPath: `${path}/export` }), list.status);
+    return sendPage(reply, FormInboxPage({ frame, form, held, days, ...shown, exportPath: `${path}/export` }), list.status);
   });
 
   app.get<{ Params: { workspaceId: string } } & Query>('/w/:workspaceId/submissions', { preHandler: requireAccount }, async (request, reply) => {
@@ -50,10 +49,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`);
     await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
-    const [page, columns] = await Promise.all([
-      ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter),
-      ctx.submissionMarks.fieldOrder({ workspaceId }),
-    ]);
+    const page = await ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter);
     const formNames = await ctx.submissions.formNames(
       userId,
       workspaceId,
@@ -62,7 +58,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const path = `/w/${workspaceId}/submissions`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, columns, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
+    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
   });
 
   // The inbox's bulk actions on the ticked rows of a page: every id must be an accepted submission of this form (or

@@ -166,6 +166,19 @@ function Status({ delivery }: { delivery: FormDelivery }) {
   );
 }
 
+/** The submission as the inbox names it: who sent it and its first words, then when; its page a click away. */
+function SubmissionName({ delivery, id }: { delivery: FormDelivery; id: string }) {
+  return (
+    <div class="delivery-submission">
+      <a href={`/submissions/${encodeURIComponent(id)}`}>{delivery.sender ?? 'No name given'}</a>
+      {delivery.firstLine !== '' && <span class="delivery-first-line">{delivery.firstLine}</span>}
+      <span class="muted sub-line">
+        <Time ms={ms(delivery.submittedAt)} />
+      </span>
+    </div>
+  );
+}
+
 function DeliveryTable({ deliveries, csrf, formId, here }: { deliveries: FormDelivery[]; csrf: string; formId: string; here: string }) {
   return (
     <div class="table-wrap listing">
@@ -192,10 +205,7 @@ function DeliveryTable({ deliveries, csrf, formId, here }: { deliveries: FormDel
                 {d.submissionId === null ? (
                   <span class="muted">None</span>
                 ) : (
-                  <a href={`/submissions/${encodeURIComponent(d.submissionId)}`}>
-                    <span class="visually-hidden">Submission of </span>
-                    <Time ms={ms(d.submittedAt)} />
-                  </a>
+                  <SubmissionName delivery={d} id={d.submissionId} />
                 )}
               </td>
               <td data-label="Status">

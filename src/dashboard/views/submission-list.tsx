@@ -1,0 +1,128 @@
+import { cut, listLineOf, timeText } from '../submission-fields.js';
+import { formatShortTime } from '../time-zone.js';
+import { formPath } from './form-layout.js';
+
+/** A submission as a line of a list shows it. */
+export interface ListRow {
+  id: string;
+  formId: string;
+  data: unknown;
+  createdAt: number;
+  /** Stored files of the submission: a paperclip. */
+  files?: number;
+  /** Nobody of the team has opened it yet: a dot and a bold name. */
+  unread?: boolean;
+  /** The team's note: a note icon that says it. */
+  note?: string | null;
+}
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/**
+ * Submissions as a mail client lists messages: one line each, with who sent it (the name, else the
+ * address), the first line of what it says, its badges, its form (on a workspace's list) and when.
+ * A table, so that a screen reader can move by cell; its header row is for them only. The name is the
+ * row's link, stretched over the row for a pointer. `select` adds a checkbox per row for bulk actions.
+ */
+export function SubmissionList({ rows, formNames, select, label }: { rows: ListRow[]; formNames?: Map<string, string>; select?: boolean; label: string }) {
+  return (
+    <table class="submission-list" aria-label={label}>
+      {/* the columns' widths: the header row is hidden, and a fixed table takes them from here */}
+      <colgroup>
+        {select && <col class="select-col" />}
+        <col class="who-col" />
+        <col />
+        {formNames && <col class="form-col" />}
+        <col class="when-col" />
+      </colgroup>
+      <thead class="visually-hidden">
+        <tr>
+          {select && <th scope="col">Select</th>}
+          <th scope="col">From</th>
+          <th scope="col">Message</th>
+          {formNames && <th scope="col">Form</th>}
+          <th scope="col">Received</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <ListLine row={row} formNames={formNames} select={select} key={row.id} />
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function ListLine({ row, formNames, select }: { row: ListRow; formNames?: Map<string, string>; select?: boolean }) {
+  const { who, preview } = listLineOf(row.data);
+  const time = formatShortTime(row.createdAt);
+  const name = who ?? 'No name given';
+  return (
+    <tr class={row.unread ? 'unread' : undefined}>
+      {select && (
+        <td class="select-cell">
+          <input type="checkbox" name="id" value={row.id} id={`select-${row.id}`} />
+          <label for={`select-${row.id}`} class="visually-hidden">
+            Select the submission of {name}, {timeText(row.createdAt)}
+          </label>
+        </td>
+      )}
+      <td class="who-cell">
+        {/* on every line, shown on unread ones: the names stay in one column */}
+        <span class="unread-mark" aria-hidden="true" />
+        <a href={`/submissions/${row.id}`} class={who ? 'who' : 'who nobody'}>
+          {name}
+          {row.unread && <span class="visually-hidden"> (unread)</span>}
+        </a>
+      </td>
+      <td class="preview-cell">
+        <span class="preview">{preview}</span>
+        {row.files ? <FilesMarker count={row.files} /> : null}
+        {row.note ? <NoteMarker note={row.note} /> : null}
+      </td>
+      {formNames && (
+        <td class="form-cell">
+          <a href={formPath(row.formId)}>{formNames.get(row.formId) ?? 'A deleted form'}</a>
+        </td>
+      )}
+      <td class="when-cell">
+        <time dateTime={time.iso} title={time.full}>
+          {time.text}
+        </time>
+      </td>
+    </tr>
+  );
+}
+
+/** A note's icon with the note's text (cut) for a screen reader and on hover. */
+function NoteMarker({ note }: { note: string }) {
+  const text = `Note: ${cut(note.replace(/\s+/g, ' '), 200)}`;
+  return (
+    <span class="note-marker">
+      <svg role="img" aria-label={text} viewBox="0 0 24 24" width="16" height="16" focusable="false">
+        <title>{text}</title>
+        <path d="M5 3h10l4 4v14H5z M15 3v4h4 M8 11h8 M8 15h8" fill="none" stroke="currentColor" stroke-width="2" stroke-linejoin="round" />
+      </svg>
+    </span>
+  );
+}
+
+/** A paperclip named for a screen reader ("2 files"). */
+function FilesMarker({ count }: { count: number }) {
+  const name = plural(count, 'file', 'files');
+  return (
+    <span class="files-marker">
+      <svg role="img" aria-label={name} viewBox="0 0 24 24" width="16" height="16" focusable="false">
+        <title>{name}</title>
+        <path
+          d="M16.5 6.5v10a4.5 4.5 0 0 1-9 0V5a3 3 0 0 1 6 0v10.5a1.5 1.5 0 0 1-3 0V6.5"
+          fill="none"
+          stroke="currentColor"
+          stroke-width="2"
+          stroke-linecap="round"
+        />
+      </svg>
+      <span aria-hidden="true">{count}</span>
+    </span>
+  );
+}
