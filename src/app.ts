@@ -30,6 +30,7 @@ import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
 import { registerSpamFolderRoutes } from './http/routes/v1/spam-folder.js';
+import { registerTriageRoutes } from './http/routes/v1/triage.js';
 import { registerErasureRoutes } from './http/routes/v1/erasure.js';
 import { registerTemplateRoutes } from './http/routes/v1/templates.js';
 import { registerWorkspaceRoutes } from './http/routes/v1/workspaces.js';
@@ -226,6 +227,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerFormRoutes(typed, ctx);
       registerSubmissionRoutes(typed, ctx, searchLimits, exportLimits);
       registerSpamFolderRoutes(typed, ctx);
+      registerTriageRoutes(typed, ctx);
       registerErasureRoutes(typed, ctx, exportLimits);
       registerTemplateRoutes(typed, ctx);
       registerFileRoutes(typed, ctx);

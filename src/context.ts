@@ -35,6 +35,7 @@ import { ErasureService } from './services/erasure.js';
 import { ExportService } from './services/exports.js';
 import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
+import { TriageService } from './services/triage.js';
 import { SubmissionMarks } from './services/submission-marks.js';
 import { NotSpamLinks } from './services/not-spam-links.js';
 import { SpamDigests } from './services/spam-digests.js';
@@ -112,6 +113,8 @@ export interface AppContext {
   submissionFiles: SubmissionFiles;
   /** Read and unread, spam by hand, notes, and Previous and Next of the inbox (issue 29). */
   submissionMarks: SubmissionMarks;
+  /** Open or done, and who it is assigned to (issue 41). */
+  triage: TriageService;
   /** The spam folder of the API: one submission marked as spam or "Not spam", answering what became of it (issue 40, item 6). */
   spamVerdicts: SpamVerdicts;
   /** The spam digest emails and their settings (issue 40, item 3). */
@@ -209,6 +212,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       files,
       submissionFiles,
       submissionMarks,
+      triage: new TriageService(database, workspaces, submissionMarks, config),
       spamDigests: new SpamDigests(database, workspaces, notSpamLinks, config),
       notSpamLinks,
       spamVerdicts: new SpamVerdicts(database, forms, submissions, submissionMarks, plans),

@@ -78,6 +78,17 @@ const ADDITIONS: SpecOperation[] = [
   { method: 'get', path: '/forms/{formId}/spam', scope: 'submissions:read', query: PAGE, success: 200, body: false },
   { method: 'post', path: '/submissions/{submissionId}/spam', scope: 'submissions:write', query: {}, success: 200, body: false },
   { method: 'delete', path: '/submissions/{submissionId}/spam', scope: 'submissions:write', query: {}, success: 200, body: false },
+  { method: 'get', path: '/submissions/{submissionId}/triage', scope: 'submissions:read', query: {}, success: 200, body: false },
+  { method: 'patch', path: '/submissions/{submissionId}/triage', scope: 'submissions:write', query: {}, success: 200, body: true },
+  { method: 'get', path: '/forms/{formId}/triage', scope: 'submissions:read', query: { ...PAGE, status: false, assigneeId: false }, success: 200, body: false },
+  {
+    method: 'get',
+    path: '/workspaces/{workspaceId}/triage',
+    scope: 'submissions:read',
+    query: { ...PAGE, status: false, assigneeId: false },
+    success: 200,
+    body: false,
+  },
 ];
 
 /** Every operation of the spec is built, and the additions: the document must describe each of them. */

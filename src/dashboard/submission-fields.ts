@@ -8,7 +8,6 @@ import { FIRST_LINE_LENGTH, fieldsOf, firstLineOf, whoOf } from '../domain/submi
 /** A cell shows this many characters of a value; its own page shows all of it. */
 export const CELL_LENGTH = 80;
 
-
 /** A field's name as a line's label: a visitor named it, so no bidirectional control or invisible character (issue 38, item 17). */
 export function fieldLabel(name: string): string {
   return withoutHiddenCharacters(name);

@@ -26,6 +26,7 @@ const NOTIFICATION = `<!DOCTYPE html>
     {{#each files}}<li><a href="{{url}}" style="color:#1d4ed8;">{{name}}</a> ({{sizeText}}, {{type}})</li>{{/each}}
   </ul>
   {{/if}}
+  <p style="margin:16px 0 0;font-size:14px;"><a href="{{submissionUrl}}" style="color:#1d4ed8;">Open in Formgate</a></p>
 </div>
 </body>
 </html>

@@ -7,6 +7,7 @@ import { FormSchema } from '../schemas/form.js';
 import { TemplateSchema } from '../schemas/template.js';
 import { SubmissionSchema } from '../schemas/submission.js';
 import { ReturnedSubmissionSchema, SpamSubmissionSchema } from '../schemas/spam-folder.js';
+import { TriagedSubmissionSchema, TriageSchema } from '../schemas/triage.js';
 import { TokenSchema } from '../schemas/token.js';
 import { WorkspaceSchema } from '../schemas/workspace.js';
 
@@ -31,7 +32,18 @@ function finish(document: Document): Document {
 
 /** Shared schemas, referenced by `$ref` from routes and listed under `components.schemas`. */
 export function addSharedSchemas(app: FastifyInstance): void {
-  const schemas = [ProblemSchema, TokenSchema, WorkspaceSchema, FormSchema, SubmissionSchema, SpamSubmissionSchema, ReturnedSubmissionSchema, TemplateSchema];
+  const schemas = [
+    ProblemSchema,
+    TokenSchema,
+    WorkspaceSchema,
+    FormSchema,
+    SubmissionSchema,
+    SpamSubmissionSchema,
+    ReturnedSubmissionSchema,
+    TriageSchema,
+    TriagedSubmissionSchema,
+    TemplateSchema,
+  ];
   for (const schema of schemas) app.addSchema(schema);
 }
 

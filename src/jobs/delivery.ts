@@ -70,7 +70,7 @@ export function startDelivery(
       store: files,
       config: ctx.config,
     }),
-    [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl, files),
+    [SLACK_KIND]: new SlackChannel(ctx.database, ctx.config.slackApiUrl, files, ctx.config),
     [AUTORESPONDER_KIND]: new AutoresponderChannel(ctx.database, mailer, idDomain, ctx.plans, ctx.config.signup === 'open'),
     [WEBHOOK_KIND]: new WebhookChannel({
       outbound: ctx.outbound,
@@ -86,7 +86,7 @@ export function startDelivery(
     }),
   };
   // one channel object for every chat service (Slack webhook, Discord, Teams, Telegram): the job's kind says which
-  const chat = new ChatChannelDelivery(ctx.database, { outbound: ctx.outbound, telegramApiUrl: ctx.config.telegramApiUrl }, files);
+  const chat = new ChatChannelDelivery(ctx.database, { outbound: ctx.outbound, telegramApiUrl: ctx.config.telegramApiUrl }, files, ctx.config);
   for (const kind of CHAT_JOB_KINDS) channels[kind] = chat;
   const worker = new JobWorker(ctx.database, channels, {
     // webhooks: Standard Webhooks' schedule, over about three days

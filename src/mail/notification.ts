@@ -21,11 +21,12 @@ export interface NotificationInput {
   idDomain: string;
   /** The form's notification template, rendered; the default layout when absent. */
   rendered?: { html: string; text: string } | null;
-  /**
-   * The submission's stored files, which the default layout lists with a link to `submissionUrl`
-   * (the dashboard's page of the submission: an email is forwarded and kept, a login is asked there).
-   */
+  /** The submission's stored files, which the default layout lists, each linked to `submissionUrl`. */
   files?: readonly DeliveredFile[];
+  /**
+   * The dashboard's page of the submission (`submissionPageUrl`), which the default layout links as
+   * "Open in Formgate" (none when absent). A login is asked there: an email is forwarded and kept.
+   */
   submissionUrl?: string;
 }
 
@@ -72,11 +73,19 @@ export function notificationMessage(input: NotificationInput): NotificationMessa
 }
 
 /**
- * Where a notification links a submission's files: its page in the dashboard, which asks for a
- * login. NOTE: not a signed link: an email is forwarded and kept for years.
+ * Where a notification (and a chat message) links a submission and its files: its page in the
+ * dashboard, which asks for a login. NOTE: not a signed link: an email is forwarded and kept for years.
  */
 export function submissionPageUrl(publicUrl: string, submissionId: string): string {
   return `${publicUrl}/submissions/${encodeURIComponent(submissionId)}`;
+}
+
+/**
+ * What a preview or a test email links as the submission's page when no submission fills it in (the
+ * sample, or data given to the API's preview): the form's inbox in the dashboard.
+ */
+export function formInboxUrl(publicUrl: string, formId: string): string {
+  return `${publicUrl}/forms/${encodeURIComponent(formId)}`;
 }
 
 /** The files as a notification template reads them (`{{#each files}}`). */
@@ -110,6 +119,10 @@ export function fieldRows<T>(data: Record<string, unknown>, leaf?: (value: objec
 }
 
 const TITLE_MAX = 200;
+/** The words of the default layout's link to the submission's page (and of the chat messages' link). */
+export const OPEN_LABEL = 'Open in Formgate';
+const OPEN_BUTTON =
+  'display:inline-block;padding:8px 14px;background:#1d4ed8;color:#ffffff;border-radius:6px;text-decoration:none;font-size:14px;font-weight:600;';
 const OFF_WORDS = new Set(['false', '0', 'no', 'off']);
 
 /** The default layout's title and footer, as `_email.template.title` / `_email.template.footer` ask (the hosted service's controls). */
@@ -130,7 +143,7 @@ function layoutOptionsOf(controls: Record<string, string>): LayoutOptions {
   };
 }
 
-/** The submission's files for the default layout: the stored ones, and the page they are downloaded from. */
+/** The submission's files for the default layout: the stored ones, and the submission's page (linked as "Open in Formgate"). */
 interface LayoutFiles {
   list: readonly DeliveredFile[];
   url: string;
@@ -152,13 +165,14 @@ function defaultLayout(
   const when = `${new Date(submission.createdAt).toISOString().replace('T', ' ').slice(0, 16)} UTC`;
   const title = options.title === undefined ? `New submission to ${formName}` : options.title;
   const footer = `Submission ${submission.id}`;
-  const linked = files.list.length > 0 && files.url !== '';
-  const filesNote = `Download ${files.list.length === 1 ? 'the file' : `the ${files.list.length} files`} from the submission's page in Formgate (you will be asked to log in)`;
+  const opens = files.url !== '';
+  const linked = files.list.length > 0 && opens;
+  const filesNote = `Download ${files.list.length === 1 ? 'the file' : `the ${files.list.length} files`} from the submission's page in Formgate (you will be asked to log in).`;
   const text = [
     title === null ? when : `${title} (${when})`,
     '',
     ...rows.map(([name, value]) => `${name}: ${typeof value === 'string' ? value : fileSummary(value)}`),
-    ...(linked ? ['', `${filesNote}:`, files.url] : []),
+    ...(opens ? ['', ...(linked ? [filesNote] : []), `${OPEN_LABEL}: ${files.url}`] : []),
     ...(options.footer ? ['', footer] : []),
   ].join('\n');
   const cell = 'padding:8px 12px;border-bottom:1px solid #e5e7eb;vertical-align:top;text-align:left;';
@@ -174,16 +188,15 @@ function defaultLayout(
     )
     .join('');
   const heading = title === null ? '' : `<h1 style="margin:0 0 4px;font-size:18px;color:#111827;">${escapeHtml(title)}</h1>\n`;
-  const filesHtml = linked
-    ? `\n<p style="margin:16px 0 0;font-size:14px;color:#374151;">${escapeHtml(filesNote)}: <a href="${escapeHtml(files.url)}" style="${link}">open the submission</a>.</p>`
-    : '';
+  const filesHtml = linked ? `\n<p style="margin:16px 0 0;font-size:14px;color:#374151;">${escapeHtml(filesNote)}</p>` : '';
+  const openHtml = opens ? `\n<p style="margin:16px 0 0;"><a href="${escapeHtml(files.url)}" style="${OPEN_BUTTON}">${OPEN_LABEL}</a></p>` : '';
   const footerHtml = options.footer ? `\n<p style="margin:16px 0 0;font-size:12px;color:#9ca3af;">${escapeHtml(footer)}</p>` : '';
   const html = emailDocument({
     title: subject,
     bodyStyle: 'margin:0;padding:24px;background:#f9fafb;font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;',
     body: `<div style="max-width:640px;margin:0 auto;background:#ffffff;border:1px solid #e5e7eb;border-radius:8px;padding:24px;">
 ${heading}<p style="margin:0 0 16px;font-size:13px;color:#6b7280;">${escapeHtml(when)}</p>
-<table style="width:100%;border-collapse:collapse;font-size:14px;"><tbody>${htmlRows}</tbody></table>${filesHtml}${footerHtml}
+<table style="width:100%;border-collapse:collapse;font-size:14px;"><tbody>${htmlRows}</tbody></table>${filesHtml}${openHtml}${footerHtml}
 </div>`,
   });
   return { html, text };

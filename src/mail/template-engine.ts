@@ -87,8 +87,18 @@ export function compileTemplate(
 const RUNTIME: Handlebars.RuntimeOptions = { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false, helpers: {}, partials: {} };
 
 /**
- * Renders with the submission's fields under `data`, any shape, and its files under `files` (a
- * notification's; an empty list otherwise) (objects print as `name: value`
+ * What a notification template reads beside `data` (docs/templates.md): the submission's files, and
+ * `submissionUrl`, its page in the dashboard. Other templates (the autoresponder, subjects) get
+ * neither: they print an empty list and nothing.
+ */
+export interface TemplateExtras {
+  files?: readonly unknown[];
+  submissionUrl?: string;
+}
+
+/**
+ * Renders with the submission's fields under `data`, any shape, and its files and page under
+ * `files` and `submissionUrl` (a notification's; none otherwise) (objects print as `name: value`
  * lines). Time and output are bounded while rendering, not after: every printed value and every
  * loop iteration is counted (`RenderBudget`). Throws RenderLimitError past a limit. `as: 'text'`
  * renders text that is not HTML (a subject line): values unescaped, and `text` is the output as it is.
@@ -97,12 +107,13 @@ export function renderTemplate(
   template: CompiledTemplate,
   data: Record<string, unknown>,
   limits: RenderLimits = TEMPLATE_LIMITS,
-  files: readonly unknown[] = [],
+  extras: TemplateExtras = {},
   as: 'html' | 'text' = 'html',
 ): { html: string; text: string } {
   const budget = new RenderBudget(limits);
   const helpers = budgetedHelpers(handlebars(), budget, as === 'html');
-  const html = template.render({ data: plainCopy(data), files: plainCopy(files) }, { ...RUNTIME, helpers });
+  const context = { data: plainCopy(data), files: plainCopy(extras.files ?? []), submissionUrl: extras.submissionUrl ?? '' };
+  const html = template.render(context, { ...RUNTIME, helpers });
   budget.checkOutput(html.length);
   return { html, text: as === 'html' ? htmlToText(html) : html };
 }

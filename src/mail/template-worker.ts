@@ -26,7 +26,7 @@ function run(job: TemplateJob): TemplateOutcome {
   if ('errors' in compiled) return { ok: false, problem: 'invalid', errors: compiled.errors };
   try {
     const render = job.kind === 'render' ? job : null;
-    return { ok: true, ...renderTemplate(compiled, render?.data ?? {}, limits, render?.files, render?.as) };
+    return { ok: true, ...renderTemplate(compiled, render?.data ?? {}, limits, { files: render?.files, submissionUrl: render?.submissionUrl }, render?.as) };
   } catch (error) {
     // past the steps or the output, a render fails the same way every time (too_large); past the time, it was the machine (too_slow)
     if (error instanceof RenderLimitError) return { ok: false, problem: error.limit === 'time' ? 'too_slow' : 'too_large', message: error.message };

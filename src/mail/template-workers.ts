@@ -15,10 +15,18 @@ export interface TemplateLimits {
 export type TemplateJob = { limits: TemplateLimits } & (
   | { kind: 'check'; code: string }
   /** `keep: false`: code seen once (a draft being previewed) is not kept among the compiled templates. */
-  /** `files`: what a notification template reads as `files` (the submission's files with their links). */
+  /** `files`, `submissionUrl`: what a notification template reads beside `data` (NotificationExtras). */
   /** `as: 'text'`: text that is not HTML (a subject line), values printed unescaped. */
-  | { kind: 'render'; code: string; data: Record<string, unknown>; files?: readonly TemplateFile[]; keep?: boolean; as?: 'html' | 'text' }
+  | ({ kind: 'render'; code: string; data: Record<string, unknown>; keep?: boolean; as?: 'html' | 'text' } & NotificationExtras)
 );
+
+/** What a notification template reads beside `data`; the autoresponder and subjects get neither (docs/templates.md). */
+export interface NotificationExtras {
+  /** `{{#each files}}`: the submission's stored files. */
+  files?: readonly TemplateFile[];
+  /** `{{submissionUrl}}`: the submission's page in the dashboard (a preview without one: the form's inbox). */
+  submissionUrl?: string;
+}
 
 /** A file as a notification template sees it in `{{#each files}}`. */
 export interface TemplateFile {
@@ -98,8 +106,8 @@ export class TemplateWorkers {
   }
 
   /** Renders stored code with a submission's fields (compiled code is kept by each thread). */
-  render(code: string, data: Record<string, unknown>, files: readonly TemplateFile[] = []): Promise<TemplateOutcome> {
-    return this.submit({ kind: 'render', code, data, files, limits: this.limits });
+  render(code: string, data: Record<string, unknown>, extras: NotificationExtras = {}): Promise<TemplateOutcome> {
+    return this.submit({ kind: 'render', code, data, ...extras, limits: this.limits });
   }
 
   /**
@@ -114,8 +122,8 @@ export class TemplateWorkers {
    * Renders code that is being written (the dashboard's live preview): as `render`, but the compiled
    * draft is not kept, so a person typing does not push the stored templates out of each thread's cache.
    */
-  renderDraft(code: string, data: Record<string, unknown>, files: readonly TemplateFile[] = []): Promise<TemplateOutcome> {
-    return this.submit({ kind: 'render', code, data, files, keep: false, limits: this.limits });
+  renderDraft(code: string, data: Record<string, unknown>, extras: NotificationExtras = {}): Promise<TemplateOutcome> {
+    return this.submit({ kind: 'render', code, data, ...extras, keep: false, limits: this.limits });
   }
 
   /** Ends the threads; jobs still waiting fail. */

@@ -321,4 +321,3 @@ function recipientOf(payload: unknown): string | null {
   if (Array.isArray(to) && to.every((address) => typeof address === 'string')) return to.join(', ');
   return null;
 }
-

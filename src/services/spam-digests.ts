@@ -219,4 +219,3 @@ export class SpamDigests {
     return { emails: members.length, listed: Number(count.n) };
   }
 }
-

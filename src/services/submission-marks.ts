@@ -17,7 +17,6 @@ export const NOTE_LIMIT = 2000;
 /** The most submissions one bulk action changes: the ids travel in one form post. */
 export const BULK_LIMIT = 100;
 
-
 /** Where a bulk action's submissions must be: one form's inbox, or one workspace's. */
 export type MarkScope = { formId: string } | { workspaceId: string };
 
@@ -25,6 +24,9 @@ export type MarkScope = { formId: string } | { workspaceId: string };
 export interface RowMarks {
   unread: boolean;
   note: string | null;
+  /** Marked done (triage); open otherwise. */
+  done: boolean;
+  assigneeId: string | null;
 }
 
 /**
@@ -72,11 +74,11 @@ export class SubmissionMarks {
     return counts;
   }
 
-  /** Unread flags and notes of a page's rows (one query). */
+  /** Unread flags, notes and triage of a page's rows (one query). */
   async marksOf(ids: readonly string[]): Promise<Map<string, RowMarks>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.database.db.selectFrom('submissions').select(['id', 'unread', 'note']).where('id', 'in', ids).execute();
-    return new Map(rows.map((row) => [row.id, { unread: row.unread === 1, note: row.note }]));
+    const rows = await this.database.db.selectFrom('submissions').select(['id', 'unread', 'note', 'doneAt', 'assigneeId']).where('id', 'in', ids).execute();
+    return new Map(rows.map((row) => [row.id, { unread: row.unread === 1, note: row.note, done: row.doneAt !== null, assigneeId: row.assigneeId }]));
   }
 
   /** Opening a submission marks it read for the whole team (a write only when it was unread). */
@@ -93,15 +95,21 @@ export class SubmissionMarks {
     return { formId: submission.formId };
   }
 
-  /** Checks that every id is an accepted submission of the scope, the account a member (before a bulk delete's confirmation). */
-  async checkInbox(userId: string, scope: MarkScope, ids: string[]): Promise<void> {
-    await this.inboxIds(userId, scope, ids);
+  /** Checks that every id is an accepted submission of the scope, the account a member (before a bulk delete's confirmation, or a triage change); the ids, once each. */
+  async checkInbox(userId: string, scope: MarkScope, ids: string[]): Promise<string[]> {
+    return this.inboxIds(userId, scope, ids);
   }
 
-  /** Marks the chosen inbox submissions read; returns how many were unread. */
-  async markAllRead(userId: string, scope: MarkScope, ids: string[]): Promise<number> {
+  /** Marks the chosen inbox submissions read (or unread again, `unread`); returns how many changed. */
+  async markAllRead(userId: string, scope: MarkScope, ids: string[], unread = false): Promise<number> {
     const wanted = await this.inboxIds(userId, scope, ids);
-    const result = await this.database.db.updateTable('submissions').set({ unread: 0 }).where('id', 'in', wanted).where('unread', '=', 1).executeTakeFirst();
+    const to = unread ? 1 : 0;
+    const result = await this.database.db
+      .updateTable('submissions')
+      .set({ unread: to })
+      .where('id', 'in', wanted)
+      .where('unread', '=', 1 - to)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
 

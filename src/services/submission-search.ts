@@ -14,19 +14,35 @@ export interface SubmissionListRow {
   createdAt: number;
 }
 
-/** Which submissions a list shows: those whose fields contain `search`, that came from `from` (epoch ms, inclusive) until `to` (exclusive). */
+/**
+ * Which submissions a list shows: those whose fields contain `search`, that came from `from` (epoch
+ * ms, inclusive) until `to` (exclusive); for the inbox and the triage API (issue 41), only open or
+ * only done ones (`state`), and only those assigned to a member (`assigneeId`; null: to nobody).
+ */
 export interface SubmissionFilter {
   search?: string;
   from?: number;
   to?: number;
+  state?: 'open' | 'done';
+  assigneeId?: string | null;
 }
 
-/** Narrows a query of submissions to the filter's time range. */
-export function inRange<Q extends SelectQueryBuilder<DB, 'submissions', object>>(query: Q, { from, to }: SubmissionFilter): Q {
-  let ranged = query;
-  if (from !== undefined) ranged = ranged.where('submissions.createdAt', '>=', from) as Q;
-  if (to !== undefined) ranged = ranged.where('submissions.createdAt', '<', to) as Q;
-  return ranged;
+/** Narrows a query of submissions to the filter's time range and triage (everything but its search). */
+export function narrowedBy<Q extends SelectQueryBuilder<DB, 'submissions', object>>(query: Q, { from, to, state, assigneeId }: SubmissionFilter): Q {
+  let narrowed = query;
+  if (from !== undefined) narrowed = narrowed.where('submissions.createdAt', '>=', from) as Q;
+  if (to !== undefined) narrowed = narrowed.where('submissions.createdAt', '<', to) as Q;
+  // `IS NULL` with the literal status of listedOf: what the partial indexes of open submissions name (migration 0032)
+  if (state === 'open') narrowed = narrowed.where('submissions.doneAt', 'is', null) as Q;
+  if (state === 'done') narrowed = narrowed.where('submissions.doneAt', 'is not', null) as Q;
+  if (assigneeId === null) narrowed = narrowed.where('submissions.assigneeId', 'is', null) as Q;
+  else if (assigneeId !== undefined) narrowed = narrowed.where('submissions.assigneeId', '=', assigneeId) as Q;
+  return narrowed;
+}
+
+/** Whether the filter narrows by triage: such a list is not the plain one the prepared form pages serve. */
+export function triaged(filter: SubmissionFilter): boolean {
+  return filter.state !== undefined || filter.assigneeId !== undefined;
 }
 
 // named, not `*`: a listing returns these, the API writes them out as stored
@@ -54,14 +70,15 @@ export type ScopeColumn = SearchScopeColumn;
 
 /** The listed (accepted) rows of one form or workspace: what every list and search starts from. */
 export function listedOf(db: Queryable, column: ScopeColumn, owner: string) {
-  return db.selectFrom('submissions').where('submissions.status', '=', 'accepted').where(`submissions.${column}`, '=', owner);
+  // a literal: a partial index names it (the open ones', migration 0032), which a parameter would not match
+  return db.selectFrom('submissions').where('submissions.status', '=', sql.lit('accepted')).where(`submissions.${column}`, '=', owner);
 }
 
 // A look at the next `window` rows of a form or workspace, each checked for the search pattern: the
 // first `limit` matches (SQLite and PostgreSQL stop reading once they have them).
 type ScanParams = { owner: string; pattern: string; window: number; limit: number; createdAt: number; id: string };
 function listedAfter(db: Queryable, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter) {
-  return newestAfter(inRange(listedOf(db, column, p.owner), filter), after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions');
+  return newestAfter(narrowedBy(listedOf(db, column, p.owner), filter), after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions');
 }
 function scanQuery(db: Queryable, dialect: Dialect, column: ScopeColumn, p: ScanParams, after: boolean, filter: SubmissionFilter = {}) {
   const window = listedAfter(db, column, p, after, filter)
@@ -127,13 +144,13 @@ export class SubmissionSearch {
       .selectFrom('submissions')
       .where(searchScope(dialect, column, owner))
       .where(matches);
-    return keysetPage(inRange(matching, filter).select(LIST_COLUMNS), page, 'submissions');
+    return keysetPage(narrowedBy(matching, filter).select(LIST_COLUMNS), page, 'submissions');
   }
 
   /** How many rows the list holds after the page's start, counting no further than SEARCH_ROW_CAP + 1 (its listing index answers). */
   private async rowsLeft(column: ScopeColumn, owner: string, page: PageRequest, filter: SubmissionFilter): Promise<number> {
     const listed = listedOf(this.database.db, column, owner).select('submissions.id');
-    const left = newestAfter(inRange(listed, filter), page.after, 'submissions').limit(SEARCH_ROW_CAP + 1);
+    const left = newestAfter(narrowedBy(listed, filter), page.after, 'submissions').limit(SEARCH_ROW_CAP + 1);
     const counted = await this.database.db
       .selectFrom(left.as('left'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -163,14 +180,15 @@ export class SubmissionSearch {
       createdAt: page.after?.createdAt ?? 0,
       id: page.after?.id ?? '',
     };
-    const ranged = filter.from !== undefined || filter.to !== undefined;
+    // the prepared statements serve the plain list; a time range or a triage view builds its own
+    const narrowed = filter.from !== undefined || filter.to !== undefined || triaged(filter);
     const after = page.after !== null;
-    const rows = ranged
+    const rows = narrowed
       ? await scanQuery(db, dialect, column, params, after, filter).execute()
       : await this.scans[column][after ? 'next' : 'first'].execute(db, params);
     if (rows.length > page.limit) return pageOf(rows, page.limit);
     // fewer than a page: did the window reach the end of the list? (its index answers, no row is read)
-    const [end, beyond] = ranged
+    const [end, beyond] = narrowed
       ? await windowEndQuery(db, column, params, after, filter).execute()
       : await this.windowEnds[column][after ? 'next' : 'first'].execute(db, params);
     if (!end || !beyond) return { rows, hasMore: false };

@@ -6,7 +6,7 @@ import type { FileStore } from '../files/file-store.js';
 import { sql } from 'kysely';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { ProblemError, validationError } from '../errors.js';
-import { inRange, LIST_COLUMNS, listedOf, type SubmissionFilter, type SubmissionListRow, SubmissionSearch } from './submission-search.js';
+import { LIST_COLUMNS, listedOf, narrowedBy, type SubmissionFilter, type SubmissionListRow, SubmissionSearch, triaged } from './submission-search.js';
 import type { Access, FormService } from './forms.js';
 import { keysetPage, newestAfter, pageOf, pageParams, type Page, type PageRequest } from './pagination.js';
 import { PLANS, isUpgraded } from '../domain/plans.js';
@@ -104,7 +104,7 @@ export class SubmissionService {
   ): Promise<Page<SubmissionListRow>> {
     const { search } = filter;
     const ranged = filter.from !== undefined || filter.to !== undefined;
-    if (search === undefined && !ranged && 'formId' in scope) return this.formPage(userId, scope.formId, page, access);
+    if (search === undefined && !ranged && !triaged(filter) && 'formId' in scope) return this.formPage(userId, scope.formId, page, access);
     if ('formId' in scope) await this.forms.formForMember(userId, scope.formId, access);
     else {
       const workspace = await this.workspaces.getForMember(userId, scope.workspaceId);
@@ -113,7 +113,7 @@ export class SubmissionService {
 
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
     if (search === undefined) {
-      return keysetPage(inRange(listedOf(this.database.db, column, value), filter).select(LIST_COLUMNS), page, 'submissions');
+      return keysetPage(narrowedBy(listedOf(this.database.db, column, value), filter).select(LIST_COLUMNS), page, 'submissions');
     }
     return this.searches.page(column, value, page, filter, search);
   }

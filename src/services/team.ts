@@ -4,6 +4,7 @@ import { ProblemError } from '../errors.js';
 import type { PlanRules } from '../domain/plans.js';
 import type { RecipientService } from './recipients.js';
 import { seatsTaken } from './seats.js';
+import { unassignLeaver } from './triage.js';
 import type { WorkspaceService } from './workspaces.js';
 
 export type Role = 'owner' | 'member';
@@ -88,6 +89,7 @@ export class TeamService {
     return this.database.transaction(async (trx) => {
       const { member } = await this.removable(ownerId, workspaceId, memberUserId, trx);
       await trx.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', memberUserId).execute();
+      await unassignLeaver(trx, workspaceId, memberUserId);
       // their address on the workspace's forms now needs a confirmation like anyone else's
       await this.recipients.memberLeft(trx, workspaceId, member.email, ownerId);
       return member;
@@ -109,6 +111,7 @@ export class TeamService {
     await this.database.transaction(async (trx) => {
       const user = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
       await trx.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', userId).execute();
+      await unassignLeaver(trx, workspaceId, userId);
       await this.recipients.memberLeft(trx, workspaceId, user.email, null);
     });
     return workspace;

@@ -10,7 +10,7 @@ import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
 import { enqueueJob } from '../jobs/outbox.js';
 import { autoresponderMessage, siteOf } from '../mail/autoresponder.js';
 import { headerText } from '../mail/header-text.js';
-import { notificationMessage, submissionPageUrl, templateFiles } from '../mail/notification.js';
+import { formInboxUrl, notificationMessage, submissionPageUrl, templateFiles } from '../mail/notification.js';
 import { SpamdError } from '../mail/spamd.js';
 import type { AutoresponderChecker } from '../mail/template-check.js';
 import { fieldPaths } from '../mail/template-placeholders.js';
@@ -59,7 +59,7 @@ export class TemplateService {
     private readonly database: Database,
     private readonly forms: FormService,
     private readonly checker: AutoresponderChecker,
-    /** FORMGATE_PUBLIC_URL: a notification links a submission's files to its page there (read when used: serve sets it once listening). */
+    /** FORMGATE_PUBLIC_URL: a notification links to the submission's page there, and its files too (read when used: serve sets it once listening). */
     private readonly config: Pick<Config, 'publicUrl'>,
     private readonly renderer: TemplateWorkers = sharedTemplateWorkers(),
   ) {}
@@ -152,6 +152,7 @@ export class TemplateService {
     const latest = data === undefined && seesSubmissions ? ((await this.newestSubmissions(formId, 1))[0] ?? null) : null;
     const fields = data ?? latest?.data ?? SAMPLE_DATA;
     const files = await this.filesOf(kind, latest);
+    const submissionUrl = this.pageOf(kind, formId, latest);
     if (!template) {
       // no notification template: the default layout is what would be sent
       const subject = await renderSubject(form.notificationSubject, fields, this.renderer);
@@ -161,15 +162,14 @@ export class TemplateService {
         submission: { id: 'preview', createdAt: Date.now(), data: fields, emailControls: null },
         idDomain: 'formgate.invalid',
         files: files.list,
-        submissionUrl: files.url,
+        submissionUrl,
       });
       return { html: message.html ?? '', text: message.text };
     }
-    const rendered = await this.renderer.render(
-      template.code,
-      kind === 'autoresponder' ? withoutFileUrls(fields) : fields,
-      templateFiles(files.list, files.url),
-    );
+    const rendered = await this.renderer.render(template.code, kind === 'autoresponder' ? withoutFileUrls(fields) : fields, {
+      files: templateFiles(files.list, files.url),
+      submissionUrl,
+    });
     if (rendered.ok) return { html: rendered.html, text: rendered.text };
     if (rendered.problem === 'invalid') throw new ProblemError('template_invalid', 'The stored template no longer compiles.', { errors: rendered.errors });
     const against = data ? 'with this data' : fields === SAMPLE_DATA ? 'with the sample data' : "with the form's latest submission";
@@ -190,11 +190,12 @@ export class TemplateService {
     const latest = (await this.newestSubmissions(formId, 1))[0] ?? null;
     const submission = latest ?? { id: 'sample', createdAt: Date.now(), data: SAMPLE_DATA, emailControls: null };
     const files = await this.filesOf(kind, latest);
+    const submissionUrl = this.pageOf(kind, formId, latest);
     let body: { html: string; text: string } | null = null;
     if (source !== undefined) {
       const fields = kind === 'autoresponder' ? withoutFileUrls(submission.data) : submission.data;
-      const listed = templateFiles(files.list, files.url);
-      const outcome = code === undefined ? await this.renderer.render(source, fields, listed) : await this.renderer.renderDraft(source, fields, listed);
+      const extras = { files: templateFiles(files.list, files.url), submissionUrl };
+      const outcome = code === undefined ? await this.renderer.render(source, fields, extras) : await this.renderer.renderDraft(source, fields, extras);
       if (!outcome.ok) throw renderProblem(outcome, latest ? "with the form's latest submission" : 'with the sample data');
       body = { html: outcome.html, text: outcome.text };
     }
@@ -211,7 +212,7 @@ export class TemplateService {
         idDomain: 'formgate.invalid',
         rendered: body,
         files: files.list,
-        submissionUrl: files.url,
+        submissionUrl,
       });
       const { subject, html = '', text, replyTo = null, fromName } = message;
       return { subject, to, replyTo, fromName, html, text, ...filled };
@@ -278,6 +279,16 @@ export class TemplateService {
     if (named.size === 0) return { list: [], url: '' };
     const stored = (await storedFilesOfSubmissions(this.database.db, [submission.id])).get(submission.id) ?? [];
     return { list: stored.filter((file) => named.has(file.id)), url: submissionPageUrl(this.config.publicUrl, submission.id) };
+  }
+
+  /**
+   * What a preview fills in as the notification's `submissionUrl`: the submission's page, or the
+   * form's inbox when the sample or given data stands in for one; none for the autoresponder, which
+   * goes to the visitor (docs/templates.md).
+   */
+  private pageOf(kind: TemplateKind, formId: string, submission: SubmissionForEmail | null): string | undefined {
+    if (kind !== 'notification') return undefined;
+    return submission ? submissionPageUrl(this.config.publicUrl, submission.id) : formInboxUrl(this.config.publicUrl, formId);
   }
 
   private async newestSubmissions(formId: string, limit: number): Promise<SubmissionForEmail[]> {

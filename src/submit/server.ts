@@ -31,8 +31,6 @@ import { refusalHeaders } from '../web/limiter.js';
 export interface SubmitSurface {
   server: http.Server;
   listen(options: { host: string; port: number }): Promise<void>;
-  /** The drain window begins: every answer from now on closes its connection, while the surface still listens. */
-  closeEachAfterAnswer(): void;
   /** Stops taking connections, closes each after its request, and cuts what is still open at the deadline. */
   close(options?: DrainOptions): Promise<DrainOutcome>;
 }
@@ -85,7 +83,6 @@ export function createSubmitSurface(dependencies: SubmitDependencies): SubmitSur
           resolve();
         });
       }),
-    closeEachAfterAnswer: () => connections.closeEachAfterAnswer(),
     async close(options) {
       const outcome = await connections.drain(options);
       log.debug({ submitUrl: ctx.config.submitUrl }, 'submit surface closed');

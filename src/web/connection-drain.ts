@@ -110,7 +110,7 @@ export class ConnectionDrain {
    * keeps sending then connected anew for each request, and one connection completed just before the
    * listener's close was reset under its request.
    */
-  closeEachAfterAnswer(): void {
+  private closeEachAfterAnswer(): void {
     if (this.draining) return;
     this.draining = true;
     for (const response of this.answers) this.closeAfter(response);

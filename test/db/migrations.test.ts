@@ -195,6 +195,12 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0032-triage: its indexes, then its columns. */
+async function undoTriage(raw: Kysely<any>): Promise<void> {
+  for (const index of ['submissions_form_open', 'submissions_workspace_open', 'submissions_assigned']) await sql`DROP INDEX ${sql.ref(index)}`.execute(raw);
+  for (const column of ['assignee_id', 'done_at']) await sql`ALTER TABLE submissions DROP COLUMN ${sql.ref(column)}`.execute(raw);
+}
+
 /** Back to before 0031-spam-judges: the trigger as 0022 (SQLite) and 0023 (PostgreSQL) made it, then its columns. */
 async function undoSpamJudges(raw: Kysely<any>): Promise<void> {
   const columns =
@@ -419,6 +425,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -470,6 +477,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -535,6 +543,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -561,6 +570,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -612,6 +622,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -632,6 +643,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -670,6 +682,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -688,6 +701,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -733,6 +747,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -756,6 +771,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -805,6 +821,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -838,6 +855,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -873,6 +891,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -889,6 +908,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -915,6 +935,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -936,6 +957,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
     await undoSpamLearning(raw);
@@ -965,6 +987,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0029-spam-learning',
       '0030-spam-digest',
       '0031-spam-judges',
+      '0032-triage',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;

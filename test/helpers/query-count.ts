@@ -3,6 +3,8 @@ import pg from 'pg';
 
 // Every query a PostgreSQL connection of this process sends, or a SQLite statement it runs, while a count is open, in order.
 let recording: string[] | null = null;
+// The same statements' parameters, in the same order, while statementsDuring records.
+let recordingValues: unknown[][] | null = null;
 let installed = false;
 /** Told of each statement's rows (read, or changed) while set: test/helpers/loop-blocks.ts's watchRowsPerTurn. */
 let onRows: ((rows: number) => void) | null = null;
@@ -28,8 +30,9 @@ export function installQueryCounter(): void {
   installSqliteCounter();
   const query = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-    const first = args[0] as string | { text: string };
+    const first = args[0] as string | { text: string; values?: unknown[] };
     recording?.push(typeof first === 'string' ? first : first.text);
+    recordingValues?.push(typeof first === 'string' ? ((args[1] as unknown[] | undefined) ?? []) : (first.values ?? []));
     const result = (query as (...a: unknown[]) => unknown).apply(this, args);
     if (onRows && result instanceof Promise)
       void result.then(
@@ -52,6 +55,7 @@ function installSqliteCounter(): void {
     const original = statement[method];
     statement[method] = function (this: { source: string }, ...args: unknown[]) {
       recording?.push(this.source);
+      recordingValues?.push(args);
       const result = original.apply(this, args);
       if (onRows) onRows(method === 'all' ? (result as unknown[]).length : method === 'run' ? (result as { changes: number }).changes : 1);
       return result;
@@ -70,4 +74,16 @@ export async function queriesDuring(fn: () => Promise<unknown>): Promise<string[
     recording = null;
   }
   return seen;
+}
+
+/** The statements sent while `fn` ran, each with its parameters: to EXPLAIN them as they ran (installQueryCounter first). */
+export async function statementsDuring(fn: () => Promise<unknown>): Promise<{ text: string; values: unknown[] }[]> {
+  const values: unknown[][] = [];
+  recordingValues = values;
+  try {
+    const texts = await queriesDuring(fn);
+    return texts.map((text, i) => ({ text, values: values[i] ?? [] }));
+  } finally {
+    recordingValues = null;
+  }
 }

@@ -48,6 +48,30 @@ describe('autoresponder', () => {
     assert.equal(reply.parsed.replyTo?.value[0]?.address, 'help@acme.example');
     assert.ok(String(reply.parsed.html).includes('Hi Ada &lt;3, thanks'), String(reply.parsed.html));
     assert.equal(reply.parsed.headers.get('auto-submitted'), 'auto-replied');
+    // the recipients' notifications link to the submission's page; the visitor's answer never does
+    const page = `${app.ctx.config.publicUrl}/submissions/${answer.body.id}`;
+    for (const notification of mails.slice(before).filter((m) => m !== reply))
+      assert.ok((notification.parsed.text ?? '').includes(`Open in Formgate: ${page}`));
+    for (const part of [String(reply.parsed.html), reply.parsed.text ?? '']) {
+      assert.ok(!part.includes('/submissions/') && !part.includes('Open in Formgate'), part);
+    }
+  });
+
+  it('prints nothing for {{submissionUrl}} in the autoresponder: the visitor never gets a link into the dashboard', async () => {
+    const form = await formWithAutoresponder(`${POLITE}<p>Your reference: [{{submissionUrl}}]</p>`);
+    const before = sink.messages.length;
+    const answer = await postJson(app, form.id, { name: 'Grace', email: 'grace@example.com', message: 'Hello' }, from());
+    assert.equal(answer.status, 200);
+    const reply = await sink.waitFor(before + 3).then((mails) => mails.slice(before).find((m) => m.envelopeTo.includes('grace@example.com'))!);
+    assert.ok(String(reply.parsed.html).includes('<p>Your reference: []</p>'), String(reply.parsed.html));
+    assert.match(reply.parsed.text ?? '', /^Your reference: \[\]$/m);
+    assert.ok(!String(reply.parsed.html).includes('/submissions/'));
+    // and its previews fill in nothing either
+    const preview = await app.api('POST', `/forms/${form.id}/templates/autoresponder/preview`, { token: account.token, body: {} });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    assert.ok(preview.body.html.includes('<p>Your reference: []</p>'), preview.body.html);
+    const email = await app.ctx.templates.previewEmail(account.userId, form.id, 'autoresponder');
+    assert.ok(email.html.includes('<p>Your reference: []</p>') && !email.text.includes('/submissions/'), email.html);
   });
 
   it('sends nothing when paused, when deleted (off), without a submitter address, or on a free workspace', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { fromJson } from '../../src/db/database.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { assertAuthMatrix } from '../helpers/auth-matrix.js';
 import { createAccount, createForm, createToken, type Account } from '../helpers/fixtures.js';
@@ -146,6 +147,36 @@ describe('templates API (4.4)', () => {
       .where('kind', '=', 'email')
       .executeTakeFirstOrThrow();
     assert.equal(Number(count.n), 0, 'a preview sends nothing');
+  });
+
+  it('fills {{submissionUrl}} with the submission’s page, or the form’s inbox when the sample or given data stands in (previews and the test email)', async () => {
+    const target = await createForm(app, owner, { notificationEmails: ['x@example.com'] });
+    await app.api('PUT', path('notification', target.id), { token: owner.token, body: { code: '<p><a href="{{submissionUrl}}">Open</a></p>' } });
+    const base = app.ctx.config.publicUrl;
+    const inbox = `<p><a href="${base}/forms/${target.id}">Open</a></p>`;
+    const preview = (body: object, token = owner.token) => app.api('POST', `${path('notification', target.id)}/preview`, { token, body });
+    assert.equal((await preview({})).body.html, inbox, 'the sample: no submission to open');
+    assert.equal((await app.ctx.templates.previewEmail(owner.userId, target.id, 'notification')).html, inbox);
+
+    const submitted = await postJson(app, target.id, { name: 'Grace' });
+    const page = `<p><a href="${base}/submissions/${submitted.body.id}">Open</a></p>`;
+    assert.equal((await preview({})).body.html, page, 'the latest submission: its page');
+    assert.equal((await preview({ data: { name: 'Given' } })).body.html, inbox, 'given data: the inbox');
+    assert.equal((await preview({}, await createToken(app, owner.userId, ['forms:read']))).body.html, inbox, 'the sample, for a token that cannot read it');
+    assert.equal((await app.ctx.templates.previewEmail(owner.userId, target.id, 'notification')).html, page);
+    const draft = await app.ctx.templates.previewEmail(owner.userId, target.id, 'notification', '{{submissionUrl}}');
+    assert.equal(draft.text, `${base}/submissions/${submitted.body.id}`);
+
+    // "Send me a test" sends what the preview shows
+    await app.ctx.templates.sendTest(owner.userId, target.id, 'notification', 'me@example.com');
+    const emails = await app.ctx.database.db.selectFrom('jobs').select('payload').where('kind', '=', 'email').execute();
+    const test = emails.map((job) => fromJson<{ to: string[]; html: string }>(job.payload)).find((email) => email.to.includes('me@example.com'));
+    assert.equal(test?.html, page);
+
+    // without a template, the default layout links the same page
+    await app.api('DELETE', path('notification', target.id), { token: owner.token });
+    assert.match((await preview({})).body.text, new RegExp(`^Open in Formgate: ${base}/submissions/${submitted.body.id}$`, 'm'));
+    assert.match((await preview({ data: { city: 'Paris' } })).body.text, new RegExp(`^Open in Formgate: ${base}/forms/${target.id}$`, 'm'));
   });
 
   it('previews without a body, or with an empty one, as with `{}`: `data` is optional, so the body is', async () => {

@@ -70,18 +70,21 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     await until('the four posts', () => chat.posts.length >= before + 4);
     const posts = chat.posts.slice(before);
     const by = (prefix: string) => posts.find((p) => p.path.startsWith(prefix))!;
+    // each message ends with a link to the submission's page in the dashboard, in the service's own link syntax
+    const page = `${app.ctx.config.publicUrl}/submissions/${answer.body.id}`;
+    assert.match(page, /^http:\/\/[^/]+\/submissions\/[\w-]+$/);
 
     const slack = by('/slack/');
     assert.equal(slack.path, '/slack/services/T000/B000/slacksecretXYZ1');
     assert.equal(
       slack.body.text,
-      'New submission to *Leads &amp; &lt;friends&gt;*\n*name:* Ada &lt;b&gt;*bold*&lt;/b&gt; @everyone\n*message:* Call me &amp; soon',
+      `New submission to *Leads &amp; &lt;friends&gt;*\n*name:* Ada &lt;b&gt;*bold*&lt;/b&gt; @everyone\n*message:* Call me &amp; soon\n<${page}|Open in Formgate>`,
     );
 
     const discord = by('/discord/');
     assert.equal(
       discord.body.content,
-      'New submission to **Leads & \\<friends\\>**\n**name:** Ada \\<b\\>\\*bold\\*\\</b\\> \\@everyone\n**message:** Call me & soon',
+      `New submission to **Leads & \\<friends\\>**\n**name:** Ada \\<b\\>\\*bold\\*\\</b\\> \\@everyone\n**message:** Call me & soon\n[Open in Formgate](${page})`,
     );
     assert.deepEqual(discord.body.allowed_mentions, { parse: [] });
 
@@ -92,7 +95,7 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     assert.equal(card.content.type, 'AdaptiveCard');
     assert.deepEqual(
       card.content.body.map((block: { text: string }) => block.text),
-      ['New submission to **Leads & <friends>**', '**name:** Ada <b>\\*bold\\*</b> @everyone', '**message:** Call me & soon'],
+      ['New submission to **Leads & <friends>**', '**name:** Ada <b>\\*bold\\*</b> @everyone', '**message:** Call me & soon', `[Open in Formgate](${page})`],
     );
 
     const telegram = by('/telegram/');
@@ -101,7 +104,7 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     assert.equal(telegram.body.parse_mode, 'HTML');
     assert.equal(
       telegram.body.text,
-      'New submission to <b>Leads &amp; &lt;friends&gt;</b>\n<b>name:</b> Ada &lt;b&gt;*bold*&lt;/b&gt; @everyone\n<b>message:</b> Call me &amp; soon',
+      `New submission to <b>Leads &amp; &lt;friends&gt;</b>\n<b>name:</b> Ada &lt;b&gt;*bold*&lt;/b&gt; @everyone\n<b>message:</b> Call me &amp; soon\n<a href="${page}">Open in Formgate</a>`,
     );
 
     await until('the four jobs done', async () => (await jobsOf(answer.body.id)).every((j) => j.status === 'done'));
@@ -140,6 +143,7 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
         app.ctx.database,
         { outbound: new OutboundGuard({ allowPrivate: true }), telegramApiUrl: chat.telegramApiUrl },
         new DeliveryFiles(app.ctx.database, app.ctx.fileLinks),
+        app.ctx.config,
       );
     });
 
@@ -307,7 +311,8 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     assert.ok(link, text);
     const url = new URL(link[1]!.replace(/&amp;/g, '&'));
     assert.ok(app.ctx.fileLinks.verify(url.pathname.split('/').at(-1)!, url.searchParams.get('expires') ?? '', url.searchParams.get('signature') ?? ''));
-    assert.match(text, /\n<i>Links to files work for 7 days\.<\/i>$/);
+    const page = `${app.ctx.config.publicUrl}/submissions/${answer.body.id}`;
+    assert.ok(text.endsWith(`\n<i>Links to files work for 7 days.</i>\n<a href="${page}">Open in Formgate</a>`), text);
   });
 
   it('cuts a message to the service’s size with a note, never inside its markup', () => {
@@ -335,6 +340,41 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     );
     assert.ok(cut.length <= 2000);
     assert.ok(cut.endsWith('The whole submission is on the dashboard.*'));
+    // the link to the submission's page is kept below the note, whatever is cut
+    const page = 'https://forms.example/submissions/sub_1';
+    for (const [kind, limit, link] of [
+      ['discord', 2000, `[Open in Formgate](${page})`],
+      ['telegram', 4096, `<a href="${page}">Open in Formgate</a>`],
+      ['slack-webhook', 39_000, `<${page}|Open in Formgate>`],
+    ] as const) {
+      const linked = chatText(
+        kind,
+        submissionMessage('F', { b: 'x&'.repeat(30_000) }, [], () => '', page),
+      );
+      assert.ok(linked.length <= limit, `${kind}: ${linked.length}`);
+      const lines = linked.split('\n');
+      assert.equal(lines.at(-1), link, kind);
+      assert.match(lines.at(-2)!, /Cut here/, kind);
+    }
+  });
+
+  it('links the submission’s page in each service’s link syntax, its address escaped for that syntax', () => {
+    // not an address Formgate makes (the id is URL-encoded, the public URL has no path): each markup's special characters at once
+    const url = 'https://forms.example/submissions/a?b=1&c=<2>|(3)"';
+    const message = submissionMessage('F', { name: 'Ada' }, [], () => '', url);
+    const last = (kind: ChatKind) => chatText(kind, message).split('\n').at(-1);
+    assert.equal(last('slack-webhook'), '<https://forms.example/submissions/a?b=1&amp;c=&lt;2&gt;%7C(3)"|Open in Formgate>');
+    assert.equal(last('discord'), '[Open in Formgate](https://forms.example/submissions/a?b=1&c=%3C2%3E|%283%29")');
+    assert.equal(last('teams'), '[Open in Formgate](https://forms.example/submissions/a?b=1&c=%3C2%3E|%283%29")');
+    assert.equal(last('telegram'), '<a href="https://forms.example/submissions/a?b=1&amp;c=&lt;2&gt;|(3)&quot;">Open in Formgate</a>');
+    // no address, no link (a test message)
+    assert.equal(
+      chatText(
+        'discord',
+        submissionMessage('F', { name: 'Ada' }, [], () => ''),
+      ),
+      'New submission to **F**\n**name:** Ada',
+    );
   });
 
   it('links files by name, signed', () => {

@@ -176,7 +176,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     assert.match(text, /^cv: cv\.pdf \(17 bytes, application\/pdf\)$/m);
     assert.match(text, /^photos\[0\]: a\.png \(2\.0 KB, image\/png\)$/m);
     assert.match(text, /^photos\[1\]: b <1>\.png \(1 byte, image\/png\)$/m);
-    assert.ok(text.includes(`Download the 3 files from the submission's page in Formgate (you will be asked to log in):\n${page}`), text);
+    assert.ok(text.includes(`Download the 3 files from the submission's page in Formgate (you will be asked to log in).\nOpen in Formgate: ${page}`), text);
     assert.ok(!text.includes('signature='), 'no signed link in an email');
     assert.ok(!text.includes('virus.exe'), 'a dropped file is not listed');
     assert.match(text, /^other\.url: https:\/\/elsewhere\.example\/files\/\w+x$/m, 'a visitor’s look-alike object is a field like any other');
@@ -190,8 +190,9 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     const links = [...slackText.matchAll(/<([^|>]+)\|([^>]+)>/g)];
     assert.deepEqual(
       links.map((m) => m[2]),
-      ['cv.pdf', 'a.png', 'b &lt;1&gt;.png'],
+      ['cv.pdf', 'a.png', 'b &lt;1&gt;.png', 'Open in Formgate'],
     );
+    assert.equal(links.pop()![1], page, 'the last links to the submission’s page, not signed');
     for (const [, link] of links) {
       const { fileId, expires, signature } = signedParts(link!.replace(/&amp;/g, '&'));
       assert.ok(app.ctx.fileLinks.verify(fileId, expires, signature), link);
@@ -199,7 +200,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
       assert.ok(expiresAt >= Math.floor(sentAt / 1000) * 1000 + FILE_LINK_LIFETIME_MS && expiresAt <= Date.now() + FILE_LINK_LIFETIME_MS, 'for 7 days');
     }
     assert.match(slackText, /^\*cv:\* <[^>]+\|cv\.pdf> \(17 bytes\)$/m);
-    assert.match(slackText, /_Links to files work for 7 days\._$/);
+    assert.ok(slackText.endsWith(`\n_Links to files work for 7 days._\n<${page}|Open in Formgate>`), slackText);
   });
 
   it('signs a fresh link on every try, under the same webhook-id, and the body it signs', async () => {
@@ -247,7 +248,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
     assert.ok(!(mail.parsed.text ?? '').includes('Download'));
     assert.equal(
       post.body.text,
-      'New submission to *Jobs &amp; &lt;CVs&gt;*\n*name:* Alan\n*nested.url:* https://example.com/files/abc\n*nested.size:* 3\n*list:* a, b',
+      `New submission to *Jobs &amp; &lt;CVs&gt;*\n*name:* Alan\n*nested.url:* https://example.com/files/abc\n*nested.size:* 3\n*list:* a, b\n<${app.ctx.config.publicUrl}/submissions/${plain.submissionId}|Open in Formgate>`,
     );
 
     const cv = { id: newId(), field: 'cv', name: 'cv.pdf', type: 'application/pdf', content: 'pdf!' };

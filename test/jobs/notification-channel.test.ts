@@ -91,6 +91,40 @@ describe(`notification deliveries (${TEST_DIALECT})`, () => {
     assert.deepEqual(last!.envelopeTo, ['second@example.com']);
   });
 
+  it('links every notification to the submission’s page: “Open in Formgate” in the default layout, {{submissionUrl}} in a template', async () => {
+    const account = await createAccount(app);
+    const form = await createForm(app, account, { name: 'Links', notificationEmails: ['links@example.com'] });
+    const id = (await postJson(app, form.id, { name: 'Ada' }, visitor())).body.id as string;
+    const channel = new NotificationChannel(app.ctx.database, mailer, 'example.test', false, app.ctx.recipients, {
+      store: new DeliveryFiles(app.ctx.database, app.ctx.fileLinks),
+      config: app.ctx.config,
+    });
+    const page = `${app.ctx.config.publicUrl}/submissions/${id}`;
+    assert.match(page, /^http:\/\/[^/]+\/submissions\/[a-z0-9]{20}$/);
+    const before = sink.messages.length;
+
+    await channel.send(jobFor(id));
+    const plain = (await sink.waitFor(before + 1)).at(-1)!;
+    assert.match(plain.parsed.text ?? '', new RegExp(`\nname: Ada\n\nOpen in Formgate: ${page}\n`));
+    const html = String(plain.parsed.html);
+    assert.deepEqual(
+      [...html.matchAll(/<a href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => [m[1], m[2]]),
+      [[page, 'Open in Formgate']],
+    );
+
+    // a template places the link where it likes; one that does not name it gets none added
+    const put = async (code: string) =>
+      assert.equal((await app.api('PUT', `/forms/${form.id}/templates/notification`, { token: account.token, body: { code } })).status, 200);
+    await put('<p>{{data.name}} wrote. <a href="{{submissionUrl}}">Read it in Formgate</a></p>');
+    await channel.send(jobFor(id));
+    const templated = (await sink.waitFor(before + 2)).at(-1)!;
+    assert.equal(String(templated.parsed.html), `<p>Ada wrote. <a href="${page}">Read it in Formgate</a></p>`);
+    await put('<p>{{data.name}} wrote.</p>');
+    await channel.send(jobFor(id));
+    const unchanged = (await sink.waitFor(before + 3)).at(-1)!;
+    assert.equal(String(unchanged.parsed.html), '<p>Ada wrote.</p>', 'an existing template is sent as it was');
+  });
+
   it('sends a job to its one recipient, fails it for good once that recipient is removed, and splits a job queued without one', async () => {
     const account = await createAccount(app);
     const form = await createForm(app, account, { name: 'Split', notificationEmails: ['one@example.com', 'two@example.com'] });

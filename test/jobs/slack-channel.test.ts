@@ -46,7 +46,12 @@ describe('Slack deliveries', () => {
     assert.ok(post, 'Slack received the post');
     assert.equal(post.authorization, `Bearer ${TOKEN}`);
     assert.equal(post.body.channel, '#leads');
-    assert.equal(post.body.text, 'New submission to *Leads &amp; &lt;friends&gt;*\n*name:* Ada &lt;@U123&gt;\n*message:* Call me &amp; soon');
+    // the last line links to the submission's page in the dashboard, in Slack's `<url|text>`
+    const page = `${app.ctx.config.publicUrl}/submissions/${answer.body.id}`;
+    assert.equal(
+      post.body.text,
+      `New submission to *Leads &amp; &lt;friends&gt;*\n*name:* Ada &lt;@U123&gt;\n*message:* Call me &amp; soon\n<${page}|Open in Formgate>`,
+    );
     // the delivery log records Slack's answer of a try that went through, as of one that failed
     const tried = await eventually(
       () =>
@@ -66,7 +71,7 @@ describe('Slack deliveries', () => {
     const form = await slackForm('#sales');
     const answer = await postJson(app, form.id, { name: 'Grace' }, { localAddress: '127.0.8.2' });
     const job: Job = { id: 'j', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
-    const channel = new SlackChannel(app.ctx.database, slack.url, new DeliveryFiles(app.ctx.database, app.ctx.fileLinks));
+    const channel = new SlackChannel(app.ctx.database, slack.url, new DeliveryFiles(app.ctx.database, app.ctx.fileLinks), app.ctx.config);
     const outcome = async () =>
       channel.send(job).then(
         () => 'ok',
@@ -93,7 +98,7 @@ describe('Slack deliveries', () => {
     const answer = await postJson(app, form.id, { name: 'Edsger' }, { localAddress: '127.0.8.3' });
     const job: Job = { id: 'j2', kind: 'slack', payload: { formId: form.id }, attempt: 1, submissionId: answer.body.id, idempotencyKey: answer.body.id };
     const transient = async (apiUrl: string) => {
-      const err = await new SlackChannel(app.ctx.database, apiUrl, new DeliveryFiles(app.ctx.database, app.ctx.fileLinks)).send(job).then(
+      const err = await new SlackChannel(app.ctx.database, apiUrl, new DeliveryFiles(app.ctx.database, app.ctx.fileLinks), app.ctx.config).send(job).then(
         () => assert.fail('delivered'),
         (e: unknown) => e,
       );
@@ -117,5 +122,13 @@ describe('Slack deliveries', () => {
 
   it('formats nested fields as dotted names', () => {
     assert.equal(slackText('F', { car: { color: 'red' }, tags: ['a', 'b'] }), 'New submission to *F*\n*car.color:* red\n*tags:* a, b');
+  });
+
+  it('escapes the link to the submission’s page as Slack reads it: &, < and > as entities, | as %7C', () => {
+    const url = 'https://forms.example/submissions/a?b=1&c=<2>|3';
+    assert.equal(
+      slackText('F', { name: 'Ada' }, [], () => '', url),
+      'New submission to *F*\n*name:* Ada\n<https://forms.example/submissions/a?b=1&amp;c=&lt;2&gt;%7C3|Open in Formgate>',
+    );
   });
 });

@@ -110,6 +110,56 @@ describe('notification email', () => {
     const message = notificationMessage({ ...input(), rendered: { html: '<p>Custom</p>', text: 'Custom' } });
     assert.equal(message.html, '<p>Custom</p>');
     assert.equal(message.text, 'Custom');
+    // a template places the submission's link itself ({{submissionUrl}}): nothing is added to it
+    const linked = notificationMessage({
+      ...input(),
+      submissionUrl: 'https://forms.example/submissions/sub1',
+      rendered: { html: '<p>Custom</p>', text: 'Custom' },
+    });
+    assert.equal(linked.html, '<p>Custom</p>');
+    assert.equal(linked.text, 'Custom');
+  });
+
+  it('links the default layout to the submission’s page, “Open in Formgate”, in HTML and text, above the footer', () => {
+    const url = 'https://forms.example/submissions/sub1';
+    const message = notificationMessage({ ...input(), submissionUrl: url });
+    assert.match(message.text, /\nmessage: Line one\nLine <two>\n\nOpen in Formgate: https:\/\/forms\.example\/submissions\/sub1\n\nSubmission sub1$/);
+    assert.deepEqual(
+      [...message.html!.matchAll(/<a href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => [m[1], m[2]]),
+      [[url, 'Open in Formgate']],
+    );
+    assert.ok(message.html!.indexOf('Open in Formgate') < message.html!.indexOf('Submission sub1'));
+    // with no footer, the link stays
+    const bare = notificationMessage({ ...input({ controls: { '_email.template.footer': 'false' } }), submissionUrl: url });
+    assert.ok(bare.text.endsWith(`\n\nOpen in Formgate: ${url}`), bare.text);
+    // escaped as an attribute in HTML, as it is in text
+    const odd = notificationMessage({ ...input(), submissionUrl: 'https://forms.example/submissions/a"b&c<d>' });
+    assert.ok(odd.html!.includes('<a href="https://forms.example/submissions/a&quot;b&amp;c&lt;d&gt;" '), odd.html);
+    assert.match(odd.text, /^Open in Formgate: https:\/\/forms\.example\/submissions\/a"b&c<d>$/m);
+    // none without an address
+    const none = notificationMessage(input());
+    assert.ok(!none.html!.includes('<a ') && !none.text.includes('Open in Formgate'));
+  });
+
+  it('says where to download files above the link, and links each file’s name to the same page', () => {
+    const url = 'https://forms.example/submissions/sub1';
+    const file = { id: 'fil_1', field: 'cv', name: 'cv.pdf', type: 'application/pdf', size: 2048 };
+    const message = notificationMessage({
+      ...input({ data: { name: 'Ada', cv: { name: 'cv.pdf', url: 'https://forms.example/public/v1/submissions/sub1/files/fil_1' } } }),
+      files: [file],
+      submissionUrl: url,
+    });
+    assert.match(
+      message.text,
+      /\ncv: cv\.pdf \(2\.0 KB, application\/pdf\)\n\nDownload the file from the submission's page in Formgate \(you will be asked to log in\)\.\nOpen in Formgate: https:\/\/forms\.example\/submissions\/sub1\n/,
+    );
+    assert.deepEqual(
+      [...message.html!.matchAll(/<a href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => [m[1], m[2]]),
+      [
+        [url, 'cv.pdf'],
+        [url, 'Open in Formgate'],
+      ],
+    );
   });
 
   it('flattens nested fields into dotted rows', () => {

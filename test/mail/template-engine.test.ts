@@ -188,6 +188,21 @@ describe('template engine: any submitted shape renders', () => {
     }
   });
 
+  it('prints {{submissionUrl}} as given (a notification’s), escaped, and nothing when none is given (the autoresponder, a subject)', () => {
+    const template = compiled(
+      '<a href="{{submissionUrl}}">Open</a>{{#each files}}[{{../submissionUrl}}]{{/each}}{{#with data}}{{@root.submissionUrl}}|{{submissionUrl}}{{/with}}',
+    );
+    const url = 'https://forms.example/submissions/a?b=1&c="2"';
+    const escaped = 'https://forms.example/submissions/a?b&#x3D;1&amp;c&#x3D;&quot;2&quot;';
+    const extras = { submissionUrl: url, files: [{ name: 'cv.pdf' }] };
+    assert.equal(
+      renderTemplate(template, { submissionUrl: 'typed by a visitor' }, TEMPLATE_LIMITS, extras).html,
+      `<a href="${escaped}">Open</a>[${escaped}]${escaped}|typed by a visitor`,
+    );
+    assert.equal(renderTemplate(template, {}).html, '<a href="">Open</a>|');
+    assert.equal(renderTemplate(compiled('Lead: {{submissionUrl}}'), {}, TEMPLATE_LIMITS, {}, 'text').text, 'Lead: ');
+  });
+
   it('keeps fields named like prototype members as plain fields', () => {
     const data = JSON.parse('{"__proto__": "p", "constructor": "c", "toString": "t"}');
     assert.equal(renderTemplate(compiled('{{#each data}}{{@key}}={{this}};{{/each}}'), data).html, '__proto__=p;constructor=c;toString=t;');

@@ -14,6 +14,7 @@ import { problemText } from './submission.js';
 import type { MarkScope } from '../../services/submission-marks.js';
 import { ProblemError } from '../../errors.js';
 import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
+import { readTriageView, viewParams } from '../triage-view.js';
 
 /** Rows a page of the inbox shows: one line each, so a page is a few screens at most. */
 export const INBOX_PAGE_SIZE = 50;
@@ -29,27 +30,34 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
   app.get<{ Params: { formId: string } } & Query>('/forms/:formId', { preHandler: requireAccount }, async (request, reply) => {
     const { formId } = request.params;
     const { frame, form } = await formFrame(request, reply, ctx, formId);
-    const list = listOf(request, ctx.cursors, `submissions:form:${formId}`);
-    await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
-    const [page, held, days] = await Promise.all([
+    const list = listOf(request, ctx.cursors, `submissions:form:${formId}`, userId);
+    await countSearch(request, reply, list.filter);
+    const [page, held, days, open, assignees] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
       ctx.stats.formDays(userId, formId),
+      ctx.triage.openCount({ formId }),
+      ctx.triage.assignees(userId, form.workspaceId),
     ]);
     const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    return sendPage(reply, FormInboxPage({ frame, form, held, days, ...shown, exportPath: `${path}/export` }), list.status);
+    const triage = { view: list.view, open, assignees, userId };
+    return sendPage(reply, FormInboxPage({ frame, form, held, days, triage, ...shown, exportPath: `${path}/export` }), list.status);
   });
 
   app.get<{ Params: { workspaceId: string } } & Query>('/w/:workspaceId/submissions', { preHandler: requireAccount }, async (request, reply) => {
     const { workspaceId } = request.params;
     const { frame } = await workspaceFrame(request, reply, ctx, workspaceId, 'forms');
-    const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`);
-    await countSearch(request, reply, list.filter);
     const userId = accountOf(request).user.id;
-    const page = await ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter);
+    const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`, userId);
+    await countSearch(request, reply, list.filter);
+    const [page, open, assignees] = await Promise.all([
+      ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter),
+      ctx.triage.openCount({ workspaceId }),
+      ctx.triage.assignees(userId, workspaceId),
+    ]);
     const formNames = await ctx.submissions.formNames(
       userId,
       workspaceId,
@@ -58,7 +66,8 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const path = `/w/${workspaceId}/submissions`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
+    const triage = { view: list.view, open, assignees, userId };
+    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, triage, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
   });
 
   // The inbox's bulk actions on the ticked rows of a page: every id must be an accepted submission of this form (or
@@ -71,7 +80,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
   );
 }
 
-type BulkBody = { id?: unknown; pageId?: unknown; all?: unknown; back?: unknown; action?: unknown };
+type BulkBody = { id?: unknown; pageId?: unknown; all?: unknown; back?: unknown; action?: unknown; assignee?: unknown };
 
 async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>, reply: FastifyReply, scope: MarkScope, list: string) {
   const { user } = accountOf(request);
@@ -91,14 +100,23 @@ async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>
       const query = new URLSearchParams([...ids.map((id) => ['id', id]), ['back', back]]);
       return seeOther(reply, `/submissions/delete?${query}`);
     }
-    if (action === 'read') {
-      const n = await ctx.submissionMarks.markAllRead(user.id, scope, ids);
-      setFlash(reply, n === 1 ? '1 submission marked as read' : `${n} submissions marked as read`);
+    if (action === 'read' || action === 'unread') {
+      // `unread` has no button: the inbox's `u` key sends it (assets/inbox-keys.js)
+      const n = await ctx.submissionMarks.markAllRead(user.id, scope, ids, action === 'unread');
+      setFlash(reply, `${n === 1 ? '1 submission' : `${n} submissions`} marked as ${action}`);
     } else if (action === 'spam') {
       const n = await ctx.submissionMarks.markSpam(user.id, user.email, scope, ids);
       setFlash(reply, n === 1 ? '1 submission moved to the spam folder' : `${n} submissions moved to the spam folder`);
+    } else if (action === 'done' || action === 'reopen') {
+      const n = await ctx.triage.updateMany(user, scope, ids, { status: action === 'done' ? 'done' : 'open' });
+      const what = action === 'done' ? 'marked as done' : 'reopened';
+      setFlash(reply, n === 1 ? `1 submission ${what}` : `${n} submissions ${what}`);
+    } else if (action === 'assign') {
+      const assignee = typeof request.body?.assignee === 'string' ? request.body.assignee : '';
+      const n = await ctx.triage.updateMany(user, scope, ids, { assigneeId: assignee === '' ? null : assignee });
+      setFlash(reply, `${n === 1 ? '1 submission' : `${n} submissions`} ${assignee === '' ? 'assigned to nobody' : 'assigned'}`);
     } else {
-      setFlash(reply, 'Nothing changed: choose Mark as read, Mark as spam or Delete.');
+      setFlash(reply, 'Nothing changed: choose one of the actions.');
     }
   } catch (error) {
     // an id of another form or workspace, or none at all, is the 404 page, as it would be alone
@@ -114,7 +132,7 @@ function idsOf(value: unknown): string[] {
   return list.filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
-/** Marks the rows with their stored files' count, unread flag and note (a query each for the page). */
+/** Marks the rows with their stored files' count, unread flag, note and triage (a query each for the page). */
 async function markRows(ctx: AppContext, rows: InboxRow[]): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((row) => row.id);
@@ -123,17 +141,21 @@ async function markRows(ctx: AppContext, rows: InboxRow[]): Promise<void> {
     row.files = counts.get(row.id) ?? 0;
     row.unread = marks.get(row.id)?.unread ?? false;
     row.note = marks.get(row.id)?.note ?? null;
+    row.done = marks.get(row.id)?.done ?? false;
+    row.assigneeId = marks.get(row.id)?.assigneeId ?? null;
   }
 }
 
 /** What the address asks of a list: its filter (bad fields answered 400, beside the field) and its page. */
-function listOf(request: FastifyRequest<Query>, cursors: CursorCodec, name: string) {
-  const { values, filter, errors } = readFilter(request.query);
+function listOf(request: FastifyRequest<Query>, cursors: CursorCodec, name: string, userId: string) {
+  const { values, filter: fields, errors } = readFilter(request.query);
+  const { view, filter: triage } = readTriageView(request.query, userId);
+  const filter = { ...fields, ...triage };
   const cursor = typeof request.query.cursor === 'string' && request.query.cursor !== '' ? request.query.cursor : null;
   // a cursor not issued for this list (edited, or another list's) is the error page's 400
   const after = cursor === null ? null : cursors.decode(name, cursor);
   const status = Object.keys(errors).length > 0 ? 400 : 200;
-  return { name, values, filter, errors, cursor, status, page: { limit: INBOX_PAGE_SIZE, after } };
+  return { name, values, view, filter, errors, cursor, status, page: { limit: INBOX_PAGE_SIZE, after } };
 }
 
 /** The rows, paging links and filter of a page of `path`. */
@@ -144,13 +166,15 @@ function pageProps(
   path: string,
 ) {
   const good = goodValues(list.values, list.errors);
+  // the links keep the view too; the exports take the fields' filter only (every submission it keeps, open or done)
+  const kept = { ...good, ...viewParams(list.view) };
   const rows: InboxRow[] = page.rows.map((row) => ({ ...row, data: submissionFields(row) }));
   return {
     rows,
     values: list.values,
     errors: list.errors,
-    pager: pagerOf(cursors, list.name, path, good, nextOf(page) ?? undefined, list.cursor !== null),
-    back: withQuery(path, { ...good, ...(list.cursor ? { cursor: list.cursor } : {}) }),
+    pager: pagerOf(cursors, list.name, path, kept, nextOf(page) ?? undefined, list.cursor !== null),
+    back: withQuery(path, { ...kept, ...(list.cursor ? { cursor: list.cursor } : {}) }),
     exportQuery: filterQuery(good),
   };
 }
@@ -161,15 +185,18 @@ export function goodValues(values: FilterValues, errors: Record<string, string>)
 }
 
 /** The next page's link (its cursor and the filter) and, on a later page, the first page's. */
-export function pagerOf(cursors: CursorCodec, list: string, path: string, values: FilterValues, next: Keyset | undefined, later: boolean): Pager {
+export function pagerOf(cursors: CursorCodec, list: string, path: string, values: LinkParams, next: Keyset | undefined, later: boolean): Pager {
   return {
     next: next ? withQuery(path, { ...values, cursor: cursors.encode(list, { createdAt: next.createdAt, id: next.id }) }) : null,
     newest: later ? withQuery(path, values) : null,
   };
 }
 
+/** What a list's links carry: its filter's values and its view. */
+type LinkParams = Partial<FilterValues> & { state?: string; assignee?: string };
+
 /** `path?…` with the non-empty parameters, or `path` alone. */
-export function withQuery(path: string, params: Partial<Record<keyof FilterValues | 'cursor', string>>): string {
+export function withQuery(path: string, params: LinkParams & { cursor?: string }): string {
   const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
   return query ? `${path}?${query}` : path;
 }

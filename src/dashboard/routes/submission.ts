@@ -44,13 +44,15 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
     const submission = await ctx.submissions.getSubmission(userId, request.params.submissionId);
     // opening it marks it read, for the whole team
     if (submission.status === 'accepted') await ctx.submissionMarks.markRead(userId, submission.id);
-    const [{ frame, workspace }, deliveries, files, details, neighbours, unread] = await Promise.all([
+    const [{ frame, workspace }, deliveries, files, details, neighbours, unread, triage, assignees] = await Promise.all([
       workspaceFrame(request, reply, ctx, submission.workspaceId, 'forms'),
       ctx.deliveries.forSubmission(submission.id),
       ctx.submissionFiles.filesOf([submission.id]),
       ctx.submissionMarks.detailsOf(submission.id),
       submission.status === 'accepted' ? ctx.submissionMarks.neighbours(submission.formId, submission) : { newer: null, older: null },
       ctx.submissionMarks.unreadCounts([submission.formId]),
+      ctx.triage.get(userId, submission.id),
+      ctx.triage.assignees(userId, submission.workspaceId),
     ]);
     const expiresAt = submission.createdAt + ctx.config.spamRetentionMs;
     const retentionMs = ctx.config.deliveryRetentionMs;
@@ -66,6 +68,8 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       ...details,
       neighbours,
       unread: unread.get(submission.formId) ?? 0,
+      triage,
+      assignees,
     };
     // in the viewer's zone: the page's title holds the time
     return sendPage(
@@ -73,6 +77,34 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       inZone(zoneOf(request), () => SubmissionPage(props)),
     );
   });
+
+  // Triage from the submission's page: done (then back to the inbox, as after Mark as spam), reopened, or (re)assigned.
+  app.post<{ Params: { submissionId: string }; Body: { status?: unknown; assignee?: unknown } }>(
+    '/submissions/:submissionId/triage',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { user } = accountOf(request);
+      const { submissionId } = request.params;
+      const status = request.body?.status;
+      const assignee = request.body?.assignee;
+      try {
+        if (status === 'done' || status === 'open') {
+          const saved = await ctx.triage.update(user, submissionId, { status });
+          setFlash(reply, status === 'done' ? 'Marked as done' : 'Reopened');
+          if (status === 'done') return seeOther(reply, `/forms/${saved.formId}`);
+        } else if (typeof assignee === 'string') {
+          await ctx.triage.update(user, submissionId, { assigneeId: assignee === '' ? null : assignee });
+          setFlash(reply, assignee === '' ? 'Assigned to nobody' : assignee === user.id ? 'Assigned to you' : 'Assigned; they are told by email');
+        } else {
+          setFlash(reply, 'Nothing changed: choose Mark as done, Reopen or an assignee.');
+        }
+      } catch (error) {
+        if (error instanceof ProblemError && error.code === 'not_found') throw error;
+        setFlash(reply, `Nothing changed: ${problemText(error)}`);
+      }
+      return seeOther(reply, `/submissions/${submissionId}`);
+    },
+  );
 
   app.post<{ Params: { submissionId: string } }>('/submissions/:submissionId/unread', { preHandler: requireAccount }, async (request, reply) => {
     const { formId } = await ctx.submissionMarks.markUnread(accountOf(request).user.id, request.params.submissionId);

@@ -201,13 +201,7 @@ function DeliveryTable({ deliveries, csrf, formId, here }: { deliveries: FormDel
               <td data-label="Delivery">
                 <What delivery={d} />
               </td>
-              <td data-label="Submission">
-                {d.submissionId === null ? (
-                  <span class="muted">None</span>
-                ) : (
-                  <SubmissionName delivery={d} id={d.submissionId} />
-                )}
-              </td>
+              <td data-label="Submission">{d.submissionId === null ? <span class="muted">None</span> : <SubmissionName delivery={d} id={d.submissionId} />}</td>
               <td data-label="Status">
                 <Status delivery={d} />
               </td>

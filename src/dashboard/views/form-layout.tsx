@@ -30,6 +30,8 @@ interface FormLayoutProps {
   title: string;
   /** The heading when it is not the form's name (a submission's page: who sent it). */
   heading?: string;
+  /** Where the way back leads instead of the workspace's forms, and its words (a submission's page: its list, named by the form). */
+  back?: { href: string; label: string };
   children: ComponentChildren;
   scripts?: string[];
 }
@@ -46,11 +48,11 @@ export function UnreadCount({ count }: { count: number }) {
 }
 
 /** A form's page: back to the workspace's forms, the form's name, its tabs, then the tab's content. */
-export function FormLayout({ frame, form, tab, title, heading, children, scripts }: FormLayoutProps) {
+export function FormLayout({ frame, form, tab, title, heading, back, children, scripts }: FormLayoutProps) {
   return (
     <Layout title={`${title} · ${form.name}`} heading={heading ?? form.name} frame={frame} scripts={scripts}>
       <p class="breadcrumb">
-        <a href={`/w/${form.workspaceId}`}>← All forms</a>
+        <a href={back?.href ?? `/w/${form.workspaceId}`}>← {back?.label ?? 'All forms'}</a>
       </p>
       <nav aria-label="Form" class="tabs">
         {TABS.map((t) => (

@@ -4,6 +4,9 @@ import type { DayCount } from '../../services/stats.js';
 import { DailyChart, describeDays } from './chart.js';
 import { CsrfInput, EmptyState, Field } from './components.js';
 import { type ListRow, SubmissionList } from './submission-list.js';
+import { KeyboardHelp, KeyboardHelpButton } from './keyboard-help.js';
+import { type TriageView, viewParams } from '../triage-view.js';
+import { OPEN_CAP } from '../../services/triage.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Frame, Layout } from './layout.js';
 
@@ -16,8 +19,19 @@ export interface Pager {
   newest: string | null;
 }
 
+/** The inbox's triage: the view asked for, the open count, and who can be assigned. */
+export interface InboxTriage {
+  view: TriageView;
+  /** Open submissions, counted up to OPEN_CAP. */
+  open: number;
+  assignees: { id: string; email: string }[];
+  /** The viewer: "Mine" and "You". */
+  userId: string;
+}
+
 interface InboxProps {
   frame: Frame;
+  triage: InboxTriage;
   rows: InboxRow[];
   values: FilterValues;
   errors: FieldErrors;
@@ -49,7 +63,7 @@ export function FormInboxPage(props: FormInboxProps) {
   const { frame, form, held, days } = props;
   const path = formPath(form.id);
   return (
-    <FormLayout frame={frame} form={form} tab="submissions" title="Submissions" scripts={['select-all.js']}>
+    <FormLayout frame={frame} form={form} tab="submissions" title="Submissions" scripts={['select-all.js', 'inbox-keys.js']}>
       {held > 0 && (
         <p class="notice">
           <a href={`${path}/held`}>{plural(held, 'submission is held', 'submissions are held')}</a>: they came after the workspace used its allowance, and are
@@ -66,7 +80,7 @@ export function FormInboxPage(props: FormInboxProps) {
 export function WorkspaceInboxPage(props: WorkspaceInboxProps) {
   const path = `/w/${props.workspaceId}/submissions`;
   return (
-    <Layout title="All submissions" frame={props.frame} scripts={['select-all.js']}>
+    <Layout title="All submissions" frame={props.frame} scripts={['select-all.js', 'inbox-keys.js']}>
       <p class="breadcrumb">
         <a href={`/w/${props.workspaceId}`}>← All forms</a>
       </p>
@@ -89,6 +103,7 @@ export function ChartDetails({ days, id, subject, title = 'Last 30 days' }: { da
 
 function Inbox({
   frame,
+  triage,
   rows,
   values,
   errors,
@@ -100,7 +115,7 @@ function Inbox({
   setup,
   formNames,
 }: InboxProps & { path: string; setup: string; formNames?: Map<string, string> }) {
-  const filtered = Boolean(values.search || values.from || values.to);
+  const filtered = Boolean(values.search || values.from || values.to || triage.view.assignee);
   const exportLink = (format: string) => `${exportPath}?format=${format}${exportQuery ? `&${exportQuery}` : ''}`;
   return (
     <section class="panel inbox-panel" aria-labelledby="submissions-heading">
@@ -109,7 +124,8 @@ function Inbox({
         {filtered ? 'Matching submissions' : 'Submissions'}
       </h2>
       <div class="inbox-tools">
-        <SearchForm path={path} values={values} errors={errors} filtered={filtered} />
+        <ViewLinks path={path} triage={triage} values={values} />
+        <SearchForm path={path} values={values} errors={errors} filtered={filtered} triage={triage} />
         <p class="export-links">
           <a href={exportLink('csv')}>Export CSV</a>
           <a href={exportLink('json')}>Export JSON</a>
@@ -124,19 +140,75 @@ function Inbox({
           {rows.map((row) => (
             <input type="hidden" name="pageId" value={row.id} key={row.id} />
           ))}
-          <BulkActions />
-          <SubmissionList rows={rows} formNames={formNames} select label={filtered ? 'Matching submissions' : 'Submissions'} />
+          <BulkActions triage={triage} />
+          <SubmissionList
+            rows={rows}
+            formNames={formNames}
+            select
+            label={filtered ? 'Matching submissions' : 'Submissions'}
+            people={{ viewer: triage.userId, emails: new Map(triage.assignees.map((a) => [a.id, a.email])) }}
+            showDone={triage.view.state === 'all'}
+          />
         </form>
       )}
       <PagerLinks pager={pager} />
+      <p class="keys-hint">
+        <KeyboardHelpButton />
+      </p>
+      <KeyboardHelp />
     </section>
   );
 }
 
-/** The search on one line above the list, the dates folded beside it until used. */
-function SearchForm({ path, values, errors, filtered }: { path: string; values: FilterValues; errors: FieldErrors; filtered: boolean }) {
+/** The views by status (issue 41, item 5): open ones (counted), mine among them, done ones, all; each keeps the search. */
+function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage; values: FilterValues }) {
+  const { state, assignee } = triage.view;
+  const views: { label: string; view: TriageView; count?: string }[] = [
+    { label: 'Open', view: { state: 'open', assignee: '' }, count: triage.open >= OPEN_CAP ? `${OPEN_CAP - 1}+` : String(triage.open) },
+    { label: 'Mine', view: { state: 'open', assignee: 'me' } },
+    { label: 'Done', view: { state: 'done', assignee: '' } },
+    { label: 'All', view: { state: 'all', assignee: '' } },
+  ];
+  return (
+    <nav class="filters inbox-views" aria-label="Views">
+      {views.map(({ label, view, count }) => (
+        <a
+          key={label}
+          href={withParams(path, { search: values.search, ...viewParams(view) })}
+          aria-current={view.state === state && view.assignee === assignee ? 'page' : undefined}
+        >
+          {label}
+          {count !== undefined && <span class="view-count"> {count}</span>}
+        </a>
+      ))}
+    </nav>
+  );
+}
+
+/** `path?…` with the non-empty parameters. */
+function withParams(path: string, params: Record<string, string | undefined>): string {
+  const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/** The search on one line above the list; the dates and the assignee folded beside it until used. */
+function SearchForm({
+  path,
+  values,
+  errors,
+  filtered,
+  triage,
+}: {
+  path: string;
+  values: FilterValues;
+  errors: FieldErrors;
+  filtered: boolean;
+  triage: InboxTriage;
+}) {
+  const { state, assignee } = triage.view;
   return (
     <form method="get" action={path} class="inbox-search" aria-label="Filter the submissions">
+      {state !== 'open' && <input type="hidden" name="state" value={state} />}
       <Field label="Search" name="search" type="search" value={values.search} errors={errors} hint="Any field’s name or value" />
       <div class="filter-actions actions">
         <button type="submit">Filter</button>
@@ -146,9 +218,28 @@ function SearchForm({ path, values, errors, filtered }: { path: string; values: 
           </a>
         )}
       </div>
-      <details class="date-filter" open={Boolean(values.from || values.to || errors.from || errors.to)}>
-        <summary class="date-filter-head">Dates</summary>
+      <details class="date-filter" open={Boolean(values.from || values.to || errors.from || errors.to || (assignee && assignee !== 'me'))}>
+        <summary class="date-filter-head">More filters</summary>
         <div class="date-fields">
+          <div class="field">
+            <label for="field-assignee">Assigned to</label>
+            <select id="field-assignee" name="assignee">
+              <option value="">Anyone</option>
+              <option value="me" selected={assignee === 'me'}>
+                Me
+              </option>
+              <option value="none" selected={assignee === 'none'}>
+                Nobody
+              </option>
+              {triage.assignees
+                .filter((person) => person.id !== triage.userId)
+                .map((person) => (
+                  <option key={person.id} value={person.id} selected={assignee === person.id}>
+                    {person.email}
+                  </option>
+                ))}
+            </select>
+          </div>
           <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
           <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
         </div>
@@ -158,14 +249,26 @@ function SearchForm({ path, values, errors, filtered }: { path: string; values: 
 }
 
 /** Above the list, as mail clients have them: select the page, then what to do with the ticked ones. */
-function BulkActions() {
+function BulkActions({ triage }: { triage: InboxTriage }) {
   return (
     <div class="bulk-actions">
       <span class="select-all">
-        <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" />
-        <label for="select-all">Select all on this page</label>
+        {/* as mail clients have it: the box above the lines' boxes, its name for a screen reader and on hover */}
+        <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" title="Select all on this page" />
+        <label for="select-all" class="visually-hidden">
+          Select all on this page
+        </label>
       </span>
       <span class="bulk-buttons">
+        {triage.view.state === 'done' ? (
+          <button type="submit" name="action" value="reopen" class="secondary small">
+            Reopen
+          </button>
+        ) : (
+          <button type="submit" name="action" value="done" class="secondary small">
+            Mark as done
+          </button>
+        )}
         <button type="submit" name="action" value="read" class="secondary small">
           Mark as read
         </button>
@@ -174,6 +277,20 @@ function BulkActions() {
         </button>
         <button type="submit" name="action" value="delete" class="secondary small">
           Delete
+        </button>
+      </span>
+      <span class="bulk-assign">
+        <label for="bulk-assignee">Assign to</label>
+        <select id="bulk-assignee" name="assignee">
+          <option value="">Nobody</option>
+          {triage.assignees.map((person) => (
+            <option key={person.id} value={person.id}>
+              {person.id === triage.userId ? `Me (${person.email})` : person.email}
+            </option>
+          ))}
+        </select>
+        <button type="submit" name="action" value="assign" class="secondary small">
+          Assign
         </button>
       </span>
     </div>

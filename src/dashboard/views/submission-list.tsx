@@ -14,6 +14,16 @@ export interface ListRow {
   unread?: boolean;
   /** The team's note: a note icon that says it. */
   note?: string | null;
+  /** Marked done (triage): a badge where the list shows done ones beside open ones. */
+  done?: boolean;
+  /** The member it is assigned to: a badge with their name. */
+  assigneeId?: string | null;
+}
+
+/** Whom the badges name: the viewer is "You", anyone else by the part of their address before the @. */
+export interface ListPeople {
+  viewer: string;
+  emails: Map<string, string>;
 }
 
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -24,7 +34,21 @@ const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en
  * A table, so that a screen reader can move by cell; its header row is for them only. The name is the
  * row's link, stretched over the row for a pointer. `select` adds a checkbox per row for bulk actions.
  */
-export function SubmissionList({ rows, formNames, select, label }: { rows: ListRow[]; formNames?: Map<string, string>; select?: boolean; label: string }) {
+export function SubmissionList({
+  rows,
+  formNames,
+  select,
+  label,
+  people,
+  showDone,
+}: {
+  rows: ListRow[];
+  formNames?: Map<string, string>;
+  select?: boolean;
+  label: string;
+  people?: ListPeople;
+  showDone?: boolean;
+}) {
   return (
     <table class="submission-list" aria-label={label}>
       {/* the columns' widths: the header row is hidden, and a fixed table takes them from here */}
@@ -46,14 +70,26 @@ export function SubmissionList({ rows, formNames, select, label }: { rows: ListR
       </thead>
       <tbody>
         {rows.map((row) => (
-          <ListLine row={row} formNames={formNames} select={select} key={row.id} />
+          <ListLine row={row} formNames={formNames} select={select} people={people} showDone={showDone} key={row.id} />
         ))}
       </tbody>
     </table>
   );
 }
 
-function ListLine({ row, formNames, select }: { row: ListRow; formNames?: Map<string, string>; select?: boolean }) {
+function ListLine({
+  row,
+  formNames,
+  select,
+  people,
+  showDone,
+}: {
+  row: ListRow;
+  formNames?: Map<string, string>;
+  select?: boolean;
+  people?: ListPeople;
+  showDone?: boolean;
+}) {
   const { who, preview } = listLineOf(row.data);
   const time = formatShortTime(row.createdAt);
   const name = who ?? 'No name given';
@@ -76,9 +112,14 @@ function ListLine({ row, formNames, select }: { row: ListRow; formNames?: Map<st
         </a>
       </td>
       <td class="preview-cell">
-        <span class="preview">{preview}</span>
-        {row.files ? <FilesMarker count={row.files} /> : null}
-        {row.note ? <NoteMarker note={row.note} /> : null}
+        {/* the preview gives way to the badges: they stay whole at the line's end */}
+        <div class="preview-line">
+          <span class="preview">{preview}</span>
+          {row.files ? <FilesMarker count={row.files} /> : null}
+          {row.note ? <NoteMarker note={row.note} /> : null}
+          {showDone && row.done && <span class="badge neutral line-badge">Done</span>}
+          {row.assigneeId && people && <AssigneeBadge id={row.assigneeId} people={people} />}
+        </div>
       </td>
       {formNames && (
         <td class="form-cell">
@@ -91,6 +132,18 @@ function ListLine({ row, formNames, select }: { row: ListRow; formNames?: Map<st
         </time>
       </td>
     </tr>
+  );
+}
+
+/** Who it is assigned to: "You", or the person's name as their address begins. */
+function AssigneeBadge({ id, people }: { id: string; people: ListPeople }) {
+  const email = people.emails.get(id);
+  const name = id === people.viewer ? 'You' : (email?.split('@')[0] ?? 'A former member');
+  return (
+    <span class="badge line-badge" title={email}>
+      <span class="visually-hidden">Assigned to </span>
+      {name}
+    </span>
   );
 }
 

@@ -8,6 +8,8 @@ import type { SubmissionFile } from '../../services/submission-files.js';
 import { whoOf } from '../../domain/submission-summary.js';
 import { fieldLabel, timeText } from '../submission-fields.js';
 import { fieldsOf } from '../../domain/submission-summary.js';
+import type { SubmissionTriage } from '../../services/triage.js';
+import { KeyboardHelp } from './keyboard-help.js';
 import { FileList } from './file-list.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -33,21 +35,30 @@ interface SubmissionPageProps {
   neighbours: { newer: string | null; older: string | null };
   /** The form's unread submissions, for its tab (capped). */
   unread: number;
+  /** Open or done, and who it is assigned to; whom it can be (issue 41). */
+  triage: SubmissionTriage;
+  assignees: { id: string; email: string }[];
 }
 
 /** One submission: every field, when it came, its status and why, and each of its deliveries. */
 export function SubmissionPage(props: SubmissionPageProps) {
-  const { frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files, note, replyTo, neighbours, unread } = props;
+  const { frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files, note, replyTo, neighbours, unread, triage, assignees } = props;
   const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId, unread };
   const spam = submission.status === 'spam';
   const listPath = spam ? formPath(form.id, 'spam') : submission.status === 'held' ? `${formPath(form.id)}/held` : formPath(form.id);
   // headed by the person, as a mail client heads a message by its sender; by its time when the form asks no name or address
   const who = whoOf(fieldsOf(submission.data)) ?? `Submission of ${timeText(submission.createdAt)}`;
   return (
-    <FormLayout frame={frame} form={form} tab={spam ? 'spam' : 'submissions'} title={who} heading={who}>
-      <p class="breadcrumb">
-        <a href={listPath}>← {spam ? 'Spam' : submission.status === 'held' ? 'Held submissions' : 'Submissions'}</a>
-      </p>
+    <FormLayout
+      frame={frame}
+      form={form}
+      tab={spam ? 'spam' : 'submissions'}
+      title={who}
+      heading={who}
+      // under the person's name, the way back names the form (and the folder, when it is not the inbox)
+      back={{ href: listPath, label: spam ? `${form.name}: spam` : submission.status === 'held' ? `${form.name}: held` : form.name }}
+      scripts={['inbox-keys.js']}
+    >
       {submission.status === 'accepted' && <Neighbours neighbours={neighbours} />}
       <Panel title="Submission" id="submission">
         <dl class="facts">
@@ -63,6 +74,7 @@ export function SubmissionPage(props: SubmissionPageProps) {
           <dd>
             <StatusBadge status={submission.status} />
           </dd>
+          {submission.status === 'accepted' && <TriageFacts submissionId={submission.id} triage={triage} assignees={assignees} csrf={frame.csrf} />}
           <dt>Id</dt>
           <dd>
             <code>{submission.id}</code>
@@ -83,7 +95,63 @@ export function SubmissionPage(props: SubmissionPageProps) {
       <Panel title="Deliveries" id="deliveries">
         <Deliveries submission={submission} deliveries={deliveries} retention={deliveryRetention} />
       </Panel>
+      {submission.status === 'accepted' && <KeyboardHelp />}
     </FormLayout>
+  );
+}
+
+/** Open or done with the button that changes it, and whom it is assigned to (issue 41): two small forms. */
+function TriageFacts({
+  submissionId,
+  triage,
+  assignees,
+  csrf,
+}: {
+  submissionId: string;
+  triage: SubmissionTriage;
+  assignees: { id: string; email: string }[];
+  csrf: string;
+}) {
+  const action = `/submissions/${submissionId}/triage`;
+  const done = triage.status === 'done';
+  return (
+    <>
+      <dt>Triage</dt>
+      <dd>
+        <form method="post" action={action} class="triage-form">
+          <CsrfInput token={csrf} />
+          <span class={done ? 'badge neutral' : 'badge'}>{done ? 'Done' : 'Open'}</span>
+          {done && triage.doneAt !== null && (
+            <span class="muted">
+              {' '}
+              since <Time ms={triage.doneAt} />
+            </span>
+          )}{' '}
+          <button type="submit" name="status" value={done ? 'open' : 'done'} class="secondary small" data-key={done ? undefined : 'e'}>
+            {done ? 'Reopen' : 'Mark as done'}
+          </button>
+        </form>
+      </dd>
+      <dt>
+        <label for="field-assignee">Assigned to</label>
+      </dt>
+      <dd>
+        <form method="post" action={action} class="triage-form">
+          <CsrfInput token={csrf} />
+          <select id="field-assignee" name="assignee">
+            <option value="">Nobody</option>
+            {assignees.map((person) => (
+              <option key={person.id} value={person.id} selected={person.id === triage.assigneeId}>
+                {person.email}
+              </option>
+            ))}
+          </select>{' '}
+          <button type="submit" class="secondary small">
+            Assign
+          </button>
+        </form>
+      </dd>
+    </>
   );
 }
 
@@ -175,7 +243,7 @@ function SubmissionActions({ submission, csrf, replyTo }: { submission: Submissi
       {accepted && (
         <form method="post" action={`/submissions/${submission.id}/unread`}>
           <CsrfInput token={csrf} />
-          <button type="submit" class="secondary">
+          <button type="submit" class="secondary" data-key="u">
             Mark as unread
           </button>
         </form>
@@ -183,7 +251,7 @@ function SubmissionActions({ submission, csrf, replyTo }: { submission: Submissi
       {accepted && (
         <form method="post" action={`/submissions/${submission.id}/spam`}>
           <CsrfInput token={csrf} />
-          <button type="submit" class="secondary">
+          <button type="submit" class="secondary" data-key="#">
             Mark as spam
           </button>
         </form>
@@ -205,14 +273,14 @@ function Neighbours({ neighbours }: { neighbours: SubmissionPageProps['neighbour
   return (
     <nav class="pager neighbours" aria-label="Submissions of this form">
       {neighbours.newer ? (
-        <a href={`/submissions/${neighbours.newer}`} rel="prev">
+        <a href={`/submissions/${neighbours.newer}`} rel="prev" data-key="k">
           ← Previous<span class="visually-hidden"> (newer)</span>
         </a>
       ) : (
         <span />
       )}
       {neighbours.older && (
-        <a href={`/submissions/${neighbours.older}`} rel="next">
+        <a href={`/submissions/${neighbours.older}`} rel="next" data-key="j">
           Next<span class="visually-hidden"> (older)</span> →
         </a>
       )}

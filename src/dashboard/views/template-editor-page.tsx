@@ -46,6 +46,12 @@ const FILES: Placeholder = {
   note: 'the uploaded files, each linked to the submission’s page (a login is asked there)',
 };
 
+// A notification's own too: the submission's page in the dashboard (never in an autoresponder: it goes to a stranger).
+const SUBMISSION_URL: Placeholder = {
+  code: '<a href="{{submissionUrl}}">Open in Formgate</a>',
+  note: 'the submission’s page in the dashboard (a login is asked there)',
+};
+
 /** The editor of one of a form's templates: code with its placeholders, save, delete, the live preview, and a test to oneself. */
 export function TemplateEditorPage(props: TemplateEditorProps) {
   const { frame, form, kind, stored } = props;
@@ -177,7 +183,7 @@ function PlaceholderList({ fields, sample, kind }: { fields: Placeholder[]; samp
       </p>
       <PlaceholderItems items={fields} />
       <h3>Every field</h3>
-      <PlaceholderItems items={kind === 'notification' ? [...STANDARD, FILES] : STANDARD} />
+      <PlaceholderItems items={kind === 'notification' ? [...STANDARD, FILES, SUBMISSION_URL] : STANDARD} />
       <p id="insert-status" class="visually-hidden" aria-live="polite" />
     </section>
   );

@@ -32,6 +32,7 @@ import { altcha } from './0028-altcha.js';
 import { spamLearning } from './0029-spam-learning.js';
 import { spamDigest } from './0030-spam-digest.js';
 import { spamJudges } from './0031-spam-judges.js';
+import { triage } from './0032-triage.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0029-spam-learning': spamLearning,
   '0030-spam-digest': spamDigest,
   '0031-spam-judges': spamJudges,
+  '0032-triage': triage,
 };
 
 /**

@@ -24,6 +24,10 @@ export interface SubmissionTable {
   unread: Generated<number>;
   /** The team's note on the submission; null: none. */
   note: Generated<string | null>;
+  /** When someone marked it done (ms); null while it is open (migration 0032). */
+  doneAt: Generated<number | null>;
+  /** The member it is assigned to; null: nobody (migration 0032). */
+  assigneeId: Generated<string | null>;
   createdAt: number;
 }
 export type SubmissionRow = Selectable<SubmissionTable>;

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { fromJson } from '../../db/database.js';
-import { sharedTemplateWorkers, type TemplateFile } from '../../mail/template-workers.js';
+import { type NotificationExtras, sharedTemplateWorkers } from '../../mail/template-workers.js';
 import type { MailReceipt } from '../../mail/transport.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 
@@ -81,9 +81,9 @@ export async function renderStoredTemplate(
   kind: string,
   code: string,
   data: Record<string, unknown>,
-  files: readonly TemplateFile[] = [],
+  extras: NotificationExtras = {},
 ): Promise<{ html: string; text: string }> {
-  const outcome = await sharedTemplateWorkers().render(code, data, files);
+  const outcome = await sharedTemplateWorkers().render(code, data, extras);
   if (outcome.ok) return { html: outcome.html, text: outcome.text };
   if (outcome.problem === 'invalid') throw new DeliveryError(`the ${kind} template no longer compiles: ${outcome.errors[0]}`, { permanent: true });
   throw new DeliveryError(`the ${kind} template could not be rendered: ${outcome.message}`, { permanent: outcome.problem === 'too_large' });
@@ -96,7 +96,7 @@ export async function renderStoredTemplate(
 export async function renderedOrDefaultLayout(
   code: string,
   data: Record<string, unknown>,
-  files: readonly TemplateFile[] = [],
+  extras: NotificationExtras = {},
 ): Promise<{ html: string; text: string } | null> {
-  return renderStoredTemplate('notification', code, data, files).catch(() => null);
+  return renderStoredTemplate('notification', code, data, extras).catch(() => null);
 }

@@ -1,7 +1,7 @@
 import { CHAT_KIND_NAMES, type ChatKind } from '../../domain/chat-channels.js';
 import { deliveredFileOf, readableSize, type DeliveredFile } from '../../domain/file-values.js';
-import { fieldRows } from '../../mail/notification.js';
-import { escapeSlack } from './slack.js';
+import { fieldRows, OPEN_LABEL } from '../../mail/notification.js';
+import { escapeSlack, slackLink } from './slack.js';
 
 /** A message before it is written in a service's markup: a title, then one row per field. */
 export interface ChatMessage {
@@ -9,18 +9,24 @@ export interface ChatMessage {
   heading: string;
   formName: string;
   rows: ChatRow[];
-  /** Said last, in italics (how long file links work). */
+  /** Said after the rows, in italics (how long file links work). */
   footer?: string;
+  /** The last line: a link to the submission's page in the dashboard ("Open in Formgate"). */
+  link?: { text: string; url: string };
 }
 
 export type ChatRow = { name: string; text: string } | { name: string; file: { name: string; size: number; url: string } };
 
-/** A submission as a message: its fields by name, each file by name with a signed link. */
+/**
+ * A submission as a message: its fields by name, each file by name with a signed link, and last a
+ * link to `submissionUrl`, the submission's page in the dashboard (none when absent).
+ */
 export function submissionMessage(
   formName: string,
   data: Record<string, unknown>,
   files: readonly DeliveredFile[],
   link: (file: DeliveredFile) => string,
+  submissionUrl?: string,
 ): ChatMessage {
   const rows = files.length === 0 ? fieldRows(data) : fieldRows(data, (value) => deliveredFileOf(value, files));
   return {
@@ -30,6 +36,7 @@ export function submissionMessage(
       typeof value === 'string' ? { name, text: value } : { name, file: { name: value.name, size: value.size, url: link(value) } },
     ),
     footer: files.length === 0 ? undefined : 'Links to files work for 7 days.',
+    link: submissionUrl ? { text: OPEN_LABEL, url: submissionUrl } : undefined,
   };
 }
 
@@ -49,6 +56,7 @@ interface Markup {
   text(name: string, value: string): string;
   file(name: string, file: { name: string; size: number; url: string }): string;
   note(text: string): string;
+  link(text: string, url: string): string;
 }
 
 // Discord reads a backslash before any punctuation as "this character as is".
@@ -56,8 +64,8 @@ const escapeDiscord = (text: string) => text.replace(/[\\*_~`|[\]()<>#@-]/g, '\\
 // Adaptive Cards' markdown: emphasis and links only (a line here never starts with a value).
 const escapeTeams = (text: string) => text.replace(/[\\*_~`[\]]/g, '\\$&');
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-// NOTE: a `)` ends a markdown link's address; signed links have none, but a base URL might.
-const linkTarget = (url: string) => url.replace(/\)/g, '%29').replace(/ /g, '%20');
+// NOTE: a `)` ends a markdown link's address (and an unmatched `(` keeps it open); signed links have none, but a base URL might.
+const linkTarget = (url: string) => url.replace(/[()<> ]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 const MARKUPS: Record<ChatKind, Markup> = {
   // Slack's text field takes 40,000 characters; a little is kept back.
@@ -65,8 +73,9 @@ const MARKUPS: Record<ChatKind, Markup> = {
     limit: 39_000,
     heading: (heading, formName) => `${heading} *${escapeSlack(formName)}*`,
     text: (name, value) => `*${escapeSlack(name)}:* ${escapeSlack(value)}`,
-    file: (name, file) => `*${escapeSlack(name)}:* <${escapeSlack(file.url)}|${escapeSlack(file.name)}> (${readableSize(file.size)})`,
+    file: (name, file) => `*${escapeSlack(name)}:* ${slackLink(file.url, file.name)} (${readableSize(file.size)})`,
     note: (text) => `_${escapeSlack(text)}_`,
+    link: (text, url) => slackLink(url, text),
   },
   discord: {
     limit: 2_000,
@@ -74,6 +83,7 @@ const MARKUPS: Record<ChatKind, Markup> = {
     text: (name, value) => `**${escapeDiscord(name)}:** ${escapeDiscord(value)}`,
     file: (name, file) => `**${escapeDiscord(name)}:** [${escapeDiscord(file.name)}](${linkTarget(file.url)}) (${readableSize(file.size)})`,
     note: (text) => `*${escapeDiscord(text)}*`,
+    link: (text, url) => `[${escapeDiscord(text)}](${linkTarget(url)})`,
   },
   // Teams shows cards of up to about 28 KB; the text is kept well below.
   teams: {
@@ -82,6 +92,7 @@ const MARKUPS: Record<ChatKind, Markup> = {
     text: (name, value) => `**${escapeTeams(name)}:** ${escapeTeams(value)}`,
     file: (name, file) => `**${escapeTeams(name)}:** [${escapeTeams(file.name)}](${linkTarget(file.url)}) (${readableSize(file.size)})`,
     note: (text) => `_${escapeTeams(text)}_`,
+    link: (text, url) => `[${escapeTeams(text)}](${linkTarget(url)})`,
   },
   // Telegram's sendMessage takes 4096 characters of text (counted after the HTML is read: this is less).
   telegram: {
@@ -90,18 +101,20 @@ const MARKUPS: Record<ChatKind, Markup> = {
     text: (name, value) => `<b>${escapeHtml(name)}:</b> ${escapeHtml(value)}`,
     file: (name, file) => `<b>${escapeHtml(name)}:</b> <a href="${escapeHtml(file.url)}">${escapeHtml(file.name)}</a> (${readableSize(file.size)})`,
     note: (text) => `<i>${escapeHtml(text)}</i>`,
+    link: (text, url) => `<a href="${escapeHtml(url)}">${escapeHtml(text)}</a>`,
   },
 };
 
 /**
  * The message as lines in the service's markup, within its size: past the limit, the field that
- * does not fit is cut (its text, never its markup) and a last line says so.
+ * does not fit is cut (its text, never its markup) and a line says so; the footer and the link to
+ * the submission's page are always kept.
  */
 export function chatLines(kind: ChatKind, message: ChatMessage): string[] {
   const markup = MARKUPS[kind];
   const heading = markup.heading(message.heading, message.formName);
   const rows = message.rows.map((row) => ('text' in row ? markup.text(row.name, row.text) : markup.file(row.name, row.file)));
-  const footer = message.footer ? [markup.note(message.footer)] : [];
+  const footer = [...(message.footer ? [markup.note(message.footer)] : []), ...(message.link ? [markup.link(message.link.text, message.link.url)] : [])];
   const whole = [heading, ...rows, ...footer];
   if (whole.join('\n').length <= markup.limit) return whole;
 

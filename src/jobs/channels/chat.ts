@@ -1,7 +1,9 @@
+import type { Config } from '../../config/config.js';
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
 import { CHAT_KIND_NAMES, CHAT_KINDS, chatChannelOf, isChatKind, type ChatChannel, type ChatKind } from '../../domain/chat-channels.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
+import { submissionPageUrl } from '../../mail/notification.js';
 import type { OutboundGuard } from '../../net/outbound-guard.js';
 import { retryAfterOf } from '../../net/retry-after.js';
 import { lookupBySubmission, submissionGone, submissionIdOf, type Channel, type DeliveryReceipt, type Job } from './channel.js';
@@ -109,6 +111,8 @@ export class ChatChannelDelivery implements Channel {
     private readonly options: ChatPostOptions,
     /** The submissions' files: each shown by name with a link signed for 7 days when the message is sent. */
     private readonly files: DeliveryFiles,
+    /** FORMGATE_PUBLIC_URL (read when sent): the message links to the submission's page there. */
+    private readonly config: Pick<Config, 'publicUrl'>,
   ) {}
 
   private readonly submissions = lookupBySubmission((submissionIds) =>
@@ -132,7 +136,7 @@ export class ChatChannelDelivery implements Channel {
     const now = Date.now();
     return postChatMessage(
       channel,
-      submissionMessage(row.name, data, files, (file) => this.files.signedUrl(file, now)),
+      submissionMessage(row.name, data, files, (file) => this.files.signedUrl(file, now), submissionPageUrl(this.config.publicUrl, row.id)),
       this.options,
     );
   }

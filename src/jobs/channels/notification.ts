@@ -55,7 +55,7 @@ export class NotificationChannel implements Channel {
     /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the workspace's team get notifications only once confirmed. */
     private readonly confirmRecipients: boolean,
     private readonly rules: RecipientRules,
-    /** The submissions' files, listed with a link to the submission's page at FORMGATE_PUBLIC_URL (read when sent). */
+    /** The submissions' files, and FORMGATE_PUBLIC_URL (read when sent): every notification links to the submission's page there. */
     private readonly files: { store: DeliveryFiles; config: Pick<Config, 'publicUrl'> },
   ) {}
 
@@ -109,7 +109,7 @@ export class NotificationChannel implements Channel {
     const data = fromJson<Record<string, unknown>>(row.data);
     const files = await this.files.store.of(row.id, data);
     const submissionUrl = submissionPageUrl(this.files.config.publicUrl, row.id);
-    const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data, templateFiles(files, submissionUrl));
+    const rendered = row.code == null ? null : await renderedOrDefaultLayout(row.code, data, { files: templateFiles(files, submissionUrl), submissionUrl });
     const submission = { id: row.id, createdAt: row.createdAt, data, emailControls: storedEmailControls(row.emailControls) };
     const form = {
       id: row.formId,

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.js';
 import { fromJson } from '../../db/database.js';
-import { fieldRows } from '../../mail/notification.js';
+import type { Config } from '../../config/config.js';
+import { fieldRows, OPEN_LABEL, submissionPageUrl } from '../../mail/notification.js';
 import { DeliveryError } from '../../domain/delivery-error.js';
 import { deliveredFileOf, readableSize, type DeliveredFile } from '../../domain/file-values.js';
 import { lookupBySubmission, submissionGone, submissionIdOf, type Channel, type DeliveryReceipt, type Job } from './channel.js';
@@ -33,6 +34,8 @@ export class SlackChannel implements Channel {
     private readonly apiUrl: string,
     /** The submissions' files: each shown by name with a link signed for 7 days when the message is sent. */
     private readonly files: DeliveryFiles,
+    /** FORMGATE_PUBLIC_URL (read when sent): the message links to the submission's page there. */
+    private readonly config: Pick<Config, 'publicUrl'>,
   ) {}
 
   private readonly submissions = lookupBySubmission((submissionIds) =>
@@ -63,7 +66,7 @@ export class SlackChannel implements Channel {
       headers: { authorization: `Bearer ${row.token}`, 'content-type': 'application/json; charset=utf-8' },
       body: JSON.stringify({
         channel: row.slackChannel,
-        text: slackText(row.name, data, files, (file) => this.files.signedUrl(file, now)),
+        text: slackText(row.name, data, files, (file) => this.files.signedUrl(file, now), submissionPageUrl(this.config.publicUrl, row.id)),
         unfurl_links: false,
         unfurl_media: false,
       }),
@@ -82,21 +85,32 @@ export class SlackChannel implements Channel {
 
 /**
  * A readable message: the form's name, then one `name: value` line per field (Slack's own escaping
- * applied); a file is its name linked to `link(file)` and its size, and a last line says how long the links work.
+ * applied); a file is its name linked to `link(file)` and its size, then a line says how long the
+ * links work, and the last links to `submissionUrl`, the submission's page (none when absent).
  */
 export function slackText(
   formName: string,
   data: Record<string, unknown>,
   files: readonly DeliveredFile[] = [],
   link: (file: DeliveredFile) => string = () => '',
+  submissionUrl?: string,
 ): string {
   const rows = files.length === 0 ? fieldRows(data) : fieldRows(data, (value) => deliveredFileOf(value, files));
   const lines = rows.map(
     ([name, value]) =>
-      `*${escapeSlack(name)}:* ${typeof value === 'string' ? escapeSlack(value) : `<${escapeSlack(link(value))}|${escapeSlack(value.name)}> (${readableSize(value.size)})`}`,
+      `*${escapeSlack(name)}:* ${typeof value === 'string' ? escapeSlack(value) : `${slackLink(link(value), value.name)} (${readableSize(value.size)})`}`,
   );
   const expiry = files.length === 0 ? [] : ['_Links to files work for 7 days._'];
-  return [`New submission to *${escapeSlack(formName)}*`, ...lines, ...expiry].join('\n');
+  const open = submissionUrl ? [slackLink(submissionUrl, OPEN_LABEL)] : [];
+  return [`New submission to *${escapeSlack(formName)}*`, ...lines, ...expiry, ...open].join('\n');
+}
+
+/**
+ * A link in Slack's markup, `<url|text>`: both escaped, and a `|` in the address written `%7C`, since
+ * Slack ends the address at the first one.
+ */
+export function slackLink(url: string, text: string): string {
+  return `<${escapeSlack(url).replace(/\|/g, '%7C')}|${escapeSlack(text)}>`;
 }
 
 // Slack reads &, < and > as markup (links, mentions); everything else is shown as sent.

@@ -6,18 +6,11 @@ import { answer } from '../../../schemas/responses.js';
 import { SpamListQuery, SpamPageSchema } from '../../../schemas/spam-folder.js';
 import { SubmissionParams } from '../../../schemas/submission.js';
 import type { FolderRow } from '../../../services/quarantine.js';
-import { submissionJson } from '../../../services/submissions.js';
 import { principalOf } from '../../auth.js';
 import { envelopeJson, pageRequest } from '../../../web/pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
-import { sendJsonText } from './submissions.js';
-
-/** The Submission of 2.4 as submissionJson writes it, followed by `extra`'s fields: the spec's fields are written by one function everywhere. */
-function extendedJson(row: { id: string; formId: string; data: unknown; createdAt: number }, extra: Record<string, unknown>): string {
-  const fields = Object.entries(extra).map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`);
-  return `${submissionJson(row).slice(0, -1)},${fields.join(',')}}`;
-}
+import { extendedJson, sendJsonText } from './submissions.js';
 
 const spamJson = (row: FolderRow) => extendedJson(row, { spamReasons: row.spamReasons });
 

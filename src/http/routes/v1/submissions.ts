@@ -22,6 +22,12 @@ export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 
+/** The Submission of 2.4 as submissionJson writes it, followed by `extra`'s fields: the spec's fields are written by one function everywhere. */
+export function extendedJson(row: { id: string; formId: string; data: unknown; createdAt: number }, extra: Record<string, unknown>): string {
+  const fields = Object.entries(extra).map(([name, value]) => `${JSON.stringify(name)}:${JSON.stringify(value)}`);
+  return `${submissionJson(row).slice(0, -1)},${fields.join(',')}}`;
+}
+
 export function registerSubmissionRoutes(app: FastifyTypeBox, ctx: AppContext, searchLimits: SearchLimits, exportLimits: ExportLimits): void {
   /** A request with a search counts against the caller's (its token's) and its address's search limits. */
   const countSearch = (request: FastifyRequest, reply: FastifyReply, search: string | undefined) =>
