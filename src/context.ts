@@ -48,6 +48,7 @@ import { ChatChannelService } from './services/chat-channels.js';
 import { TokenService } from './services/tokens.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
+import { WorkspaceDeletion } from './services/workspace-deletion.js';
 import { VisitorLoad } from './submit/visitor-load.js';
 import { CursorCodec } from './web/pagination.js';
 
@@ -75,6 +76,8 @@ export interface AppContext {
   /** Open sign-up by emailed link (FORMGATE_SIGNUP=open). */
   signups: SignupService;
   workspaces: WorkspaceService;
+  /** An owner deleting a workspace with everything in it. */
+  workspaceDeletion: WorkspaceDeletion;
   /** The instance admin's page. */
   admin: AdminService;
   /** A workspace's members: listing, removing, leaving. */
@@ -192,6 +195,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       passwordResets: new PasswordResetService(database, users, sessions, config),
       signups: new SignupService(database, users, new SignupLinks(keyring), config),
       workspaces,
+      workspaceDeletion: new WorkspaceDeletion(database, workspaces, team, files),
       admin: new AdminService(database, workspaces, instance, files),
       team,
       invitations: new InvitationService(database, users, team, config),

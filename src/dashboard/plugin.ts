@@ -42,6 +42,7 @@ import { registerTemplateRoutes } from './routes/templates.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
 import { registerWorkspaceSettingsRoutes } from './routes/workspace-settings.js';
+import { registerWorkspaceDeleteRoutes } from './routes/workspace-delete.js';
 import { registerErasureRoutes } from './routes/erasure.js';
 import { registerWorkspacesRoutes } from './routes/workspaces.js';
 import { installOriginCheck, installSecurityHeaders } from './security.js';
@@ -127,6 +128,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerTokenRoutes(app, ctx, limits);
   registerWorkspacesRoutes(app, ctx);
   registerWorkspaceSettingsRoutes(app, ctx);
+  registerWorkspaceDeleteRoutes(app, ctx);
   registerErasureRoutes(app, ctx, exportLimits);
   registerAdminRoutes(app, ctx, redis);
   registerMembersRoutes(app, ctx);

@@ -79,6 +79,20 @@ function underWay(eb: ExpressionBuilder<DB, 'jobs'>, now: number) {
 }
 
 /**
+ * Deletes the deliveries of these submissions that no worker is trying now (their payloads may copy
+ * the fields): a workspace's deletion runs it before deleting them. One under way is left to finish;
+ * its `submission_id` goes null with the submission (the foreign key), as when a form is deleted.
+ */
+export async function deleteIdleJobs(trx: Transaction<DB>, submissionIds: readonly string[], now: number): Promise<void> {
+  if (submissionIds.length === 0) return;
+  await trx
+    .deleteFrom('jobs')
+    .where('jobs.submissionId', 'in', [...submissionIds])
+    .where((eb) => eb.not(underWay(eb, now)))
+    .execute();
+}
+
+/**
  * The condition "no delivery of this submission is being tried now", for a query of submissions:
  * such a submission waits for the next run (retention) or the next request (erasure).
  */

@@ -21,7 +21,7 @@ export function completeLimits(input: FileUploadsInput): FileUploadLimits {
  * Why `input` cannot be the form's `fileUploads` on `plan`, one sentence per field (each naming
  * it); empty when it can. Checks the shape too: the dashboard's input reaches here unchecked.
  */
-export function fileUploadsProblems(input: FileUploadsInput | null | undefined, plan: Plan, upgraded?: boolean): string[] {
+export function fileUploadsProblems(input: FileUploadsInput | null | undefined, plan: Plan, upgraded?: boolean, team = false): string[] {
   if (input === undefined || input === null) return [];
   if (typeof input !== 'object' || Array.isArray(input)) return ['fileUploads: must be null (uploads off) or an object'];
   const problems: string[] = [];
@@ -33,7 +33,10 @@ export function fileUploadsProblems(input: FileUploadsInput | null | undefined, 
     const value = limits[key];
     if (!Number.isInteger(value) || value < 1) problems.push(`fileUploads.${key}: must be a whole number of bytes, at least 1`);
     else if (value > ceilings[key])
-      problems.push(`fileUploads.${key}: a ${plan} workspace allows at most ${ceilings[key]} bytes (${megabytes(ceilings[key])})`);
+      // team mode speaks no plans (issue 41, item 16)
+      problems.push(
+        `fileUploads.${key}: ${team ? 'this installation' : `a ${plan} workspace`} allows at most ${ceilings[key]} bytes (${megabytes(ceilings[key])})`,
+      );
   }
   if (problems.length === 0 && limits.maxFileSize > limits.maxTotalSize) {
     problems.push('fileUploads.maxFileSize: must not be more than maxTotalSize (a file is part of its submission)');

@@ -438,7 +438,7 @@ export class FormService {
     }
     const retention = retentionDaysProblem(settings.retentionDays);
     if (retention) problems.push(retention);
-    problems.push(...fileUploadsProblems(settings.fileUploads, plan, this.workspaces.plans.isUpgraded(plan)));
+    problems.push(...fileUploadsProblems(settings.fileUploads, plan, this.workspaces.plans.isUpgraded(plan), this.workspaces.plans.team));
     problems.push(...formBehaviourProblems(settings));
     // ALTCHA is signed with Formgate's own key: nothing to store first
     if (settings.spamProtection && needsSecretKey(settings.spamProtection) && !providers.has(settings.spamProtection)) {

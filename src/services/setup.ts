@@ -24,17 +24,23 @@ export class SetupService {
     return !(await this.users.hasAnyAccount());
   }
 
-  async setUp(email: string, password: string, usage: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
+  /** `workspaceName`: the first workspace's, so that pages and invitations never say "My workspace". */
+  async setUp(email: string, password: string, usage: string, workspaceName: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
     const fixed = this.instance.view().defaultPlanFromEnvironment;
     if (!fixed && !(INSTANCE_USAGES as readonly string[]).includes(usage)) {
       throw validationError(['usage: choose “For me and my team” or “Hosting forms for others”']);
     }
     if (!(await this.open())) throw new ProblemError('conflict', ALREADY_SET_UP);
-    const created = await this.users.createUser(email, password, async (trx, user) => {
-      // NOTE: the claim was taken (or not) just before, in this transaction: a second visitor rolls back here
-      if (user.isAdmin !== 1) throw new ProblemError('conflict', ALREADY_SET_UP);
-      if (!fixed) await this.instance.setUsage(usage as InstanceUsage, trx);
-    });
+    const created = await this.users.createUser(
+      email,
+      password,
+      async (trx, user) => {
+        // NOTE: the claim was taken (or not) just before, in this transaction: a second visitor rolls back here
+        if (user.isAdmin !== 1) throw new ProblemError('conflict', ALREADY_SET_UP);
+        if (!fixed) await this.instance.setUsage(usage as InstanceUsage, trx);
+      },
+      workspaceName,
+    );
     await this.instance.refresh();
     return created;
   }

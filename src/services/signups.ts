@@ -7,6 +7,7 @@ import { enqueueAccountEmail } from './mail-outbox.js';
 import type { SignupLinks } from './signup-links.js';
 import { emailProblem, type UserService } from './users.js';
 import { normaliseEmail } from '../domain/email-address.js';
+import { workspaceNameForEmail } from '../domain/workspace-name.js';
 
 export const SIGNUP_LINK_INVALID = 'This sign-up link has expired or is not valid.';
 export const SIGNUP_LINK_USED = 'This sign-up link was already used: an account has this address. Log in.';
@@ -74,12 +75,13 @@ export class SignupService {
   /**
    * Makes the account (and its workspace, as any sign-up) for the link's address. A link works
    * once: the second use, or the loser of two at once, finds the address taken (`conflict`).
+   * `workspaceName` as the page asked it; left out, the one offered from the address (domain/workspace-name.ts).
    */
-  async confirm(token: string, password: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
+  async confirm(token: string, password: string, workspaceName?: string): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
     const claim = this.links.read(token);
     if (!claim) throw new ProblemError('not_found', SIGNUP_LINK_INVALID);
     try {
-      return await this.users.createUser(claim.email, password);
+      return await this.users.createUser(claim.email, password, undefined, workspaceName ?? workspaceNameForEmail(claim.email));
     } catch (error) {
       if (error instanceof ProblemError && error.code === 'conflict') throw new ProblemError('conflict', SIGNUP_LINK_USED);
       throw error;

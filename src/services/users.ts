@@ -9,8 +9,10 @@ import { normaliseEmail } from '../domain/email-address.js';
 import { newId } from '../ids.js';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js';
 import { revokeAllTokens } from './tokens.js';
+import { workspaceNameProblem } from './workspaces.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** The name of a workspace made without one being asked (`formgate users create`, the older first-account /signup page). */
 export const DEFAULT_WORKSPACE_NAME = 'My workspace';
 const NOT_THE_PASSWORD = 'is not the account’s password';
 
@@ -39,8 +41,10 @@ export class UserService {
     password?: string,
     /** More to do in the same transaction (the first account's setup): if it throws, no account is made. */
     withinTransaction: (trx: Queryable, user: UserRow) => Promise<void> = async () => {},
+    /** Its workspace's name, as the setup and sign-up pages ask it (the rename's rules: 1 to 128 characters). */
+    workspaceName: string = DEFAULT_WORKSPACE_NAME,
   ): Promise<{ user: UserRow; workspace: WorkspaceRow }> {
-    const { user, workspace } = await this.insertAccount(email, password, true, withinTransaction);
+    const { user, workspace } = await this.insertAccount(email, password, true, withinTransaction, workspaceName);
     return { user, workspace: workspace! };
   }
 
@@ -58,9 +62,15 @@ export class UserService {
     password: string | undefined,
     ownWorkspace: boolean,
     withinTransaction: (trx: Queryable, user: UserRow) => Promise<void>,
+    workspaceName: string = DEFAULT_WORKSPACE_NAME,
   ): Promise<{ user: UserRow; workspace: WorkspaceRow | null }> {
     const normalised = normaliseEmail(email);
-    const problems = [emailProblem(email), password === undefined ? null : passwordProblem(password)].filter((p) => p !== null);
+    const nameProblem = ownWorkspace ? workspaceNameProblem(workspaceName) : null;
+    const problems = [
+      emailProblem(email),
+      password === undefined ? null : passwordProblem(password),
+      nameProblem === null ? null : `workspaceName: ${nameProblem.replace(/^name: /, '')}`,
+    ].filter((p) => p !== null);
     if (problems.length) throw validationError(problems);
     const now = Date.now();
     const user: UserRow = {
@@ -74,7 +84,7 @@ export class UserService {
     };
     const workspace: WorkspaceRow = {
       id: newId(),
-      name: DEFAULT_WORKSPACE_NAME,
+      name: workspaceName,
       plan: this.defaultPlan,
       ownerId: user.id,
       submissionsUsed: 0,

@@ -208,7 +208,7 @@ export class WorkspaceService {
   /**
    * What a payment does on the hosted service (admin command, admin page). When the allowance
    * grows, held submissions are released oldest first, as far as it reaches: from then on they are
-   * listed. When the plan changes, the owners are told by email in the same transaction
+   * listed. When the plan changes (in hosting mode), the owners are told by email in the same transaction
    * (`tellOwners: false` only for test and benchmark fixtures that make an account as if it started on the plan).
    */
   async setPlan(workspaceId: string, plan: Plan, options: { tellOwners?: boolean } = {}): Promise<WorkspaceRow & { released: number; previousPlan: Plan }> {
@@ -254,7 +254,8 @@ export class WorkspaceService {
       const quotaNotifiedAt = used < this.plans.limits(plan).submissions ? null : workspace.quotaNotifiedAt;
       await trx.updateTable('workspaces').set({ plan, updatedAt, submissionsUsed: used, quotaNotifiedAt }).where('id', '=', workspaceId).execute();
       const changed = { ...workspace, plan, updatedAt, submissionsUsed: used, quotaNotifiedAt };
-      if (plan !== workspace.plan && options.tellOwners !== false) {
+      // NOTE: team mode speaks no plans (issue 41, item 16): a change (the admin vouching for a stranger's workspace) changes nothing its owners see
+      if (plan !== workspace.plan && options.tellOwners !== false && !this.plans.team) {
         await enqueuePlanChangeEmails(trx, { workspace: changed, from: workspace.plan, to: plan, released: held.length }, this.config.publicUrl, this.plans);
       }
       return { ...changed, released: held.length, previousPlan: workspace.plan };

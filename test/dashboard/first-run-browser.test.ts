@@ -23,7 +23,7 @@ describe(`dashboard in Chromium: setting up Formgate and its admin page (${TEST_
     await app?.close();
   });
 
-  it('opens on "Set up Formgate", creates the admin in team mode, and the workspace says Unlimited', async () => {
+  it('opens on "Set up Formgate", creates the admin and the named workspace in team mode, which speaks no plans', async () => {
     await page.goto(`${app.publicUrl}/`);
     assert.match(page.url(), /\/setup$/);
     assert.ok(await page.getByRole('heading', { name: 'Set up Formgate' }).isVisible());
@@ -31,13 +31,24 @@ describe(`dashboard in Chromium: setting up Formgate and its admin page (${TEST_
     assert.equal(await page.getByRole('radio', { name: 'Hosting forms for others' }).isChecked(), false);
     await checkPage(page, 'first-run-setup');
 
+    // the first workspace's name, offered (the installation is at an address, so no organisation to guess) and required
+    const name = page.getByLabel('Workspace name');
+    assert.equal(await name.inputValue(), 'Our team');
     await page.getByLabel('Email').fill('owner@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
+    await name.fill('');
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Create the admin account' }).click()]);
+    assert.equal(await page.getByLabel('Workspace name').getAttribute('aria-invalid'), 'true');
+    assert.ok(await page.getByText('Must be 1 to 128 characters.').isVisible());
+    await checkPage(page, 'first-run-setup-refused');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByLabel('Workspace name').fill('Acme Studio');
     await Promise.all([page.waitForURL(/\/w\/[^/]+$/), page.getByRole('button', { name: 'Create the admin account' }).click()]);
     assert.ok(await page.getByRole('status').getByText('Formgate is set up: you are its admin.').isVisible());
-    const plan = page.getByRole('region', { name: 'Plan and allowance' });
-    assert.ok(await plan.getByText('Unlimited', { exact: true }).isVisible());
-    assert.ok(await plan.getByText('member · no limit').isVisible());
+    assert.ok(await page.getByRole('heading', { name: 'Acme Studio', level: 1 }).isVisible());
+    const usage = page.getByRole('region', { name: 'Usage' });
+    assert.ok(await usage.getByText('Submissions received').isVisible());
+    assert.equal(await page.getByRole('region', { name: 'Plan and allowance' }).count(), 0);
     await checkPage(page, 'first-run-workspace-team');
 
     // the setup page is gone

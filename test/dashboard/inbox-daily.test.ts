@@ -279,8 +279,8 @@ describe(`dashboard: the inbox's daily work (${TEST_DIALECT})`, () => {
     const middle = await submit(formId, { name: 'Mid', _replyto: 'reply@example.com', email: 'mid@example.com' });
     const newest = await submit(formId, { name: 'New' });
     const page = await owner.client.get(`/submissions/${middle}`);
-    assert.match(page.html, new RegExp(`<a href="/submissions/${newest}" rel="prev">← Previous`));
-    assert.match(page.html, new RegExp(`<a href="/submissions/${oldest}" rel="next">Next`));
+    assert.match(page.html, new RegExp(`<a href="/submissions/${newest}" rel="prev" data-key="k">← Previous`));
+    assert.match(page.html, new RegExp(`<a href="/submissions/${oldest}" rel="next" data-key="j">Next`));
     assert.match(page.html, /<a class="button" href="mailto:reply@example.com">Reply<span class="visually-hidden"> to reply@example.com<\/span><\/a>/);
     const first = await owner.client.get(`/submissions/${newest}`);
     assert.doesNotMatch(first.html, /rel="prev"/);

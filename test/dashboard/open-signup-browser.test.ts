@@ -44,6 +44,7 @@ describe('dashboard in Chromium: open sign-up by emailed link', { skip: needsChr
     const link = LINK.exec(mail.parsed.text ?? '')![0];
     await page.goto(link);
     assert.equal(await page.getByLabel('Email').inputValue(), 'grace@example.com');
+    assert.equal(await page.getByLabel('Workspace name').inputValue(), 'Example');
     assert.equal(await page.getByLabel('Email').getAttribute('readonly'), '', 'the address cannot be changed');
     await checkPage(page, 'signup-confirm');
 
@@ -55,7 +56,8 @@ describe('dashboard in Chromium: open sign-up by emailed link', { skip: needsChr
     await page.getByLabel('Password').fill('compiler pioneer');
     await Promise.all([page.waitForURL(/\/w\/[^/]+$/), page.getByRole('button', { name: 'Create account' }).click()]);
     await page.getByRole('status').filter({ hasText: 'Welcome to Formgate' }).waitFor();
-    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'My workspace');
+    // the workspace is named as the page offered it, after the address's domain (issue 41, item 17)
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Example');
 
     await page.goto(link);
     await page.getByRole('heading', { level: 1, name: 'This link was used' }).waitFor();

@@ -128,7 +128,8 @@ describe(`dashboard: open sign-up by emailed link (${TEST_DIALECT})`, () => {
     const workspaces = await app.ctx.workspaces.listForUser(user.id, { limit: 10, after: null });
     assert.deepEqual(
       workspaces.rows.map((w) => [w.name, w.plan]),
-      [['My workspace', 'FREE']],
+      // named after the address's domain, as the page offers it (issue 41, item 17)
+      [['Example', 'FREE']],
     );
     const home = await visitor.get('/');
     assert.equal(home.status, 303, 'logged in: / leads to the workspace');

@@ -22,7 +22,7 @@ const PASSWORD = 'correct horse battery staple';
 /** The fields each POST route reads; a route not listed here fails the first test. */
 const FIELDS: Record<string, string[]> = {
   '/signup': ['email', 'password', 'invitation'],
-  '/signup/confirm': ['token', 'password'],
+  '/signup/confirm': ['token', 'password', 'workspaceName'],
   '/login': ['email', 'password', 'next'],
   '/logout': [],
   '/forgot-password': ['email'],
@@ -42,6 +42,7 @@ const FIELDS: Record<string, string[]> = {
   '/w/:workspaceId/invitations/:invitationId/new-link': [],
   '/w/:workspaceId/members/:userId/remove': [],
   '/w/:workspaceId/leave': [],
+  '/w/:workspaceId/delete': ['confirmName'],
   '/invitations/:secret': [],
   '/invitations/:secret/logout': [],
   '/not-spam/:token': [],
@@ -52,7 +53,7 @@ const FIELDS: Record<string, string[]> = {
   '/admin/usage': ['usage'],
   '/admin/webhook-allow': ['webhookAllow'],
   '/admin/accounts/:accountId/:action': [],
-  '/setup': ['email', 'password', 'usage'],
+  '/setup': ['email', 'password', 'usage', 'workspaceName'],
   '/forms/:formId/test-submission': ['message', 'email', 'name'],
   '/forms/:formId/templates/:kind': ['code', 'mode'],
   '/forms/:formId/templates/:kind/preview': ['code'],

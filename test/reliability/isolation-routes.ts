@@ -43,6 +43,10 @@ export const API_ENTRIES: Record<string, Entry> = {
   'GET /forms/:formId/spam': { variants: [{}, { query: { limit: '0' } }] },
   'POST /submissions/:submissionId/spam': PATH_ONLY,
   'DELETE /submissions/:submissionId/spam': PATH_ONLY,
+  'GET /submissions/:submissionId/triage': PATH_ONLY,
+  'PATCH /submissions/:submissionId/triage': { variants: [{ body: { status: 'done' } }, { body: { assigneeId: null } }] },
+  'GET /forms/:formId/triage': { variants: [{}, { query: { status: 'open' } }] },
+  'GET /workspaces/:workspaceId/triage': { variants: [{}, { query: { status: 'done' } }] },
   'GET /files/:fileId': { variants: [{}, { query: { expires: '9999999999', signature: 'forged' } }] },
   // the victim's visitor wrote from this address (two-accounts.ts): erasing it elsewhere must find nothing of theirs
   'POST /workspaces/:workspaceId/erasure/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },
@@ -102,10 +106,13 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /submissions/:submissionId/unread': PATH_ONLY,
   'POST /submissions/:submissionId/spam': PATH_ONLY,
   'POST /submissions/:submissionId/note': { variants: [{ body: { note: 'planted' } }] },
+  'POST /submissions/:submissionId/triage': { variants: [{ body: { status: 'done' } }, { body: { assignee: '' } }] },
   'POST /forms/:formId/bulk': {
     variants: [
       { body: { id: ':submissionId', action: 'spam' } },
       { body: { id: ':submissionId', action: 'read' } },
+      { body: { id: ':submissionId', action: 'done' } },
+      { body: { id: ':submissionId', action: 'assign', assignee: '' } },
       { body: { pageId: ':submissionId', all: '1', action: 'delete' } },
     ],
   },
@@ -113,6 +120,8 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
     variants: [
       { body: { id: ':submissionId', action: 'spam' } },
       { body: { id: ':submissionId', action: 'read' } },
+      { body: { id: ':submissionId', action: 'done' } },
+      { body: { id: ':submissionId', action: 'assign', assignee: '' } },
       { body: { pageId: ':submissionId', all: '1', action: 'delete' } },
     ],
   },
@@ -155,6 +164,9 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /w/:workspaceId/settings': PATH_ONLY,
   'POST /w/:workspaceId/settings': { variants: [{ body: { name: 'Taken over' } }] },
   'POST /w/:workspaceId/settings/spam-digest': { variants: [{ body: { frequency: 'off' } }] },
+  // the victim's workspace's very name: deleting it from outside must still be the 404 page, nothing deleted
+  'GET /w/:workspaceId/delete': PATH_ONLY,
+  'POST /w/:workspaceId/delete': { variants: [{ body: { confirmName: 'victim workspace' } }, { body: { confirmName: '' } }] },
   'GET /w/:workspaceId/erase': PATH_ONLY,
   'POST /w/:workspaceId/erase/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }] },
   'POST /w/:workspaceId/erase': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },

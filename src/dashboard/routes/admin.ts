@@ -133,7 +133,7 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
       const back = adminAddress(request.body?.back);
       try {
         const changed = await ctx.admin.changePlan(accountOf(request).user, request.params.workspaceId, String(request.body?.plan ?? ''));
-        setFlash(reply, planMessage(changed));
+        setFlash(reply, planMessage(changed, ctx.plans.team));
         return seeOther(reply, back);
       } catch (error) {
         if (error instanceof ProblemError && error.code === 'not_found') throw error;
@@ -209,8 +209,9 @@ function adminAddress(back: unknown): string {
 }
 
 /** "Plan of "Acme" changed to Upgraded (Dealify); 3 held submissions released." */
-function planMessage(changed: { name: string; plan: string; previousPlan: string; released: number }): string {
+function planMessage(changed: { name: string; plan: string; previousPlan: string; released: number }, team: boolean): string {
   if (changed.plan === changed.previousPlan) return `"${changed.name}" is already on ${planLabel(changed.plan)}; nothing changed.`;
   const released = `${changed.released} held ${changed.released === 1 ? 'submission' : 'submissions'} released`;
-  return `Plan of "${changed.name}" changed to ${planLabel(changed.plan)}; ${released}; the owners are told by email.`;
+  // in team mode the owners are not emailed (services/workspaces.ts setPlan)
+  return `Plan of "${changed.name}" changed to ${planLabel(changed.plan)}; ${released}${team ? '' : '; the owners are told by email'}.`;
 }

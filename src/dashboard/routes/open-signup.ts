@@ -1,3 +1,4 @@
+import { workspaceNameForEmail } from '../../domain/workspace-name.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
@@ -38,27 +39,30 @@ export function registerOpenSignupRoutes(app: FastifyInstance, ctx: AppContext, 
     return linkPage(request, reply, String(request.query.token ?? ''));
   });
 
-  app.post<{ Body: { token?: string; password?: string } }>('/signup/confirm', async (request, reply) => {
+  app.post<{ Body: { token?: string; password?: string; workspaceName?: string } }>('/signup/confirm', async (request, reply) => {
     if (ctx.config.signup !== 'open') return closed(reply);
     const token = String(request.body?.token ?? '');
+    // the page always sends the name (empty is refused); left out, the one offered from the address
+    const workspaceName = request.body?.workspaceName === undefined ? undefined : String(request.body.workspaceName);
     try {
-      const { user } = await ctx.signups.confirm(token, String(request.body?.password ?? ''));
+      const { user } = await ctx.signups.confirm(token, String(request.body?.password ?? ''), workspaceName);
       await startSession(request, reply, ctx.sessions, cookie, user.id);
       limits.signedUp(request, reply, user.email);
       setFlash(reply, 'Welcome to Formgate: your account is ready.');
       return seeOther(reply, '/');
     } catch (error) {
       if (error instanceof ProblemError && (error.code === 'not_found' || error.code === 'conflict')) return linkPage(request, reply, token);
-      return linkPage(request, reply, token, fieldErrors(error));
+      return linkPage(request, reply, token, fieldErrors(error), workspaceName);
     }
   });
 
   /** The link's page as it stands now: the password form (with `errors` of a refused one), "used", or dead. */
-  async function linkPage(request: FastifyRequest, reply: FastifyReply, token: string, errors?: Record<string, string>) {
+  async function linkPage(request: FastifyRequest, reply: FastifyReply, token: string, errors?: Record<string, string>, workspaceName?: string) {
     const link = await ctx.signups.linkState(token);
     if (link.state === 'invalid') return sendPage(reply, SignupLinkExpiredPage(), GONE);
     if (link.state === 'used') return sendPage(reply, SignupLinkUsedPage({ email: link.email }), GONE);
-    const page = ConfirmSignupPage({ csrf: csrfToken(request, reply), token, email: link.email, errors });
+    const name = workspaceName ?? workspaceNameForEmail(link.email);
+    const page = ConfirmSignupPage({ csrf: csrfToken(request, reply), token, email: link.email, workspaceName: name, errors });
     return sendPage(reply, page, errors ? 400 : 200);
   }
 

@@ -39,7 +39,8 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
   async function tokensPage(request: FastifyRequest, reply: FastifyReply, form: TokenFormValues, errors?: FieldErrors, status = 200) {
     const { user } = accountOf(request);
     const frame = await frameFor(request, reply, ctx, { section: 'tokens' });
-    const [rows, apiOpen] = await Promise.all([ctx.tokens.listTokens(user.id), ctx.workspaces.hasUpgraded(user.id)]);
+    // team mode: every workspace has the API, one made later too, so nothing is said of plans (issue 41, item 16)
+    const [rows, apiOpen] = await Promise.all([ctx.tokens.listTokens(user.id), ctx.plans.team || ctx.workspaces.hasUpgraded(user.id)]);
     const now = Date.now();
     const tokens = rows.map((row) => toItem(row, now));
     return sendPage(reply, TokensPage({ frame, tokens, form, errors, baseUrl: ctx.config.baseUrl, apiOpen }), status);
@@ -83,7 +84,7 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
     }
     request.log.info({ userId: user.id, tokenId: created.token.id }, 'API token created');
     const frame = await frameFor(request, reply, ctx, { section: 'tokens' });
-    const apiOpen = await ctx.workspaces.hasUpgraded(user.id);
+    const apiOpen = ctx.plans.team || (await ctx.workspaces.hasUpgraded(user.id));
     const page = TokenCreatedPage({
       frame: { ...frame, flash: successFlash('Token created') },
       token: toItem(created.token),

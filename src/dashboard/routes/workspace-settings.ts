@@ -65,7 +65,12 @@ export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppCo
   async function settingsPage(request: WorkspaceRequest, reply: FastifyReply, refused: Refused = {}, status = 200) {
     // not_found (the 404 page) for a workspace the account does not belong to
     const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'settings');
-    const [counts, digest] = await Promise.all([ctx.workspaces.counts(workspace.id), ctx.spamDigests.settings(accountOf(request).user.id, workspace.id)]);
-    return sendPage(reply, SettingsPage({ frame, workspace, ...counts, digest, ...refused }), status);
+    const userId = accountOf(request).user.id;
+    const [counts, digest, role] = await Promise.all([
+      ctx.workspaces.counts(workspace.id),
+      ctx.spamDigests.settings(userId, workspace.id),
+      ctx.team.roleOf(userId, workspace.id),
+    ]);
+    return sendPage(reply, SettingsPage({ frame, workspace, ...counts, digest, owner: role === 'owner', ...refused }), status);
   }
 }

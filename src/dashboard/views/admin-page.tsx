@@ -84,12 +84,15 @@ function Workspaces({
   back,
   planError,
   plans,
+  showPlans,
 }: {
   workspaces: WorkspaceSummary[];
   csrf: string;
   back: string;
   planError?: AdminPageProps['planError'];
   plans: PlanRules;
+  /** Team mode speaks no plans (issue 41, item 16), unless open sign-up needs Change plan to vouch for a stranger's workspace. */
+  showPlans: boolean;
 }) {
   if (workspaces.length === 0) return <EmptyState>No workspaces on this page.</EmptyState>;
   return (
@@ -101,7 +104,7 @@ function Workspaces({
             <th scope="col">Owner</th>
             <th scope="col">Submissions</th>
             <th scope="col">Members</th>
-            <th scope="col">Plan</th>
+            {showPlans && <th scope="col">Plan</th>}
           </tr>
         </thead>
         <tbody>
@@ -119,20 +122,22 @@ function Workspaces({
               </td>
               <td data-label="Submissions">
                 <div>
-                  {number(w.submissionsUsed)} used
+                  {number(w.submissionsUsed)} {plans.team ? 'received' : 'used'}
                   <br />
-                  <span class="muted">{plans.team ? 'no limit' : `${number(plans.submissionsLeft(w.plan, w.submissionsUsed))} left`}</span>
+                  {!plans.team && <span class="muted">{`${number(plans.submissionsLeft(w.plan, w.submissionsUsed))} left`}</span>}
                 </div>
               </td>
               <td data-label="Members">{number(w.memberCount)}</td>
-              <td data-label="Plan">
-                <div>
-                  <p class="plan-now">
-                    <span class={w.plan === 'FREE' ? 'badge neutral' : 'badge'}>{planLabel(w.plan)}</span>
-                  </p>
-                  <PlanForm workspace={w} csrf={csrf} back={back} error={planError?.workspaceId === w.id ? planError.message : undefined} />
-                </div>
-              </td>
+              {showPlans && (
+                <td data-label="Plan">
+                  <div>
+                    <p class="plan-now">
+                      <span class={w.plan === 'FREE' ? 'badge neutral' : 'badge'}>{planLabel(w.plan)}</span>
+                    </p>
+                    <PlanForm workspace={w} csrf={csrf} back={back} error={planError?.workspaceId === w.id ? planError.message : undefined} />
+                  </div>
+                </td>
+              )}
             </tr>
           ))}
         </tbody>
@@ -297,6 +302,7 @@ function WebhookAllowPanel({ settings, csrf, errors }: { settings: InstanceSetti
 
 /** The instance admin's page: every account and workspace, and each workspace's plan. */
 export function AdminPage({ frame, accounts, workspaces, next, back, planError, mail, deliveries, health, settings, settingErrors }: AdminPageProps) {
+  const showPlans = !frame.plans.team || settings.openSignup;
   return (
     <Layout title="Instance admin" frame={frame}>
       <DeliveriesSwitchPanel status={deliveries} csrf={frame.csrf} />
@@ -314,8 +320,8 @@ export function AdminPage({ frame, accounts, workspaces, next, back, planError, 
         )}
       </Panel>
       <Panel title="Workspaces">
-        <p class="muted">Changing a plan does what a payment does: held submissions are released and the owners are told by email.</p>
-        <Workspaces workspaces={workspaces} csrf={frame.csrf} back={back} planError={planError} plans={frame.plans} />
+        {showPlans && <p class="muted">Changing a plan does what a payment does: held submissions are released and the owners are told by email.</p>}
+        <Workspaces workspaces={workspaces} csrf={frame.csrf} back={back} planError={planError} plans={frame.plans} showPlans={showPlans} />
         {next.workspaces && (
           <p class="pager">
             <a href={next.workspaces}>Next page of workspaces</a>

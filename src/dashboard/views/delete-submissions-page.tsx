@@ -19,7 +19,7 @@ export function DeleteSubmissionsPage({ frame, submissions, back }: DeleteProps)
       <Panel title="Are you sure?" id="confirm">
         <p>
           <strong>This cannot be undone.</strong> {count === 1 ? 'This submission goes' : `These ${count} submissions go`} for good, and no longer count in
-          searches and exports. The allowance does not grow back.
+          searches and exports.{!frame.plans.team && ' The allowance does not grow back.'}
         </p>
         <ul class="delete-list">
           {submissions.map((s) => {

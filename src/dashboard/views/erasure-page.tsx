@@ -47,12 +47,12 @@ export function ErasurePage({ frame, workspace, email, errors, preview }: Erasur
           <button type="submit">Find submissions</button>
         </form>
       </Panel>
-      {preview && <Found preview={preview} csrf={frame.csrf} action={base} />}
+      {preview && <Found preview={preview} csrf={frame.csrf} action={base} team={frame.plans.team} />}
     </Layout>
   );
 }
 
-function Found({ preview, csrf, action }: { preview: ErasurePreview; csrf: string; action: string }) {
+function Found({ preview, csrf, action, team }: { preview: ErasurePreview; csrf: string; action: string; team: boolean }) {
   if (preview.submissions === 0) {
     return (
       <Panel title="Nothing found" id="found">
@@ -70,7 +70,8 @@ function Found({ preview, csrf, action }: { preview: ErasurePreview; csrf: strin
       </p>
       <p>
         <strong>This cannot be undone.</strong> {preview.submissions === 1 ? 'It goes' : 'They go'} for good, with the records of their emails, webhooks and
-        Slack messages, and any not sent yet are not sent. Export what you must keep first. The allowance used and the charts do not change.
+        Slack messages, and any not sent yet are not sent. Export what you must keep first.{' '}
+        {team ? 'The charts do not change.' : 'The allowance used and the charts do not change.'}
       </p>
       <ConfirmForm csrf={csrf} action={action} button={`Delete ${plural(preview.submissions)}`} cancel={action}>
         <input type="hidden" name="email" value={preview.email} />

@@ -20,8 +20,22 @@ function panelErrors(errors: FieldErrors | undefined): FieldErrors | undefined {
  * A form's `fileUploads`: on or off, the limits in MB within the plan's ceilings, the allowed
  * types. Part of the settings form (saved with it); `uploadsShown` tells the route it was posted.
  */
-export function FileUploadsPanel({ values, plan, upgraded, errors }: { values: SettingsValues; plan: Plan; upgraded?: boolean; errors?: FieldErrors }) {
+export function FileUploadsPanel({
+  values,
+  plan,
+  upgraded,
+  team = false,
+  errors,
+}: {
+  values: SettingsValues;
+  plan: Plan;
+  upgraded?: boolean;
+  /** Team mode speaks no plans (issue 41, item 16): the ceilings are the installation's. */
+  team?: boolean;
+  errors?: FieldErrors;
+}) {
   const ceilings = uploadCeilings(plan, upgraded);
+  const allows = team ? 'This installation allows' : 'Your plan allows';
   const shown = panelErrors(errors);
   return (
     <Panel title="File uploads" id="file-uploads">
@@ -40,7 +54,7 @@ export function FileUploadsPanel({ values, plan, upgraded, errors }: { values: S
         value={values.uploadMaxFileSizeMb}
         errors={shown}
         inputMode="decimal"
-        hint={`Your plan allows up to ${megabytes(ceilings.maxFileSize)} a file. Empty: 10 MB.`}
+        hint={`${allows} up to ${megabytes(ceilings.maxFileSize)} a file. Empty: 10 MB.`}
       />
       <Field
         label="All files of a submission (MB)"
@@ -48,7 +62,7 @@ export function FileUploadsPanel({ values, plan, upgraded, errors }: { values: S
         value={values.uploadMaxTotalSizeMb}
         errors={shown}
         inputMode="decimal"
-        hint={`Your plan allows up to ${megabytes(ceilings.maxTotalSize)} a submission; at least the largest file. Empty: 25 MB.`}
+        hint={`${allows} up to ${megabytes(ceilings.maxTotalSize)} a submission; at least the largest file. Empty: 25 MB.`}
       />
       {/* the list is long (16 types by default): a textarea shows it whole */}
       <TextArea

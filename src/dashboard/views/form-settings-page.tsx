@@ -370,7 +370,7 @@ export function FormSettingsPage({
             </p>
           )}
         </Panel>
-        <FileUploadsPanel values={values} plan={form.plan} upgraded={frame.plans.isUpgraded(form.plan)} errors={errors} />
+        <FileUploadsPanel values={values} plan={form.plan} upgraded={frame.plans.isUpgraded(form.plan)} team={frame.plans.team} errors={errors} />
         {values.behaviour && <FormBehaviourPanels values={values.behaviour} errors={errors} vouched={vouched} allowedOrigins={allowedOriginsOf(form)} />}
         {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} action={action} />}
         <div class="actions form-actions">

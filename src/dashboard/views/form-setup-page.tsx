@@ -159,7 +159,8 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
       <Panel title="Send a test submission">
         <p>
           Posts one submission to the address above, as a visitor’s page would, named “Formgate test”, from your address ({frame.account.email}). It is a real
-          submission: it counts against the workspace’s allowance, it is delivered (emails, webhook, Slack) like any other, and you can delete it.
+          submission: {frame.plans.team ? '' : 'it counts against the workspace’s allowance, '}it is delivered (emails, webhook, Slack) like any other, and you
+          can delete it.
         </p>
         {blocker && (
           <p class="notice" id="test-blocked">
@@ -236,7 +237,11 @@ export function TestResultPage({ frame, form, outcome }: { frame: Frame; form: F
             )}
           </>
         )}
-        <p class="muted">A test submission is a real one: it counts against the allowance and can be deleted like any other.</p>
+        <p class="muted">
+          {frame.plans.team
+            ? 'A test submission is a real one: it is listed and delivered, and can be deleted like any other.'
+            : 'A test submission is a real one: it counts against the allowance and can be deleted like any other.'}
+        </p>
       </Panel>
       <Panel title="Deliveries">
         {deliveries.length === 0 ? (

@@ -5,7 +5,7 @@ import { FormLayout, formPath } from './form-layout.js';
 import { type Pager, PagerLinks } from './inbox-page.js';
 import type { Frame } from './layout.js';
 import { FolderTable } from './spam-page.js';
-import { HeldExplanation } from './submission-page.js';
+import { HeldExplanation, TeamHeldExplanation } from './submission-page.js';
 
 interface HeldPageProps {
   frame: Frame;
@@ -22,10 +22,16 @@ export function HeldPage({ frame, form, workspace, rows, pager }: HeldPageProps)
       <p class="breadcrumb">
         <a href={formPath(form.id)}>← Submissions</a>
       </p>
-      <HeldExplanation plan={workspace.plan} />
+      {frame.plans.team ? <TeamHeldExplanation /> : <HeldExplanation plan={workspace.plan} />}
       <Panel title="Held submissions" id="held">
         {rows.length === 0 ? (
-          <EmptyState>{pager.newest ? 'No more held submissions.' : 'No submissions are held: every one that came fits the allowance.'}</EmptyState>
+          <EmptyState>
+            {pager.newest
+              ? 'No more held submissions.'
+              : frame.plans.team
+                ? 'No submissions are held.'
+                : 'No submissions are held: every one that came fits the allowance.'}
+          </EmptyState>
         ) : (
           <FolderTable rows={rows} extra={[]}>
             {() => null}

@@ -66,8 +66,11 @@ export function FormInboxPage(props: FormInboxProps) {
     <FormLayout frame={frame} form={form} tab="submissions" title="Submissions" scripts={['select-all.js', 'inbox-keys.js']}>
       {held > 0 && (
         <p class="notice">
-          <a href={`${path}/held`}>{plural(held, 'submission is held', 'submissions are held')}</a>: they came after the workspace used its allowance, and are
-          listed and delivered once it grows.
+          <a href={`${path}/held`}>{plural(held, 'submission is held', 'submissions are held')}</a>
+          {/* team mode speaks no plans (issue 41, item 16) */}
+          {frame.plans.team
+            ? ': they came while this installation still limited how many submissions a workspace receives, and are kept but not listed or delivered.'
+            : ': they came after the workspace used its allowance, and are listed and delivered once it grows.'}
         </p>
       )}
       <Inbox {...props} path={path} setup={formPath(form.id, 'setup')} />

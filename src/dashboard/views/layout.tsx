@@ -88,7 +88,9 @@ function WorkspaceSwitcher({ frame }: { frame: Frame }) {
               <a href={`/w/${w.id}`} aria-current={w.id === frame.current?.id ? 'true' : undefined}>
                 <span class="menu-item-name">{w.name}</span>
                 <span class="menu-item-detail">
-                  {w.owner === 'you' ? 'Yours' : w.owner ? `Owner: ${w.owner}` : 'Owner gone'} · {frame.plans.label(w.plan)}
+                  {w.owner === 'you' ? 'Yours' : w.owner ? `Owner: ${w.owner}` : 'Owner gone'}
+                  {/* team mode speaks no plans (issue 41, item 16) */}
+                  {!frame.plans.team && ` · ${frame.plans.label(w.plan)}`}
                 </span>
               </a>
             </li>

@@ -45,8 +45,10 @@ function InvitationLinkPanel({ sent }: { sent: SentInvitation }) {
 }
 
 /** "3 of 5 members, counting pending invitations", or just the count on a plan without a limit. */
-function seatLine({ taken, limit }: { taken: number; limit: number | null }): string {
+function seatLine({ taken, limit }: { taken: number; limit: number | null }, team: boolean): string {
   if (limit !== null) return `${taken} of ${limit} members, counting pending invitations.`;
+  // team mode speaks no plans (issue 41, item 16)
+  if (team) return `${taken} ${taken === 1 ? 'member' : 'members'}, counting pending invitations.`;
   return `${taken} ${taken === 1 ? 'member' : 'members'}, counting pending invitations; this plan has no member limit.`;
 }
 
@@ -159,7 +161,7 @@ export function MembersPage(props: MembersPageProps) {
   const creator = members.find((m) => m.creator);
   return (
     <Layout title="Members" frame={frame} scripts={sent ? ['copy.js'] : undefined}>
-      <p class="lead">{seatLine(seats)}</p>
+      <p class="lead">{seatLine(seats, frame.plans.team)}</p>
       {sent && <InvitationLinkPanel sent={sent} />}
       <Panel title="Team">
         <MemberTable workspace={workspace} members={members} viewer={viewer} />

@@ -17,10 +17,12 @@ interface SettingsPageProps {
   /** The workspace's spam digest as this member sees it: as saved, or as sent when refused. */
   digest: DigestSettings;
   digestErrors?: FieldErrors;
+  /** The viewer is one of its owners: only they may delete it. */
+  owner?: boolean;
 }
 
-/** A workspace's settings: its name, its spam digest, and its plan with what is left of the allowance. */
-export function SettingsPage({ frame, workspace, formCount, memberCount, name, errors, digest, digestErrors }: SettingsPageProps) {
+/** A workspace's settings: its name, its spam digest, its plan with what is left of the allowance (its usage in team mode), and, for owners, deleting it. */
+export function SettingsPage({ frame, workspace, formCount, memberCount, name, errors, digest, digestErrors, owner = false }: SettingsPageProps) {
   return (
     <Layout title="Workspace settings" frame={frame}>
       <Panel title="General">
@@ -47,6 +49,16 @@ export function SettingsPage({ frame, workspace, formCount, memberCount, name, e
           <code>{workspace.id}</code>
         </p>
       </Panel>
+      {owner && (
+        <Panel title="Delete workspace" id="delete">
+          <p>Delete this workspace with its forms, submissions and files, for everyone in its team. You see what goes with it first.</p>
+          <p>
+            <a class="button secondary" href={`/w/${workspace.id}/delete`}>
+              Delete this workspace…
+            </a>
+          </p>
+        </Panel>
+      )}
     </Layout>
   );
 }

@@ -6,6 +6,8 @@ import { PublicLayout } from './layout.js';
 interface SetupProps {
   csrf: string;
   email?: string;
+  /** The first workspace's name: offered on a first visit, as typed after a refusal. */
+  workspaceName?: string;
   /** The choice to show as taken: "team" on a first visit ("hosting" with open sign-up). */
   usage?: string;
   /** FORMGATE_DEFAULT_PLAN is set: plans apply, the question is not asked. */
@@ -28,8 +30,8 @@ const CHOICES = [
   },
 ] as const;
 
-/** A fresh installation's first page: its first account (the instance admin) and how it is used. */
-export function SetupPage({ csrf, email, usage, plansFromEnvironment, openSignup = false, errors }: SetupProps) {
+/** A fresh installation's first page: its first account (the instance admin), its first workspace's name, and how it is used. */
+export function SetupPage({ csrf, email, workspaceName, usage, plansFromEnvironment, openSignup = false, errors }: SetupProps) {
   const chosen = usage ?? (openSignup ? 'hosting' : 'team');
   const error = errors?.usage;
   return (
@@ -39,6 +41,15 @@ export function SetupPage({ csrf, email, usage, plansFromEnvironment, openSignup
         <CsrfInput token={csrf} />
         <Field label="Email" name="email" type="email" value={email} autocomplete="username" required errors={errors} />
         <Field label="Password" name="password" type="password" autocomplete="new-password" hint="At least 8 characters." required errors={errors} />
+        <Field
+          label="Workspace name"
+          name="workspaceName"
+          value={workspaceName}
+          hint="Your first workspace, which holds your forms and your team: your organisation’s name, for example. 1 to 128 characters; you can rename it later."
+          autocomplete="organization"
+          required
+          errors={errors}
+        />
         {plansFromEnvironment ? (
           <p class="notice">FORMGATE_DEFAULT_PLAN is set, so this installation hosts forms for others: plans and their limits apply.</p>
         ) : (

@@ -47,11 +47,13 @@ interface ConfirmProps {
   /** The link's token: posted back with the password. */
   token: string;
   email: string;
+  /** The new workspace's name: offered from the address (domain/workspace-name.ts), or as typed after a refusal. */
+  workspaceName: string;
   errors?: FieldErrors;
 }
 
-/** The emailed link's page: a password for the account of the address the link proved. */
-export function ConfirmSignupPage({ csrf, token, email, errors }: ConfirmProps) {
+/** The emailed link's page: a password for the account of the address the link proved, and its workspace's name. */
+export function ConfirmSignupPage({ csrf, token, email, workspaceName, errors }: ConfirmProps) {
   return (
     <PublicLayout title="Choose your password" lead="Your address is confirmed. Choose a password to create your account.">
       <FormError errors={errors} />
@@ -61,6 +63,15 @@ export function ConfirmSignupPage({ csrf, token, email, errors }: ConfirmProps) 
         {/* read-only: the link proved this address; a password manager stores the password under it */}
         <Field label="Email" name="email" type="email" value={email} autocomplete="username" readOnly />
         <Field label="Password" name="password" type="password" autocomplete="new-password" hint="At least 8 characters." required errors={errors} />
+        <Field
+          label="Workspace name"
+          name="workspaceName"
+          value={workspaceName}
+          hint="Your workspace holds your forms and your team. 1 to 128 characters; you can rename it later."
+          autocomplete="organization"
+          required
+          errors={errors}
+        />
         <button type="submit">Create account</button>
       </form>
     </PublicLayout>

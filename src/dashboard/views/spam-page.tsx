@@ -26,7 +26,7 @@ export function SpamPage({ frame, form, rows, pager, retentionDays, retentionMs,
     <FormLayout frame={frame} form={form} tab="spam" title="Spam">
       <p class="lead">
         Submissions the spam filter caught: never delivered or listed in the inbox, and removed {retentionDays} days after they came. <strong>Not spam</strong>{' '}
-        moves one into the inbox: it counts against the workspace’s allowance and its deliveries go out.
+        moves one into the inbox: {frame.plans.team ? '' : 'it counts against the workspace’s allowance and '}its deliveries go out.
       </p>
       <SpamFolderBound folder={folder} retentionDays={retentionDays} />
       <Panel title="Caught as spam" id="spam">

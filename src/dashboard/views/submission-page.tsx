@@ -80,8 +80,8 @@ export function SubmissionPage(props: SubmissionPageProps) {
             <code>{submission.id}</code>
           </dd>
         </dl>
-        <StatusNote submission={submission} workspace={workspace} expiresAt={expiresAt} />
-        <SubmissionActions submission={submission} csrf={frame.csrf} replyTo={replyTo} />
+        <StatusNote submission={submission} workspace={workspace} expiresAt={expiresAt} team={frame.plans.team} />
+        <SubmissionActions submission={submission} csrf={frame.csrf} replyTo={replyTo} team={frame.plans.team} />
       </Panel>
       <Panel title="Fields" id="fields">
         <FieldList data={submission.data} />
@@ -162,8 +162,19 @@ export function StatusBadge({ status }: { status: SubmissionDetail['status'] }) 
 }
 
 /** What a held or spam status means, and what changes it. */
-function StatusNote({ submission, workspace, expiresAt }: { submission: SubmissionDetail; workspace: SubmissionPageProps['workspace']; expiresAt: number }) {
-  if (submission.status === 'held') return <HeldExplanation plan={workspace.plan} />;
+function StatusNote({
+  submission,
+  workspace,
+  expiresAt,
+  team,
+}: {
+  submission: SubmissionDetail;
+  workspace: SubmissionPageProps['workspace'];
+  expiresAt: number;
+  /** Team mode speaks no plans (issue 41, item 16). */
+  team: boolean;
+}) {
+  if (submission.status === 'held') return team ? <TeamHeldExplanation /> : <HeldExplanation plan={workspace.plan} />;
   if (submission.status !== 'spam') return <FilterVerdict reasons={submission.spamReasons} />;
   return (
     <div class="notice">
@@ -184,6 +195,21 @@ function FilterVerdict({ reasons }: { reasons: string[] }) {
       <p class="muted">A submission is spam at 10 points or more; these are what it scored. Mark as spam teaches the filter otherwise.</p>
       <SpamReasons reasons={reasons} />
     </details>
+  );
+}
+
+/**
+ * What a held submission is in team mode, which speaks no plans (issue 41, item 16): nothing is held
+ * any more, but what was held while the installation hosted forms on plans stays held.
+ */
+export function TeamHeldExplanation() {
+  return (
+    <div class="notice">
+      <p>
+        <strong>Held:</strong> it came while this installation still limited how many submissions a workspace receives, after this workspace had reached its
+        limit. It is kept, but not listed in the inbox or delivered. New submissions are no longer held.
+      </p>
+    </div>
   );
 }
 
@@ -221,14 +247,16 @@ export function SpamReasons({ reasons }: { reasons: string[] }) {
   );
 }
 
-function SubmissionActions({ submission, csrf, replyTo }: { submission: SubmissionDetail; csrf: string; replyTo: string | null }) {
+function SubmissionActions({ submission, csrf, replyTo, team }: { submission: SubmissionDetail; csrf: string; replyTo: string | null; team: boolean }) {
   if (submission.status === 'spam') {
     return (
       <form method="post" action={`/submissions/${submission.id}/not-spam`} class="actions">
         <CsrfInput token={csrf} />
         <input type="hidden" name="back" value={`/submissions/${submission.id}`} />
         <button type="submit">Not spam</button>
-        <span class="muted">Moves it into the inbox: it counts against the allowance and its deliveries go out.</span>
+        <span class="muted">
+          {team ? 'Moves it into the inbox: its deliveries go out.' : 'Moves it into the inbox: it counts against the allowance and its deliveries go out.'}
+        </span>
       </form>
     );
   }

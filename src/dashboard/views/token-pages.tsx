@@ -49,9 +49,12 @@ export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: Tok
           <code>{`curl -H "Authorization: Bearer $FORMGATE_TOKEN" ${baseUrl}/me`}</code>
         </pre>
         {apiOpen ? (
-          <p>
-            The API works on upgraded workspaces only: a request about a free workspace’s forms or submissions is answered <code>upgrade_required</code>.
-          </p>
+          // team mode speaks no plans (issue 41, item 16): every workspace has the API
+          !frame.plans.team && (
+            <p>
+              The API works on upgraded workspaces only: a request about a free workspace’s forms or submissions is answered <code>upgrade_required</code>.
+            </p>
+          )
         ) : (
           <ApiNotes apiOpen={apiOpen} />
         )}

@@ -15,8 +15,9 @@ function number(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** The plan, its limits and what is left of the allowance (the API's `submissionsQuota`). */
+/** The plan, its limits and what is left of the allowance (the API's `submissionsQuota`); in team mode, only what the workspace holds. */
 export function PlanSummary({ workspace, formCount, memberCount, plans }: { workspace: Workspace; formCount: number; memberCount: number; plans: PlanRules }) {
+  if (plans.team) return <UsageSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={plans} />;
   const limits = plans.limits(workspace.plan);
   const members = memberCount === 1 ? 'member' : 'members';
   return (
@@ -69,6 +70,38 @@ export function PlanSummary({ workspace, formCount, memberCount, plans }: { work
       {!plans.isUpgraded(workspace.plan) && (
         <p class="muted">The free plan has no autoresponder and no REST API; an upgraded workspace has both, 50,000 submissions and 100 forms.</p>
       )}
+    </Panel>
+  );
+}
+
+/** Team mode speaks no plans (issue 41, item 16): what the workspace holds, without a plan, an allowance or "no limit". */
+function UsageSummary({ workspace, formCount, memberCount, plans }: { workspace: Workspace; formCount: number; memberCount: number; plans: PlanRules }) {
+  return (
+    <Panel title="Usage">
+      <dl class="stats">
+        <div>
+          <dt>Submissions received</dt>
+          <dd>{number(workspace.submissionsUsed)}</dd>
+        </div>
+        <div>
+          <dt>Forms</dt>
+          <dd>{number(formCount)}</dd>
+        </div>
+        <div>
+          <dt>File storage used</dt>
+          <dd>
+            {megabytes(Number(workspace.fileBytes ?? 0))}
+            <span class="muted"> of {megabytes(uploadCeilings(workspace.plan, plans.isUpgraded(workspace.plan)).storageBytes)}</span>
+          </dd>
+        </div>
+        <div>
+          <dt>Team members</dt>
+          <dd>
+            {number(memberCount)}
+            <span class="muted"> {memberCount === 1 ? 'member' : 'members'}</span>
+          </dd>
+        </div>
+      </dl>
     </Panel>
   );
 }
@@ -160,8 +193,8 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
         )}
         {forms.length > 0 && (
           <p class="muted">
-            “This month” counts the calendar month in UTC: accepted submissions, held ones included; spam caught is counted apart. “New” counts the unread ones
-            in the inbox.
+            “This month” counts the calendar month in UTC: accepted submissions{frame.plans.team ? '' : ', held ones included'}; spam caught is counted apart.
+            “New” counts the unread ones in the inbox.
           </p>
         )}
       </Panel>
@@ -171,7 +204,9 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
             <span class="chart-details-title">Submissions, last 30 days</span> <span class="muted chart-details-summary">{describeDays(stats.days)}</span>
           </summary>
           <DailyChart days={stats.days} id="workspace-chart" subject={`all forms of ${workspace.name}`} />
-          <p class="muted">Counted per day in UTC, today included. Spam is what the filter caught; held submissions count as accepted.</p>
+          <p class="muted">
+            Counted per day in UTC, today included. Spam is what the filter caught{frame.plans.team ? '.' : '; held submissions count as accepted.'}
+          </p>
         </details>
       )}
       <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={frame.plans} />

@@ -11,7 +11,7 @@ export interface WorkspaceListItem {
   role: 'owner' | 'member';
 }
 
-/** Every workspace of the account: where it switches to one, sees its plan, and starts a new one. */
+/** Every workspace of the account: where it switches to one, sees its plan (none in team mode), and starts a new one. */
 export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; workspaces: WorkspaceListItem[]; nextPage: string | null }) {
   return (
     <Layout title="Workspaces" frame={frame}>
@@ -30,8 +30,8 @@ export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; 
             <thead>
               <tr>
                 <th scope="col">Name</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Submissions left</th>
+                {!frame.plans.team && <th scope="col">Plan</th>}
+                <th scope="col">{frame.plans.team ? 'Submissions received' : 'Submissions left'}</th>
                 <th scope="col">Your role</th>
               </tr>
             </thead>
@@ -41,10 +41,10 @@ export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; 
                   <td data-label="Name">
                     <a href={`/w/${w.id}`}>{w.name}</a>
                   </td>
-                  <td data-label="Plan">{frame.plans.label(w.plan)}</td>
-                  <td data-label="Submissions left">
+                  {!frame.plans.team && <td data-label="Plan">{frame.plans.label(w.plan)}</td>}
+                  <td data-label={frame.plans.team ? 'Submissions received' : 'Submissions left'}>
                     {frame.plans.team ? (
-                      <span>No limit</span>
+                      <span>{w.submissionsUsed.toLocaleString('en-US')}</span>
                     ) : (
                       <span>
                         {frame.plans.submissionsLeft(w.plan, w.submissionsUsed).toLocaleString('en-US')}
@@ -80,7 +80,7 @@ export function NewWorkspacePage({ frame, defaultPlan, name = '', errors }: { fr
         <p class="muted">
           A workspace holds forms and a team.{' '}
           {frame.plans.team
-            ? 'Every workspace of this installation has every feature and no limit.'
+            ? 'Every workspace of this installation has every feature.'
             : defaultPlan === 'FREE'
               ? 'Each account has one free workspace; upgrade it to create more.'
               : `New workspaces start on the ${frame.plans.label(defaultPlan)} plan.`}
