@@ -36,9 +36,11 @@ import { ExportService } from './services/exports.js';
 import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
 import { TriageService } from './services/triage.js';
+import { LabelService } from './services/labels.js';
 import { SubmissionMarks } from './services/submission-marks.js';
 import { NotSpamLinks } from './services/not-spam-links.js';
 import { SpamDigests } from './services/spam-digests.js';
+import { AssignedDigests } from './services/assigned-digests.js';
 import { SpamVerdicts } from './services/spam-verdicts.js';
 import { TimeZoneSetting } from './services/time-zone-setting.js';
 import { TeamService } from './services/team.js';
@@ -118,10 +120,14 @@ export interface AppContext {
   submissionMarks: SubmissionMarks;
   /** Open or done, and who it is assigned to (issue 41). */
   triage: TriageService;
+  /** A workspace's labels, and which submissions carry them (issue 41). */
+  labels: LabelService;
   /** The spam folder of the API: one submission marked as spam or "Not spam", answering what became of it (issue 40, item 6). */
   spamVerdicts: SpamVerdicts;
   /** The spam digest emails and their settings (issue 40, item 3). */
   spamDigests: SpamDigests;
+  /** The daily digest of what is open and assigned to a member, and its setting (issue 41, item 6). */
+  assignedDigests: AssignedDigests;
   /** The digest's signed "Not spam" links, which work without a login. */
   notSpamLinks: NotSpamLinks;
   /** The account's time zone for the dashboard's times. */
@@ -217,7 +223,9 @@ export async function openContext(config: Config, options: { existing?: boolean;
       submissionFiles,
       submissionMarks,
       triage: new TriageService(database, workspaces, submissionMarks, config),
+      labels: new LabelService(database, workspaces, submissionMarks),
       spamDigests: new SpamDigests(database, workspaces, notSpamLinks, config),
+      assignedDigests: new AssignedDigests(database, workspaces, config),
       notSpamLinks,
       spamVerdicts: new SpamVerdicts(database, forms, submissions, submissionMarks, plans),
       timeZoneSetting: new TimeZoneSetting(database),

@@ -12,6 +12,7 @@ import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startDeliveryPurge } from '../jobs/delivery-purge.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
 import { startSpamDigests } from '../jobs/spam-digest.js';
+import { startAssignedDigests } from '../jobs/assigned-digest.js';
 import { startAltchaPurge } from '../jobs/altcha-purge.js';
 import { startSubmissionRetention } from '../jobs/submission-retention.js';
 import { startFileSweep } from '../jobs/file-sweep.js';
@@ -99,6 +100,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const surfaces = await listen(ctx, logger, explicit);
   const stopSpamPurge = startSpamPurge(ctx, logger);
   const stopSpamDigests = startSpamDigests(ctx, logger);
+  const stopAssignedDigests = startAssignedDigests(ctx, logger);
   const stopAltchaPurge = startAltchaPurge(ctx, logger);
   const stopDeliveryPurge = startDeliveryPurge(ctx, logger);
   const stopRetention = startSubmissionRetention(ctx, logger);
@@ -138,6 +140,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
     try {
       stopSpamPurge();
       stopSpamDigests();
+      stopAssignedDigests();
       stopAltchaPurge();
       stopDeliveryPurge();
       stopRetention();

@@ -1,7 +1,7 @@
 import type { ValidateFunction } from 'ajv';
 import type { Form } from '../services/forms.js';
 import { RETENTION_DAYS } from '../domain/retention.js';
-import { validationError } from '../errors.js';
+import { ProblemError, validationError } from '../errors.js';
 import { bodyAjv, describeValidation } from '../web/validation.js';
 import { FormPatchBody } from '../schemas/form.js';
 import { allowedOriginsOf, type FormSettings, notificationEmailsOf, retentionDaysProblem } from '../services/forms.js';
@@ -9,6 +9,7 @@ import { type BehaviourValues, behaviourPatch, behaviourValuesOf, readBehaviour 
 import { DEFAULT_FILE_UPLOADS } from '../domain/uploads.js';
 import { type FileUploadsInput, uploadLimitsOf } from '../services/form-uploads.js';
 import { spamJudgesOf } from '../services/spam-judge-settings.js';
+import { SECTION_FIELDS, type SettingsSection } from './form-settings-sections.js';
 
 const MB = 1024 * 1024;
 
@@ -155,7 +156,7 @@ function retentionDaysOf(typed: string): number | null {
   if (typed === '') return null;
   const days = /^\d{1,6}$/.test(typed) ? Number(typed) : Number.NaN;
   if (retentionDaysProblem(days)) {
-    const problem = `retentionDays: must be a whole number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or empty to keep submissions until you delete them`;
+    const problem = `retentionDays: must be a whole number from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}, or empty to keep submissions until you delete them`;
     throw validationError([problem], 'The request body is invalid.');
   }
   return days;
@@ -163,11 +164,24 @@ function retentionDaysOf(typed: string): number | null {
 
 /**
  * The settings as the API's PATCH body (an empty text is null, a cleared choice too), checked by the
- * API's own schema and validator: a refusal names the field and says what the API would say.
+ * API's own schema and validator: a refusal names the field and says what the API would say, every
+ * problem at once. `section`: only that section's fields (form-settings-sections.ts); none: all of them.
  */
-export function settingsPatch(values: SettingsValues): FormSettings {
+export function settingsPatch(values: SettingsValues, section: SettingsSection | null = null): FormSettings {
   const orNull = (value: string) => (value === '' ? null : value);
-  const patch = {
+  const problems: string[] = [];
+  // each part as typed; one that cannot be read adds its problems and nothing to the patch
+  const part = (read: () => Partial<FormSettings>): Partial<FormSettings> => {
+    try {
+      return read();
+    } catch (error) {
+      const lines = error instanceof ProblemError ? error.extra.errors : undefined;
+      if (!Array.isArray(lines)) throw error;
+      problems.push(...(lines as string[]));
+      return {};
+    }
+  };
+  const full = {
     name: values.name,
     description: orNull(values.description),
     technology: orNull(values.technology),
@@ -182,12 +196,16 @@ export function settingsPatch(values: SettingsValues): FormSettings {
       ? { spamAssassin: values.spamAssassin, flagDisposableAddresses: values.flagDisposableAddresses, flagSameMessage: values.flagSameMessage }
       : {}),
     allowedOrigins: values.allowedOrigins,
-    retentionDays: retentionDaysOf(values.retentionDays),
-    ...(values.uploadsShown ? { fileUploads: fileUploadsOf(values) } : {}),
-    ...(values.behaviour ? behaviourPatch(values.behaviour) : {}),
+    ...part(() => ({ retentionDays: retentionDaysOf(values.retentionDays) })),
+    ...(values.uploadsShown ? part(() => ({ fileUploads: fileUploadsOf(values) })) : {}),
+    ...(values.behaviour ? part(() => behaviourPatch(values.behaviour as BehaviourValues)) : {}),
   };
+  const fields = section ? SECTION_FIELDS[section] : null;
+  const patch = fields ? Object.fromEntries(Object.entries(full).filter(([key]) => fields.includes(key))) : full;
+  const own = fields ? problems.filter((line) => fields.some((field) => /^[.:[]/.test(line.slice(field.length)) && line.startsWith(field))) : problems;
   patchBody ??= bodyAjv().compile(FormPatchBody);
-  if (!patchBody(patch)) throw validationError(describeValidation(patchBody.errors ?? []), 'The request body is invalid.');
+  if (!patchBody(patch)) own.push(...describeValidation(patchBody.errors ?? []));
+  if (own.length) throw validationError(own, 'The request body is invalid.');
   return patch as FormSettings;
 }
 

@@ -38,6 +38,7 @@ import { registerSignupRoutes } from './routes/signup.js';
 import { registerSetupRoutes } from './routes/setup.js';
 import { registerSpamRoutes } from './routes/spam.js';
 import { registerSubmissionRoutes } from './routes/submission.js';
+import { registerLabelRoutes } from './routes/labels.js';
 import { registerTemplateRoutes } from './routes/templates.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
@@ -136,6 +137,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerInvitationRoutes(app, ctx, session);
   registerInboxRoutes(app, ctx, searchLimits);
   registerSubmissionRoutes(app, ctx);
+  registerLabelRoutes(app, ctx);
   registerSpamRoutes(app, ctx);
   registerDeliveryRoutes(app, ctx);
   registerTemplateRoutes(app, ctx, redis);

@@ -10,6 +10,8 @@ export interface TriageView {
   state: ViewState;
   /** '' anyone, `me`, `none` (nobody), or a member's id. */
   assignee: string;
+  /** '' any, or a label's id. */
+  label: string;
 }
 
 const ID = /^[a-z0-9]{1,64}$/;
@@ -20,25 +22,35 @@ const ID = /^[a-z0-9]{1,64}$/;
  * assignee is `validation_failed` (the error page's 400): they come from links and the view's own
  * form, so only an edited address has one.
  */
-export function readTriageView(query: Record<string, unknown>, userId: string): { view: TriageView; filter: Pick<SubmissionFilter, 'state' | 'assigneeId'> } {
+export function readTriageView(
+  query: Record<string, unknown>,
+  userId: string,
+): { view: TriageView; filter: Pick<SubmissionFilter, 'state' | 'assigneeId' | 'labelId'> } {
   // a search without a chosen view looks at every submission, done ones too, as a mail client's search does
   const searching = typeof query.search === 'string' && query.search.trim() !== '';
   const state = typeof query.state === 'string' && query.state !== '' ? query.state : searching ? 'all' : 'open';
   const assignee = typeof query.assignee === 'string' ? query.assignee : '';
+  const label = typeof query.label === 'string' ? query.label : '';
+  if (label !== '' && !ID.test(label)) throw validationError(['label: must be a label of the workspace'], 'No such view of the inbox.');
   if (!(VIEW_STATES as readonly string[]).includes(state))
     throw validationError([`state: must be one of ${VIEW_STATES.join(', ')}`], 'No such view of the inbox.');
   if (assignee !== '' && assignee !== 'me' && assignee !== 'none' && !ID.test(assignee)) {
     throw validationError(['assignee: must be me, none or a member'], 'No such view of the inbox.');
   }
-  const filter: Pick<SubmissionFilter, 'state' | 'assigneeId'> = {};
+  const filter: Pick<SubmissionFilter, 'state' | 'assigneeId' | 'labelId'> = {};
+  if (label !== '') filter.labelId = label;
   if (state !== 'all') filter.state = state as 'open' | 'done';
   if (assignee === 'me') filter.assigneeId = userId;
   else if (assignee === 'none') filter.assigneeId = null;
   else if (assignee !== '') filter.assigneeId = assignee;
-  return { view: { state: state as ViewState, assignee }, filter };
+  return { view: { state: state as ViewState, assignee, label }, filter };
 }
 
 /** The view's parameters for a link, the defaults left out. */
-export function viewParams(view: TriageView): { state?: string; assignee?: string } {
-  return { ...(view.state !== 'open' ? { state: view.state } : {}), ...(view.assignee ? { assignee: view.assignee } : {}) };
+export function viewParams(view: TriageView): { state?: string; assignee?: string; label?: string } {
+  return {
+    ...(view.state !== 'open' ? { state: view.state } : {}),
+    ...(view.assignee ? { assignee: view.assignee } : {}),
+    ...(view.label ? { label: view.label } : {}),
+  };
 }

@@ -61,6 +61,7 @@ export class Metrics {
   private fileStore: { kind: string; reachable: () => Promise<boolean> } | null = null;
   private readonly addressChecks: Gauge;
   private readonly digestEmails: Counter;
+  private readonly assignedDigests: Counter;
   private readonly judgeAnswers: Counter<'judge' | 'outcome'>;
 
   constructor() {
@@ -111,6 +112,11 @@ export class Metrics {
     this.digestEmails = new Counter({
       name: 'formgate_spam_digest_emails_total',
       help: 'Spam digest emails enqueued: one per member who wants the digest of a workspace that had spam since its last one.',
+      registers: [this.registry],
+    });
+    this.assignedDigests = new Counter({
+      name: 'formgate_assigned_digests_total',
+      help: 'Daily digests of open assigned submissions enqueued: one per member who chose it and had something open and theirs in a workspace.',
       registers: [this.registry],
     });
     this.judgeAnswers = new Counter({
@@ -263,6 +269,11 @@ export class Metrics {
   /** Spam digest emails a run enqueued (jobs/spam-digest.ts). */
   spamDigestEmails(count: number): void {
     if (count > 0) this.digestEmails.inc(count);
+  }
+
+  /** Digests of open assigned submissions a run enqueued (jobs/assigned-digest.ts). */
+  assignedDigestEmails(count: number): void {
+    if (count > 0) this.assignedDigests.inc(count);
   }
 
   /** One outside spam judge's answer on a submission (spam/judges/outside-judges.ts). */

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, NullableString, PageOf, PageQuery, StringEnum } from './common.js';
 import { SubmissionSchema } from './submission.js';
+import { LABEL_COLORS, LABELS_PER_WORKSPACE } from '../domain/labels.js';
 
 // An addition to the spec (issue 41, item 9): the Submission of 2.4 and its lists stay as they are;
 // a submission's triage is a resource of its own.
@@ -17,6 +18,14 @@ export const TriageSchema = Type.Object(
     assigneeId: NullableString(
       Type.String({ description: 'The id of the workspace member it is assigned to (an account id, as `GET /me` answers); null: nobody.' }),
     ),
+    labels: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        color: StringEnum(LABEL_COLORS, 'The label’s colour in the dashboard.'),
+      }),
+      { description: 'The workspace’s labels the submission carries, by name. Labels are made in the dashboard.' },
+    ),
   },
   { $id: 'Triage', description: 'The team’s triage of a submission: open or done, and its assignee. Not part of the Submission.' },
 );
@@ -28,6 +37,12 @@ export const TriageUpdateBody = Type.Object(
     assigneeId: Type.Optional(
       Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
         description: 'A member of the submission’s workspace, or null for nobody. The member is emailed a link to the submission unless they made the change.',
+      }),
+    ),
+    labelIds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        maxItems: LABELS_PER_WORKSPACE,
+        description: 'The labels it carries from now on (each a label of its workspace); an empty list takes every label off.',
       }),
     ),
   },
@@ -53,6 +68,7 @@ export const TriageListQuery = Type.Object(
       }),
     ),
     assigneeId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only those assigned to this member; `none`: to nobody.' })),
+    labelId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only those that carry this label.' })),
   },
   { additionalProperties: false },
 );

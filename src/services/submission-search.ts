@@ -25,10 +25,12 @@ export interface SubmissionFilter {
   to?: number;
   state?: 'open' | 'done';
   assigneeId?: string | null;
+  /** Only those that carry this label. */
+  labelId?: string;
 }
 
 /** Narrows a query of submissions to the filter's time range and triage (everything but its search). */
-export function narrowedBy<Q extends SelectQueryBuilder<DB, 'submissions', object>>(query: Q, { from, to, state, assigneeId }: SubmissionFilter): Q {
+export function narrowedBy<Q extends SelectQueryBuilder<DB, 'submissions', object>>(query: Q, { from, to, state, assigneeId, labelId }: SubmissionFilter): Q {
   let narrowed = query;
   if (from !== undefined) narrowed = narrowed.where('submissions.createdAt', '>=', from) as Q;
   if (to !== undefined) narrowed = narrowed.where('submissions.createdAt', '<', to) as Q;
@@ -37,12 +39,22 @@ export function narrowedBy<Q extends SelectQueryBuilder<DB, 'submissions', objec
   if (state === 'done') narrowed = narrowed.where('submissions.doneAt', 'is not', null) as Q;
   if (assigneeId === null) narrowed = narrowed.where('submissions.assigneeId', 'is', null) as Q;
   else if (assigneeId !== undefined) narrowed = narrowed.where('submissions.assigneeId', '=', assigneeId) as Q;
+  if (labelId !== undefined) {
+    narrowed = narrowed.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('submissionLabels')
+          .select('submissionLabels.labelId')
+          .whereRef('submissionLabels.submissionId', '=', 'submissions.id')
+          .where('submissionLabels.labelId', '=', labelId),
+      ),
+    ) as Q;
+  }
   return narrowed;
 }
 
 /** Whether the filter narrows by triage: such a list is not the plain one the prepared form pages serve. */
 export function triaged(filter: SubmissionFilter): boolean {
-  return filter.state !== undefined || filter.assigneeId !== undefined;
+  return filter.state !== undefined || filter.assigneeId !== undefined || filter.labelId !== undefined;
 }
 
 // named, not `*`: a listing returns these, the API writes them out as stored

@@ -21,7 +21,9 @@ describe(`dashboard in Chromium: a form's behaviour and state (${TEST_DIALECT})`
 
   const newForm = async (name: string) => (await app.ctx.forms.createForm(userId, workspaceId, { name })).id;
   const resource = async (formId: string) => toFormResource(await app.ctx.forms.getForm(userId, formId));
-  const save = () => Promise.all([page.waitForURL(/\/settings$/), page.getByRole('button', { name: 'Save settings' }).click()]);
+  /** Saves one section of the settings page with its own button. */
+  const save = (button: string, section: string) =>
+    Promise.all([page.waitForURL(new RegExp(`/settings\\?saved=${section}#${section}$`)), page.getByRole('button', { name: button }).click()]);
   /** The site's page with a plain HTML form posting to the form, opened and sent. */
   const sendFromSite = async (formId: string) => {
     site.pages.set(
@@ -49,22 +51,36 @@ describe(`dashboard in Chromium: a form's behaviour and state (${TEST_DIALECT})`
     await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
     await page.getByLabel('Thank-you page title').fill('Thanks, we got it');
     await page.getByLabel('Thank-you page message').fill('We answer within a day.');
+    await save('Save after-submission settings', 'after-submission');
+    assert.ok(await page.getByRole('status').filter({ hasText: 'After-submission settings saved.' }).isVisible());
     await page.getByLabel('Notification subject').fill('Website lead');
     await page.getByLabel('Notification sender name').fill('Acme site');
-    await save();
-    assert.ok(await page.getByRole('status').filter({ hasText: 'Settings saved' }).isVisible());
+    await save('Save subjects and senders', 'email-wording');
+    assert.ok(await page.getByRole('status').filter({ hasText: 'Subjects and senders saved.' }).isVisible());
     const saved = await resource(formId);
     assert.equal(saved.thanksTitle, 'Thanks, we got it');
     assert.equal(saved.notificationFromName, 'Acme site');
     await checkPage(page, 'form-behaviour-settings');
 
     await page.getByLabel('Redirect to').fill('example.com/thanks');
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
-    await page.getByText('Must be an absolute http or https URL').waitFor();
+    await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Save after-submission settings' }).click(),
+    ]);
+    await page
+      .locator('#field-redirectUrl-error')
+      .filter({ hasText: /^The redirect address must be an absolute http or https URL/ })
+      .waitFor();
     await page.getByLabel('Redirect to').fill('');
     await page.getByLabel('Most submissions').fill('0');
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
-    await page.getByText('Must be a whole number of submissions from 1').waitFor();
+    await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST'),
+      page.getByRole('button', { name: 'Save closing time and limit' }).click(),
+    ]);
+    await page
+      .locator('#field-maxSubmissions-error')
+      .filter({ hasText: /^The limit on submissions must be a whole number of submissions from 1/ })
+      .waitFor();
     assert.equal((await resource(formId)).redirectUrl, null, 'nothing saved');
     await checkPage(page, 'form-behaviour-settings-error');
 
@@ -111,7 +127,7 @@ describe(`dashboard in Chromium: a form's behaviour and state (${TEST_DIALECT})`
     site.pages.set('/done', '<!doctype html><html lang="en"><title>Done</title><h1>All done</h1></html>');
     await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
     await page.getByLabel('Redirect to').fill(`${site.url}/done`);
-    await save();
+    await save('Save after-submission settings', 'after-submission');
     site.pages.set(
       '/contact',
       `<!doctype html><html lang="en"><title>Contact</title><form method="post" action="${app.submitUrl}/${formId}"><label>Email <input name="email" value="ada@example.com"></label><button>Send</button></form></html>`,

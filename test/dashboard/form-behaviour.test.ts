@@ -94,13 +94,13 @@ describe(`dashboard: a form's behaviour and state over HTTP (${TEST_DIALECT})`, 
       settingsFields('Renamed', { redirectUrl: 'ftp://example.com/x', notificationSubject: 'Hi\nBcc: x@example.com' }),
     );
     assert.equal(bad.status, 400);
-    assert.match(bad.html, /id="field-redirectUrl-error"[^>]*>Must be an absolute http or https URL/);
-    assert.match(bad.html, /id="field-notificationSubject-error"[^>]*>Must be one line/);
+    assert.match(bad.html, /id="field-redirectUrl-error"[^>]*>The redirect address must be an absolute http or https URL/);
+    assert.match(bad.html, /id="field-notificationSubject-error"[^>]*>The notification subject must be one line/);
     const cap = await owner.client.post(`/forms/${formId}/settings`, settingsFields('Renamed', { maxSubmissions: 'ten' }));
     assert.equal(cap.status, 400);
-    assert.match(cap.html, /id="field-maxSubmissions-error"[^>]*>Must be a whole number/);
+    assert.match(cap.html, /id="field-maxSubmissions-error"[^>]*>The limit on submissions must be a whole number/);
     const when = await owner.client.post(`/forms/${formId}/settings`, settingsFields('Renamed', { closesAt: 'soon' }));
-    assert.match(when.html, /id="field-closesAt-error"[^>]*>Must be a date and time/);
+    assert.match(when.html, /id="field-closesAt-error"[^>]*>The closing time must be a date and time/);
     const form = await resource(formId);
     assert.equal(form.name, 'Contact', 'nothing saved');
     assert.equal(form.redirectUrl, null);

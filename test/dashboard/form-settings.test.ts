@@ -11,6 +11,7 @@ import { JSON_ACCEPT, post as submit, postJson } from '../helpers/submit.js';
 import { eventually } from '../helpers/eventually.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { Webhook } from 'standardwebhooks';
+import { fieldAnchor, settingsWords } from '../../src/dashboard/form-settings-sections.js';
 
 /** The text of the element with that id (a field's message), entities decoded. */
 function textOf(html: string, id: string): string | undefined {
@@ -19,13 +20,6 @@ function textOf(html: string, id: string): string | undefined {
     ?.replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
     .replace(/&amp;/g, '&');
-}
-
-/** The API's messages sentence-cased, as the dashboard shows them beside a field. */
-function asShown(line: string): [string, string] {
-  const [, field, message] = /^([^:]+): (.*)$/s.exec(line)!;
-  const text = message!.charAt(0).toUpperCase() + message!.slice(1);
-  return [field!, /[.!?]$/.test(text) ? text : `${text}.`];
 }
 
 /** Every settable field, as the page's inputs post them (the lists one input per entry). */
@@ -182,7 +176,12 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
       assert.equal(api.status, 400, `${what}: the API refuses it too`);
       const apiLine = (api.body.errors as string[]).find((line) => line.startsWith(`${field}:`));
       assert.ok(apiLine, `${what}: the API names ${field}: ${JSON.stringify(api.body.errors)}`);
-      const [, message] = asShown(apiLine);
+      // the API's problem, in plain words about the field (issue 41, item 11), beside it and linked from the top
+      const message = settingsWords(field, apiLine.slice(field.length + 2));
+      assert.match(message, /^(The|Address|Origin|No) /, `${what}: ${message}`);
+      assert.doesNotMatch(message, /NOT|null/, `${what}: ${message}`);
+      const banner = /id="settings-problems">(.*?)<\/div>/s.exec(answer.html)?.[1] ?? '';
+      assert.ok(banner.includes(`<a href="#${fieldAnchor(field)}">`), `${what}: the banner links to the field`);
       const id = field.includes('[')
         ? `field-${field.replace(/\[(\d+)\]/, '-$1')}-error`
         : ['notificationEmails', 'allowedOrigins'].includes(field)
@@ -202,7 +201,7 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
       assert.equal(answer.status, 400, typed);
       assert.equal(
         textOf(answer.html, 'field-retentionDays-error'),
-        'Must be a whole number of days from 1 to 3650, or empty to keep submissions until you delete them.',
+        'The number of days to keep submissions must be a whole number from 1 to 3650, or empty to keep submissions until you delete them.',
         typed,
       );
       assert.match(answer.html, new RegExp(`id="field-retentionDays"[^>]*value="${typed.replace('.', '\\.')}"`), `${typed}: shown again as typed`);
@@ -222,6 +221,64 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
     assert.equal((await resource(formId)).name, 'Contact');
   });
 
+  it('saves one section at a time: its form posts only its own fields, and its save changes nothing else (issue 41, item 11)', async () => {
+    const formId = await newForm();
+    await app.ctx.forms.updateForm(owner.userId, formId, {
+      description: 'Kept',
+      notificationEmails: ['ada@example.com'],
+      thanksTitle: 'Thanks!',
+      retentionDays: 30,
+      allowedOrigins: ['https://example.com'],
+    });
+    const page = await owner.client.get(`/forms/${formId}/settings`);
+    const without = ({ updatedAt: _, ...rest }: Awaited<ReturnType<typeof resource>>) => rest;
+    // each section's form holds only its own inputs
+    const forms = [...page.html.matchAll(/<form method="post" action="[^"]*\/settings" novalidate class="settings-form">(.*?)<\/form>/gs)].map((m) => m[1]!);
+    const namesOf = (html: string) => new Set([...html.matchAll(/ name="([^"]+)"/g)].map((m) => m[1]!));
+    const general = forms.find((html) => html.includes('name="section" value="general"'))!;
+    assert.deepEqual([...namesOf(general)].sort(), ['_csrf', 'action', 'description', 'name', 'section', 'technology']);
+    const after = forms.find((html) => html.includes('name="section" value="after-submission"'))!;
+    assert.deepEqual([...namesOf(after)].sort(), ['_csrf', 'action', 'behaviourShown', 'redirectUrl', 'section', 'thanksMessage', 'thanksTitle']);
+    assert.equal(forms.length, 8, 'eight sections, each its own form');
+
+    // a section's post changes its own fields only, even when it carries another section's
+    const before = await resource(formId);
+    const saved = await owner.client.post(`/forms/${formId}/settings`, [
+      ['section', 'general'],
+      ['name', 'Renamed'],
+      ['description', 'Kept'],
+      ['technology', ''],
+      ['thanksTitle', 'Forged'],
+      ['retentionDays', ''],
+      ['notificationEmails', 'mallory@example.com'],
+    ]);
+    assert.equal(saved.status, 303, saved.html.slice(0, 300));
+    assert.equal(saved.location, `/forms/${formId}/settings?saved=general#general`);
+    assert.deepEqual(without(await resource(formId)), { ...without(before), name: 'Renamed' });
+    const confirmed = await owner.client.get(saved.location!);
+    assert.equal(textOf(confirmed.html, 'general-saved'), 'General settings saved.');
+
+    // a refused section: nothing changes; the top names the section and links to the field; the plain sentence beside it
+    const stored = await resource(formId);
+    const refused = await owner.client.post(`/forms/${formId}/settings`, [
+      ['section', 'after-submission'],
+      ['behaviourShown', '1'],
+      ['redirectUrl', ''],
+      ['thanksTitle', 't'.repeat(201)],
+      ['thanksMessage', ''],
+    ]);
+    assert.equal(refused.status, 400);
+    assert.deepEqual(await resource(formId), stored, 'nothing changed');
+    const banner = /id="settings-problems">(.*?)<\/div>/s.exec(refused.html)?.[1] ?? '';
+    assert.match(banner, /Nothing was saved in After a submission:/);
+    assert.match(banner, /<a href="#field-thanksTitle">The thank-you title can be at most 200 characters\.<\/a>/);
+    assert.equal(textOf(refused.html, 'field-thanksTitle-error'), 'The thank-you title can be at most 200 characters.');
+    assert.match(refused.html, /id="field-thanksTitle"[^>]*aria-invalid="true"/);
+    // the other sections show what is stored
+    assert.match(refused.html, /id="field-name"[^>]*value="Renamed"/);
+    assert.match(refused.html, /id="field-retentionDays"[^>]*value="30"/);
+  });
+
   it('adds to and removes from the lists without saving, and keeps what the Add input holds on save', async () => {
     const formId = await newForm();
     await owner.client.get(`/forms/${formId}/settings`);
@@ -233,7 +290,7 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
     ]);
     assert.equal(added.status, 200);
     assert.match(added.html, /id="field-notificationEmails-1"[^>]*value="grace@example.com"/);
-    assert.match(added.html, /press <strong>Save settings<\/strong> to keep it/);
+    assert.match(added.html, /press <strong>Save notifications<\/strong> to keep it/);
     assert.deepEqual((await resource(formId)).notificationEmails, [], 'nothing saved yet');
 
     const removed = await owner.client.post(`/forms/${formId}/settings`, [
@@ -280,9 +337,9 @@ describe(`dashboard: a form's settings over HTTP (${TEST_DIALECT})`, () => {
 
     // refused shapes: the message beside that provider's input, nothing stored
     for (const [what, value, message] of [
-      ['empty', '   ', 'Must be 1 to 1024 characters.'],
-      ['too long', 'k'.repeat(1025), 'Must be 1 to 1024 characters.'],
-      ['with a space', 'two words', 'Must not contain spaces, line breaks or control characters.'],
+      ['empty', '   ', 'The secret key must be 1 to 1024 characters.'],
+      ['too long', 'k'.repeat(1025), 'The secret key must be 1 to 1024 characters.'],
+      ['with a space', 'two words', 'The secret key must not contain spaces, line breaks or control characters.'],
     ] as const) {
       const refused = await owner.client.post(`/forms/${formId}/settings/secrets/HCAPTCHA`, { secret: value });
       assert.equal(refused.status, 400, what);

@@ -36,8 +36,8 @@ describe(`dashboard in Chromium: a notification address confirms, then declines 
     await owner.getByLabel('New address').fill('owner@example.com');
     await Promise.all([owner.waitForURL(/#notificationEmails$/), owner.getByRole('button', { name: 'Add address' }).click()]);
     await owner.getByLabel('New address').fill('client@example.net');
-    await Promise.all([owner.waitForURL(/\/settings$/), owner.getByRole('button', { name: 'Save settings' }).click()]);
-    await owner.getByRole('status').filter({ hasText: 'Settings saved' }).waitFor();
+    await Promise.all([owner.waitForURL(/\?saved=notifications#notifications$/), owner.getByRole('button', { name: 'Save notifications' }).click()]);
+    await owner.getByRole('status').filter({ hasText: 'Notifications saved.' }).waitFor();
     await owner.getByText('Member of this workspace: receives notifications.').waitFor();
     await owner.getByText(/^Waiting for confirmation: link sent .*Receives no notifications until it confirms\.$/).waitFor();
     // the status is the address's description: a screen reader hears it with the input

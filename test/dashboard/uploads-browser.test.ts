@@ -41,20 +41,23 @@ describe(`dashboard in Chromium: file uploads (${TEST_DIALECT})`, { skip: needsC
     await page.getByLabel('Largest file (MB)').fill('5');
     await page.getByLabel('All files of a submission (MB)').fill('20');
     await page.getByLabel('Allowed types').fill('.pdf, .docx, image/*');
-    await Promise.all([page.waitForURL(/\/settings$/), page.getByRole('button', { name: 'Save settings' }).click()]);
+    await Promise.all([page.waitForURL(/\?saved=file-uploads#file-uploads$/), page.getByRole('button', { name: 'Save file uploads' }).click()]);
     const saved = toFormResource(await app.ctx.forms.getForm(userId, formId));
     assert.deepEqual(saved.fileUploads, { maxFileSize: 5 * MB, maxTotalSize: 20 * MB, allowedTypes: ['.pdf', '.docx', 'image/*'] });
 
     // a free workspace allows 10 MB a file
     await page.getByLabel('Largest file (MB)').fill('11');
-    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save settings' }).click()]);
-    await page.getByText(/A FREE workspace allows at most 10485760 bytes \(10 MB\)/).waitFor();
+    await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Save file uploads' }).click()]);
+    await page
+      .locator('#field-uploadMaxFileSizeMb-error')
+      .filter({ hasText: 'The largest file can be at most 10 MB: a FREE workspace allows no more.' })
+      .waitFor();
     assert.equal(await page.getByLabel('Largest file (MB)').getAttribute('aria-invalid'), 'true');
     assert.deepEqual(toFormResource(await app.ctx.forms.getForm(userId, formId)).fileUploads, saved.fileUploads);
 
     await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
     await page.getByLabel('Accept file uploads').uncheck();
-    await Promise.all([page.waitForURL(/\/settings$/), page.getByRole('button', { name: 'Save settings' }).click()]);
+    await Promise.all([page.waitForURL(/\?saved=file-uploads#file-uploads$/), page.getByRole('button', { name: 'Save file uploads' }).click()]);
     assert.equal(toFormResource(await app.ctx.forms.getForm(userId, formId)).fileUploads, null);
   });
 

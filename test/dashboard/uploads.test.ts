@@ -93,12 +93,20 @@ describe(`dashboard: file uploads (${TEST_DIALECT})`, () => {
     await free.client.get(`/forms/${id}/settings`);
     const before = await resource(id, free);
     const cases: [Parameters<typeof uploadFields>[0], string, RegExp][] = [
-      [{ enabled: true, file: 'ten' }, 'field-uploadMaxFileSizeMb-error', /^Must be a number of MB above 0/],
-      [{ enabled: true, file: '0' }, 'field-uploadMaxFileSizeMb-error', /^Must be a number of MB above 0/],
-      [{ enabled: true, file: '11' }, 'field-uploadMaxFileSizeMb-error', /^A FREE workspace allows at most 10485760 bytes \(10 MB\)/],
-      [{ enabled: true, total: '26' }, 'field-uploadMaxTotalSizeMb-error', /^A FREE workspace allows at most/],
-      [{ enabled: true, file: '5', total: '2' }, 'field-uploadMaxFileSizeMb-error', /^Must not be more than maxTotalSize/],
-      [{ enabled: true, types: '.pdf, pdf' }, 'field-uploadAllowedTypes-error', /^Must be an extension such as/],
+      [{ enabled: true, file: 'ten' }, 'field-uploadMaxFileSizeMb-error', /^The largest file must be a number of MB above 0/],
+      [{ enabled: true, file: '0' }, 'field-uploadMaxFileSizeMb-error', /^The largest file must be a number of MB above 0/],
+      [{ enabled: true, file: '11' }, 'field-uploadMaxFileSizeMb-error', /^The largest file can be at most 10 MB: a FREE workspace allows no more\./],
+      [
+        { enabled: true, total: '26' },
+        'field-uploadMaxTotalSizeMb-error',
+        /^The size of all files of a submission can be at most 25 MB: a FREE workspace allows no more\./,
+      ],
+      [
+        { enabled: true, file: '5', total: '2' },
+        'field-uploadMaxFileSizeMb-error',
+        /^The largest file must not be more than the size of all files of a submission/,
+      ],
+      [{ enabled: true, types: '.pdf, pdf' }, 'field-uploadAllowedTypes-error', /^Allowed type 2 must be an extension such as/],
     ];
     for (const [panel, errorId, message] of cases) {
       const answer = await free.client.post(`/forms/${id}/settings`, uploadFields(panel));

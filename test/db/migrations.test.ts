@@ -195,6 +195,17 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0034-labels: its tables (their indexes with them). */
+async function undoLabels(raw: Kysely<any>): Promise<void> {
+  for (const table of ['submission_labels', 'labels']) await sql`DROP TABLE ${sql.table(table)}`.execute(raw);
+}
+
+/** Back to before 0033-assigned-digest: its index, then its columns. */
+async function undoAssignedDigest(raw: Kysely<any>): Promise<void> {
+  await sql`DROP INDEX submissions_assigned_open`.execute(raw);
+  for (const column of ['assigned_digest_sent_at', 'assigned_digest']) await sql`ALTER TABLE workspace_members DROP COLUMN ${sql.ref(column)}`.execute(raw);
+}
+
 /** Back to before 0032-triage: its indexes, then its columns. */
 async function undoTriage(raw: Kysely<any>): Promise<void> {
   for (const index of ['submissions_form_open', 'submissions_workspace_open', 'submissions_assigned']) await sql`DROP INDEX ${sql.ref(index)}`.execute(raw);
@@ -425,6 +436,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -477,6 +490,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -544,6 +559,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -570,6 +587,8 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -623,6 +642,8 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -643,6 +664,8 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -683,6 +706,8 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -701,6 +726,8 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -748,6 +775,8 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -771,6 +800,8 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -822,6 +853,8 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -855,6 +888,8 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -892,6 +927,8 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -908,6 +945,8 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -936,6 +975,8 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -957,6 +998,8 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoLabels(raw);
+    await undoAssignedDigest(raw);
     await undoTriage(raw);
     await undoSpamJudges(raw);
     await undoSpamDigest(raw);
@@ -988,6 +1031,8 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0030-spam-digest',
       '0031-spam-judges',
       '0032-triage',
+      '0033-assigned-digest',
+      '0034-labels',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;

@@ -49,7 +49,7 @@ describe(`triage API: get, change, lists, refusals (${TEST_DIALECT})`, () => {
   it('answers a new submission open and unassigned; marks it done, keeps the first time, reopens and assigns', async () => {
     const fresh = await triage(ids[0]!);
     assertJson(fresh, 200);
-    assert.deepEqual(fresh.body, { submissionId: ids[0], formId: form.id, status: 'open', doneAt: null, assigneeId: null });
+    assert.deepEqual(fresh.body, { submissionId: ids[0], formId: form.id, status: 'open', doneAt: null, assigneeId: null, labels: [] });
 
     const done = await change(ids[0]!, { status: 'done' });
     assertJson(done, 200);
@@ -60,7 +60,10 @@ describe(`triage API: get, change, lists, refusals (${TEST_DIALECT})`, () => {
     assert.deepEqual((await change(ids[0]!, { status: 'open' })).body.doneAt, null);
 
     const assigned = await change(ids[1]!, { assigneeId: member.userId, status: 'done' });
-    assert.deepEqual({ ...assigned.body, doneAt: null }, { submissionId: ids[1], formId: form.id, status: 'done', doneAt: null, assigneeId: member.userId });
+    assert.deepEqual(
+      { ...assigned.body, doneAt: null },
+      { submissionId: ids[1], formId: form.id, status: 'done', doneAt: null, assigneeId: member.userId, labels: [] },
+    );
     const emails = await app.ctx.database.db.selectFrom('jobs').select('payload').where('kind', '=', 'email').execute();
     const toMember = emails.map((job) => JSON.parse(String(job.payload))).filter((mail) => mail.to.includes(member.email));
     assert.equal(toMember.length, 1, 'the assignee is emailed once');
@@ -80,7 +83,31 @@ describe(`triage API: get, change, lists, refusals (${TEST_DIALECT})`, () => {
     assertValidation(app, await change(ids[2]!, { status: 'closed' }), 'status');
     const outsider = await change(ids[2]!, { assigneeId: stranger.userId, status: 'done' });
     assertValidation(app, outsider, 'assigneeId');
-    assert.deepEqual((await triage(ids[2]!)).body, { submissionId: ids[2], formId: form.id, status: 'open', doneAt: null, assigneeId: null });
+    assert.deepEqual((await triage(ids[2]!)).body, { submissionId: ids[2], formId: form.id, status: 'open', doneAt: null, assigneeId: null, labels: [] });
+  });
+
+  it('puts the workspace’s labels on a submission with labelIds, refuses another workspace’s, and filters lists by one', async () => {
+    const urgent = await app.ctx.labels.create(owner.userId, owner.workspaceId, { name: 'Urgent', color: 'red' });
+    const quote = await app.ctx.labels.create(owner.userId, owner.workspaceId, { name: 'Quote', color: 'green' });
+    const theirs = await app.ctx.labels.create(stranger.userId, stranger.workspaceId, { name: 'Theirs', color: 'blue' });
+    const set = await change(ids[2]!, { labelIds: [urgent.id, quote.id] });
+    assertJson(set, 200);
+    assert.deepEqual(set.body.labels, [
+      { id: quote.id, name: 'Quote', color: 'green' },
+      { id: urgent.id, name: 'Urgent', color: 'red' },
+    ]);
+    assert.equal(set.body.status, 'open', 'labels alone change nothing else');
+    // another workspace's label, with a status: refused whole
+    assertValidation(app, await change(ids[2]!, { labelIds: [theirs.id], status: 'done' }), 'labelIds');
+    const after = (await triage(ids[2]!)).body;
+    assert.equal(after.status, 'open');
+    assert.equal(after.labels.length, 2);
+    const labelled = await app.api('GET', `/forms/${form.id}/triage?labelId=${urgent.id}`, { token: owner.token });
+    assert.deepEqual(
+      labelled.body.data.map((s: any) => s.id),
+      [ids[2]],
+    );
+    assert.deepEqual((await change(ids[2]!, { labelIds: [] })).body.labels, []);
   });
 
   it('lists with triage, filtered by status and assignee, paged by keyset', async () => {
@@ -93,7 +120,7 @@ describe(`triage API: get, change, lists, refusals (${TEST_DIALECT})`, () => {
       [...ids].reverse(),
     );
     assert.deepEqual(Object.keys(all.body.data[0]), ['id', 'formId', 'data', 'createdAt', 'triage']);
-    assert.deepEqual(all.body.data[0].triage, { submissionId: ids[4], formId: form.id, status: 'open', doneAt: null, assigneeId: member.userId });
+    assert.deepEqual(all.body.data[0].triage, { submissionId: ids[4], formId: form.id, status: 'open', doneAt: null, assigneeId: member.userId, labels: [] });
     const ids_ = async (query: string, path = `/forms/${form.id}/triage`) =>
       (await app.api('GET', `${path}?${query}`, { token: owner.token })).body.data.map((s: any) => s.id);
     assert.deepEqual(await ids_('status=done'), [ids[3]]);

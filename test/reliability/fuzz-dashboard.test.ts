@@ -34,6 +34,7 @@ const FIELDS: Record<string, string[]> = {
   '/workspaces/new': ['name'],
   '/w/:workspaceId/settings': ['name'],
   '/w/:workspaceId/settings/spam-digest': ['frequency', 'mine'],
+  '/w/:workspaceId/settings/assigned-digest': ['mine'],
   '/w/:workspaceId/erase/preview': ['email'],
   '/w/:workspaceId/erase': ['email'],
   '/w/:workspaceId/forms/new': ['name'],
@@ -109,8 +110,13 @@ const FIELDS: Record<string, string[]> = {
   '/submissions/:submissionId/unread': [],
   '/submissions/:submissionId/spam': [],
   '/submissions/:submissionId/note': ['note'],
-  '/forms/:formId/bulk': ['id', 'pageId', 'all', 'back', 'action'],
-  '/w/:workspaceId/submissions/bulk': ['id', 'pageId', 'all', 'back', 'action'],
+  '/submissions/:submissionId/triage': ['status', 'assignee'],
+  '/submissions/:submissionId/labels': ['label'],
+  '/w/:workspaceId/labels': ['name', 'color'],
+  '/w/:workspaceId/labels/:labelId': ['name', 'color'],
+  '/w/:workspaceId/labels/:labelId/delete': [],
+  '/forms/:formId/bulk': ['id', 'pageId', 'all', 'back', 'action', 'assignee', 'label'],
+  '/w/:workspaceId/submissions/bulk': ['id', 'pageId', 'all', 'back', 'action', 'assignee', 'label'],
   '/account/time-zone': ['timeZone'],
 };
 
@@ -254,6 +260,8 @@ describe('fuzz: every form of the dashboard', () => {
       const invited = await app.ctx.invitations.invite(userId, own.workspaceId!, `invited-${Date.now()}@example.com`).catch(() => null);
       own.invitationId = invited?.invitation.id ?? 'no-invitation';
     }
+    const label = await db.selectFrom('labels').select('id').where('workspaceId', '=', own.workspaceId!).executeTakeFirst();
+    own.labelId = label?.id ?? (await app.ctx.labels.create(userId, own.workspaceId!, { name: `Fuzz ${Date.now()}`, color: 'blue' })).id;
     const member = await db
       .selectFrom('workspaceMembers')
       .select('userId')

@@ -44,7 +44,7 @@ export const API_ENTRIES: Record<string, Entry> = {
   'POST /submissions/:submissionId/spam': PATH_ONLY,
   'DELETE /submissions/:submissionId/spam': PATH_ONLY,
   'GET /submissions/:submissionId/triage': PATH_ONLY,
-  'PATCH /submissions/:submissionId/triage': { variants: [{ body: { status: 'done' } }, { body: { assigneeId: null } }] },
+  'PATCH /submissions/:submissionId/triage': { variants: [{ body: { status: 'done' } }, { body: { assigneeId: null } }, { body: { labelIds: [] } }] },
   'GET /forms/:formId/triage': { variants: [{}, { query: { status: 'open' } }] },
   'GET /workspaces/:workspaceId/triage': { variants: [{}, { query: { status: 'done' } }] },
   'GET /files/:fileId': { variants: [{}, { query: { expires: '9999999999', signature: 'forged' } }] },
@@ -107,12 +107,18 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /submissions/:submissionId/spam': PATH_ONLY,
   'POST /submissions/:submissionId/note': { variants: [{ body: { note: 'planted' } }] },
   'POST /submissions/:submissionId/triage': { variants: [{ body: { status: 'done' } }, { body: { assignee: '' } }] },
+  'POST /submissions/:submissionId/labels': { variants: [{ body: { label: ':labelId' } }, { body: {} }] },
+  'GET /w/:workspaceId/labels': PATH_ONLY,
+  'POST /w/:workspaceId/labels': { variants: [{ body: { name: 'Planted', color: 'red' } }] },
+  'POST /w/:workspaceId/labels/:labelId': { variants: [{ body: { name: 'Taken over' } }] },
+  'POST /w/:workspaceId/labels/:labelId/delete': PATH_ONLY,
   'POST /forms/:formId/bulk': {
     variants: [
       { body: { id: ':submissionId', action: 'spam' } },
       { body: { id: ':submissionId', action: 'read' } },
       { body: { id: ':submissionId', action: 'done' } },
       { body: { id: ':submissionId', action: 'assign', assignee: '' } },
+      { body: { id: ':submissionId', action: 'label-add', label: ':labelId' } },
       { body: { pageId: ':submissionId', all: '1', action: 'delete' } },
     ],
   },
@@ -122,6 +128,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
       { body: { id: ':submissionId', action: 'read' } },
       { body: { id: ':submissionId', action: 'done' } },
       { body: { id: ':submissionId', action: 'assign', assignee: '' } },
+      { body: { id: ':submissionId', action: 'label-add', label: ':labelId' } },
       { body: { pageId: ':submissionId', all: '1', action: 'delete' } },
     ],
   },
@@ -164,6 +171,7 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'GET /w/:workspaceId/settings': PATH_ONLY,
   'POST /w/:workspaceId/settings': { variants: [{ body: { name: 'Taken over' } }] },
   'POST /w/:workspaceId/settings/spam-digest': { variants: [{ body: { frequency: 'off' } }] },
+  'POST /w/:workspaceId/settings/assigned-digest': { variants: [{ body: { mine: 'on' } }] },
   // the victim's workspace's very name: deleting it from outside must still be the 404 page, nothing deleted
   'GET /w/:workspaceId/delete': PATH_ONLY,
   'POST /w/:workspaceId/delete': { variants: [{ body: { confirmName: 'victim workspace' } }, { body: { confirmName: '' } }] },
@@ -196,6 +204,7 @@ export const NATURAL_KIND: Record<string, string> = {
   accountId: 'member',
   invitationId: 'invitation',
   fileId: 'file',
+  labelId: 'label',
 };
 
 /** Parameters that are not ids but one of a few words: always given this value. */

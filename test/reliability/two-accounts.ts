@@ -36,6 +36,8 @@ export interface Holdings {
   member: string;
   /** A pending invitation to `workspace`. */
   invitation: string;
+  /** A label of `workspace`, on `submission`. */
+  label: string;
   client: DashboardClient;
 }
 
@@ -109,6 +111,8 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
   const member = await app.ctx.users.createUser(`${tag}-member@example.com`, PASSWORD);
   await app.ctx.workspaces.addMember(workspace.id, member.user.email);
   const { invitation } = await app.ctx.invitations.invite(user.id, workspace.id, `${tag}-invitee@example.com`);
+  const label = await app.ctx.labels.create(user.id, workspace.id, { name: `${tag} label`, color: 'red' });
+  await app.ctx.labels.setLabels(user.id, submission, [label.id]);
 
   const client = new DashboardClient(app);
   await client.enter('/login', email, PASSWORD);
@@ -128,6 +132,7 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
     token: secret,
     member: member.user.id,
     invitation: invitation.id,
+    label: label.id,
     client,
   };
 }
@@ -147,5 +152,6 @@ export function idsOf(h: Holdings): Record<string, string> {
     user: h.userId,
     member: h.member,
     invitation: h.invitation,
+    label: h.label,
   };
 }

@@ -5,6 +5,7 @@ import { CHAT_KIND_NAMES, isChatKind, type ChatKind } from '../../domain/chat-ch
 import { ProblemError } from '../../errors.js';
 import type { TestOutcome } from '../../services/chat-channels.js';
 import { fieldErrors } from '../field-errors.js';
+import { settingsWords } from '../form-settings-sections.js';
 import { setFlash } from '../flash.js';
 import { seeOther } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
@@ -64,7 +65,7 @@ export function registerFormChannelRoutes(app: FastifyInstance, ctx: AppContext,
     } catch (error) {
       if (error instanceof ProblemError && error.code === 'not_found') throw error;
       // NOTE: the URL and token typed are not sent back, even refused: only the chat id is
-      return sendSettingsPage(ctx, request, reply, { chatState: { kind, errors: fieldErrors(error), chatId: input.chatId } }, 400);
+      return sendSettingsPage(ctx, request, reply, { chatState: { kind, errors: fieldErrors(error, settingsWords), chatId: input.chatId } }, 400);
     }
     setFlash(reply, `${CHAT_KIND_NAMES[kind]} channel saved: each submission is posted there`);
     return seeOther(reply, settings(formId, `chat-${kind}`));

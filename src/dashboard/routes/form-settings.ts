@@ -6,6 +6,7 @@ import { type FieldErrors, fieldErrors } from '../field-errors.js';
 import { setFlash, successFlash } from '../flash.js';
 import { formFrame } from '../form-frame.js';
 import { editList, readSettings, type SettingsValues, settingsPatch, valuesOf, withAdded } from '../form-settings-input.js';
+import { type SettingsSection, sectionOf, settingsWords, withSection } from '../form-settings-sections.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { zoneOf } from '../time-zone.js';
@@ -24,7 +25,12 @@ export interface PageState {
   errors?: FieldErrors;
   secretErrors?: FieldErrors;
   webhookSecret?: string;
-  unsaved?: boolean;
+  /** The section whose list was edited, not saved yet. */
+  unsaved?: SettingsSection;
+  /** The section just saved (`?saved=<section>`). */
+  saved?: SettingsSection;
+  /** The section whose save was refused. */
+  refused?: SettingsSection;
   chatState?: ChatPanelState;
 }
 
@@ -70,23 +76,37 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
   const settingsPage = (request: FastifyRequest<FormParams>, reply: FastifyReply, state: PageState = {}, status = 200) =>
     sendSettingsPage(ctx, request, reply, state, status);
 
-  app.get<FormParams>('/forms/:formId/settings', { preHandler: requireAccount }, (request, reply) => settingsPage(request, reply));
+  app.get<FormParams & { Querystring: { saved?: unknown } }>('/forms/:formId/settings', { preHandler: requireAccount }, (request, reply) =>
+    settingsPage(request, reply, { saved: sectionOf(request.query?.saved) ?? undefined }),
+  );
 
+  // A section's own save (`section` names it: only its fields are read and changed), or, without
+  // `section`, every field posted at once as before the sections (scripts and old pages keep working).
   app.post<FormParams & { Body: Body }>('/forms/:formId/settings', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
     // membership first: an outsider gets the 404 page whatever was sent
-    await ctx.forms.formForMember(user.id, request.params.formId);
-    const { values, action } = readSettings(request.body, zoneOf(request));
-    if (action.kind !== 'save') return settingsPage(request, reply, { values: editList(values, action), unsaved: true });
+    const form = await ctx.forms.formForMember(user.id, request.params.formId);
+    const zone = zoneOf(request);
+    const posted = readSettings(request.body, zone);
+    const section = sectionOf(request.body?.section);
+    const values = section ? withSection(valuesOf(form, zone), posted.values, section) : posted.values;
+    const { action } = posted;
+    if (action.kind !== 'save') {
+      const unsaved = action.list === 'notificationEmails' ? 'notifications' : 'spam-protection';
+      return settingsPage(request, reply, { values: editList(values, action), unsaved });
+    }
     const saving = withAdded(values);
     try {
-      await ctx.forms.updateForm(user.id, request.params.formId, settingsPatch(saving));
+      await ctx.forms.updateForm(user.id, request.params.formId, settingsPatch(saving, section));
     } catch (error) {
       if (error instanceof ProblemError && error.code === 'not_found') throw error;
-      return settingsPage(request, reply, { values: saving, errors: fieldErrors(error) }, 400);
+      return settingsPage(request, reply, { values: saving, errors: fieldErrors(error, settingsWords), refused: section ?? undefined }, 400);
     }
-    setFlash(reply, 'Settings saved');
-    return seeOther(reply, formPath(request.params.formId, 'settings'));
+    if (!section) {
+      setFlash(reply, 'Settings saved');
+      return seeOther(reply, formPath(request.params.formId, 'settings'));
+    }
+    return seeOther(reply, `${formPath(request.params.formId, 'settings')}?saved=${section}#${section}`);
   });
 
   // Pause or resume at once (the button sits in the settings form; nothing else it posts is saved)
@@ -106,7 +126,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
       await ctx.forms.putSecret(accountOf(request).user.id, request.params.formId, provider, secret);
     } catch (error) {
       if (error instanceof ProblemError && error.code === 'not_found') throw error;
-      const message = Object.values(fieldErrors(error))[0];
+      const message = Object.values(fieldErrors(error, settingsWords))[0];
       return settingsPage(request, reply, { secretErrors: { [`secret-${provider}`]: message ?? 'The secret was rejected.' } }, 400);
     }
     setFlash(reply, `${secretName(provider)} saved`);

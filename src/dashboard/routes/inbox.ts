@@ -33,17 +33,18 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const userId = accountOf(request).user.id;
     const list = listOf(request, ctx.cursors, `submissions:form:${formId}`, userId);
     await countSearch(request, reply, list.filter);
-    const [page, held, days, open, assignees] = await Promise.all([
+    const [page, held, days, open, assignees, labels] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
       ctx.stats.formDays(userId, formId),
       ctx.triage.openCount({ formId }),
       ctx.triage.assignees(userId, form.workspaceId),
+      ctx.labels.list(userId, form.workspaceId),
     ]);
     const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    const triage = { view: list.view, open, assignees, userId };
+    const triage = { view: list.view, open, assignees, userId, labels, labelsPath: `/w/${form.workspaceId}/labels` };
     return sendPage(reply, FormInboxPage({ frame, form, held, days, triage, ...shown, exportPath: `${path}/export` }), list.status);
   });
 
@@ -53,10 +54,11 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const userId = accountOf(request).user.id;
     const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`, userId);
     await countSearch(request, reply, list.filter);
-    const [page, open, assignees] = await Promise.all([
+    const [page, open, assignees, labels] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter),
       ctx.triage.openCount({ workspaceId }),
       ctx.triage.assignees(userId, workspaceId),
+      ctx.labels.list(userId, workspaceId),
     ]);
     const formNames = await ctx.submissions.formNames(
       userId,
@@ -66,7 +68,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const path = `/w/${workspaceId}/submissions`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    const triage = { view: list.view, open, assignees, userId };
+    const triage = { view: list.view, open, assignees, userId, labels, labelsPath: `/w/${workspaceId}/labels` };
     return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, triage, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
   });
 
@@ -80,7 +82,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
   );
 }
 
-type BulkBody = { id?: unknown; pageId?: unknown; all?: unknown; back?: unknown; action?: unknown; assignee?: unknown };
+type BulkBody = { id?: unknown; pageId?: unknown; all?: unknown; back?: unknown; action?: unknown; assignee?: unknown; label?: unknown };
 
 async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>, reply: FastifyReply, scope: MarkScope, list: string) {
   const { user } = accountOf(request);
@@ -115,6 +117,10 @@ async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>
       const assignee = typeof request.body?.assignee === 'string' ? request.body.assignee : '';
       const n = await ctx.triage.updateMany(user, scope, ids, { assigneeId: assignee === '' ? null : assignee });
       setFlash(reply, `${n === 1 ? '1 submission' : `${n} submissions`} ${assignee === '' ? 'assigned to nobody' : 'assigned'}`);
+    } else if ((action === 'label-add' || action === 'label-remove') && typeof request.body?.label === 'string') {
+      const add = action === 'label-add';
+      const n = await ctx.labels.applyMany(user.id, scope, ids, request.body.label, add);
+      setFlash(reply, `Label ${add ? 'added to' : 'removed from'} ${n === 1 ? '1 submission' : `${n} submissions`}`);
     } else {
       setFlash(reply, 'Nothing changed: choose one of the actions.');
     }
@@ -136,13 +142,14 @@ function idsOf(value: unknown): string[] {
 async function markRows(ctx: AppContext, rows: InboxRow[]): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((row) => row.id);
-  const [counts, marks] = await Promise.all([ctx.submissionFiles.storedCounts(ids), ctx.submissionMarks.marksOf(ids)]);
+  const [counts, marks, labels] = await Promise.all([ctx.submissionFiles.storedCounts(ids), ctx.submissionMarks.marksOf(ids), ctx.labels.labelsOf(ids)]);
   for (const row of rows) {
     row.files = counts.get(row.id) ?? 0;
     row.unread = marks.get(row.id)?.unread ?? false;
     row.note = marks.get(row.id)?.note ?? null;
     row.done = marks.get(row.id)?.done ?? false;
     row.assigneeId = marks.get(row.id)?.assigneeId ?? null;
+    row.labels = labels.get(row.id) ?? [];
   }
 }
 

@@ -44,7 +44,7 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
     const submission = await ctx.submissions.getSubmission(userId, request.params.submissionId);
     // opening it marks it read, for the whole team
     if (submission.status === 'accepted') await ctx.submissionMarks.markRead(userId, submission.id);
-    const [{ frame, workspace }, deliveries, files, details, neighbours, unread, triage, assignees] = await Promise.all([
+    const [{ frame, workspace }, deliveries, files, details, neighbours, unread, triage, assignees, labels, carried] = await Promise.all([
       workspaceFrame(request, reply, ctx, submission.workspaceId, 'forms'),
       ctx.deliveries.forSubmission(submission.id),
       ctx.submissionFiles.filesOf([submission.id]),
@@ -53,6 +53,8 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       ctx.submissionMarks.unreadCounts([submission.formId]),
       ctx.triage.get(userId, submission.id),
       ctx.triage.assignees(userId, submission.workspaceId),
+      ctx.labels.list(userId, submission.workspaceId),
+      ctx.labels.labelsOf([submission.id]),
     ]);
     const expiresAt = submission.createdAt + ctx.config.spamRetentionMs;
     const retentionMs = ctx.config.deliveryRetentionMs;
@@ -70,6 +72,8 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       unread: unread.get(submission.formId) ?? 0,
       triage,
       assignees,
+      labels,
+      carried: carried.get(submission.id) ?? [],
     };
     // in the viewer's zone: the page's title holds the time
     return sendPage(

@@ -21,7 +21,7 @@ interface Refused {
   digestErrors?: FieldErrors;
 }
 
-/** A workspace's settings page: rename it (any member, on any plan), its spam digest, see its plan and allowance. */
+/** A workspace's settings page: rename it (any member, on any plan), its spam digest, the member's digest of what is assigned to them, see its plan and allowance. */
 export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { workspaceId: string } }>('/w/:workspaceId/settings', { preHandler: requireAccount }, (request, reply) => settingsPage(request, reply));
 
@@ -62,15 +62,29 @@ export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppCo
     },
   );
 
+  // Whether this member gets the daily digest of the open submissions assigned to them (a checkbox: absent when unticked).
+  app.post<{ Params: { workspaceId: string }; Body: { mine?: unknown } }>(
+    '/w/:workspaceId/settings/assigned-digest',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const { user } = accountOf(request);
+      const saved = await ctx.assignedDigests.save(user.id, request.params.workspaceId, request.body?.mine === 'on');
+      request.log.info({ workspaceId: request.params.workspaceId, mine: saved.mine }, 'assigned digest setting saved');
+      setFlash(reply, saved.mine ? 'You will get a daily email of the open submissions assigned to you' : 'No more daily email of what is assigned to you');
+      return seeOther(reply, `/w/${request.params.workspaceId}/settings#assigned-digest`);
+    },
+  );
+
   async function settingsPage(request: WorkspaceRequest, reply: FastifyReply, refused: Refused = {}, status = 200) {
     // not_found (the 404 page) for a workspace the account does not belong to
     const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'settings');
     const userId = accountOf(request).user.id;
-    const [counts, digest, role] = await Promise.all([
+    const [counts, digest, assigned, role] = await Promise.all([
       ctx.workspaces.counts(workspace.id),
       ctx.spamDigests.settings(userId, workspace.id),
+      ctx.assignedDigests.settings(userId, workspace.id),
       ctx.team.roleOf(userId, workspace.id),
     ]);
-    return sendPage(reply, SettingsPage({ frame, workspace, ...counts, digest, owner: role === 'owner', ...refused }), status);
+    return sendPage(reply, SettingsPage({ frame, workspace, ...counts, digest, assignedDigest: assigned.mine, owner: role === 'owner', ...refused }), status);
   }
 }

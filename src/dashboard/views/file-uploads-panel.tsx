@@ -3,7 +3,8 @@ import { uploadCeilings } from '../../domain/uploads.js';
 import { megabytes } from '../../services/form-uploads.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { SettingsValues } from '../form-settings-input.js';
-import { Field, Panel, TextArea } from './components.js';
+import { Field, TextArea } from './components.js';
+import { type SectionState, SettingsSectionPanel } from './settings-section.js';
 
 /** The service names `fileUploads.<key>`; the panel's inputs have their own names. */
 function panelErrors(errors: FieldErrors | undefined): FieldErrors | undefined {
@@ -18,7 +19,7 @@ function panelErrors(errors: FieldErrors | undefined): FieldErrors | undefined {
 
 /**
  * A form's `fileUploads`: on or off, the limits in MB within the plan's ceilings, the allowed
- * types. Part of the settings form (saved with it); `uploadsShown` tells the route it was posted.
+ * types. A section of the settings page (saved on its own); `uploadsShown` tells the route it was posted.
  */
 export function FileUploadsPanel({
   values,
@@ -26,8 +27,10 @@ export function FileUploadsPanel({
   upgraded,
   team = false,
   errors,
+  section,
 }: {
   values: SettingsValues;
+  section: SectionState;
   plan: Plan;
   upgraded?: boolean;
   /** Team mode speaks no plans (issue 41, item 16): the ceilings are the installation's. */
@@ -38,7 +41,7 @@ export function FileUploadsPanel({
   const allows = team ? 'This installation allows' : 'Your plan allows';
   const shown = panelErrors(errors);
   return (
-    <Panel title="File uploads" id="file-uploads">
+    <SettingsSectionPanel id="file-uploads" state={section}>
       <input type="hidden" name="uploadsShown" value="1" />
       <div class="field check">
         <input id="field-uploadsEnabled" type="checkbox" name="uploadsEnabled" checked={values.uploadsEnabled} aria-describedby="field-uploadsEnabled-hint" />
@@ -76,6 +79,6 @@ export function FileUploadsPanel({
       <p class="hint" id="file-uploads-storage">
         {`Files count against the workspace’s storage of ${megabytes(ceilings.storageBytes)} (shown on the workspace’s page); once it is used up, new files are dropped.`}
       </p>
-    </Panel>
+    </SettingsSectionPanel>
   );
 }

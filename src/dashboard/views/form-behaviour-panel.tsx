@@ -9,7 +9,8 @@ import {
 } from '../../services/form-behaviour.js';
 import type { BehaviourValues } from '../form-behaviour-input.js';
 import type { FieldErrors } from '../field-errors.js';
-import { Field, Panel, TextArea } from './components.js';
+import { Field, TextArea } from './components.js';
+import { type SectionState, SettingsSectionPanel } from './settings-section.js';
 
 const STATE_WORDS: Record<Exclude<FormStateName, 'open'>, { badge: string; line: string }> = {
   paused: { badge: 'Paused', line: 'Every submission is refused with “This form is closed” and nothing is stored, until you resume it.' },
@@ -40,6 +41,8 @@ interface PanelProps {
   vouched?: boolean;
   /** The form's saved allowed origins: they decide the built-in pages' way back. */
   allowedOrigins?: string[];
+  /** Each panel is a section of the settings page, saved on its own. */
+  section: SectionState;
 }
 
 /**
@@ -66,13 +69,13 @@ function WayBackHint({ allowedOrigins, vouched }: { allowedOrigins: string[]; vo
 
 /**
  * What happens after a post (the redirect, the thank-you page's wording) and the emails' subjects and
- * sender names: what hidden fields did before, now set once for the form. Part of the settings form;
- * `behaviourShown` tells the route it was posted.
+ * sender names: what hidden fields did before, now set once for the form. Two sections of the settings
+ * page, each saved on its own; `behaviourShown` tells the route the panels' fields were posted.
  */
-export function FormBehaviourPanels({ values, errors, vouched = true, allowedOrigins = [] }: PanelProps) {
+export function FormBehaviourPanels({ values, errors, vouched = true, allowedOrigins = [], section }: PanelProps) {
   return (
     <>
-      <Panel title="After a submission" id="after-submission">
+      <SettingsSectionPanel id="after-submission" state={section}>
         <input type="hidden" name="behaviourShown" value="1" />
         {!vouched && (
           <p class="notice" id="behaviour-not-vouched">
@@ -103,8 +106,9 @@ export function FormBehaviourPanels({ values, errors, vouched = true, allowedOri
           hint={`Optional; plain text (line breaks kept), at most ${THANKS_MESSAGE_MAX} characters. Empty: the default sentence.`}
         />
         <WayBackHint allowedOrigins={allowedOrigins} vouched={vouched} />
-      </Panel>
-      <Panel title="Email subjects and senders" id="email-wording">
+      </SettingsSectionPanel>
+      <SettingsSectionPanel id="email-wording" state={section}>
+        <input type="hidden" name="behaviourShown" value="1" />
         <p class="hint">The address mail is sent from stays this server's; the sender name is what recipients see. One line each.</p>
         <Field
           label="Notification subject"
@@ -134,18 +138,20 @@ export function FormBehaviourPanels({ values, errors, vouched = true, allowedOri
           errors={errors}
           hint={`Optional; at most ${FROM_NAME_MAX} characters. Empty: the site of the form's first allowed origin, else this server's sender name.`}
         />
-      </Panel>
+      </SettingsSectionPanel>
     </>
   );
 }
 
 /**
  * The form's state: open or why not, the Pause/Resume button (its own route: it takes effect at once,
- * without the rest of the settings), and the closing time and cap (saved with the settings).
+ * without the rest of the settings), and the closing time and cap (this section's own save).
  */
-export function FormStatePanel({ values, errors, paused, state, action }: PanelProps & { paused: boolean; state: FormStateName | undefined; action: string }) {
+export function FormStatePanel({ values, errors, paused, state, section }: PanelProps & { paused: boolean; state: FormStateName | undefined }) {
+  const action = section.action;
   return (
-    <Panel title="Taking submissions" id="form-state">
+    <SettingsSectionPanel id="form-state" state={section}>
+      <input type="hidden" name="behaviourShown" value="1" />
       {state && state !== 'open' ? (
         <FormStateNotice state={state} />
       ) : (
@@ -179,7 +185,7 @@ export function FormStatePanel({ values, errors, paused, state, action }: PanelP
         inputMode="numeric"
         hint={`Optional; once the form has received this many submissions (spam not counted, held ones counted; deleting one does not free its place), it closes. 1 to ${MAX_SUBMISSIONS_MAX.toLocaleString('en-US')}. Empty: no limit.`}
       />
-    </Panel>
+    </SettingsSectionPanel>
   );
 }
 

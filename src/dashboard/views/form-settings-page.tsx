@@ -9,7 +9,9 @@ import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';
 import type { ChatChannelView } from '../../services/chat-channels.js';
 import { ChatChannelsPanel, type ChatPanelState } from './chat-channels-panel.js';
-import { CsrfInput, Field, FormError, Panel, TextArea, Time } from './components.js';
+import { Field, FormError, TextArea, Time } from './components.js';
+import type { SettingsSection } from '../form-settings-sections.js';
+import { type SectionState, SettingsIndex, SettingsProblems, SettingsSectionPanel } from './settings-section.js';
 import { SPAM_PROTECTIONS } from '../../domain/captcha-providers.js';
 import { DeletePanel, SecretKeysPanel, spamProtectionName, WebhookSecretPanel } from './form-secrets-settings.js';
 import { SpamJudgesFields } from './spam-judges-fields.js';
@@ -28,8 +30,12 @@ export interface FormSettingsPageProps {
   secretErrors?: FieldErrors;
   /** Shown once, after "Reveal" or "Rotate". */
   webhookSecret?: string;
-  /** The lists were edited but not saved yet. */
-  unsaved?: boolean;
+  /** The section whose list was edited but not saved yet. */
+  unsaved?: SettingsSection;
+  /** The section just saved: its confirmation shows in it. */
+  saved?: SettingsSection;
+  /** The section whose save was refused (the message at the top names it). */
+  refused?: SettingsSection;
   /** Whether each saved notification address may receive (keyed normalised). */
   recipients?: Map<string, RecipientStatus>;
   /** FORMGATE_CONFIRM_RECIPIENTS: addresses outside the team confirm first (the list's hint says so). */
@@ -63,8 +69,8 @@ interface ListProps {
 
 /**
  * A list as one input per entry, each with its Remove button, and an input to add one. The buttons
- * post the whole form with an action name and the page comes back with the list changed (nothing is
- * saved until "Save settings"), so it works without script; the address's fragment brings the
+ * post the section's form with an action name and the page comes back with the list changed (nothing
+ * is saved until the section's save), so it works without script; the address's fragment brings the
  * keyboard back to the list.
  */
 function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, action, values, errors, statusOf }: ListProps) {
@@ -215,7 +221,11 @@ function RecipientStatusLine({ status, entry, id, action }: { status: RecipientS
   );
 }
 
-/** A form's settings: every field of the API's Form resource, then what only the dashboard holds (secrets), then deleting it. */
+/**
+ * A form's settings: every field of the API's Form resource in sections, each its own form with its
+ * own save (issue 41, item 11), an index of them at the top; then what only the dashboard holds
+ * (chat channels, secrets), then deleting the form.
+ */
 export function FormSettingsPage({
   frame,
   form,
@@ -225,6 +235,8 @@ export function FormSettingsPage({
   secretErrors,
   webhookSecret,
   unsaved,
+  saved,
+  refused,
   recipients,
   confirmsRecipients,
   chatChannels,
@@ -234,154 +246,129 @@ export function FormSettingsPage({
 }: FormSettingsPageProps) {
   const action = formPath(form.id, 'settings');
   const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
+  const section: SectionState = { action, csrf: frame.csrf, saved, unsaved };
   return (
     <FormLayout frame={frame} form={form} tab="settings" title="Settings" scripts={webhookSecret ? ['copy.js'] : undefined}>
-      <form method="post" action={action} noValidate class="settings-form">
-        <CsrfInput token={frame.csrf} />
-        {/* NOTE: the first submit button is the one Enter in a field presses: saving, never a list's Remove. */}
-        <button type="submit" name="action" value="save" hidden>
-          Save settings
-        </button>
-        <FormError errors={errors} />
-        {errors && !errors.form && (
-          <div class="alert" role="alert">
-            Nothing was saved: correct the settings marked below.
+      <FormError errors={errors} />
+      <SettingsProblems errors={errors} section={refused} />
+      <SettingsIndex extra={EXTRA_LINKS} />
+      <SettingsSectionPanel id="general" state={section}>
+        <Field label="Name" name="name" value={values.name} errors={errors} hint="1 to 128 characters." required />
+        <TextArea label="Description" name="description" value={values.description} errors={errors} hint="Optional; at most 512 characters. Only you see it." />
+        <Field
+          label="Technology"
+          name="technology"
+          value={values.technology}
+          errors={errors}
+          hint="Optional; what the site is built with (for example Astro or WordPress); at most 128 characters."
+        />
+      </SettingsSectionPanel>
+      <SettingsSectionPanel id="notifications" state={section}>
+        <ListField
+          list="notificationEmails"
+          legend="Notification addresses"
+          itemLabel="Address"
+          addLabel="Add address"
+          newLabel="New address"
+          type="email"
+          hint={
+            confirmsRecipients
+              ? 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters. An address that is not a member of this workspace first gets a link to confirm that it wants them, and receives nothing until it has.'
+              : 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters.'
+          }
+          action={action}
+          values={values}
+          errors={errors}
+          statusOf={(entry, id) => <RecipientStatusLine status={recipients?.get(normaliseEmail(entry))} entry={entry} id={id} action={action} />}
+        />
+        <div class="field check">
+          <input id="field-emailThreading" type="checkbox" name="emailThreading" checked={values.emailThreading} aria-describedby="field-emailThreading-hint" />
+          <label for="field-emailThreading">Thread notifications</label>
+          <p class="hint" id="field-emailThreading-hint">
+            All of this form’s notifications share one email thread in each recipient’s mail client.
+          </p>
+        </div>
+        {form.webhookDisabledAt !== null && (
+          <div class="alert" role="status" id="webhook-off">
+            The webhook is turned off since <Time ms={form.webhookDisabledAt} />
+            {form.webhookDisabledReason ? `: ${form.webhookDisabledReason}` : ''}. <strong>Save notifications</strong> turns it on again (with this URL or a new
+            one); then “Retry all failed” in the <a href={formPath(form.id, 'deliveries')}>delivery log</a> sends what was missed.
           </div>
         )}
-        {unsaved && (
-          <p class="notice" role="status">
-            The list changed; press <strong>Save settings</strong> to keep it.
+        <Field
+          label="Webhook URL"
+          name="webhookUrl"
+          type="url"
+          value={values.webhookUrl}
+          errors={errors}
+          hint="Optional; each accepted submission is posted here as JSON, signed (see Webhook signing secret below). http or https, at most 512 characters, a public address. A receiver answering 410 Gone turns the webhook off until these settings are saved again."
+        />
+        <Field
+          label="Slack channel"
+          name="slackChannel"
+          value={values.slackChannel}
+          errors={errors}
+          hint={`Optional; at most 128 characters, for example #leads. Posting needs the Slack token under Secret keys below${slackTokenSet ? ' (stored)' : ' (not stored yet)'}.`}
+        />
+      </SettingsSectionPanel>
+      <SettingsSectionPanel id="spam-protection" state={section}>
+        <SpamProtectionSelect value={values.spamProtection} secrets={secrets} errors={errors} />
+        <CaptchaWarning provider={form.spamProtection ? spamProtectionName(form.spamProtection) : null} formId={form.id} />
+        <Field
+          label="Custom honeypot field"
+          name="customHoneypot"
+          value={values.customHoneypot}
+          errors={errors}
+          hint="Optional; the name of an extra hidden field that people leave empty and bots fill in (as well as _gotcha); at most 128 characters."
+        />
+        <TextArea
+          label="Custom spam words"
+          name="customSpamWords"
+          value={values.customSpamWords}
+          errors={errors}
+          hint="Optional; words separated by commas or line breaks that mark a submission as spam; at most 2560 characters."
+        />
+        <SpamJudgesFields values={values} spamdAvailable={spamdAvailable} akismetKeySet={secrets.some((s) => s.provider === 'AKISMET')} />
+        <ListField
+          list="allowedOrigins"
+          legend="Allowed origins"
+          itemLabel="Origin"
+          addLabel="Add origin"
+          newLabel="New origin"
+          type="url"
+          hint={`The sites whose pages may post to this form, written like https://example.com (no path): up to ${ALLOWED_ORIGINS_MAX}. None: any page may post.`}
+          action={action}
+          values={values}
+          errors={errors}
+        />
+      </SettingsSectionPanel>
+      <SettingsSectionPanel id="retention" state={section}>
+        <Field
+          label="Delete submissions after (days)"
+          name="retentionDays"
+          value={values.retentionDays}
+          errors={errors}
+          inputMode="numeric"
+          hint={`Optional; a number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}. Once an hour, this form’s submissions older than that are deleted for good: those in the inbox, in spam and held ones, with the records of their emails and webhooks. This cannot be undone, so export what you want to keep first. Leave it empty to keep submissions until you delete them.`}
+        />
+        {form.retentionDays !== null && (
+          <p class="notice" id="retention-now">
+            {`Now: submissions are deleted ${form.retentionDays} ${form.retentionDays === 1 ? 'day' : 'days'} after they arrive.`}
           </p>
         )}
-        <Panel title="General" id="general">
-          <Field label="Name" name="name" value={values.name} errors={errors} hint="1 to 128 characters." required />
-          <TextArea
-            label="Description"
-            name="description"
-            value={values.description}
-            errors={errors}
-            hint="Optional; at most 512 characters. Only you see it."
-          />
-          <Field
-            label="Technology"
-            name="technology"
-            value={values.technology}
-            errors={errors}
-            hint="Optional; what the site is built with (for example Astro or WordPress); at most 128 characters."
-          />
-        </Panel>
-        <Panel title="Notifications" id="notifications">
-          <ListField
-            list="notificationEmails"
-            legend="Notification addresses"
-            itemLabel="Address"
-            addLabel="Add address"
-            newLabel="New address"
-            type="email"
-            hint={
-              confirmsRecipients
-                ? 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters. An address that is not a member of this workspace first gets a link to confirm that it wants them, and receives nothing until it has.'
-                : 'Each accepted submission is emailed to every address here: up to 100, each at most 128 characters.'
-            }
-            action={action}
-            values={values}
-            errors={errors}
-            statusOf={(entry, id) => <RecipientStatusLine status={recipients?.get(normaliseEmail(entry))} entry={entry} id={id} action={action} />}
-          />
-          <div class="field check">
-            <input
-              id="field-emailThreading"
-              type="checkbox"
-              name="emailThreading"
-              checked={values.emailThreading}
-              aria-describedby="field-emailThreading-hint"
-            />
-            <label for="field-emailThreading">Thread notifications</label>
-            <p class="hint" id="field-emailThreading-hint">
-              All of this form’s notifications share one email thread in each recipient’s mail client.
-            </p>
-          </div>
-          {form.webhookDisabledAt !== null && (
-            <div class="alert" role="status" id="webhook-off">
-              The webhook is turned off since <Time ms={form.webhookDisabledAt} />
-              {form.webhookDisabledReason ? `: ${form.webhookDisabledReason}` : ''}. Saving these settings turns it on again (with this URL or a new one); then
-              “Retry all failed” in the <a href={formPath(form.id, 'deliveries')}>delivery log</a> sends what was missed.
-            </div>
-          )}
-          <Field
-            label="Webhook URL"
-            name="webhookUrl"
-            type="url"
-            value={values.webhookUrl}
-            errors={errors}
-            hint="Optional; each accepted submission is posted here as JSON, signed (see Webhook signing secret below). http or https, at most 512 characters, a public address. A receiver answering 410 Gone turns the webhook off until these settings are saved again."
-          />
-          <Field
-            label="Slack channel"
-            name="slackChannel"
-            value={values.slackChannel}
-            errors={errors}
-            hint={`Optional; at most 128 characters, for example #leads. Posting needs the Slack token under Secret keys below${slackTokenSet ? ' (stored)' : ' (not stored yet)'}.`}
-          />
-        </Panel>
-        <Panel title="Spam protection" id="spam-protection">
-          <SpamProtectionSelect value={values.spamProtection} secrets={secrets} errors={errors} />
-          <CaptchaWarning provider={form.spamProtection ? spamProtectionName(form.spamProtection) : null} formId={form.id} />
-          <Field
-            label="Custom honeypot field"
-            name="customHoneypot"
-            value={values.customHoneypot}
-            errors={errors}
-            hint="Optional; the name of an extra hidden field that people leave empty and bots fill in (as well as _gotcha); at most 128 characters."
-          />
-          <TextArea
-            label="Custom spam words"
-            name="customSpamWords"
-            value={values.customSpamWords}
-            errors={errors}
-            hint="Optional; words separated by commas or line breaks that mark a submission as spam; at most 2560 characters."
-          />
-          <SpamJudgesFields values={values} spamdAvailable={spamdAvailable} akismetKeySet={secrets.some((s) => s.provider === 'AKISMET')} />
-          <ListField
-            list="allowedOrigins"
-            legend="Allowed origins"
-            itemLabel="Origin"
-            addLabel="Add origin"
-            newLabel="New origin"
-            type="url"
-            hint={`The sites whose pages may post to this form, written like https://example.com (no path): up to ${ALLOWED_ORIGINS_MAX}. None: any page may post.`}
-            action={action}
-            values={values}
-            errors={errors}
-          />
-        </Panel>
-        <Panel title="Keeping submissions" id="retention">
-          <Field
-            label="Delete submissions after (days)"
-            name="retentionDays"
-            value={values.retentionDays}
-            errors={errors}
-            inputMode="numeric"
-            hint={`Optional; a number of days from ${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}. Once an hour, this form’s submissions older than that are deleted for good: those in the inbox, in spam and held ones, with the records of their emails and webhooks. This cannot be undone, so export what you want to keep first. Leave it empty to keep submissions until you delete them.`}
-          />
-          {form.retentionDays !== null && (
-            <p class="notice" id="retention-now">
-              {`Now: submissions are deleted ${form.retentionDays} ${form.retentionDays === 1 ? 'day' : 'days'} after they arrive.`}
-            </p>
-          )}
-        </Panel>
-        <FileUploadsPanel values={values} plan={form.plan} upgraded={frame.plans.isUpgraded(form.plan)} team={frame.plans.team} errors={errors} />
-        {values.behaviour && <FormBehaviourPanels values={values.behaviour} errors={errors} vouched={vouched} allowedOrigins={allowedOriginsOf(form)} />}
-        {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} action={action} />}
-        <div class="actions form-actions">
-          <button type="submit" name="action" value="save">
-            Save settings
-          </button>
-          <a class="button secondary" href={action}>
-            Discard changes
-          </a>
-        </div>
-      </form>
+      </SettingsSectionPanel>
+      <FileUploadsPanel
+        values={values}
+        plan={form.plan}
+        upgraded={frame.plans.isUpgraded(form.plan)}
+        team={frame.plans.team}
+        errors={errors}
+        section={section}
+      />
+      {values.behaviour && (
+        <FormBehaviourPanels values={values.behaviour} errors={errors} vouched={vouched} allowedOrigins={allowedOriginsOf(form)} section={section} />
+      )}
+      {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} section={section} />}
       <ChatChannelsPanel frame={frame} form={form} channels={chatChannels} state={chatState} />
       <SecretKeysPanel frame={frame} form={form} secrets={secrets} errors={secretErrors} />
       <WebhookSecretPanel frame={frame} form={form} secret={webhookSecret} />
@@ -389,3 +376,11 @@ export function FormSettingsPage({
     </FormLayout>
   );
 }
+
+/** The index's links past the sections: the panels with forms of their own. */
+const EXTRA_LINKS = [
+  { id: 'chat-channels', title: 'Chat channels' },
+  { id: 'secret-keys', title: 'Secret keys' },
+  { id: 'webhook-secret', title: 'Webhook signing secret' },
+  { id: 'delete', title: 'Delete this form' },
+];

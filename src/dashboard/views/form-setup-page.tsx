@@ -85,6 +85,25 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
       <Panel title="Where submissions go">
         <RecipientsLine form={form} />
       </Panel>
+      {/* NOTE: near the top (issue 41, item 11): whoever has just pasted the snippet comes back here to check that it works */}
+      <Panel title="Send a test submission" id="test-submission">
+        <p>
+          Posts one submission to the address above, as a visitor’s page would, named “Formgate test”, from your address ({frame.account.email}). It is a real
+          submission: {frame.plans.team ? '' : 'it counts against the workspace’s allowance, '}it is delivered (emails, webhook, Slack) like any other, and you
+          can delete it.
+        </p>
+        {blocker && (
+          <p class="notice" id="test-blocked">
+            {blocker}
+          </p>
+        )}
+        <form method="post" action={`/forms/${form.id}/test-submission`}>
+          <CsrfInput token={frame.csrf} />
+          <button type="submit" disabled={blocker !== null} aria-describedby={blocker ? 'test-blocked' : undefined}>
+            Send a test submission
+          </button>
+        </form>
+      </Panel>
       <Panel title="HTML form">
         <p>
           Paste this into your page and change the fields as you like: every field with a <code>name</code> is kept. The hidden <code>{trap}</code> field is a
@@ -156,24 +175,6 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
           <CodeBlock id="snippet-captcha" label="CAPTCHA tags" copy="Copy CAPTCHA tags" code={captcha.code} />
         </Panel>
       )}
-      <Panel title="Send a test submission">
-        <p>
-          Posts one submission to the address above, as a visitor’s page would, named “Formgate test”, from your address ({frame.account.email}). It is a real
-          submission: {frame.plans.team ? '' : 'it counts against the workspace’s allowance, '}it is delivered (emails, webhook, Slack) like any other, and you
-          can delete it.
-        </p>
-        {blocker && (
-          <p class="notice" id="test-blocked">
-            {blocker}
-          </p>
-        )}
-        <form method="post" action={`/forms/${form.id}/test-submission`}>
-          <CsrfInput token={frame.csrf} />
-          <button type="submit" disabled={blocker !== null} aria-describedby={blocker ? 'test-blocked' : undefined}>
-            Send a test submission
-          </button>
-        </form>
-      </Panel>
     </FormLayout>
   );
 }

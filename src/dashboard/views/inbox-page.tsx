@@ -6,6 +6,7 @@ import { CsrfInput, EmptyState, Field } from './components.js';
 import { type ListRow, SubmissionList } from './submission-list.js';
 import { KeyboardHelp, KeyboardHelpButton } from './keyboard-help.js';
 import { type TriageView, viewParams } from '../triage-view.js';
+import type { Label } from '../../domain/labels.js';
 import { OPEN_CAP } from '../../services/triage.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Frame, Layout } from './layout.js';
@@ -25,6 +26,10 @@ export interface InboxTriage {
   /** Open submissions, counted up to OPEN_CAP. */
   open: number;
   assignees: { id: string; email: string }[];
+  /** The workspace's labels: the filter, the bulk action. */
+  labels: Label[];
+  /** Where they are made and changed. */
+  labelsPath: string;
   /** The viewer: "Mine" and "You". */
   userId: string;
 }
@@ -118,7 +123,7 @@ function Inbox({
   setup,
   formNames,
 }: InboxProps & { path: string; setup: string; formNames?: Map<string, string> }) {
-  const filtered = Boolean(values.search || values.from || values.to || triage.view.assignee);
+  const filtered = Boolean(values.search || values.from || values.to || triage.view.assignee || triage.view.label);
   const exportLink = (format: string) => `${exportPath}?format=${format}${exportQuery ? `&${exportQuery}` : ''}`;
   return (
     <section class="panel inbox-panel" aria-labelledby="submissions-heading">
@@ -167,10 +172,10 @@ function Inbox({
 function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage; values: FilterValues }) {
   const { state, assignee } = triage.view;
   const views: { label: string; view: TriageView; count?: string }[] = [
-    { label: 'Open', view: { state: 'open', assignee: '' }, count: triage.open >= OPEN_CAP ? `${OPEN_CAP - 1}+` : String(triage.open) },
-    { label: 'Mine', view: { state: 'open', assignee: 'me' } },
-    { label: 'Done', view: { state: 'done', assignee: '' } },
-    { label: 'All', view: { state: 'all', assignee: '' } },
+    { label: 'Open', view: { state: 'open', assignee: '', label: '' }, count: triage.open >= OPEN_CAP ? `${OPEN_CAP - 1}+` : String(triage.open) },
+    { label: 'Mine', view: { state: 'open', assignee: 'me', label: '' } },
+    { label: 'Done', view: { state: 'done', assignee: '', label: '' } },
+    { label: 'All', view: { state: 'all', assignee: '', label: '' } },
   ];
   return (
     <nav class="filters inbox-views" aria-label="Views">
@@ -178,7 +183,7 @@ function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage
         <a
           key={label}
           href={withParams(path, { search: values.search, ...viewParams(view) })}
-          aria-current={view.state === state && view.assignee === assignee ? 'page' : undefined}
+          aria-current={view.state === state && view.assignee === assignee && !triage.view.label ? 'page' : undefined}
         >
           {label}
           {count !== undefined && <span class="view-count"> {count}</span>}
@@ -208,7 +213,7 @@ function SearchForm({
   filtered: boolean;
   triage: InboxTriage;
 }) {
-  const { state, assignee } = triage.view;
+  const { state, assignee, label } = triage.view;
   return (
     <form method="get" action={path} class="inbox-search" aria-label="Filter the submissions">
       {state !== 'open' && <input type="hidden" name="state" value={state} />}
@@ -221,7 +226,7 @@ function SearchForm({
           </a>
         )}
       </div>
-      <details class="date-filter" open={Boolean(values.from || values.to || errors.from || errors.to || (assignee && assignee !== 'me'))}>
+      <details class="date-filter" open={Boolean(values.from || values.to || errors.from || errors.to || (assignee && assignee !== 'me') || label)}>
         <summary class="date-filter-head">More filters</summary>
         <div class="date-fields">
           <div class="field">
@@ -242,6 +247,20 @@ function SearchForm({
                   </option>
                 ))}
             </select>
+          </div>
+          <div class="field">
+            <label for="field-label">With label</label>
+            <select id="field-label" name="label">
+              <option value="">Any</option>
+              {triage.labels.map((one) => (
+                <option key={one.id} value={one.id} selected={label === one.id}>
+                  {one.name}
+                </option>
+              ))}
+            </select>
+            <p class="hint">
+              <a href={triage.labelsPath}>Manage labels</a>
+            </p>
           </div>
           <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
           <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
@@ -282,20 +301,42 @@ function BulkActions({ triage }: { triage: InboxTriage }) {
           Delete
         </button>
       </span>
-      <span class="bulk-assign">
-        <label for="bulk-assignee">Assign to</label>
-        <select id="bulk-assignee" name="assignee">
-          <option value="">Nobody</option>
-          {triage.assignees.map((person) => (
-            <option key={person.id} value={person.id}>
-              {person.id === triage.userId ? `Me (${person.email})` : person.email}
-            </option>
-          ))}
-        </select>
-        <button type="submit" name="action" value="assign" class="secondary small">
-          Assign
-        </button>
-      </span>
+      {/* folded: the line of actions stays one line at laptop widths, so the list starts higher */}
+      <details class="bulk-more">
+        <summary class="bulk-more-head">Assign or label</summary>
+        <span class="bulk-assign">
+          <label for="bulk-assignee">Assign to</label>
+          <select id="bulk-assignee" name="assignee">
+            <option value="">Nobody</option>
+            {triage.assignees.map((person) => (
+              <option key={person.id} value={person.id}>
+                {person.id === triage.userId ? `Me (${person.email})` : person.email}
+              </option>
+            ))}
+          </select>
+          <button type="submit" name="action" value="assign" class="secondary small">
+            Assign
+          </button>
+        </span>
+        {triage.labels.length > 0 && (
+          <span class="bulk-assign">
+            <label for="bulk-label">Label as</label>
+            <select id="bulk-label" name="label">
+              {triage.labels.map((one) => (
+                <option key={one.id} value={one.id}>
+                  {one.name}
+                </option>
+              ))}
+            </select>
+            <button type="submit" name="action" value="label-add" class="secondary small">
+              Add
+            </button>
+            <button type="submit" name="action" value="label-remove" class="secondary small">
+              Remove
+            </button>
+          </span>
+        )}
+      </details>
     </div>
   );
 }

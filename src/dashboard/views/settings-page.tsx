@@ -3,6 +3,7 @@ import type { Workspace } from '../../services/workspaces.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
+import { AssignedDigestPanel } from './assigned-digest-panel.js';
 import { SpamDigestPanel } from './spam-digest-panel.js';
 import { PlanSummary } from './workspace-page.js';
 
@@ -17,12 +18,25 @@ interface SettingsPageProps {
   /** The workspace's spam digest as this member sees it: as saved, or as sent when refused. */
   digest: DigestSettings;
   digestErrors?: FieldErrors;
+  /** Whether this member gets the daily digest of what is open and assigned to them. */
+  assignedDigest: boolean;
   /** The viewer is one of its owners: only they may delete it. */
   owner?: boolean;
 }
 
-/** A workspace's settings: its name, its spam digest, its plan with what is left of the allowance (its usage in team mode), and, for owners, deleting it. */
-export function SettingsPage({ frame, workspace, formCount, memberCount, name, errors, digest, digestErrors, owner = false }: SettingsPageProps) {
+/** A workspace's settings: its name, its spam digest, the member's digest of what is assigned to them, its plan with what is left of the allowance (its usage in team mode), and, for owners, deleting it. */
+export function SettingsPage({
+  frame,
+  workspace,
+  formCount,
+  memberCount,
+  name,
+  errors,
+  digest,
+  digestErrors,
+  assignedDigest,
+  owner = false,
+}: SettingsPageProps) {
   return (
     <Layout title="Workspace settings" frame={frame}>
       <Panel title="General">
@@ -34,6 +48,7 @@ export function SettingsPage({ frame, workspace, formCount, memberCount, name, e
         </form>
       </Panel>
       <SpamDigestPanel workspaceId={workspace.id} csrf={frame.csrf} settings={digest} errors={digestErrors} />
+      <AssignedDigestPanel workspaceId={workspace.id} csrf={frame.csrf} mine={assignedDigest} />
       <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={frame.plans} />
       <Panel title="Erase a person">
         <p>Delete every submission that holds someone’s email address, when they ask you to: you see how many first.</p>

@@ -1,6 +1,7 @@
 import { cut, listLineOf, timeText } from '../submission-fields.js';
 import { formatShortTime } from '../time-zone.js';
 import { formPath } from './form-layout.js';
+import type { Label } from '../../domain/labels.js';
 
 /** A submission as a line of a list shows it. */
 export interface ListRow {
@@ -18,6 +19,8 @@ export interface ListRow {
   done?: boolean;
   /** The member it is assigned to: a badge with their name. */
   assigneeId?: string | null;
+  /** Its labels, each a badge in its colour. */
+  labels?: Label[];
 }
 
 /** Whom the badges name: the viewer is "You", anyone else by the part of their address before the @. */
@@ -118,6 +121,9 @@ function ListLine({
           {row.files ? <FilesMarker count={row.files} /> : null}
           {row.note ? <NoteMarker note={row.note} /> : null}
           {showDone && row.done && <span class="badge neutral line-badge">Done</span>}
+          {row.labels?.map((label) => (
+            <LabelBadge key={label.id} label={label} />
+          ))}
           {row.assigneeId && people && <AssigneeBadge id={row.assigneeId} people={people} />}
         </div>
       </td>
@@ -132,6 +138,16 @@ function ListLine({
         </time>
       </td>
     </tr>
+  );
+}
+
+/** A label in its colour; "Label: …" to a screen reader. */
+export function LabelBadge({ label }: { label: Label }) {
+  return (
+    <span class={`badge line-badge label-${label.color}`}>
+      <span class="visually-hidden">Label: </span>
+      {label.name}
+    </span>
   );
 }
 

@@ -10,6 +10,8 @@ import { fieldLabel, timeText } from '../submission-fields.js';
 import { fieldsOf } from '../../domain/submission-summary.js';
 import type { SubmissionTriage } from '../../services/triage.js';
 import { KeyboardHelp } from './keyboard-help.js';
+import { LabelBadge } from './submission-list.js';
+import type { Label } from '../../domain/labels.js';
 import { FileList } from './file-list.js';
 import { CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -38,11 +40,30 @@ interface SubmissionPageProps {
   /** Open or done, and who it is assigned to; whom it can be (issue 41). */
   triage: SubmissionTriage;
   assignees: { id: string; email: string }[];
+  /** The workspace's labels, and those the submission carries. */
+  labels: Label[];
+  carried: Label[];
 }
 
 /** One submission: every field, when it came, its status and why, and each of its deliveries. */
 export function SubmissionPage(props: SubmissionPageProps) {
-  const { frame, submission, workspace, deliveries, expiresAt, deliveryRetention, files, note, replyTo, neighbours, unread, triage, assignees } = props;
+  const {
+    frame,
+    submission,
+    workspace,
+    deliveries,
+    expiresAt,
+    deliveryRetention,
+    files,
+    note,
+    replyTo,
+    neighbours,
+    unread,
+    triage,
+    assignees,
+    labels,
+    carried,
+  } = props;
   const form = { id: submission.formId, name: submission.formName, workspaceId: submission.workspaceId, unread };
   const spam = submission.status === 'spam';
   const listPath = spam ? formPath(form.id, 'spam') : submission.status === 'held' ? `${formPath(form.id)}/held` : formPath(form.id);
@@ -86,6 +107,9 @@ export function SubmissionPage(props: SubmissionPageProps) {
       <Panel title="Fields" id="fields">
         <FieldList data={submission.data} />
       </Panel>
+      {submission.status === 'accepted' && (
+        <LabelsPanel submissionId={submission.id} labels={labels} carried={carried} csrf={frame.csrf} workspaceId={submission.workspaceId} />
+      )}
       <NotePanel submissionId={submission.id} note={note} csrf={frame.csrf} />
       {files.length > 0 && (
         <Panel title="Files" id="files">
@@ -97,6 +121,50 @@ export function SubmissionPage(props: SubmissionPageProps) {
       </Panel>
       {submission.status === 'accepted' && <KeyboardHelp />}
     </FormLayout>
+  );
+}
+
+/** The submission's labels: a box for each of the workspace's, ticked when it carries it; one save. */
+function LabelsPanel({
+  submissionId,
+  labels,
+  carried,
+  csrf,
+  workspaceId,
+}: {
+  submissionId: string;
+  labels: Label[];
+  carried: Label[];
+  csrf: string;
+  workspaceId: string;
+}) {
+  const have = new Set(carried.map((label) => label.id));
+  return (
+    <Panel title="Labels" id="labels">
+      {labels.length === 0 ? (
+        <p class="muted">
+          The workspace has no labels yet. <a href={`/w/${workspaceId}/labels`}>Make some</a>
+        </p>
+      ) : (
+        <form method="post" action={`/submissions/${submissionId}/labels`}>
+          <CsrfInput token={csrf} />
+          <fieldset class="label-choices">
+            <legend class="visually-hidden">Labels of this submission</legend>
+            {labels.map((label) => (
+              <label key={label.id} class="label-choice">
+                <input type="checkbox" name="label" value={label.id} checked={have.has(label.id)} /> <LabelBadge label={label} />
+              </label>
+            ))}
+          </fieldset>
+          <div class="actions">
+            <button type="submit" class="secondary">
+              Save labels
+            </button>
+            <a href={`/w/${workspaceId}/labels`}>Manage labels</a>
+          </div>
+        </form>
+      )}
+    </Panel>
   );
 }
 

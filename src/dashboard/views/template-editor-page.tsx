@@ -67,15 +67,18 @@ export function TemplateEditorPage(props: TemplateEditorProps) {
           <NotificationState stored={stored} />
         )}
       </Panel>
-      <CodePanel {...props} />
-      <Panel title="Preview" id="preview">
-        <p class="hint">
-          The email as it would be sent, rendered by the code that sends it and filled in with{' '}
-          {props.sample ? 'sample data (the form has no submission yet)' : 'your latest submission'}. It follows your typing; without JavaScript, press{' '}
-          <strong>Refresh preview</strong>.
-        </p>
-        <iframe name={PREVIEW_FRAME} title="Preview of the email" sandbox="" src={templatePath(form.id, kind, 'preview')} class="preview-frame" />
-      </Panel>
+      {/* the code and its preview side by side on a wide screen, the preview under the code on a narrow one (issue 41, item 11) */}
+      <div class="template-columns">
+        <CodePanel {...props} />
+        <Panel title="Preview" id="preview">
+          <p class="hint">
+            The email as it would be sent, rendered by the code that sends it and filled in with{' '}
+            {props.sample ? 'sample data (the form has no submission yet)' : 'your latest submission'}. It follows your typing; without JavaScript, press{' '}
+            <strong>Refresh preview</strong>.
+          </p>
+          <iframe name={PREVIEW_FRAME} title="Preview of the email" sandbox="" src={templatePath(form.id, kind, 'preview')} class="preview-frame" />
+        </Panel>
+      </div>
       <TestPanel frame={frame} formId={form.id} kind={kind} stored={stored} sample={props.sample} />
     </FormLayout>
   );

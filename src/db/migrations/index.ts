@@ -33,6 +33,8 @@ import { spamLearning } from './0029-spam-learning.js';
 import { spamDigest } from './0030-spam-digest.js';
 import { spamJudges } from './0031-spam-judges.js';
 import { triage } from './0032-triage.js';
+import { assignedDigest } from './0033-assigned-digest.js';
+import { labels } from './0034-labels.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -74,6 +76,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030-spam-digest': spamDigest,
   '0031-spam-judges': spamJudges,
   '0032-triage': triage,
+  '0033-assigned-digest': assignedDigest,
+  '0034-labels': labels,
 };
 
 /**

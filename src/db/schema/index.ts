@@ -12,6 +12,7 @@ import type { TokenTable } from './token.js';
 import type { SettingTable, UserTable } from './user.js';
 import type { FileReservationTable, SpamDayTable, WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
 import type { SpamDigestTable } from './spam-digest.js';
+import type { LabelTable, SubmissionLabelTable } from './label.js';
 import type { SpamModelTable, SpamTokenTable } from './spam-model.js';
 
 /** What `change_counts` counts the changes of (migration 0010), and what PostgreSQL's triggers notify (0023). */
@@ -32,6 +33,8 @@ export interface DB {
   fileReservations: FileReservationTable;
   spamDays: SpamDayTable;
   spamDigests: SpamDigestTable;
+  labels: LabelTable;
+  submissionLabels: SubmissionLabelTable;
   spamModels: SpamModelTable;
   spamTokens: SpamTokenTable;
   jobs: JobTable;

@@ -27,6 +27,10 @@ export interface WorkspaceMemberTable {
   role: 'owner' | 'member';
   /** 1 while the member wants the workspace's spam digest, 0 once they turned it off (migration 0030). */
   spamDigest: Generated<number>;
+  /** 1 while the member wants the daily digest of the open submissions assigned to them, 0 (the default) otherwise (migration 0033). */
+  assignedDigest: Generated<number>;
+  /** When the member's last digest of what is assigned to them went out (ms); null: never (migration 0033). */
+  assignedDigestSentAt: Generated<number | null>;
   createdAt: number;
 }
 

@@ -8,20 +8,22 @@ import { TriageListQuery, TriagePageSchema, TriageUpdateBody } from '../../../sc
 import { WorkspaceParams } from '../../../schemas/workspace.js';
 import type { SubmissionScope } from '../../../services/submissions.js';
 import type { SubmissionTriage } from '../../../services/triage.js';
+import type { Label } from '../../../domain/labels.js';
 import { principalOf } from '../../auth.js';
 import { envelopeJson, pageRequest } from '../../../web/pagination.js';
 import type { FastifyTypeBox } from '../../types.js';
 import { operation } from './operation.js';
 import { extendedJson, sendJsonText } from './submissions.js';
 
-/** A triage as the API writes it: times as ISO 8601. */
-function triageJson(triage: SubmissionTriage) {
+/** A triage as the API writes it: times as ISO 8601, with the labels the submission carries. */
+function triageJson(triage: SubmissionTriage, labels: Label[]) {
   return {
     submissionId: triage.submissionId,
     formId: triage.formId,
     status: triage.status,
     doneAt: triage.doneAt === null ? null : new Date(triage.doneAt).toISOString(),
     assigneeId: triage.assigneeId,
+    labels: labels.map(({ id, name, color }) => ({ id, name, color })),
   };
 }
 
@@ -41,7 +43,11 @@ export function registerTriageRoutes(app: FastifyTypeBox, ctx: AppContext): void
       params: SubmissionParams,
       response: { 200: answer(Type.Ref('Triage'), 'The submission’s triage.'), ...problemResponses('upgrade_required') },
     }),
-    async (request) => triageJson(await ctx.triage.get(principalOf(request).userId, request.params.submissionId, { api: true })),
+    async (request) => {
+      const { submissionId } = request.params;
+      const triage = await ctx.triage.get(principalOf(request).userId, submissionId, { api: true });
+      return triageJson(triage, (await ctx.labels.labelsOf([submissionId])).get(submissionId) ?? []);
+    },
   );
 
   app.patch(
@@ -51,22 +57,35 @@ export function registerTriageRoutes(app: FastifyTypeBox, ctx: AppContext): void
       tags: ['Submissions'],
       summary: 'Mark a submission done or open, or assign it',
       description:
-        'An addition to the spec: `status` marks it done (the time is kept; marking done again keeps the first) or open again; `assigneeId` assigns it to a member of its workspace, or to nobody with null. ' +
-        'An assignee who is not a member is `400 validation_error` and nothing changes. The assignee is emailed a link to the submission, unless the token is theirs.',
+        'An addition to the spec: `status` marks it done (the time is kept; marking done again keeps the first) or open again; `assigneeId` assigns it to a member of its workspace, or to nobody with null; ' +
+        '`labelIds` replaces the labels it carries. An assignee who is not a member, or a label of another workspace, is `400 validation_error` and nothing changes. ' +
+        'The assignee is emailed a link to the submission, unless the token is theirs.',
       params: SubmissionParams,
       body: TriageUpdateBody,
       response: { 200: answer(Type.Ref('Triage'), 'The submission’s triage after the change.'), ...problemResponses('upgrade_required') },
     }),
     async (request) => {
-      const saved = await ctx.triage.update({ id: principalOf(request).userId }, request.params.submissionId, request.body, { api: true });
-      return triageJson(saved);
+      const { userId } = principalOf(request);
+      const { submissionId } = request.params;
+      const { labelIds, ...change } = request.body;
+      // every part checked before any is written: a refused body changes nothing
+      if (labelIds !== undefined) await ctx.labels.checkLabels(userId, submissionId, labelIds);
+      const saved =
+        change.status !== undefined || change.assigneeId !== undefined
+          ? await ctx.triage.update({ id: userId }, submissionId, change, { api: true })
+          : await ctx.triage.get(userId, submissionId, { api: true });
+      const labels =
+        labelIds !== undefined
+          ? await ctx.labels.setLabels(userId, submissionId, labelIds)
+          : ((await ctx.labels.labelsOf([submissionId])).get(submissionId) ?? []);
+      return triageJson(saved, labels);
     },
   );
 
   const list = (
     scope: SubmissionScope,
     name: string,
-    query: { status?: 'open' | 'done'; assigneeId?: string; limit?: number; startingAfter?: string },
+    query: { status?: 'open' | 'done'; assigneeId?: string; labelId?: string; limit?: number; startingAfter?: string },
     userId: string,
   ) =>
     ctx.submissions
@@ -77,12 +96,14 @@ export function registerTriageRoutes(app: FastifyTypeBox, ctx: AppContext): void
         {
           ...(query.status ? { state: query.status } : {}),
           ...(query.assigneeId ? { assigneeId: query.assigneeId === 'none' ? null : query.assigneeId } : {}),
+          ...(query.labelId ? { labelId: query.labelId } : {}),
         },
         { api: true },
       )
       .then(async (page) => {
-        const triage = await ctx.triage.triageOf(page.rows.map((row) => row.id));
-        return envelopeJson(ctx.cursors, name, page, (row) => extendedJson(row, { triage: triageJson(triage.get(row.id)!) }));
+        const ids = page.rows.map((row) => row.id);
+        const [triage, labels] = await Promise.all([ctx.triage.triageOf(ids), ctx.labels.labelsOf(ids)]);
+        return envelopeJson(ctx.cursors, name, page, (row) => extendedJson(row, { triage: triageJson(triage.get(row.id)!, labels.get(row.id) ?? []) }));
       });
 
   app.get(
