@@ -184,6 +184,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const submissionFiles = new SubmissionFiles(database, files, plans);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
     const submissionMarks = new SubmissionMarks(database);
+    const triage = new TriageService(database, workspaces, submissionMarks, config);
     const notSpamLinks = new NotSpamLinks(database, keyring, config, plans);
     const altchaSpent = new AltchaSpentChallenges(database);
     return {
@@ -208,7 +209,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       forms,
       recipients,
       submissions,
-      exports: new ExportService(submissions, forms, workspaces, { files: submissionFiles, links: fileLinks }),
+      exports: new ExportService(submissions, forms, workspaces, { files: submissionFiles, links: fileLinks }, triage),
       erasure: new ErasureService(database, workspaces, metrics, files),
       templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom }), config),
       deliveries: new DeliveryService(database, () => instance.usage()),
@@ -222,7 +223,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       files,
       submissionFiles,
       submissionMarks,
-      triage: new TriageService(database, workspaces, submissionMarks, config),
+      triage,
       labels: new LabelService(database, workspaces, submissionMarks),
       spamDigests: new SpamDigests(database, workspaces, notSpamLinks, config),
       assignedDigests: new AssignedDigests(database, workspaces, config),

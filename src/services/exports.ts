@@ -10,6 +10,7 @@ import { type Cell, flattenFields } from './export-fields.js';
 import { type Keyset, nextOf } from './pagination.js';
 import type { SubmissionFilter, SubmissionListRow } from './submission-search.js';
 import type { SubmissionFiles } from './submission-files.js';
+import type { ExportTriage } from './triage.js';
 import { type SubmissionScope, type SubmissionService, submissionJson } from './submissions.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
@@ -24,6 +25,15 @@ export const MAX_FIELD_COLUMNS = 1000;
 export const OTHER_FIELDS_COLUMN = '_other_fields';
 /** The columns before the fields, in every CSV export. */
 export const LEADING_COLUMNS = ['id', 'createdAt', 'formId'] as const;
+/** The team's triage of each row, after its fields (issue 41, item 9): a field's column keeps its place. */
+export const TRIAGE_COLUMNS = ['status', 'assignee', 'labels'] as const;
+
+/** Where an export reads the triage of its rows (a query or two a page). */
+export interface TriageSource {
+  exportTriage(ids: readonly string[]): Promise<Map<string, ExportTriage>>;
+}
+
+type ExportRow = SubmissionListRow & { triage?: ExportTriage };
 
 export interface SubmissionExport {
   /** The form's or workspace's name, for the file's name. */
@@ -54,6 +64,8 @@ export class ExportService {
      * client holds a token). Without them, files are given as stored.
      */
     private readonly files: { files: SubmissionFiles; links: Pick<FileLinks, 'dashboardUrl'> } | null = null,
+    /** Each row's status, assignee and labels: written after its fields; without it, none. */
+    private readonly triage: TriageSource | null = null,
   ) {}
 
   /**
@@ -76,7 +88,9 @@ export class ExportService {
     const slice = new LoopSlice();
     // the dashboard's links to files are written, not counted: the CSV's first walk (names only) needs none
     const walk = (start: Keyset | null, linked = true) => this.pages(userId, scope, filter, access, start, slice, linked);
-    const chunks = format === 'json' ? jsonChunks(await opened(walk(null)), slice) : await this.csvChunks(walk, slice);
+    // the team's triage goes in the dashboard's exports; the API's stay the Submission resources as the API lists them
+    const triaged = this.triage !== null && !access.api;
+    const chunks = format === 'json' ? jsonChunks(await opened(walk(null)), slice) : await this.csvChunks(walk, slice, triaged);
     // bytes, not objects: the buffer holds at most one chunk (a page) ahead of the reader
     return { title, body: Readable.from(chunks, { objectMode: false }) };
   }
@@ -102,11 +116,21 @@ export class ExportService {
     for (;;) {
       await slice.yieldIfDue();
       const page = await this.submissions.listSubmissions(userId, scope, { limit: EXPORT_PAGE_SIZE, after }, filter, access);
-      if (page.rows.length > 0) yield access.api || !linked ? page.rows : await this.withDashboardLinks(page.rows);
+      if (page.rows.length > 0) {
+        const rows = access.api || !linked ? page.rows : await this.withDashboardLinks(page.rows);
+        // the CSV's first walk reads names only, and the API's exports carry no triage
+        yield linked && !access.api ? await this.withTriage(rows) : rows;
+      }
       const next = nextOf(page);
       if (!next) return;
       after = next;
     }
+  }
+
+  private async withTriage(rows: SubmissionListRow[]): Promise<ExportRow[]> {
+    if (!this.triage) return rows;
+    const triage = await this.triage.exportTriage(rows.map((row) => row.id));
+    return rows.map((row) => ({ ...row, triage: triage.get(row.id) }));
   }
 
   /**
@@ -134,8 +158,9 @@ export class ExportService {
    * of the set as the first walk saw it).
    */
   private async csvChunks(
-    walk: (start: Keyset | null, linked?: boolean) => AsyncGenerator<SubmissionListRow[]>,
+    walk: (start: Keyset | null, linked?: boolean) => AsyncGenerator<ExportRow[]>,
     slice: LoopSlice,
+    triaged: boolean,
   ): Promise<AsyncGenerator<string>> {
     const names = new Set<string>();
     let overflow = false;
@@ -152,7 +177,7 @@ export class ExportService {
       }
     }
     const columns = [...names];
-    const header = [...LEADING_COLUMNS, ...columns, ...(overflow ? [OTHER_FIELDS_COLUMN] : [])];
+    const header = [...LEADING_COLUMNS, ...columns, ...(overflow ? [OTHER_FIELDS_COLUMN] : []), ...(triaged ? TRIAGE_COLUMNS : [])];
     // from just above the newest row the first walk saw (every row of its millisecond included)
     const start = newest && { createdAt: newest.createdAt + 1, id: '' };
     const rows = newest ? await opened(walk(start)) : null;
@@ -164,7 +189,7 @@ async function* csvBody(
   header: string[],
   columns: string[],
   overflow: boolean,
-  pages: AsyncGenerator<SubmissionListRow[]> | null,
+  pages: AsyncGenerator<ExportRow[]> | null,
   newest: Keyset | null,
   slice: LoopSlice,
 ): AsyncGenerator<string> {
@@ -187,7 +212,7 @@ async function* csvBody(
   }
 }
 
-function csvRecord(row: SubmissionListRow, columns: string[], overflow: boolean): Cell[] {
+function csvRecord(row: ExportRow, columns: string[], overflow: boolean): Cell[] {
   const cells = flattenFields(dataOf(row));
   const record: Cell[] = [row.id, new Date(row.createdAt).toISOString(), row.formId];
   for (const name of columns) {
@@ -196,16 +221,18 @@ function csvRecord(row: SubmissionListRow, columns: string[], overflow: boolean)
   }
   // NOTE: the rows are those the first walk saw, so whatever is left of their fields is past the cap
   if (overflow) record.push(cells.size > 0 ? JSON.stringify(Object.fromEntries(cells)) : '');
+  if (row.triage) record.push(row.triage.status, row.triage.assignee ?? '', neutraliseFormula(row.triage.labels.join(', ')));
   return record;
 }
 
 /** A JSON array of the API's Submission resources, `data` as stored; `]` only when every row is out. */
-async function* jsonChunks(pages: AsyncGenerator<SubmissionListRow[]>, slice: LoopSlice): AsyncGenerator<string> {
+async function* jsonChunks(pages: AsyncGenerator<ExportRow[]>, slice: LoopSlice): AsyncGenerator<string> {
   let first = true;
   for await (const rows of pages) {
     let items: string[] = [];
     for (const row of rows) {
-      items.push(submissionJson(row));
+      // the Submission as the API writes it, then its triage (an addition, as the triage API's lists have it)
+      items.push(row.triage ? `${submissionJson(row).slice(0, -1)},"triage":${JSON.stringify(row.triage)}}` : submissionJson(row));
       if (slice.due()) {
         yield `${first ? '[\n' : ',\n'}${items.join(',\n')}`;
         first = false;

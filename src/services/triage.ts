@@ -39,6 +39,14 @@ export interface TriageActor {
   email?: string;
 }
 
+/** A row's triage as an export writes it: the assignee by address, the labels by name. */
+export interface ExportTriage {
+  status: TriageState;
+  doneAt: string | null;
+  assignee: string | null;
+  labels: string[];
+}
+
 /** An open count stops here: the page says "999+" past it, and a million open cost as little as a thousand. */
 export const OPEN_CAP = 1000;
 
@@ -86,6 +94,42 @@ export class TriageService {
       .where('id', 'in', [...ids])
       .execute();
     return new Map(rows.map((row) => [row.id, triageOf(row)]));
+  }
+
+  /** The triage of exported rows (issue 41, item 9): the assignee by address, the labels by name; two queries a page. */
+  async exportTriage(ids: readonly string[]): Promise<Map<string, ExportTriage>> {
+    if (ids.length === 0) return new Map();
+    const [rows, labels] = await Promise.all([
+      this.database.db
+        .selectFrom('submissions')
+        .leftJoin('users', 'users.id', 'submissions.assigneeId')
+        .select(['submissions.id', 'submissions.doneAt', 'users.email'])
+        .where('submissions.id', 'in', [...ids])
+        .execute(),
+      this.database.db
+        .selectFrom('submissionLabels')
+        .innerJoin('labels', 'labels.id', 'submissionLabels.labelId')
+        .select(['submissionLabels.submissionId', 'labels.name'])
+        .where('submissionLabels.submissionId', 'in', [...ids])
+        .orderBy('labels.folded')
+        .execute(),
+    ]);
+    const named = new Map<string, string[]>();
+    for (const label of labels) named.set(label.submissionId, [...(named.get(label.submissionId) ?? []), label.name]);
+    return new Map(
+      rows.map((row) => {
+        const doneAt = row.doneAt === null ? null : Number(row.doneAt);
+        return [
+          row.id,
+          {
+            status: doneAt === null ? 'open' : 'done',
+            doneAt: doneAt === null ? null : new Date(doneAt).toISOString(),
+            assignee: row.email,
+            labels: named.get(row.id) ?? [],
+          },
+        ];
+      }),
+    );
   }
 
   /** The members one can assign a submission of the workspace to: any member, oldest first. */

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { assetUrl } from '../../src/dashboard/assets.js';
+import { newId } from '../../src/ids.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { person, type Person } from '../helpers/members.js';
@@ -84,6 +85,39 @@ describe(`dashboard and public pages: compressed text, and a description on ever
     }
     const login = await raw(`${app.publicUrl}/login`, { accept: 'text/html', 'accept-encoding': 'gzip' });
     assert.equal(login.headers['content-encoding'], 'gzip');
+  });
+
+  // Issue 41's bar: a page of the inbox, 50 ordinary submissions with a label each, weighs at most 60 KB as sent
+  it('sends a page of 50 submissions in at most 60 KB, gzip or br', async () => {
+    const busy = (await app.ctx.forms.createForm(owner.userId, owner.workspaceId, { name: 'Busy' })).id;
+    const label = await app.ctx.labels.create(owner.userId, owner.workspaceId, { name: 'Quote', color: 'green' });
+    const t = Date.now() - 60_000;
+    const rows = Array.from({ length: 55 }, (_, i) => ({
+      id: newId(),
+      formId: busy,
+      workspaceId: owner.workspaceId,
+      data: JSON.stringify({
+        name: `Person Number ${i}`,
+        email: `person.${i}@example.com`,
+        message: `Hello, we would like a quote for ${i + 10} desks and chairs for the new office.\nCould you also tell us how long delivery takes?`,
+        interests: ['Desks', 'Chairs'],
+      }),
+      status: 'accepted' as const,
+      createdAt: t + i,
+      searchText: '',
+      assigneeId: i % 3 === 0 ? owner.userId : null,
+    }));
+    await app.ctx.database.db.insertInto('submissions').values(rows).execute();
+    await app.ctx.database.db
+      .insertInto('submissionLabels')
+      .values(rows.map((row) => ({ submissionId: row.id, labelId: label.id, createdAt: row.createdAt })))
+      .execute();
+    for (const encoding of ['gzip', 'br']) {
+      const answer = await raw(`${app.publicUrl}/forms/${busy}`, { cookie: cookieOf(owner), accept: 'text/html', 'accept-encoding': encoding });
+      assert.equal(answer.status, 200);
+      assert.equal([...answer.text.matchAll(/name="id" value=/g)].length, 50);
+      assert.ok(answer.bytes.length <= 60 * 1024, `${encoding}: ${answer.bytes.length} bytes (${answer.text.length} uncompressed)`);
+    }
   });
 
   it('never compresses a page that shows a secret, an export, or the API (BREACH; docs/decisions.md)', async () => {

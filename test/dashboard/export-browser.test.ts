@@ -102,7 +102,7 @@ describe('export in Chromium: what a visitor typed comes back in the CSV and JSO
     assert.ok(csv.text.startsWith(BOM));
     const [header, row, ...rest] = csvRecords(csv.text);
     assert.equal(rest.length, 0);
-    assert.deepEqual(header, ['id', 'createdAt', 'formId', 'name', 'company', 'message', 'note', 'topics']);
+    assert.deepEqual(header, ['id', 'createdAt', 'formId', 'name', 'company', 'message', 'note', 'topics', 'status', 'assignee', 'labels']);
     assert.deepEqual(row, [
       stored.id,
       new Date(stored.createdAt).toISOString(),
@@ -112,11 +112,22 @@ describe('export in Chromium: what a visitor typed comes back in the CSV and JSO
       submitted.message,
       `'${submitted.note}`,
       'sales, support',
+      'open',
+      '',
+      '',
     ]);
 
     const json = await downloadVia(page, 'Export JSON');
     assert.equal(json.name, `kontakt-zoë-submissions-${day}.json`);
-    assert.deepEqual(JSON.parse(json.text), [{ id: stored.id, formId: form.id, data: submitted, createdAt: new Date(stored.createdAt).toISOString() }]);
+    assert.deepEqual(JSON.parse(json.text), [
+      {
+        id: stored.id,
+        formId: form.id,
+        data: submitted,
+        createdAt: new Date(stored.createdAt).toISOString(),
+        triage: { status: 'open', doneAt: null, assignee: null, labels: [] },
+      },
+    ]);
 
     const workspace = await downloadVia(page, 'Export workspace CSV');
     assert.equal(workspace.name, `my-workspace-submissions-${day}.csv`);

@@ -46,25 +46,33 @@ describe('dashboard: export', () => {
   });
   after(() => app?.close());
 
-  it('downloads a form’s submissions as CSV and JSON on a FREE workspace', async () => {
+  it('downloads a form’s submissions as CSV and JSON on a FREE workspace, each with its triage (issue 41)', async () => {
     assert.equal((await app.ctx.workspaces.getForMember(ownerId, workspaceId)).plan, 'FREE');
+    // Ann is done, assigned to the owner and labelled; Bob is open
+    const [quote, urgent] = [
+      await app.ctx.labels.create(ownerId, workspaceId, { name: 'Quote', color: 'green' }),
+      await app.ctx.labels.create(ownerId, workspaceId, { name: '=Urgent', color: 'red' }),
+    ];
+    await app.ctx.triage.update({ id: ownerId }, ids.first, { status: 'done', assigneeId: ownerId });
+    await app.ctx.labels.setLabels(ownerId, ids.first, [quote.id, urgent.id]);
+    const ownerEmail = (await app.ctx.database.db.selectFrom('users').select('email').where('id', '=', ownerId).executeTakeFirstOrThrow()).email;
     const csv = await get(owner, `/forms/${form.id}/export?format=csv`);
     assert.equal(csv.status, 200);
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv; charset=utf-8/);
     assert.match(csv.headers.get('content-disposition') ?? '', /^attachment; filename="contact-submissions-\d{4}-\d{2}-\d{2}\.csv"$/);
     assert.deepEqual(csvRecords(csv.text), [
-      ['id', 'createdAt', 'formId', 'name', 'city'],
-      [ids.second, new Date(t0 + 1).toISOString(), form.id, 'Bob', ''],
-      [ids.first, new Date(t0).toISOString(), form.id, 'Ann', "'=1+1"],
+      ['id', 'createdAt', 'formId', 'name', 'city', 'status', 'assignee', 'labels'],
+      [ids.second, new Date(t0 + 1).toISOString(), form.id, 'Bob', '', 'open', '', ''],
+      [ids.first, new Date(t0).toISOString(), form.id, 'Ann', "'=1+1", 'done', ownerEmail, "'=Urgent, Quote"],
     ]);
     const json = await get(owner, `/forms/${form.id}/export?format=json`);
     assert.equal(json.status, 200);
     assert.match(json.headers.get('content-disposition') ?? '', /filename="contact-submissions-\d{4}-\d{2}-\d{2}\.json"/);
     assert.deepEqual(
-      JSON.parse(json.text).map((s: any) => [s.id, s.data]),
+      JSON.parse(json.text).map((s: any) => [s.id, s.data, s.triage.status, s.triage.assignee, s.triage.labels]),
       [
-        [ids.second, { name: 'Bob' }],
-        [ids.first, { name: 'Ann', city: '=1+1' }],
+        [ids.second, { name: 'Bob' }, 'open', null, []],
+        [ids.first, { name: 'Ann', city: '=1+1' }, 'done', ownerEmail, ['=Urgent', 'Quote']],
       ],
     );
   });
@@ -74,7 +82,7 @@ describe('dashboard: export', () => {
     assert.equal(csv.status, 200);
     assert.match(csv.headers.get('content-disposition') ?? '', /filename="my-workspace-submissions-/);
     const [header, ...rows] = csvRecords(csv.text);
-    assert.deepEqual(header, ['id', 'createdAt', 'formId', 'item', 'size.w', 'name', 'city']);
+    assert.deepEqual(header, ['id', 'createdAt', 'formId', 'item', 'size.w', 'name', 'city', 'status', 'assignee', 'labels']);
     assert.deepEqual(
       rows.map((row) => [row[0], row[2]]),
       [

@@ -65,10 +65,13 @@ describe(`dashboard in Chromium: labels and triage (${TEST_DIALECT})`, { skip: n
     const lines = page.getByRole('table', { name: 'Submissions' });
     await lines.getByRole('checkbox', { name: /Ann Archer/ }).check();
     await lines.getByRole('checkbox', { name: /Cy Cooper/ }).check();
+    // folded beside the bulk buttons
+    await page.getByText('Assign or label').click();
     await page.getByLabel('Label as').selectOption({ label: 'Urgent' });
     await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Add', exact: true }).click()]);
     assert.ok(await page.getByText('Label added to 2 submissions').isVisible());
     await lines.getByRole('checkbox', { name: /Bob Baker/ }).check();
+    await page.getByText('Assign or label').click();
     await page.getByLabel('Assign to').selectOption({ label: 'Me (owner@example.com)' });
     await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Assign', exact: true }).click()]);
     const bob = lines.getByRole('row').filter({ has: page.getByRole('link', { name: /^Bob Baker/ }) });
