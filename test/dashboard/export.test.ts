@@ -53,8 +53,8 @@ describe('dashboard: export', () => {
       await app.ctx.labels.create(ownerId, workspaceId, { name: 'Quote', color: 'green' }),
       await app.ctx.labels.create(ownerId, workspaceId, { name: '=Urgent', color: 'red' }),
     ];
-    await app.ctx.triage.update({ id: ownerId }, ids.first, { status: 'done', assigneeId: ownerId });
-    await app.ctx.labels.setLabels(ownerId, ids.first, [quote.id, urgent.id]);
+    await app.ctx.triage.update({ id: ownerId }, ids.first!, { status: 'done', assigneeId: ownerId });
+    await app.ctx.labels.setLabels(ownerId, ids.first!, [quote.id, urgent.id]);
     const ownerEmail = (await app.ctx.database.db.selectFrom('users').select('email').where('id', '=', ownerId).executeTakeFirstOrThrow()).email;
     const csv = await get(owner, `/forms/${form.id}/export?format=csv`);
     assert.equal(csv.status, 200);
