@@ -51,13 +51,7 @@ export function PlanSummary({ workspace, formCount, memberCount, plans }: { work
             <span class="muted">{limits.unlimited ? ' · no limit' : ` of ${number(limits.forms)}`}</span>
           </dd>
         </div>
-        <div>
-          <dt>File storage used</dt>
-          <dd>
-            {megabytes(Number(workspace.fileBytes ?? 0))}
-            <span class="muted"> of {megabytes(uploadCeilings(workspace.plan, plans.isUpgraded(workspace.plan)).storageBytes)}</span>
-          </dd>
-        </div>
+        <StorageStat workspace={workspace} plans={plans} />
         <div>
           <dt>Team members</dt>
           <dd>
@@ -74,6 +68,19 @@ export function PlanSummary({ workspace, formCount, memberCount, plans }: { work
   );
 }
 
+/** The workspace's stored files against its ceiling: the same in both modes (the ceiling is the installation's, not a plan's words). */
+function StorageStat({ workspace, plans }: { workspace: Workspace; plans: PlanRules }) {
+  return (
+    <div>
+      <dt>File storage used</dt>
+      <dd>
+        {megabytes(Number(workspace.fileBytes ?? 0))}
+        <span class="muted"> of {megabytes(uploadCeilings(workspace.plan, plans.isUpgraded(workspace.plan)).storageBytes)}</span>
+      </dd>
+    </div>
+  );
+}
+
 /** Team mode speaks no plans (issue 41, item 16): what the workspace holds, without a plan, an allowance or "no limit". */
 function UsageSummary({ workspace, formCount, memberCount, plans }: { workspace: Workspace; formCount: number; memberCount: number; plans: PlanRules }) {
   return (
@@ -87,13 +94,7 @@ function UsageSummary({ workspace, formCount, memberCount, plans }: { workspace:
           <dt>Forms</dt>
           <dd>{number(formCount)}</dd>
         </div>
-        <div>
-          <dt>File storage used</dt>
-          <dd>
-            {megabytes(Number(workspace.fileBytes ?? 0))}
-            <span class="muted"> of {megabytes(uploadCeilings(workspace.plan, plans.isUpgraded(workspace.plan)).storageBytes)}</span>
-          </dd>
-        </div>
+        <StorageStat workspace={workspace} plans={plans} />
         <div>
           <dt>Team members</dt>
           <dd>
