@@ -146,18 +146,21 @@ export class TriageService {
   }
 
   /**
-   * Open accepted submissions of a form or a workspace, counted up to OPEN_CAP (the partial indexes
-   * of open ones serve it). The caller has checked membership (the inbox's page did).
+   * Open accepted submissions of a form or a workspace (only those assigned to `assigneeId`, when
+   * given), counted up to OPEN_CAP (the partial indexes of open ones serve it). The caller has
+   * checked membership (the inbox's page did).
    */
-  async openCount(scope: MarkScope): Promise<number> {
+  async openCount(scope: MarkScope, assigneeId?: string): Promise<number> {
     const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
-    const open = this.database.db
+    let open = this.database.db
       .selectFrom('submissions')
       .select('submissions.id')
       .where(`submissions.${column}`, '=', value)
       .where('submissions.status', '=', sql.lit('accepted'))
-      .where('submissions.doneAt', 'is', null)
-      .limit(OPEN_CAP);
+      .where('submissions.doneAt', 'is', null);
+    // a member's own: the partial index of open assigned ones (migration 0033) holds only those
+    if (assigneeId !== undefined) open = open.where('submissions.assigneeId', '=', assigneeId);
+    open = open.limit(OPEN_CAP);
     const row = await this.database.db
       .selectFrom(open.as('open'))
       .select((eb) => eb.fn.countAll<number | string>().as('n'))

@@ -134,6 +134,7 @@ describe(`dashboard: triage, open and done, assignees (${TEST_DIALECT})`, () => 
     const adaClient = await loggedIn(app, ada.email);
     const mine = await adaClient.get(`/forms/${formId}?assignee=me`);
     assert.deepEqual(listedIds(mine.html), [a]);
+    assert.match(mine.html, /aria-current="page">Mine<span class="view-count"> 1<\/span>/, 'Mine counts hers');
     assert.match(mine.html, /<span class="visually-hidden">Assigned to <\/span>You<\/span>/);
     const ownerView = await owner.client.get(`/forms/${formId}`);
     assert.match(ownerView.html, new RegExp(`title="${ada.email}"><span class="visually-hidden">Assigned to </span>${ada.email.split('@')[0]}</span>`));

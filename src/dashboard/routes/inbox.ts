@@ -33,18 +33,19 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const userId = accountOf(request).user.id;
     const list = listOf(request, ctx.cursors, `submissions:form:${formId}`, userId);
     await countSearch(request, reply, list.filter);
-    const [page, held, days, open, assignees, labels] = await Promise.all([
+    const [page, held, days, open, mine, assignees, labels] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
       ctx.stats.formDays(userId, formId),
       ctx.triage.openCount({ formId }),
+      ctx.triage.openCount({ formId }, userId),
       ctx.triage.assignees(userId, form.workspaceId),
       ctx.labels.list(userId, form.workspaceId),
     ]);
     const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    const triage = { view: list.view, open, assignees, userId, labels, labelsPath: `/w/${form.workspaceId}/labels` };
+    const triage = { view: list.view, open, mine, assignees, userId, labels, labelsPath: `/w/${form.workspaceId}/labels` };
     return sendPage(reply, FormInboxPage({ frame, form, held, days, triage, ...shown, exportPath: `${path}/export` }), list.status);
   });
 
@@ -54,9 +55,10 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const userId = accountOf(request).user.id;
     const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`, userId);
     await countSearch(request, reply, list.filter);
-    const [page, open, assignees, labels] = await Promise.all([
+    const [page, open, mine, assignees, labels] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter),
       ctx.triage.openCount({ workspaceId }),
+      ctx.triage.openCount({ workspaceId }, userId),
       ctx.triage.assignees(userId, workspaceId),
       ctx.labels.list(userId, workspaceId),
     ]);
@@ -68,7 +70,7 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const path = `/w/${workspaceId}/submissions`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    const triage = { view: list.view, open, assignees, userId, labels, labelsPath: `/w/${workspaceId}/labels` };
+    const triage = { view: list.view, open, mine, assignees, userId, labels, labelsPath: `/w/${workspaceId}/labels` };
     return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, triage, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
   });
 

@@ -23,8 +23,9 @@ export interface Pager {
 /** The inbox's triage: the view asked for, the open count, and who can be assigned. */
 export interface InboxTriage {
   view: TriageView;
-  /** Open submissions, counted up to OPEN_CAP. */
+  /** Open submissions, and the viewer's own among them, each counted up to OPEN_CAP. */
   open: number;
+  mine: number;
   assignees: { id: string; email: string }[];
   /** The workspace's labels: the filter, the bulk action. */
   labels: Label[];
@@ -172,8 +173,8 @@ function Inbox({
 function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage; values: FilterValues }) {
   const { state, assignee } = triage.view;
   const views: { label: string; view: TriageView; count?: string }[] = [
-    { label: 'Open', view: { state: 'open', assignee: '', label: '' }, count: triage.open >= OPEN_CAP ? `${OPEN_CAP - 1}+` : String(triage.open) },
-    { label: 'Mine', view: { state: 'open', assignee: 'me', label: '' } },
+    { label: 'Open', view: { state: 'open', assignee: '', label: '' }, count: counted(triage.open) },
+    { label: 'Mine', view: { state: 'open', assignee: 'me', label: '' }, count: counted(triage.mine) },
     { label: 'Done', view: { state: 'done', assignee: '', label: '' } },
     { label: 'All', view: { state: 'all', assignee: '', label: '' } },
   ];
@@ -192,6 +193,9 @@ function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage
     </nav>
   );
 }
+
+/** A count as a view shows it: "999+" past the cap. */
+const counted = (n: number) => (n >= OPEN_CAP ? `${OPEN_CAP - 1}+` : String(n));
 
 /** `path?…` with the non-empty parameters. */
 function withParams(path: string, params: Record<string, string | undefined>): string {
