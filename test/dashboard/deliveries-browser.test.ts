@@ -127,7 +127,7 @@ describe(`dashboard in Chromium: a form's delivery log (${TEST_DIALECT})`, { ski
     assert.ok(await off.getByRole('link', { name: 'save the webhook settings' }).isVisible());
     await checkPage(page, 'deliveries-webhook-off');
     await page.goto(`${app.publicUrl}/forms/${formId}/settings`);
-    assert.ok(await page.getByRole('status').filter({ hasText: 'Saving these settings turns it on again' }).isVisible());
+    assert.ok(await page.getByRole('status').filter({ hasText: 'Save notifications turns it on again' }).isVisible());
     await checkPage(page, 'settings-webhook-off');
   });
 

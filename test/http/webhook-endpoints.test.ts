@@ -168,7 +168,7 @@ describe(`webhooks: Retry-After, 410 Gone and the current URL (${TEST_DIALECT})`
     assert.equal((await mails()).length, 1, 'the owner is emailed');
     const settings = await owner.client.get(`/forms/${formId}/settings`);
     assert.match(settings.html, /The webhook is turned off since/);
-    assert.match(settings.html, /Saving these settings turns it on again/);
+    assert.match(settings.html, /<strong>Save notifications<\/strong> turns it on again/);
     const log = await owner.client.get(`/forms/${formId}/deliveries`);
     assert.match(log.html, /The webhook is turned off since/);
 
