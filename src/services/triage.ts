@@ -135,14 +135,7 @@ export class TriageService {
   /** The members one can assign a submission of the workspace to: any member, oldest first. */
   async assignees(userId: string, workspaceId: string): Promise<{ id: string; email: string }[]> {
     await this.workspaces.getForMember(userId, workspaceId);
-    return this.database.db
-      .selectFrom('workspaceMembers')
-      .innerJoin('users', 'users.id', 'workspaceMembers.userId')
-      .select(['users.id', 'users.email'])
-      .where('workspaceMembers.workspaceId', '=', workspaceId)
-      .orderBy('workspaceMembers.createdAt')
-      .orderBy('users.email')
-      .execute();
+    return this.membersOf(workspaceId).orderBy('workspaceMembers.createdAt').orderBy('users.email').execute();
   }
 
   /**
@@ -203,14 +196,17 @@ export class TriageService {
     });
   }
 
-  private async member(workspaceId: string, userId: string): Promise<{ id: string; email: string }> {
-    const member = await this.database.db
+  /** The workspace's members, each by id and address. */
+  private membersOf(workspaceId: string) {
+    return this.database.db
       .selectFrom('workspaceMembers')
       .innerJoin('users', 'users.id', 'workspaceMembers.userId')
       .select(['users.id', 'users.email'])
-      .where('workspaceMembers.workspaceId', '=', workspaceId)
-      .where('workspaceMembers.userId', '=', userId)
-      .executeTakeFirst();
+      .where('workspaceMembers.workspaceId', '=', workspaceId);
+  }
+
+  private async member(workspaceId: string, userId: string): Promise<{ id: string; email: string }> {
+    const member = await this.membersOf(workspaceId).where('workspaceMembers.userId', '=', userId).executeTakeFirst();
     if (!member) throw validationError(['assigneeId: must be a member of the submission’s workspace'], 'The assignee is not a member of this workspace.');
     return member;
   }

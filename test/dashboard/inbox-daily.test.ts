@@ -5,16 +5,12 @@ import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { scaleTop } from '../../src/dashboard/views/chart.js';
 import { newId } from '../../src/ids.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { listedIds } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { flashOf, type Person, person } from '../helpers/members.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 
 const visitor = visitorAddresses(77);
-
-/** The ids of the submissions a page lists (its checkboxes), in order. */
-function listedIds(html: string): string[] {
-  return [...html.matchAll(/name="id" value="([^"]+)"/g)].map((m) => m[1]!);
-}
 
 /** The ids of the lines shown unread (a dot and a bold name). */
 function unreadIds(html: string): string[] {

@@ -4,16 +4,12 @@ import { sql } from 'kysely';
 import { dayOf } from '../../src/db/schema/daily-count.js';
 import { SearchIndexer } from '../../src/jobs/search-indexer.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { listedIds } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { alertOf, flashOf, type Person, person } from '../helpers/members.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 
 const visitor = visitorAddresses(61);
-
-/** The ids of the submissions a page lists (its checkboxes), in order. */
-function listedIds(html: string): string[] {
-  return [...html.matchAll(/name="id" value="([^"]+)"/g)].map((m) => m[1]!);
-}
 
 /** A link of the page by its text. */
 function linkTo(html: string, text: string): string | undefined {

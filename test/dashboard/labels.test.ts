@@ -2,15 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { LABELS_PER_WORKSPACE } from '../../src/domain/labels.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { listedIds } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { flashOf, type Person, person } from '../helpers/members.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 
 const visitor = visitorAddresses(69);
-
-function listedIds(html: string): string[] {
-  return [...html.matchAll(/name="id" value="([^"]+)"/g)].map((m) => m[1]!);
-}
 
 /** The labels a line of the inbox shows, by the submission's id. */
 function lineLabels(html: string, id: string): string[] {

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { listedIds } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { flashOf, loggedIn, type Person, person } from '../helpers/members.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 
 const visitor = visitorAddresses(67);
-
-/** The ids of the submissions a page lists (its checkboxes), in order. */
-function listedIds(html: string): string[] {
-  return [...html.matchAll(/name="id" value="([^"]+)"/g)].map((m) => m[1]!);
-}
 
 /** The count beside the Open view. */
 function openCount(html: string): string | undefined {

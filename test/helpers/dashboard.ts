@@ -114,3 +114,8 @@ export function elementText(html: string, id: string): string | undefined {
   const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(html);
   return match ? decodeEntities(match[1]!.replace(/<[^>]+>/g, '')).trim() : undefined;
 }
+
+/** The ids of the submissions a list page shows (its lines' checkboxes), in order. */
+export function listedIds(html: string): string[] {
+  return [...html.matchAll(/name="id" value="([^"]+)"/g)].map((m) => m[1]!);
+}

@@ -15,6 +15,7 @@ import type { MarkScope } from '../../services/submission-marks.js';
 import { ProblemError } from '../../errors.js';
 import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
 import { readTriageView, viewParams } from '../triage-view.js';
+import { withQuery } from '../links.js';
 
 /** Rows a page of the inbox shows: one line each, so a page is a few screens at most. */
 export const INBOX_PAGE_SIZE = 50;
@@ -203,12 +204,6 @@ export function pagerOf(cursors: CursorCodec, list: string, path: string, values
 
 /** What a list's links carry: its filter's values and its view. */
 type LinkParams = Partial<FilterValues> & { state?: string; assignee?: string };
-
-/** `path?…` with the non-empty parameters, or `path` alone. */
-export function withQuery(path: string, params: LinkParams & { cursor?: string }): string {
-  const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
-  return query ? `${path}?${query}` : path;
-}
 
 /** Who a dashboard search is counted against: the browser's session (its id's hash). */
 export function sessionKey(request: FastifyRequest): string {

@@ -5,7 +5,8 @@ import { sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { HeldPage } from '../views/held-page.js';
 import { SpamPage } from '../views/spam-page.js';
-import { INBOX_PAGE_SIZE, pagerOf, withQuery } from './inbox.js';
+import { INBOX_PAGE_SIZE, pagerOf } from './inbox.js';
+import { withQuery } from '../links.js';
 
 type FolderRequest = { Params: { formId: string }; Querystring: { cursor?: unknown } };
 

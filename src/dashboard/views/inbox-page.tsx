@@ -6,6 +6,7 @@ import { CsrfInput, EmptyState, Field } from './components.js';
 import { type ListRow, SubmissionList } from './submission-list.js';
 import { KeyboardHelp, KeyboardHelpButton } from './keyboard-help.js';
 import { type TriageView, viewParams } from '../triage-view.js';
+import { withQuery } from '../links.js';
 import type { Label } from '../../domain/labels.js';
 import { OPEN_CAP } from '../../services/triage.js';
 import { FormLayout, formPath } from './form-layout.js';
@@ -183,7 +184,7 @@ function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage
       {views.map(({ label, view, count }) => (
         <a
           key={label}
-          href={withParams(path, { search: values.search, ...viewParams(view) })}
+          href={withQuery(path, { search: values.search, ...viewParams(view) })}
           aria-current={view.state === state && view.assignee === assignee && !triage.view.label ? 'page' : undefined}
         >
           {label}
@@ -196,12 +197,6 @@ function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage
 
 /** A count as a view shows it: "999+" past the cap. */
 const counted = (n: number) => (n >= OPEN_CAP ? `${OPEN_CAP - 1}+` : String(n));
-
-/** `path?…` with the non-empty parameters. */
-function withParams(path: string, params: Record<string, string | undefined>): string {
-  const query = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1]))).toString();
-  return query ? `${path}?${query}` : path;
-}
 
 /** The search on one line above the list; the dates and the assignee folded beside it until used. */
 function SearchForm({
