@@ -3,7 +3,7 @@
  * `formgate serve` (built dist/), prints every figure next to its target, and writes them with the
  * machine's description to bench/results/<date>.json. See bench/README.md for how to read them.
  *
- * FORMGATE_BENCH_ONLY=submit,list,search,drain,start,dashboard,charts runs a part; FORMGATE_BENCH_DIALECTS=sqlite one dialect.
+ * FORMGATE_BENCH_ONLY=submit,list,search,drain,start,dashboard,charts,inbox runs a part; FORMGATE_BENCH_DIALECTS=sqlite one dialect.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,11 +16,12 @@ import { startSinks } from './lib/sinks.js';
 import { runCharts } from './scenarios/charts.js';
 import { runDashboard } from './scenarios/dashboard.js';
 import { runDrain } from './scenarios/drain.js';
+import { runInbox } from './scenarios/inbox.js';
 import { runList, runSearch, seedListFixture } from './scenarios/list.js';
 import { runStart } from './scenarios/start.js';
 import { runSubmit } from './scenarios/submit.js';
 
-const only = new Set((process.env.FORMGATE_BENCH_ONLY ?? 'start,submit,list,search,drain,dashboard,charts').split(','));
+const only = new Set((process.env.FORMGATE_BENCH_ONLY ?? 'start,submit,list,search,drain,dashboard,charts,inbox').split(','));
 const wanted = (process.env.FORMGATE_BENCH_DIALECTS ?? 'sqlite,postgres').split(',') as BenchDialect[];
 
 function say(message: string): void {
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
     if (await postgresAnswers()) dialects.push('postgres');
     else say('SKIPPED: no PostgreSQL answers (set FORMGATE_BENCH_PG_URL); the PostgreSQL figures are missing');
   }
-  const results: Results = { submit: [], list: [], search: [], drain: [], start: [], dashboard: [], charts: [] };
+  const results: Results = { submit: [], list: [], search: [], drain: [], start: [], dashboard: [], charts: [], inbox: [] };
   const sinks = await startSinks();
   try {
     for (const dialect of dialects) {
@@ -46,6 +47,12 @@ async function main(): Promise<void> {
       if (only.has('dashboard')) {
         say(`dashboard page, ${dialect}`);
         results.dashboard.push(await runDashboard(dialect));
+      }
+      if (only.has('inbox')) {
+        say(`inbox, ${dialect}: seeding ${SETTINGS.inboxSubmissions.toLocaleString('en')} submissions over 4 forms, then triage`);
+        const inbox = await runInbox(dialect);
+        say(`inbox, ${dialect}: seeding and triage took ${Math.round(inbox.seedMs / 1000)} s`);
+        results.inbox.push(inbox);
       }
       if (only.has('charts')) {
         say(`chart queries, ${dialect}: seeding 50,000 submissions over 30 days`);

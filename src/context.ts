@@ -37,6 +37,7 @@ import { StatsService } from './services/stats.js';
 import { SubmissionService } from './services/submissions.js';
 import { TriageService } from './services/triage.js';
 import { LabelService } from './services/labels.js';
+import { SavedViewService } from './services/saved-views.js';
 import { SubmissionMarks } from './services/submission-marks.js';
 import { NotSpamLinks } from './services/not-spam-links.js';
 import { SpamDigests } from './services/spam-digests.js';
@@ -122,6 +123,7 @@ export interface AppContext {
   triage: TriageService;
   /** A workspace's labels, and which submissions carry them (issue 41). */
   labels: LabelService;
+  savedViews: SavedViewService;
   /** The spam folder of the API: one submission marked as spam or "Not spam", answering what became of it (issue 40, item 6). */
   spamVerdicts: SpamVerdicts;
   /** The spam digest emails and their settings (issue 40, item 3). */
@@ -225,6 +227,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       submissionMarks,
       triage,
       labels: new LabelService(database, workspaces, submissionMarks),
+      savedViews: new SavedViewService(database, workspaces),
       spamDigests: new SpamDigests(database, workspaces, notSpamLinks, config),
       assignedDigests: new AssignedDigests(database, workspaces, config),
       notSpamLinks,

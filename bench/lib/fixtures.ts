@@ -49,7 +49,13 @@ export async function createForm(ctx: AppContext, account: Account, settings: Fo
  * visitor's post leaves, and seeding 50,000 takes seconds instead of minutes.
  */
 export async function seedSubmissions(ctx: AppContext, formId: string, count: number, fields: (i: number) => [string, string][]): Promise<void> {
-  const writer = new SubmissionWriter(ctx.database, async () => undefined);
+  await seedSpread(ctx, () => formId, count, fields);
+}
+
+/** As seedSubmissions, the i-th submission to the form `formOf(i)`: one stream spread over several forms, interleaved in time. */
+export async function seedSpread(ctx: AppContext, formOf: (i: number) => string, count: number, fields: (i: number) => [string, string][]): Promise<void> {
+  // the installation's plan rules, as serve's writer has them (team mode: no allowance)
+  const writer = new SubmissionWriter(ctx.database, async () => undefined, ctx.plans);
   const pipeline = new IntakePipeline(
     ctx.forms,
     writer,
@@ -57,12 +63,13 @@ export async function seedSubmissions(ctx: AppContext, formId: string, count: nu
     { urls: ctx.config.captchaVerifyUrls, altcha: ctx.altcha },
     pino({ level: 'silent' }),
   );
-  const BATCH = 500;
+  // at most 1% of the stream at once: the writer commits a batch form by form, so small seeds still interleave their forms in time
+  const BATCH = Math.max(1, Math.min(500, Math.floor(count / 100)));
   for (let start = 0; start < count; start += BATCH) {
     const batch = Array.from({ length: Math.min(BATCH, count - start) }, (_, k) => {
       // each visitor from its own address, as on a real site (the spam filter counts repeats per address)
       const i = start + k;
-      return pipeline.receive(formId, fieldsFromPairs(fields(i)), `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+      return pipeline.receive(formOf(i), fieldsFromPairs(fields(i)), `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
     });
     const received = await Promise.all(batch);
     const notAccepted = received.filter((r) => r.outcome !== 'accepted').length;

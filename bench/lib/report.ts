@@ -2,6 +2,7 @@ import type { LoadFigures } from '../load/spec.js';
 import type { ChartsResult } from '../scenarios/charts.js';
 import type { DashboardResult } from '../scenarios/dashboard.js';
 import type { DrainResult } from '../scenarios/drain.js';
+import type { InboxResult } from '../scenarios/inbox.js';
 import type { ListResult, SearchResult } from '../scenarios/list.js';
 import type { StartResult } from '../scenarios/start.js';
 import type { SubmitResult } from '../scenarios/submit.js';
@@ -23,6 +24,7 @@ export interface Results {
   start: StartResult[];
   dashboard: DashboardResult[];
   charts: ChartsResult[];
+  inbox: InboxResult[];
 }
 
 const NAME = { sqlite: 'SQLite', postgres: 'PostgreSQL' } as const;
@@ -30,6 +32,7 @@ const SUBMIT_RATIO = { sqlite: 0.5, postgres: 0.3 } as const;
 
 const ratio = (n: number) => n.toFixed(2);
 const cpu = (us: number | null) => (us === null ? '?' : `${us.toLocaleString('en')} µs`);
+const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const share = (f: LoadFigures, of: LoadFigures) => ratio(f.requestsPerSec / of.requestsPerSec);
 const load = (f: LoadFigures) => `${f.requestsPerSec.toLocaleString('en')} req/s, p50 ${f.p50Ms} ms, p99 ${f.p99Ms} ms, ${f.errors} errors`;
 
@@ -138,6 +141,32 @@ export function rowsOf(results: Results): Row[] {
       met: r.page.p50Ms <= 5 && r.page.errors === 0,
     });
     rows.push({ scenario, figure: 'server CPU per page', measured: cpu(r.cpuPerPageUs), target: '', met: null });
+  }
+  for (const r of results.inbox) {
+    const scenario = `inbox, ${NAME[r.dialect]}`;
+    rows.push({
+      scenario,
+      figure: `${r.submissions.toLocaleString('en')} submissions, ${r.open.toLocaleString('en')} open`,
+      measured: '1 connection, as a browser asks (Accept-Encoding)',
+      target: '',
+      met: null,
+    });
+    for (const s of r.surfaces) {
+      rows.push({
+        scenario,
+        figure: `${s.name}, ${s.load.errors} errors`,
+        measured: `p50 ${s.load.p50Ms} ms, p99 ${s.load.p99Ms} ms, ${cpu(s.cpuPerRequestUs)} CPU a page`,
+        target: 'p50 ≤ 5 ms',
+        met: s.load.p50Ms <= 5 && s.load.errors === 0,
+      });
+      rows.push({
+        scenario,
+        figure: `  its page: ${s.rows} rows`,
+        measured: `${kb(s.sentBytes)} ${s.encoding} (${kb(s.htmlBytes)} of HTML)`,
+        target: '50 rows, ≤ 60 KB',
+        met: s.rows === 50 && s.sentBytes <= 60 * 1024,
+      });
+    }
   }
   for (const r of results.charts) {
     const scenario = `chart queries, ${NAME[r.dialect]}`;

@@ -8,6 +8,8 @@ export const SETTINGS = {
   /** Submissions in the list and search scenarios' workspace (its whole allowance). */
   listSubmissions: 50_000,
   drainJobs: 10_000,
+  /** Submissions in the inbox scenario's workspace (issue 41's bar: an inbox of 100,000). */
+  inboxSubmissions: 100_000,
   /** The submit scenario spreads its load over this many upgraded workspaces, each allowed 50,000 submissions. */
   submitWorkspaces: 8,
 };

@@ -18,14 +18,16 @@ export async function formFrame(
   reply: FastifyReply,
   ctx: AppContext,
   formId: string,
-): Promise<{ frame: Frame; form: FormWithPlan & { unread: number } }> {
+): Promise<{ frame: Frame; form: FormWithPlan & { unread: number; spam: number } }> {
   const form = await ctx.forms.formForMember(accountOf(request).user.id, formId);
-  // the Submissions tab says how many are unread (a count that stops at UNREAD_CAP); the header's
-  // badge says whether it takes submissions (a query only for a capped form)
-  const [frame, unread, states] = await Promise.all([
+  // the Submissions tab says how many are unread (a count that stops at UNREAD_CAP), the Spam tab how
+  // many are in the folder (one that stops at SPAM_COUNT_CAP); the header's badge says whether it
+  // takes submissions (a query only for a capped form)
+  const [frame, unread, spam, states] = await Promise.all([
     frameFor(request, reply, ctx, { workspaceId: form.workspaceId, section: 'forms' }),
     ctx.submissionMarks.unreadCounts([form.id]),
+    ctx.submissions.countSpam(form.id),
     ctx.forms.states([form]),
   ]);
-  return { frame, form: { ...form, unread: unread.get(form.id) ?? 0, state: states.get(form.id) ?? 'open' } };
+  return { frame, form: { ...form, unread: unread.get(form.id) ?? 0, spam, state: states.get(form.id) ?? 'open' } };
 }

@@ -39,6 +39,7 @@ import { registerSetupRoutes } from './routes/setup.js';
 import { registerSpamRoutes } from './routes/spam.js';
 import { registerSubmissionRoutes } from './routes/submission.js';
 import { registerLabelRoutes } from './routes/labels.js';
+import { registerSavedViewRoutes } from './routes/saved-views.js';
 import { registerTemplateRoutes } from './routes/templates.js';
 import { registerTokenRoutes } from './routes/tokens.js';
 import { registerWorkspaceHomeRoutes } from './routes/workspace-home.js';
@@ -138,7 +139,8 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerInboxRoutes(app, ctx, searchLimits);
   registerSubmissionRoutes(app, ctx);
   registerLabelRoutes(app, ctx);
-  registerSpamRoutes(app, ctx);
+  registerSavedViewRoutes(app, ctx);
+  registerSpamRoutes(app, ctx, searchLimits);
   registerDeliveryRoutes(app, ctx);
   registerTemplateRoutes(app, ctx, redis);
   registerExportRoutes(app, ctx, searchLimits, exportLimits);

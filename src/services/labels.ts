@@ -1,4 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
+import { PreparedListQuery } from '../db/prepared-list-query.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import { isLabelColor, LABEL_COLORS, LABEL_NAME_MAX, LABELS_PER_WORKSPACE, type Label, type LabelColor } from '../domain/labels.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -20,6 +22,28 @@ export interface LabelInput {
  * submission is `not_found`, and a label of one workspace never reaches another's submission.
  */
 export class LabelService {
+  // Every page of the inbox lists the workspace's labels and those of its rows: built once, and
+  // prepared once per PostgreSQL connection (db/prepared-query.ts). The membership check is in the
+  // same statement: the list is empty unless the account is a member.
+  private readonly memberLabels = new PreparedQuery<{ userId: string; workspaceId: string }, { id: string; name: string; color: string }>(
+    (db, { userId, workspaceId }) =>
+      db
+        .selectFrom('labels')
+        .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'labels.workspaceId')
+        .select(['labels.id', 'labels.name', 'labels.color'])
+        .where('labels.workspaceId', '=', workspaceId)
+        .where('workspaceMembers.userId', '=', userId)
+        .orderBy('labels.folded'),
+  );
+  private readonly pageLabels = new PreparedListQuery((db, _: Record<string, never>, ids) =>
+    db
+      .selectFrom('submissionLabels')
+      .innerJoin('labels', 'labels.id', 'submissionLabels.labelId')
+      .select(['submissionLabels.submissionId', 'labels.id', 'labels.name', 'labels.color'])
+      .where('submissionLabels.submissionId', 'in', ids)
+      .orderBy('labels.folded'),
+  );
+
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
@@ -28,8 +52,10 @@ export class LabelService {
 
   /** The workspace's labels by name, for any member. */
   async list(userId: string, workspaceId: string): Promise<Label[]> {
-    await this.workspaces.getForMember(userId, workspaceId);
-    return this.labelsOfWorkspace(this.database.db, workspaceId);
+    const labels = (await this.memberLabels.execute(this.database.db, { userId, workspaceId })) as Label[];
+    // none: no labels, or not a member; the workspace service tells them apart, as everywhere
+    if (labels.length === 0) await this.workspaces.getForMember(userId, workspaceId);
+    return labels;
   }
 
   async create(userId: string, workspaceId: string, input: LabelInput): Promise<Label> {
@@ -79,13 +105,7 @@ export class LabelService {
   async labelsOf(submissionIds: readonly string[]): Promise<Map<string, Label[]>> {
     const found = new Map<string, Label[]>();
     if (submissionIds.length === 0) return found;
-    const rows = await this.database.db
-      .selectFrom('submissionLabels')
-      .innerJoin('labels', 'labels.id', 'submissionLabels.labelId')
-      .select(['submissionLabels.submissionId', 'labels.id', 'labels.name', 'labels.color'])
-      .where('submissionLabels.submissionId', 'in', [...submissionIds])
-      .orderBy('labels.folded')
-      .execute();
+    const rows = await this.pageLabels.execute(this.database.db, {}, submissionIds);
     for (const row of rows) {
       const list = found.get(row.submissionId) ?? [];
       list.push({ id: row.id, name: row.name, color: row.color as LabelColor });

@@ -198,7 +198,23 @@ export async function forgetSpamDays(database: Database, retentionMs: number, no
   return Number(result.numDeletedRows);
 }
 
-/** A submission leaves the spam folder (Not spam): its day no longer counts it, nor its bytes (fields and stored files). */
+/**
+ * Spam deleted from the dashboard (its Delete, docs/decisions.md) leaves the folder's bound at once,
+ * as Not spam does: each that the filter caught is taken off its day (the owner's own Mark as spam was
+ * never counted). In the deleting transaction, before its files are released: their bytes count.
+ */
+export async function uncountDeletedSpam(trx: Transaction<DB>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const rows = await trx
+    .selectFrom('submissions')
+    .select(['id', 'workspaceId', 'data', 'createdAt', 'spamReasons'])
+    .where('id', 'in', ids)
+    .where('status', '=', 'spam')
+    .execute();
+  for (const row of rows) if (!wasInInbox(row.spamReasons)) await uncountSpam(trx, row.workspaceId, row);
+}
+
+/** A submission leaves the spam folder (Not spam, Delete): its day no longer counts it, nor its bytes (fields and stored files). */
 async function uncountSpam(trx: Transaction<DB>, workspaceId: string, submission: { id: string; data: unknown; createdAt: number }): Promise<void> {
   const files = await trx
     .selectFrom('submissionFiles')

@@ -3,6 +3,7 @@
 // the intake's; deleting them, the deletions'.
 import type { Readable } from 'node:stream';
 import type { Database } from '../db/database.js';
+import { PreparedListQuery } from '../db/prepared-list-query.js';
 import type { SubmissionFileRow } from '../db/schema/submission-file.js';
 import { PlanRules } from '../domain/plans.js';
 import { withoutHiddenCharacters } from '../domain/uploads.js';
@@ -31,6 +32,16 @@ export type DownloadAccess = { userId: string; api: boolean; submissionId?: stri
 const IDS_PER_QUERY = 500;
 
 export class SubmissionFiles {
+  // The inbox's marker on every page: built once per size of the page's list of ids.
+  private readonly storedRows = new PreparedListQuery((db, _: Record<string, never>, ids) =>
+    db
+      .selectFrom('submissionFiles')
+      .select(['submissionId', (eb) => eb.fn.countAll<number | string>().as('count')])
+      .where('submissionId', 'in', ids)
+      .where('storageKey', 'is not', null)
+      .groupBy('submissionId'),
+  );
+
   constructor(
     private readonly database: Database,
     private readonly store: FileStore,
@@ -63,13 +74,7 @@ export class SubmissionFiles {
   async storedCounts(submissionIds: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     for (let i = 0; i < submissionIds.length; i += IDS_PER_QUERY) {
-      const rows = await this.database.db
-        .selectFrom('submissionFiles')
-        .select(['submissionId', (eb) => eb.fn.countAll<number | string>().as('count')])
-        .where('submissionId', 'in', submissionIds.slice(i, i + IDS_PER_QUERY))
-        .where('storageKey', 'is not', null)
-        .groupBy('submissionId')
-        .execute();
+      const rows = await this.storedRows.execute(this.database.db, {}, submissionIds.slice(i, i + IDS_PER_QUERY));
       for (const row of rows) counts.set(row.submissionId, Number(row.count));
     }
     return counts;

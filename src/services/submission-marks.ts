@@ -59,6 +59,11 @@ export class SubmissionMarks {
       .where('forms.id', 'in', formIds),
   );
 
+  // A page's marks, on every page of the inbox: built once per size of the page's list of ids.
+  private readonly rowMarks = new PreparedListQuery((db, _: Record<string, never>, ids) =>
+    db.selectFrom('submissions').select(['id', 'unread', 'note', 'doneAt', 'assigneeId']).where('id', 'in', ids),
+  );
+
   constructor(private readonly database: Database) {}
 
   /**
@@ -77,7 +82,7 @@ export class SubmissionMarks {
   /** Unread flags, notes and triage of a page's rows (one query). */
   async marksOf(ids: readonly string[]): Promise<Map<string, RowMarks>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.database.db.selectFrom('submissions').select(['id', 'unread', 'note', 'doneAt', 'assigneeId']).where('id', 'in', ids).execute();
+    const rows = await this.rowMarks.execute(this.database.db, {}, ids);
     return new Map(rows.map((row) => [row.id, { unread: row.unread === 1, note: row.note, done: row.doneAt !== null, assigneeId: row.assigneeId }]));
   }
 

@@ -27,10 +27,17 @@ export interface SubmissionFilter {
   assigneeId?: string | null;
   /** Only those that carry this label. */
   labelId?: string;
+  /** Only those nobody of the team has opened yet (the inbox's view, issue 41 item 8). */
+  unread?: boolean;
+  /** Only those with a stored file. */
+  hasFiles?: boolean;
 }
 
 /** Narrows a query of submissions to the filter's time range and triage (everything but its search). */
-export function narrowedBy<Q extends SelectQueryBuilder<DB, 'submissions', object>>(query: Q, { from, to, state, assigneeId, labelId }: SubmissionFilter): Q {
+export function narrowedBy<Q extends SelectQueryBuilder<DB, 'submissions', object>>(
+  query: Q,
+  { from, to, state, assigneeId, labelId, unread, hasFiles }: SubmissionFilter,
+): Q {
   let narrowed = query;
   if (from !== undefined) narrowed = narrowed.where('submissions.createdAt', '>=', from) as Q;
   if (to !== undefined) narrowed = narrowed.where('submissions.createdAt', '<', to) as Q;
@@ -49,12 +56,24 @@ export function narrowedBy<Q extends SelectQueryBuilder<DB, 'submissions', objec
       ),
     ) as Q;
   }
+  if (unread) narrowed = narrowed.where('submissions.unread', '=', 1) as Q;
+  if (hasFiles) {
+    // the files' index (submission_id, position) answers each row's question
+    narrowed = narrowed.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('submissionFiles')
+          .select('submissionFiles.submissionId')
+          .whereRef('submissionFiles.submissionId', '=', 'submissions.id')
+          .where('submissionFiles.storageKey', 'is not', null),
+      ),
+    ) as Q;
+  }
   return narrowed;
 }
 
 /** Whether the filter narrows by triage: such a list is not the plain one the prepared form pages serve. */
 export function triaged(filter: SubmissionFilter): boolean {
-  return filter.state !== undefined || filter.assigneeId !== undefined || filter.labelId !== undefined;
+  return filter.state !== undefined || filter.assigneeId !== undefined || filter.labelId !== undefined || filter.unread === true || filter.hasFiles === true;
 }
 
 // named, not `*`: a listing returns these, the API writes them out as stored

@@ -21,7 +21,9 @@ import {
   reasonsOf,
   type SpamFolderState,
   spamFolderState,
+  uncountDeletedSpam,
 } from './quarantine.js';
+import { countSpam, lockWorkspacesOf, searchSpam, spamIdsOf } from './spam-folder.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 
 /** One submission as its own page shows it, whatever its status. */
@@ -185,13 +187,17 @@ export class SubmissionService {
   /**
    * Deletes several submissions for good, all or none, in one transaction: every id must be a
    * submission of a workspace the account belongs to (else `not_found`, naming the first that is
-   * not), and none may be quarantined spam (`409`, as for one). At most DELETE_LIMIT at once.
+   * not), and none may be quarantined spam (`409`, as for one) unless `spam` allows it: the
+   * dashboard's Delete, a member's choice (docs/decisions.md, "Deleting spam from the dashboard");
+   * the API's DELETE keeps its 409. At most DELETE_LIMIT at once.
    */
-  async deleteSubmissions(userId: string, ids: string[]): Promise<number> {
+  async deleteSubmissions(userId: string, ids: string[], options: { spam?: boolean } = {}): Promise<number> {
     const wanted = [...new Set(ids)];
     if (wanted.length === 0) throw validationError(['ids: choose at least one submission'], 'No submission was chosen.');
     if (wanted.length > DELETE_LIMIT) throw tooMany();
     const { deleted, released } = await this.database.transaction(async (trx) => {
+      // spam leaves its folder's bound: its workspace is locked first, as Not spam locks it
+      if (options.spam) await lockWorkspacesOf(trx, userId, wanted);
       const found = await trx
         .selectFrom('submissions')
         .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
@@ -201,9 +207,11 @@ export class SubmissionService {
         .execute();
       const missing = wanted.find((id) => !found.some((row) => row.id === id));
       if (missing !== undefined) throw new ProblemError('not_found', `Submission ${missing} was not found.`);
-      if (found.some((row) => row.status === 'spam')) {
+      const spam = found.filter((row) => row.status === 'spam').map((row) => row.id);
+      if (spam.length > 0 && !options.spam) {
         throw new ProblemError('conflict', 'This submission is quarantined as spam; it is removed on its own when the retention period ends.');
       }
+      await uncountDeletedSpam(trx, spam);
       const released = await releaseFiles(trx, { submissionIds: wanted }, Date.now());
       const result = await trx.deleteFrom('submissions').where('id', 'in', wanted).executeTakeFirst();
       return { deleted: Number(result.numDeletedRows), released };
@@ -216,6 +224,22 @@ export class SubmissionService {
   async listFolder(userId: string, formId: string, status: 'spam' | 'held', page: PageRequest): Promise<Page<FolderRow>> {
     await this.forms.formForMember(userId, formId);
     return listFolder(this.database, formId, status, page);
+  }
+
+  /** A page of a form's spam folder whose fields contain `search`, checking a bounded share of it per page (spam-folder.ts; member-checked). */
+  async searchSpam(userId: string, formId: string, page: PageRequest, search: string): Promise<Page<FolderRow>> {
+    await this.forms.formForMember(userId, formId);
+    return searchSpam(this.database, formId, page, search);
+  }
+
+  /** How many of a form's submissions are spam, up to SPAM_COUNT_CAP (the caller checked membership: a form's page frame). */
+  countSpam(formId: string): Promise<number> {
+    return countSpam(this.database, formId);
+  }
+
+  /** The chosen ids if every one is spam of this form of the account's workspace (oldest first); `not_found` naming the first that is not. */
+  spamIdsOf(userId: string, formId: string, ids: string[]): Promise<string[]> {
+    return spamIdsOf(this.database, userId, formId, ids);
   }
 
   /** The spam folder of a form's workspace: how full it is against its bound, and the spam dropped past it (member-checked). */

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Config } from '../config/config.js';
 import type { Database, Queryable } from '../db/database.js';
 import { fromJson } from '../db/database.js';
+import { PreparedQuery } from '../db/prepared-query.js';
 import { fieldsOf, firstLineOf, whoOf } from '../domain/submission-summary.js';
 import { ProblemError, validationError } from '../errors.js';
 import { EMAIL_KIND, type EmailPayload } from '../jobs/channels/email.js';
@@ -58,6 +59,29 @@ export const OPEN_CAP = 1000;
  * they assigned it to themselves.
  */
 export class TriageService {
+  // Every page of the inbox counts its open submissions and the viewer's, and lists the members:
+  // built once, and prepared once per PostgreSQL connection (db/prepared-query.ts).
+  private readonly openCounts = {
+    formId: { all: openCountQuery('formId', false), mine: openCountQuery('formId', true) },
+    workspaceId: { all: openCountQuery('workspaceId', false), mine: openCountQuery('workspaceId', true) },
+  };
+
+  // the membership check in the same statement: the list is empty unless the account is a member
+  private readonly memberList = new PreparedQuery<{ userId: string; workspaceId: string }, { id: string; email: string }>((db, { userId, workspaceId }) =>
+    db
+      .selectFrom('workspaceMembers')
+      .innerJoin('users', 'users.id', 'workspaceMembers.userId')
+      .select(['users.id', 'users.email'])
+      .where('workspaceMembers.workspaceId', '=', workspaceId)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('workspaceMembers as viewer').select('viewer.userId').where('viewer.workspaceId', '=', workspaceId).where('viewer.userId', '=', userId),
+        ),
+      )
+      .orderBy('workspaceMembers.createdAt')
+      .orderBy('users.email'),
+  );
+
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
@@ -132,33 +156,24 @@ export class TriageService {
     );
   }
 
-  /** The members one can assign a submission of the workspace to: any member, oldest first. */
-  async assignees(userId: string, workspaceId: string): Promise<{ id: string; email: string }[]> {
-    await this.workspaces.getForMember(userId, workspaceId);
-    return this.membersOf(workspaceId).orderBy('workspaceMembers.createdAt').orderBy('users.email').execute();
-  }
-
   /**
    * Open accepted submissions of a form or a workspace (only those assigned to `assigneeId`, when
-   * given), counted up to OPEN_CAP (the partial indexes of open ones serve it). The caller has
-   * checked membership (the inbox's page did).
+   * given), counted up to OPEN_CAP (the partial indexes of open ones serve it: 0032, 0033, and 0036
+   * for a form's assigned ones). The caller has checked membership (the inbox's page did).
    */
   async openCount(scope: MarkScope, assigneeId?: string): Promise<number> {
-    const [column, value] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
-    let open = this.database.db
-      .selectFrom('submissions')
-      .select('submissions.id')
-      .where(`submissions.${column}`, '=', value)
-      .where('submissions.status', '=', sql.lit('accepted'))
-      .where('submissions.doneAt', 'is', null);
-    // a member's own: the partial index of open assigned ones (migration 0033) holds only those
-    if (assigneeId !== undefined) open = open.where('submissions.assigneeId', '=', assigneeId);
-    open = open.limit(OPEN_CAP);
-    const row = await this.database.db
-      .selectFrom(open.as('open'))
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const [column, owner] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
+    const query = this.openCounts[column][assigneeId === undefined ? 'all' : 'mine'];
+    const row = await query.executeTakeFirst(this.database.db, { owner, assigneeId: assigneeId ?? '' });
+    return Number(row?.n ?? 0);
+  }
+
+  /** The members one can assign a submission of the workspace to: any member, oldest first (`not_found` unless the account is one). */
+  async assignees(userId: string, workspaceId: string): Promise<{ id: string; email: string }[]> {
+    const members = await this.memberList.execute(this.database.db, { userId, workspaceId });
+    // none: the account is not a member (a member lists itself); the workspace service says so as everywhere
+    if (members.length === 0) await this.workspaces.getForMember(userId, workspaceId);
+    return members;
   }
 
   private async apply(actor: TriageActor, workspaceId: string, rows: TriageRow[], change: TriageChange): Promise<number> {
@@ -270,4 +285,22 @@ function summaryOf(row: TriageRow) {
 /** A person leaves a workspace (or is removed): what was assigned to them there is assigned to nobody. */
 export async function unassignLeaver(db: Queryable, workspaceId: string, userId: string): Promise<void> {
   await db.updateTable('submissions').set({ assigneeId: null }).where('assigneeId', '=', userId).where('workspaceId', '=', workspaceId).execute();
+}
+
+/**
+ * Open accepted submissions of a form or a workspace (`mine`: assigned to `assigneeId`), counted up to
+ * OPEN_CAP. NOTE: the status and the cap are literals, so that PostgreSQL matches the partial indexes'
+ * own conditions whether it plans the prepared statement for its parameters or generically.
+ */
+function openCountQuery(column: 'formId' | 'workspaceId', mine: boolean) {
+  return new PreparedQuery<{ owner: string; assigneeId: string }, { n: number | string }>((db, { owner, assigneeId }) => {
+    let open = db
+      .selectFrom('submissions')
+      .select('submissions.id')
+      .where(`submissions.${column}`, '=', owner)
+      .where('submissions.status', '=', sql.lit('accepted'))
+      .where('submissions.doneAt', 'is', null);
+    if (mine) open = open.where('submissions.assigneeId', '=', assigneeId);
+    return db.selectFrom(open.limit(sql.lit(OPEN_CAP)).as('open')).select((eb) => eb.fn.countAll<number | string>().as('n'));
+  });
 }

@@ -98,10 +98,12 @@ describe(`dashboard in Chromium: the inbox's keys (${TEST_DIALECT})`, { skip: ne
     assert.equal(await dialog.isVisible(), false);
   });
 
-  it('opens with o, and on a submission’s page goes older with j, newer with k, and marks done with e', async () => {
+  it('opens with o (in the reading pane), and on a submission’s page goes older with j, newer with k, and marks done with e', async () => {
     await page.goto(`${app.publicUrl}/forms/${formId}`);
     await page.keyboard.press('j');
-    await Promise.all([page.waitForURL(/\/submissions\/[a-z2-7]+$/), page.keyboard.press('o')]);
+    await Promise.all([page.waitForURL(/submission=/), page.keyboard.press('o')]);
+    assert.ok(await page.getByRole('heading', { level: 2, name: 'Di' }).isVisible());
+    await Promise.all([page.waitForURL(/\/submissions\/[a-z2-7]+$/), page.getByRole('link', { name: /^Its deliveries and details/ }).click()]);
     assert.ok(await page.getByRole('heading', { level: 1, name: 'Di' }).isVisible());
     await pressAndLoad('j');
     assert.ok(await page.getByRole('heading', { level: 1, name: 'Cy' }).isVisible());

@@ -80,13 +80,16 @@ describe(`dashboard in Chromium: labels and triage (${TEST_DIALECT})`, { skip: n
     assert.match((await ann.innerText()).replace(/\s+/g, ' '), /Label: Urgent/);
     await checkPage(page, 'inbox-triage');
 
-    await Promise.all([page.waitForURL(/\/submissions\//), ann.getByRole('link').first().click()]);
-    assert.ok(await page.getByRole('checkbox', { name: 'Label: Urgent' }).isChecked());
-    await page.getByRole('checkbox', { name: 'Label: Quote' }).check();
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Save labels' }).click()]);
+    // in the reading pane beside the list (issue 41, item 2): its labels, then done, which goes on to the next one
+    await Promise.all([page.waitForURL(/submission=/), ann.getByRole('link').first().click()]);
+    const pane = page.getByRole('region', { name: 'Ann Archer' });
+    assert.ok(await pane.getByRole('checkbox', { name: 'Label: Urgent' }).isChecked());
+    await pane.getByRole('checkbox', { name: 'Label: Quote' }).check();
+    await Promise.all([page.waitForLoadState('load'), pane.getByRole('button', { name: 'Save labels' }).click()]);
     assert.ok(await page.getByText('Labels saved').isVisible());
+    assert.match(page.url(), /submission=[a-z0-9]+#labels$/, 'back in the pane');
     await checkPage(page, 'submission-triage');
-    await Promise.all([page.waitForURL(new RegExp(`/forms/${formId}$`)), page.getByRole('button', { name: 'Mark as done' }).click()]);
+    await Promise.all([page.waitForURL(new RegExp(`/forms/${formId}(\\?submission=[a-z0-9]+)?$`)), pane.getByRole('button', { name: 'Mark as done' }).click()]);
     assert.equal(await lines.getByRole('link', { name: /^Ann Archer/ }).count(), 0, 'done: out of the Open view');
     await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Done' }).click();
     await page.waitForURL(/state=done/);

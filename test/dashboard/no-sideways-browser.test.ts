@@ -63,6 +63,9 @@ describe(`dashboard in Chromium: no page scrolls sideways (${TEST_DIALECT})`, { 
       `/w/${w}/erase`,
       `/w/${w}/delete`,
       `/forms/${f}`,
+      // the reading pane beside the list, and alone below 1100 px (issue 41, item 2)
+      `/forms/${f}?submission=${s}`,
+      `/w/${w}/submissions?state=all&submission=${s}`,
       `/forms/${f}/setup`,
       `/forms/${f}/settings`,
       `/forms/${f}/spam`,

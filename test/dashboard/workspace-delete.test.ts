@@ -125,7 +125,7 @@ for (const store of ['folder', 's3'] as const) {
 
     it('the owner’s settings link to a page counting what goes with it; members see no such link', async () => {
       const settings = await owner.client.get(`/w/${doomed}/settings`);
-      assert.match(settings.html, new RegExp(`<a class="button secondary" href="/w/${doomed}/delete">Delete this workspace…</a>`));
+      assert.match(settings.html, new RegExp(`<a class="button danger" href="/w/${doomed}/delete">Delete this workspace…</a>`));
       const theirs = await member.client.get(`/w/${doomed}/settings`);
       assert.equal(theirs.status, 200);
       assert.doesNotMatch(theirs.html, /Delete this workspace/);

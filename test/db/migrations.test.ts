@@ -195,6 +195,16 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0037-saved-views: its column. */
+async function undoSavedViews(raw: Kysely<any>): Promise<void> {
+  await sql`ALTER TABLE workspace_members DROP COLUMN saved_views`.execute(raw);
+}
+
+/** Back to before 0036-form-assigned-open: its index. */
+async function undoFormAssignedOpen(raw: Kysely<any>): Promise<void> {
+  await sql`DROP INDEX submissions_form_assigned_open`.execute(raw);
+}
+
 /** Back to before 0034-labels: its tables (their indexes with them). */
 async function undoLabels(raw: Kysely<any>): Promise<void> {
   for (const table of ['submission_labels', 'labels']) await sql`DROP TABLE ${sql.table(table)}`.execute(raw);
@@ -436,6 +446,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -490,6 +502,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -561,6 +575,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -587,6 +603,8 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -644,6 +662,8 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -664,6 +684,8 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -708,6 +730,8 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -726,6 +750,8 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -777,6 +803,8 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -800,6 +828,8 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -855,6 +885,8 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -888,6 +920,8 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -929,6 +963,8 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -945,6 +981,8 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -977,6 +1015,8 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -998,6 +1038,8 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoSavedViews(raw);
+    await undoFormAssignedOpen(raw);
     await undoLabels(raw);
     await undoAssignedDigest(raw);
     await undoTriage(raw);
@@ -1033,6 +1075,8 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0032-triage',
       '0033-assigned-digest',
       '0034-labels',
+      '0036-form-assigned-open',
+      '0037-saved-views',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;

@@ -115,7 +115,10 @@ const FIELDS: Record<string, string[]> = {
   '/w/:workspaceId/labels': ['name', 'color'],
   '/w/:workspaceId/labels/:labelId': ['name', 'color'],
   '/w/:workspaceId/labels/:labelId/delete': [],
+  '/w/:workspaceId/views': ['name', 'form', 'query'],
+  '/w/:workspaceId/views/:viewId/delete': [],
   '/forms/:formId/bulk': ['id', 'pageId', 'all', 'back', 'action', 'assignee', 'label'],
+  '/forms/:formId/spam/bulk': ['id', 'pageId', 'all', 'back', 'action'],
   '/w/:workspaceId/submissions/bulk': ['id', 'pageId', 'all', 'back', 'action', 'assignee', 'label'],
   '/account/time-zone': ['timeZone'],
 };
@@ -262,6 +265,8 @@ describe('fuzz: every form of the dashboard', () => {
     }
     const label = await db.selectFrom('labels').select('id').where('workspaceId', '=', own.workspaceId!).executeTakeFirst();
     own.labelId = label?.id ?? (await app.ctx.labels.create(userId, own.workspaceId!, { name: `Fuzz ${Date.now()}`, color: 'blue' })).id;
+    const [view] = await app.ctx.savedViews.list(userId, own.workspaceId!);
+    own.viewId = view?.id ?? (await app.ctx.savedViews.save(userId, own.workspaceId!, { name: `Fuzz ${Date.now()}`, formId: null, query: 'unread=1' })).id;
     const member = await db
       .selectFrom('workspaceMembers')
       .select('userId')

@@ -112,6 +112,10 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /w/:workspaceId/labels': { variants: [{ body: { name: 'Planted', color: 'red' } }] },
   'POST /w/:workspaceId/labels/:labelId': { variants: [{ body: { name: 'Taken over' } }] },
   'POST /w/:workspaceId/labels/:labelId/delete': PATH_ONLY,
+  'POST /w/:workspaceId/views': {
+    variants: [{ body: { name: 'Planted', form: '', query: 'unread=1' } }, { body: { name: 'Planted', form: ':formId', query: '' } }],
+  },
+  'POST /w/:workspaceId/views/:viewId/delete': PATH_ONLY,
   'POST /forms/:formId/bulk': {
     variants: [
       { body: { id: ':submissionId', action: 'spam' } },
@@ -147,7 +151,14 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /forms/:formId/settings/recipients/resend': { variants: [{ body: { resend: 'intruder@example.com' } }] },
   'GET /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
   'POST /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
-  'GET /forms/:formId/spam': PATH_ONLY,
+  'GET /forms/:formId/spam': { variants: [{}, { query: { search: SHARED_WORD } }] },
+  'POST /forms/:formId/spam/bulk': {
+    variants: [
+      { body: { id: ':submissionId', action: 'not-spam' } },
+      { body: { id: ':submissionId', action: 'delete' } },
+      { body: { pageId: ':submissionId', all: '1', action: 'not-spam' } },
+    ],
+  },
   'GET /forms/:formId/held': PATH_ONLY,
   'POST /forms/:formId/test-submission': PATH_ONLY,
   'GET /forms/:formId/test-submission/:submissionId': PATH_ONLY,
@@ -205,6 +216,7 @@ export const NATURAL_KIND: Record<string, string> = {
   invitationId: 'invitation',
   fileId: 'file',
   labelId: 'label',
+  viewId: 'view',
 };
 
 /** Parameters that are not ids but one of a few words: always given this value. */

@@ -38,6 +38,8 @@ export interface Holdings {
   invitation: string;
   /** A label of `workspace`, on `submission`. */
   label: string;
+  /** A saved view of `workspace`'s inbox (issue 41, item 8). */
+  view: string;
   client: DashboardClient;
 }
 
@@ -113,6 +115,7 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
   const { invitation } = await app.ctx.invitations.invite(user.id, workspace.id, `${tag}-invitee@example.com`);
   const label = await app.ctx.labels.create(user.id, workspace.id, { name: `${tag} label`, color: 'red' });
   await app.ctx.labels.setLabels(user.id, submission, [label.id]);
+  const view = await app.ctx.savedViews.save(user.id, workspace.id, { name: `${tag} view`, formId: null, query: `label=${label.id}` });
 
   const client = new DashboardClient(app);
   await client.enter('/login', email, PASSWORD);
@@ -133,6 +136,7 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
     member: member.user.id,
     invitation: invitation.id,
     label: label.id,
+    view: view.id,
     client,
   };
 }
@@ -153,5 +157,6 @@ export function idsOf(h: Holdings): Record<string, string> {
     member: h.member,
     invitation: h.invitation,
     label: h.label,
+    view: h.view,
   };
 }

@@ -15,6 +15,8 @@ function move(step) {
   const next = at < 0 ? 0 : Math.min(all.length - 1, Math.max(0, at + step));
   all[next].focus();
   all[next].scrollIntoView({ block: 'nearest' });
+  // with a submission open beside the list, the pane follows (assets/reading-pane.js)
+  if (document.getElementById('reading-pane') && window.matchMedia('(min-width: 1100px)').matches) all[next].click();
   return true;
 }
 

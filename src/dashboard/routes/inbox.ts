@@ -16,6 +16,14 @@ import { ProblemError } from '../../errors.js';
 import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
 import { readTriageView, viewParams } from '../triage-view.js';
 import { withQuery } from '../links.js';
+import { loadPane, paneIdOf, paneLinks, paneUrl } from '../reading-pane.js';
+import { type SavedViewLink, savedViewLinks, viewQuery } from '../saved-view-links.js';
+import type { ReadingPaneData, ReadingPaneProps } from '../views/reading-pane.js';
+import type { Frame } from '../views/layout.js';
+import type { Label } from '../../domain/labels.js';
+
+/** The workspace inbox's Form filter offers the newest this many forms (a form's own inbox is a link away). */
+const FORM_CHOICES = 100;
 
 /** Rows a page of the inbox shows: one line each, so a page is a few screens at most. */
 export const INBOX_PAGE_SIZE = 50;
@@ -34,7 +42,12 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const userId = accountOf(request).user.id;
     const list = listOf(request, ctx.cursors, `submissions:form:${formId}`, userId);
     await countSearch(request, reply, list.filter);
-    const [page, held, days, open, mine, assignees, labels] = await Promise.all([
+    // the reading pane first: opening it marks it read, and its line in the list shows that
+    const opened = list.paneId === null ? null : await loadPane(ctx, userId, list.paneId, { formId });
+    if (opened === 'moved') return seeOther(reply, `/submissions/${list.paneId}`);
+    const path = `/forms/${formId}`;
+    const inbox = { path, formId, scope: { formId }, shown: shownView(list) };
+    const [page, held, days, open, mine, assignees, labels, saved] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
       ctx.stats.formDays(userId, formId),
@@ -42,12 +55,22 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
       ctx.triage.openCount({ formId }, userId),
       ctx.triage.assignees(userId, form.workspaceId),
       ctx.labels.list(userId, form.workspaceId),
+      savedViewLinks(ctx, userId, form.workspaceId, inbox),
     ]);
-    const path = `/forms/${formId}`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    const triage = { view: list.view, open, mine, assignees, userId, labels, labelsPath: `/w/${form.workspaceId}/labels` };
-    return sendPage(reply, FormInboxPage({ frame, form, held, days, triage, ...shown, exportPath: `${path}/export` }), list.status);
+    const triage = {
+      view: list.view,
+      open,
+      mine,
+      assignees,
+      userId,
+      labels,
+      labelsPath: `/w/${form.workspaceId}/labels`,
+      saved: savedProps(inbox, saved, form.workspaceId),
+    };
+    const pane = opened && paneProps(opened, shown, { frame, assignees, labels, showForm: false });
+    return sendPage(reply, FormInboxPage({ frame, form, held, days, triage, ...shown, pane, exportPath: `${path}/export` }), list.status);
   });
 
   app.get<{ Params: { workspaceId: string } } & Query>('/w/:workspaceId/submissions', { preHandler: requireAccount }, async (request, reply) => {
@@ -56,23 +79,35 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const userId = accountOf(request).user.id;
     const list = listOf(request, ctx.cursors, `submissions:workspace:${workspaceId}`, userId);
     await countSearch(request, reply, list.filter);
-    const [page, open, mine, assignees, labels] = await Promise.all([
-      ctx.submissions.listSubmissions(userId, { workspaceId }, list.page, list.filter),
+    const opened = list.paneId === null ? null : await loadPane(ctx, userId, list.paneId, { workspaceId });
+    if (opened === 'moved') return seeOther(reply, `/submissions/${list.paneId}`);
+    // the Form filter (issue 41, item 8): a form of this workspace, else the 404 page, as another workspace's label is
+    const forms = (await ctx.forms.listForms(userId, workspaceId, { limit: FORM_CHOICES, after: null })).rows.map(({ id, name }) => ({ id, name }));
+    const onlyForm = list.view.form;
+    if (onlyForm && !(await ctx.submissions.formNames(userId, workspaceId, [onlyForm])).has(onlyForm)) {
+      throw new ProblemError('not_found', `Form ${onlyForm} was not found.`);
+    }
+    const path = `/w/${workspaceId}/submissions`;
+    const inbox = { path, formId: null, scope: { workspaceId }, shown: shownView(list) };
+    const [page, open, mine, assignees, labels, saved] = await Promise.all([
+      ctx.submissions.listSubmissions(userId, onlyForm ? { formId: onlyForm } : { workspaceId }, list.page, list.filter),
       ctx.triage.openCount({ workspaceId }),
       ctx.triage.openCount({ workspaceId }, userId),
       ctx.triage.assignees(userId, workspaceId),
       ctx.labels.list(userId, workspaceId),
+      savedViewLinks(ctx, userId, workspaceId, inbox),
     ]);
     const formNames = await ctx.submissions.formNames(
       userId,
       workspaceId,
       page.rows.map((row) => row.formId),
     );
-    const path = `/w/${workspaceId}/submissions`;
     const shown = pageProps(ctx.cursors, list, page, path);
     await markRows(ctx, shown.rows);
-    const triage = { view: list.view, open, mine, assignees, userId, labels, labelsPath: `/w/${workspaceId}/labels` };
-    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, triage, ...shown, exportPath: `/w/${workspaceId}/export` }), list.status);
+    const saving = savedProps(inbox, saved, workspaceId);
+    const triage = { view: list.view, open, mine, assignees, userId, labels, labelsPath: `/w/${workspaceId}/labels`, forms, saved: saving };
+    const pane = opened && paneProps(opened, shown, { frame, assignees, labels, showForm: true });
+    return sendPage(reply, WorkspaceInboxPage({ frame, workspaceId, formNames, triage, ...shown, pane, exportPath: `/w/${workspaceId}/export` }), list.status);
   });
 
   // The inbox's bulk actions on the ticked rows of a page: every id must be an accepted submission of this form (or
@@ -165,7 +200,7 @@ function listOf(request: FastifyRequest<Query>, cursors: CursorCodec, name: stri
   // a cursor not issued for this list (edited, or another list's) is the error page's 400
   const after = cursor === null ? null : cursors.decode(name, cursor);
   const status = Object.keys(errors).length > 0 ? 400 : 200;
-  return { name, values, view, filter, errors, cursor, status, page: { limit: INBOX_PAGE_SIZE, after } };
+  return { name, values, view, filter, errors, cursor, status, page: { limit: INBOX_PAGE_SIZE, after }, paneId: paneIdOf(request.query) };
 }
 
 /** The rows, paging links and filter of a page of `path`. */
@@ -179,14 +214,43 @@ function pageProps(
   // the links keep the view too; the exports take the fields' filter only (every submission it keeps, open or done)
   const kept = { ...good, ...viewParams(list.view) };
   const rows: InboxRow[] = page.rows.map((row) => ({ ...row, data: submissionFields(row) }));
+  const back = withQuery(path, { ...kept, ...(list.cursor ? { cursor: list.cursor } : {}) });
   return {
     rows,
     values: list.values,
     errors: list.errors,
     pager: pagerOf(cursors, list.name, path, kept, nextOf(page) ?? undefined, list.cursor !== null),
-    back: withQuery(path, { ...kept, ...(list.cursor ? { cursor: list.cursor } : {}) }),
+    back,
+    // each line opens its submission in the reading pane, this page of the list beside it
+    linkOf: (id: string) => paneUrl(back, id),
+    current: list.paneId,
     exportQuery: filterQuery(good),
   };
+}
+
+/** The view an inbox's address shows, as saved views spell theirs: what Save view saves, and how the shown one is found among them. */
+function shownView(list: ReturnType<typeof listOf>): string {
+  return viewQuery({ ...goodValues(list.values, list.errors), ...viewParams(list.view) });
+}
+
+/** The inbox's saved views, and what Save view posts (the view shown, and the form of a form's inbox). */
+function savedProps(inbox: { formId: string | null; shown: string }, links: SavedViewLink[], workspaceId: string) {
+  return { links, action: `/w/${workspaceId}/views`, formId: inbox.formId ?? '', query: inbox.shown };
+}
+
+/** The reading pane's props: the opened submission, where its changes lead, and its neighbours on this page. */
+function paneProps(
+  opened: ReadingPaneData,
+  shown: ReturnType<typeof pageProps>,
+  inbox: { frame: Frame; assignees: { id: string; email: string }[]; labels: Label[]; showForm: boolean },
+): ReadingPaneProps {
+  const place = paneLinks(
+    shown.back,
+    shown.rows.map((row) => row.id),
+    opened.submission.id,
+  );
+  const { frame, ...rest } = inbox;
+  return { ...opened, ...rest, ...place, csrf: frame.csrf, team: frame.plans.team };
 }
 
 /** The filter values that were read without a problem: those the links carry on. */
@@ -203,7 +267,7 @@ export function pagerOf(cursors: CursorCodec, list: string, path: string, values
 }
 
 /** What a list's links carry: its filter's values and its view. */
-type LinkParams = Partial<FilterValues> & { state?: string; assignee?: string };
+type LinkParams = Record<string, string | undefined>;
 
 /** Who a dashboard search is counted against: the browser's session (its id's hash). */
 export function sessionKey(request: FastifyRequest): string {

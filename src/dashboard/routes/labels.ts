@@ -7,7 +7,7 @@ import { workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { LabelsPage } from '../views/labels-page.js';
-import { problemText } from './submission.js';
+import { problemText, returnTo } from './submission.js';
 
 type LabelBody = { name?: unknown; color?: unknown };
 
@@ -69,7 +69,7 @@ export function registerLabelRoutes(app: FastifyInstance, ctx: AppContext): void
   );
 
   // A submission's labels from its page: the ticked boxes are its labels now.
-  app.post<{ Params: { submissionId: string }; Body: { label?: unknown } }>(
+  app.post<{ Params: { submissionId: string }; Body: { label?: unknown; back?: unknown } }>(
     '/submissions/:submissionId/labels',
     { preHandler: requireAccount },
     async (request, reply) => {
@@ -83,7 +83,7 @@ export function registerLabelRoutes(app: FastifyInstance, ctx: AppContext): void
         if (error instanceof ProblemError && error.code === 'not_found') throw error;
         setFlash(reply, `Nothing changed: ${problemText(error)}`);
       }
-      return seeOther(reply, `/submissions/${submissionId}#labels`);
+      return seeOther(reply, `${returnTo(request.body?.back, `/submissions/${submissionId}`)}#labels`);
     },
   );
 }

@@ -12,6 +12,7 @@ import { inZone, zoneOf } from '../time-zone.js';
 import { SubmissionPage } from '../views/submission-page.js';
 
 type Ids = { id?: unknown; back?: unknown };
+type Back = { back?: unknown };
 
 /** One submission's page, deleting (one or several, after a confirmation) and Not spam. */
 export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -34,7 +35,8 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
 
   app.post<{ Body: Ids }>('/submissions/delete', { preHandler: requireAccount }, async (request, reply) => {
     const back = listAddress(request.body?.back);
-    const deleted = await ctx.submissions.deleteSubmissions(accountOf(request).user.id, idsOf(request.body?.id));
+    // the dashboard may delete spam now (the spam folder's Delete; docs/decisions.md); the API's DELETE keeps its 409
+    const deleted = await ctx.submissions.deleteSubmissions(accountOf(request).user.id, idsOf(request.body?.id), { spam: true });
     setFlash(reply, deleted === 1 ? 'Submission deleted' : `${deleted} submissions deleted`);
     return seeOther(reply, back);
   });
@@ -83,7 +85,7 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
   });
 
   // Triage from the submission's page: done (then back to the inbox, as after Mark as spam), reopened, or (re)assigned.
-  app.post<{ Params: { submissionId: string }; Body: { status?: unknown; assignee?: unknown } }>(
+  app.post<{ Params: { submissionId: string }; Body: { status?: unknown; assignee?: unknown; back?: unknown } }>(
     '/submissions/:submissionId/triage',
     { preHandler: requireAccount },
     async (request, reply) => {
@@ -95,7 +97,7 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
         if (status === 'done' || status === 'open') {
           const saved = await ctx.triage.update(user, submissionId, { status });
           setFlash(reply, status === 'done' ? 'Marked as done' : 'Reopened');
-          if (status === 'done') return seeOther(reply, `/forms/${saved.formId}`);
+          if (status === 'done') return seeOther(reply, returnTo(request.body?.back, `/forms/${saved.formId}`));
         } else if (typeof assignee === 'string') {
           await ctx.triage.update(user, submissionId, { assigneeId: assignee === '' ? null : assignee });
           setFlash(reply, assignee === '' ? 'Assigned to nobody' : assignee === user.id ? 'Assigned to you' : 'Assigned; they are told by email');
@@ -106,30 +108,30 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
         if (error instanceof ProblemError && error.code === 'not_found') throw error;
         setFlash(reply, `Nothing changed: ${problemText(error)}`);
       }
-      return seeOther(reply, `/submissions/${submissionId}`);
+      return seeOther(reply, returnTo(request.body?.back, `/submissions/${submissionId}`));
     },
   );
 
-  app.post<{ Params: { submissionId: string } }>('/submissions/:submissionId/unread', { preHandler: requireAccount }, async (request, reply) => {
+  app.post<{ Params: { submissionId: string }; Body: Back }>('/submissions/:submissionId/unread', { preHandler: requireAccount }, async (request, reply) => {
     const { formId } = await ctx.submissionMarks.markUnread(accountOf(request).user.id, request.params.submissionId);
     setFlash(reply, 'Marked as unread');
-    return seeOther(reply, `/forms/${formId}`);
+    return seeOther(reply, returnTo(request.body?.back, `/forms/${formId}`));
   });
 
-  app.post<{ Params: { submissionId: string } }>('/submissions/:submissionId/spam', { preHandler: requireAccount }, async (request, reply) => {
+  app.post<{ Params: { submissionId: string }; Body: Back }>('/submissions/:submissionId/spam', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
     const submission = await ctx.submissions.getSubmission(user.id, request.params.submissionId);
     try {
       await ctx.submissionMarks.markSpam(user.id, user.email, { formId: submission.formId }, [submission.id]);
     } catch (error) {
       setFlash(reply, `Nothing changed: ${problemText(error)}`);
-      return seeOther(reply, `/submissions/${submission.id}`);
+      return seeOther(reply, returnTo(request.body?.back, `/submissions/${submission.id}`));
     }
     setFlash(reply, 'Moved to the spam folder');
-    return seeOther(reply, `/forms/${submission.formId}`);
+    return seeOther(reply, returnTo(request.body?.back, `/forms/${submission.formId}`));
   });
 
-  app.post<{ Params: { submissionId: string }; Body: { note?: unknown } }>(
+  app.post<{ Params: { submissionId: string }; Body: { note?: unknown; back?: unknown } }>(
     '/submissions/:submissionId/note',
     { preHandler: requireAccount },
     async (request, reply) => {
@@ -142,7 +144,7 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
         if (!(error instanceof ProblemError) || error.code !== 'validation_error') throw error;
         setFlash(reply, `The note was not saved: ${error.detail}`);
       }
-      return seeOther(reply, `/submissions/${submissionId}#note`);
+      return seeOther(reply, `${returnTo(request.body?.back, `/submissions/${submissionId}`)}#note`);
     },
   );
 
@@ -185,6 +187,14 @@ function idsOf(value: unknown): string[] {
 function listAddress(back: unknown): string {
   const path = safeNext(back);
   return /^\/(forms|w|submissions)\//.test(path) ? path : '/';
+}
+
+/**
+ * Where a change returns to: the `back` the inbox's reading pane sends (the pane, the next submission
+ * or the list; checked as any list address), else `otherwise`, where it returns to from the page.
+ */
+export function returnTo(back: unknown, otherwise: string): string {
+  return typeof back === 'string' && back !== '' ? listAddress(back) : otherwise;
 }
 
 /** A refused change's reason, for a flash message. */

@@ -1,6 +1,6 @@
 import { timeZones } from '../../domain/time-zones.js';
 import type { FieldErrors } from '../field-errors.js';
-import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { Button, CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { RevokeTokensCheck } from './revoke-tokens-check.js';
 
@@ -97,9 +97,9 @@ export function AccountPage({ frame, email, sessions, activeTokens, errors, time
         <form method="post" action="/account/logout-everywhere">
           <CsrfInput token={frame.csrf} />
           <RevokeTokensCheck id="logout-revoke-tokens" activeTokens={activeTokens} />
-          <button type="submit" class="secondary">
+          <Button type="submit" variant="secondary">
             Log out everywhere
-          </button>
+          </Button>
         </form>
       </Panel>
     </Layout>

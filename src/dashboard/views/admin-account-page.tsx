@@ -1,5 +1,5 @@
 import type { AccountFate, WorkspaceFate } from '../../services/admin-accounts.js';
-import { ConfirmForm, CsrfInput, Panel, Time } from './components.js';
+import { Button, ConfirmForm, CsrfInput, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
@@ -38,9 +38,9 @@ export function AccountAdminPage({ frame, fate }: { frame: Frame; fate: AccountF
         )}
         <form method="post" action={`/admin/accounts/${fate.id}/${disabled ? 'enable' : 'disable'}`}>
           <CsrfInput token={frame.csrf} />
-          <button type="submit" class="secondary">
+          <Button type="submit" variant="secondary">
             {disabled ? 'Enable this account' : 'Disable this account'}
-          </button>
+          </Button>
         </form>
       </Panel>
       <Panel title="Delete" id="delete">

@@ -4,9 +4,11 @@ import { DeliveriesSwitchPanel } from './deliveries-switch-panel.js';
 import type { InstanceHealth } from '../../services/instance-health.js';
 import { type InstanceSettingsView, TEAM_MODE_WITH_OPEN_SIGNUP } from '../../services/instance-settings.js';
 import { planLabel, type PlanRules } from '../../domain/plans.js';
-import { Breakable, CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
+import { Badge, Breakable, Button, CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
+import { type Column, DataTable, type MaybeColumn } from './data-table.js';
 import { type Frame, Layout } from './layout.js';
 import { type MailCheck, MailPanel } from './mail-panel.js';
+import { PagerLinks } from './pager.js';
 import { PlanForm } from './plan-form.js';
 
 interface AdminPageProps {
@@ -37,46 +39,33 @@ const number = (n: number) => n.toLocaleString('en-US');
 
 function Accounts({ accounts }: { accounts: AccountSummary[] }) {
   if (accounts.length === 0) return <EmptyState>No accounts on this page.</EmptyState>;
-  return (
-    <div class="table-wrap listing">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Created</th>
-            <th scope="col">Workspaces</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          {accounts.map((a) => (
-            <tr key={a.id}>
-              <td data-label="Email">
-                <span>
-                  {a.email} {a.isAdmin && <span class="badge">Admin</span>}
-                  {a.disabledAt !== null && <span class="badge neutral">Disabled</span>}
-                </span>
-              </td>
-              <td data-label="Created">
-                <Time ms={a.createdAt} />
-              </td>
-              <td data-label="Workspaces">{number(a.workspaceCount)}</td>
-              <td data-label="Actions">
-                {a.isAdmin ? (
-                  <span class="muted">You</span>
-                ) : (
-                  <a href={`/admin/accounts/${a.id}`} aria-label={`Disable or delete ${a.email}`}>
-                    Disable or delete
-                  </a>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <DataTable label="Accounts" columns={ACCOUNT_COLUMNS} rows={accounts} rowKey={(a) => a.id} wrapClass="listing" />;
 }
+
+const ACCOUNT_COLUMNS: Column<AccountSummary>[] = [
+  {
+    label: 'Email',
+    cell: (a) => (
+      <span>
+        {a.email} {a.isAdmin && <Badge>Admin</Badge>}
+        {a.disabledAt !== null && <Badge tone="neutral">Disabled</Badge>}
+      </span>
+    ),
+  },
+  { label: 'Created', cell: (a) => <Time ms={a.createdAt} /> },
+  { label: 'Workspaces', cell: (a) => number(a.workspaceCount) },
+  {
+    label: 'Actions',
+    cell: (a) =>
+      a.isAdmin ? (
+        <span class="muted">You</span>
+      ) : (
+        <a href={`/admin/accounts/${a.id}`} aria-label={`Disable or delete ${a.email}`}>
+          Disable or delete
+        </a>
+      ),
+  },
+];
 
 function Workspaces({
   workspaces,
@@ -95,55 +84,42 @@ function Workspaces({
   showPlans: boolean;
 }) {
   if (workspaces.length === 0) return <EmptyState>No workspaces on this page.</EmptyState>;
-  return (
-    <div class="table-wrap listing">
-      <table class="stack">
-        <thead>
-          <tr>
-            <th scope="col">Workspace</th>
-            <th scope="col">Owner</th>
-            <th scope="col">Submissions</th>
-            <th scope="col">Members</th>
-            {showPlans && <th scope="col">Plan</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {workspaces.map((w) => (
-            <tr key={w.id}>
-              <td data-label="Workspace">
-                <div>
-                  {w.name}
-                  <br />
-                  <code class="muted">{w.id}</code>
-                </div>
-              </td>
-              <td data-label="Owner">
-                <Breakable text={w.ownerEmail} />
-              </td>
-              <td data-label="Submissions">
-                <div>
-                  {number(w.submissionsUsed)} {plans.team ? 'received' : 'used'}
-                  <br />
-                  {!plans.team && <span class="muted">{`${number(plans.submissionsLeft(w.plan, w.submissionsUsed))} left`}</span>}
-                </div>
-              </td>
-              <td data-label="Members">{number(w.memberCount)}</td>
-              {showPlans && (
-                <td data-label="Plan">
-                  <div>
-                    <p class="plan-now">
-                      <span class={w.plan === 'FREE' ? 'badge neutral' : 'badge'}>{planLabel(w.plan)}</span>
-                    </p>
-                    <PlanForm workspace={w} csrf={csrf} back={back} error={planError?.workspaceId === w.id ? planError.message : undefined} />
-                  </div>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: MaybeColumn<WorkspaceSummary>[] = [
+    {
+      label: 'Workspace',
+      cell: (w) => (
+        <div>
+          {w.name}
+          <br />
+          <code class="muted">{w.id}</code>
+        </div>
+      ),
+    },
+    { label: 'Owner', cell: (w) => <Breakable text={w.ownerEmail} /> },
+    {
+      label: 'Submissions',
+      cell: (w) => (
+        <div>
+          {number(w.submissionsUsed)} {plans.team ? 'received' : 'used'}
+          <br />
+          {!plans.team && <span class="muted">{`${number(plans.submissionsLeft(w.plan, w.submissionsUsed))} left`}</span>}
+        </div>
+      ),
+    },
+    { label: 'Members', cell: (w) => number(w.memberCount) },
+    showPlans && {
+      label: 'Plan',
+      cell: (w) => (
+        <div>
+          <p class="plan-now">
+            <Badge tone={w.plan === 'FREE' ? 'neutral' : 'accent'}>{planLabel(w.plan)}</Badge>
+          </p>
+          <PlanForm workspace={w} csrf={csrf} back={back} error={planError?.workspaceId === w.id ? planError.message : undefined} />
+        </div>
+      ),
+    },
+  ];
+  return <DataTable label="Workspaces" columns={columns} rows={workspaces} rowKey={(w) => w.id} wrapClass="listing" />;
 }
 
 const LANE_NAMES: Record<string, string> = { email: 'Email', webhook: 'Webhooks', slack: 'Slack' };
@@ -164,30 +140,19 @@ function HealthPanel({ health }: { health: InstanceHealth }) {
       <p>
         Formgate <strong>{health.version}</strong>
       </p>
-      <div class="table-wrap">
-        <table class="stack">
-          <caption class="muted">Deliveries waiting (due, not yet delivered)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Lane</th>
-              <th scope="col">Waiting</th>
-              <th scope="col">Oldest waits</th>
-            </tr>
-          </thead>
-          <tbody>
-            {lanes.map(([lane, b]) => (
-              <tr key={lane}>
-                <td data-label="Lane">{LANE_NAMES[lane] ?? lane}</td>
-                <td data-label="Waiting">
-                  {number(b.due)}
-                  {b.capped ? ' or more' : ''}
-                </td>
-                <td data-label="Oldest waits">{b.oldestDueAt === null ? '—' : age(Math.max(0, Math.round((health.backlog.at - b.oldestDueAt) / 1000)))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Deliveries waiting (due, not yet delivered)"
+        columns={[
+          { label: 'Lane', cell: ([lane]) => LANE_NAMES[lane] ?? lane },
+          { label: 'Waiting', cell: ([, b]) => `${number(b.due)}${b.capped ? ' or more' : ''}` },
+          {
+            label: 'Oldest waits',
+            cell: ([, b]) => (b.oldestDueAt === null ? '—' : age(Math.max(0, Math.round((health.backlog.at - b.oldestDueAt) / 1000)))),
+          },
+        ]}
+        rows={lanes}
+        rowKey={([lane]) => lane}
+      />
       <h3>Failing channels (last 7 days)</h3>
       {health.failing.length === 0 ? (
         <p class="muted">No delivery has failed in the last 7 days.</p>
@@ -260,9 +225,9 @@ function UsagePanel({ settings, csrf, error }: { settings: InstanceSettingsView;
             </p>
           )}
         </fieldset>
-        <button type="submit" class="secondary">
+        <Button type="submit" variant="secondary">
           Save
-        </button>
+        </Button>
       </form>
     </Panel>
   );
@@ -292,9 +257,9 @@ function WebhookAllowPanel({ settings, csrf, errors }: { settings: InstanceSetti
           hint="Empty: public addresses only."
           errors={errors.webhookAllow ? { webhookAllow: errors.webhookAllow } : undefined}
         />
-        <button type="submit" class="secondary">
+        <Button type="submit" variant="secondary">
           Save
-        </button>
+        </Button>
       </form>
     </Panel>
   );
@@ -313,20 +278,12 @@ export function AdminPage({ frame, accounts, workspaces, next, back, planError, 
       <Panel title="Accounts" id="accounts">
         <p class="muted">A disabled account cannot log in and its API tokens are refused; its workspaces keep receiving submissions.</p>
         <Accounts accounts={accounts} />
-        {next.accounts && (
-          <p class="pager">
-            <a href={next.accounts}>Next page of accounts</a>
-          </p>
-        )}
+        <PagerLinks pager={{ next: next.accounts, newest: null }} label="Pages of accounts" nextText="Next page of accounts" />
       </Panel>
       <Panel title="Workspaces">
         {showPlans && <p class="muted">Changing a plan does what a payment does: held submissions are released and the owners are told by email.</p>}
         <Workspaces workspaces={workspaces} csrf={frame.csrf} back={back} planError={planError} plans={frame.plans} showPlans={showPlans} />
-        {next.workspaces && (
-          <p class="pager">
-            <a href={next.workspaces}>Next page of workspaces</a>
-          </p>
-        )}
+        <PagerLinks pager={{ next: next.workspaces, newest: null }} label="Pages of workspaces" nextText="Next page of workspaces" />
       </Panel>
     </Layout>
   );

@@ -1,5 +1,6 @@
 import { DAY_MS } from '../../domain/time.js';
 import type { DayCount } from '../../services/stats.js';
+import { type Column, DataTable } from './data-table.js';
 
 // The plot's own units: stretched to the chart's width and the stylesheet's height (preserveAspectRatio none),
 // so the labels are HTML around it and stay readable at any width.
@@ -114,31 +115,18 @@ export function DailyChart({ days, id, subject }: DailyChartProps) {
       </div>
       <details class="chart-numbers">
         <summary>Show the numbers</summary>
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{`Submissions per day: ${subject}`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Day (UTC)</th>
-                <th scope="col">Accepted</th>
-                <th scope="col">Spam</th>
-              </tr>
-            </thead>
-            <tbody>
-              {[...days].reverse().map((d) => (
-                <tr key={d.day}>
-                  <th scope="row">{formatDay(d.day)}</th>
-                  <td>{number.format(d.accepted)}</td>
-                  <td>{number.format(d.spam)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label={`Submissions per day: ${subject}`} columns={NUMBER_COLUMNS} rows={[...days].reverse()} rowKey={(d) => String(d.day)} stack={false} />
       </details>
     </figure>
   );
 }
+
+// a narrow table (three short columns): it fits a phone as it is, no stacking
+const NUMBER_COLUMNS: Column<DayCount>[] = [
+  { label: 'Day (UTC)', rowHeader: true, cell: (d) => formatDay(d.day) },
+  { label: 'Accepted', cell: (d) => number.format(d.accepted) },
+  { label: 'Spam', cell: (d) => number.format(d.spam) },
+];
 
 /** The legend's sample of a bar: the same fill as the chart's (its own pattern, so it stands alone). */
 function LegendSwatch({ kind, id }: { kind: 'accepted' | 'spam'; id: string }) {

@@ -2,7 +2,7 @@ import { CHAT_KIND_NAMES, CHAT_KINDS, type ChatKind } from '../../domain/chat-ch
 import type { ChatChannelView } from '../../services/chat-channels.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
-import { CsrfInput, Panel } from './components.js';
+import { Button, CsrfInput, Panel } from './components.js';
 import type { Frame } from './layout.js';
 
 /** What a refused save of one channel brings back: its messages, and the chat id as typed (never a URL or token). */
@@ -122,24 +122,24 @@ function ChannelSection({
           <Input id={`chat-${kind}-url`} name="url" label={URL_LABELS[kind]} hint={`${URL_HINTS[kind]}${keep}`} error={errors?.url} />
         )}
         <div class="actions">
-          <button type="submit" class={stored ? 'secondary' : undefined}>
+          <Button type="submit" variant={stored ? 'secondary' : 'primary'}>
             {stored ? `Save ${name} channel` : `Add ${name} channel`}
-          </button>
+          </Button>
         </div>
       </form>
       {stored && (
         <div class="actions">
           <form method="post" action={`${chatChannelPath(form.id, kind, 'test')}#chat-${kind}`} class="inline-form">
             <CsrfInput token={frame.csrf} />
-            <button type="submit" class="secondary">
+            <Button type="submit" variant="secondary">
               Send a test message<span class="visually-hidden">{` to ${name}`}</span>
-            </button>
+            </Button>
           </form>
           <form method="post" action={`${chatChannelPath(form.id, kind, 'remove')}#chat-channels`} class="inline-form">
             <CsrfInput token={frame.csrf} />
-            <button type="submit" class="danger">
+            <Button type="submit" variant="danger">
               Remove<span class="visually-hidden">{` the ${name} channel`}</span>
-            </button>
+            </Button>
           </form>
         </div>
       )}
@@ -171,9 +171,9 @@ export function ChatChannelsPanel({ frame, form, channels, state }: { frame: Fra
             </p>
             <form method="post" action={`/forms/${form.id}/settings/webhook/test#webhook-test`} class="inline-form">
               <CsrfInput token={frame.csrf} />
-              <button type="submit" class="secondary">
+              <Button type="submit" variant="secondary">
                 Send a test webhook
-              </button>
+              </Button>
             </form>
           </>
         ) : (

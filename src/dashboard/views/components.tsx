@@ -1,4 +1,5 @@
-import { type ComponentChildren, Fragment } from 'preact';
+import type { ButtonHTMLAttributes, ComponentChildren, HTMLAttributes } from 'preact';
+import { Fragment } from 'preact';
 import { formatTime } from '../time-zone.js';
 import type { FieldErrors } from '../field-errors.js';
 
@@ -128,12 +129,12 @@ export function ConfirmForm({
     <form method="post" action={action} class="actions">
       <CsrfInput token={csrf} />
       {children}
-      <button type="submit" class="danger">
+      <Button type="submit" variant="danger">
         {button}
-      </button>
-      <a class="button secondary" href={cancel}>
+      </Button>
+      <ButtonLink variant="secondary" href={cancel}>
         Cancel
-      </a>
+      </ButtonLink>
     </form>
   );
 }
@@ -179,9 +180,9 @@ export function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: 
         </pre>
       </section>
       <div class="snippet-actions">
-        <button type="button" class="secondary" data-copy={id} hidden>
+        <Button type="button" variant="secondary" data-copy={id} hidden>
           {copy}
-        </button>
+        </Button>
         <span id={`${id}-status`} class="muted" aria-live="polite" />
       </div>
     </div>
@@ -208,4 +209,56 @@ export function Breakable({ text }: { text: string }) {
       ))}
     </span>
   );
+}
+
+/**
+ * The dashboard's one set of buttons (app.css): primary, the page's main action (a plain `<button>`
+ * is one too); secondary, every other action; danger, what deletes or leads to deleting. `small` for
+ * a button inside a list or a line of facts.
+ */
+export type ButtonVariant = 'primary' | 'secondary' | 'danger';
+
+interface ButtonLook {
+  variant?: ButtonVariant;
+  small?: boolean;
+  /** A further class for the button's place on the page (`keys-button`), never its look. */
+  class?: string;
+}
+
+function buttonClass({ variant = 'primary', small, class: extra }: ButtonLook, link: boolean): string | undefined {
+  const names = [link && 'button', variant !== 'primary' && variant, small && 'small', extra].filter(Boolean);
+  return names.length > 0 ? names.join(' ') : undefined;
+}
+
+type ButtonProps = ButtonLook & Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'class' | 'className' | 'type'> & { type: 'submit' | 'button' };
+
+/** A button of the set: `<button class="secondary small">`. */
+export function Button({ variant, small, class: extra, type, children, ...rest }: ButtonProps) {
+  return (
+    <button type={type} class={buttonClass({ variant, small, class: extra }, false)} {...rest}>
+      {children}
+    </button>
+  );
+}
+
+type ButtonLinkProps = ButtonLook & Omit<HTMLAttributes<HTMLAnchorElement>, 'class' | 'className' | 'role'> & { href: string };
+
+/** A link that looks like a button of the set (it leads to a page: a form, a confirmation): `<a class="button secondary">`. */
+export function ButtonLink({ variant, small, class: extra, href, children, ...rest }: ButtonLinkProps) {
+  return (
+    <a class={buttonClass({ variant, small, class: extra }, true)} href={href} {...rest}>
+      {children}
+    </a>
+  );
+}
+
+/**
+ * A badge's tone (app.css): accent (the default: on, active, owner), neutral (off, waiting, member),
+ * success (delivered), warning (paused, written to a file instead of sent), danger (failed, spam).
+ */
+export type BadgeTone = 'accent' | 'neutral' | 'success' | 'warning' | 'danger';
+
+/** A short state beside what it qualifies: `<span class="badge neutral">Off</span>`. */
+export function Badge({ tone = 'accent', class: extra, children }: { tone?: BadgeTone; class?: string; children: ComponentChildren }) {
+  return <span class={['badge', tone !== 'accent' && tone, extra].filter(Boolean).join(' ')}>{children}</span>;
 }

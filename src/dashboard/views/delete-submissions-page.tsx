@@ -14,12 +14,16 @@ interface DeleteProps {
 export function DeleteSubmissionsPage({ frame, submissions, back }: DeleteProps) {
   const count = submissions.length;
   const title = count === 1 ? 'Delete this submission?' : `Delete ${count} submissions?`;
+  // spam (the spam folder's Delete) never counted against the allowance: it leaves the folder early instead
+  const spam = submissions.every((s) => s.status === 'spam');
   return (
     <Layout title={title} frame={frame}>
       <Panel title="Are you sure?" id="confirm">
         <p>
-          <strong>This cannot be undone.</strong> {count === 1 ? 'This submission goes' : `These ${count} submissions go`} for good, and no longer count in
-          searches and exports.{!frame.plans.team && ' The allowance does not grow back.'}
+          <strong>This cannot be undone.</strong> {count === 1 ? 'This submission goes' : `These ${count} submissions go`} for good
+          {spam
+            ? ', now rather than when the spam folder’s retention ends.'
+            : `, and no longer count in searches and exports.${frame.plans.team ? '' : ' The allowance does not grow back.'}`}
         </p>
         <ul class="delete-list">
           {submissions.map((s) => {

@@ -1,8 +1,10 @@
 import { type DeliveryTry, type FormDelivery, writtenToFile } from '../../services/deliveries.js';
-import { Breakable, CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { Badge, type BadgeTone, Breakable, Button, CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { type Column, DataTable } from './data-table.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { deliveryKindName, folderAndFile } from './delivery-words.js';
+import { PagerLinks } from './pager.js';
 
 /** The log's filters, as the address bar spells them (`?status=failed`). */
 export const DELIVERY_FILTERS = ['all', 'waiting', 'failed', 'delivered'] as const;
@@ -32,14 +34,14 @@ const EMPTY: Record<DeliveryFilter, string> = {
   delivered: 'Nothing has been delivered yet.',
 };
 
-const STATUS: Record<FormDelivery['status'], { label: string; tone: string }> = {
-  pending: { label: 'Waiting', tone: 'badge neutral' },
-  failed: { label: 'Failed', tone: 'badge failed' },
-  done: { label: 'Delivered', tone: 'badge delivered' },
+const STATUS: Record<FormDelivery['status'], { label: string; tone: BadgeTone }> = {
+  pending: { label: 'Waiting', tone: 'neutral' },
+  failed: { label: 'Failed', tone: 'danger' },
+  done: { label: 'Delivered', tone: 'success' },
 };
 
 // NOTE: not "Delivered": without FORMGATE_SMTP_URL an email only went to the outbox folder.
-const WRITTEN = { label: 'Written to a file', tone: 'badge written' };
+const WRITTEN: { label: string; tone: BadgeTone } = { label: 'Written to a file', tone: 'warning' };
 
 const OUTCOMES: Record<DeliveryTry['outcome'], string> = {
   ok: 'Delivered',
@@ -156,7 +158,7 @@ function Status({ delivery }: { delivery: FormDelivery }) {
   const underWay = delivery.tries.at(-1)?.outcome === 'in_progress';
   return (
     <div>
-      <span class={status.tone}>{underWay ? 'Sending' : status.label}</span>
+      <Badge tone={status.tone}>{underWay ? 'Sending' : status.label}</Badge>
       {delivery.nextTryAt !== null && !underWay && (
         <p class="next-try">
           Next try <Time ms={ms(delivery.nextTryAt)} />
@@ -180,58 +182,32 @@ function SubmissionName({ delivery, id }: { delivery: FormDelivery; id: string }
 }
 
 function DeliveryTable({ deliveries, csrf, formId, here }: { deliveries: FormDelivery[]; csrf: string; formId: string; here: string }) {
+  const columns: Column<FormDelivery>[] = [
+    { label: 'Delivery', cell: (d) => <What delivery={d} /> },
+    { label: 'Submission', cell: (d) => (d.submissionId === null ? <span class="muted">None</span> : <SubmissionName delivery={d} id={d.submissionId} />) },
+    { label: 'Status', cell: (d) => <Status delivery={d} /> },
+    { label: 'Last answer', cell: (d) => <LastAnswer delivery={d} /> },
+    { label: 'Tries', cell: (d) => <Tries delivery={d} /> },
+    { label: 'Actions', hideLabel: true, cell: (d) => d.status === 'failed' && <RetryButton delivery={d} csrf={csrf} formId={formId} here={here} /> },
+  ];
+  return <DataTable label="Deliveries" class="deliveries" columns={columns} rows={deliveries} rowKey={(d) => d.id} wrapClass="listing" />;
+}
+
+/** Sends a failed delivery again, then comes back to this page of the log. */
+function RetryButton({ delivery, csrf, formId, here }: { delivery: FormDelivery; csrf: string; formId: string; here: string }) {
   return (
-    <div class="table-wrap listing">
-      <table class="stack deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Delivery</th>
-            <th scope="col">Submission</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last answer</th>
-            <th scope="col">Tries</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <tr key={d.id}>
-              <td data-label="Delivery">
-                <What delivery={d} />
-              </td>
-              <td data-label="Submission">{d.submissionId === null ? <span class="muted">None</span> : <SubmissionName delivery={d} id={d.submissionId} />}</td>
-              <td data-label="Status">
-                <Status delivery={d} />
-              </td>
-              <td data-label="Last answer">
-                <LastAnswer delivery={d} />
-              </td>
-              <td data-label="Tries">
-                <Tries delivery={d} />
-              </td>
-              <td data-label="">
-                {d.status === 'failed' && (
-                  <form method="post" action={`${formPath(formId, 'deliveries')}/${encodeURIComponent(d.id)}/retry`}>
-                    <CsrfInput token={csrf} />
-                    <input type="hidden" name="back" value={here} />
-                    <button type="submit" class="secondary">
-                      Retry
-                      <span class="visually-hidden">
-                        {' '}
-                        {deliveryKindName(d.kind).toLowerCase()}
-                        {d.to !== null ? ` to ${d.to}` : ''}
-                      </span>
-                    </button>
-                  </form>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <form method="post" action={`${formPath(formId, 'deliveries')}/${encodeURIComponent(delivery.id)}/retry`}>
+      <CsrfInput token={csrf} />
+      <input type="hidden" name="back" value={here} />
+      <Button type="submit" variant="secondary">
+        Retry
+        <span class="visually-hidden">
+          {' '}
+          {deliveryKindName(delivery.kind).toLowerCase()}
+          {delivery.to !== null ? ` to ${delivery.to}` : ''}
+        </span>
+      </Button>
+    </form>
   );
 }
 
@@ -284,7 +260,7 @@ export function DeliveriesPage({ frame, form, filter, deliveries, next, here, pa
             <form method="post" action={`${formPath(form.id, 'deliveries')}/retry-failed`}>
               <CsrfInput token={frame.csrf} />
               <input type="hidden" name="back" value={here} />
-              <button type="submit">Retry all failed</button>
+              <Button type="submit">Retry all failed</Button>
             </form>
           )}
         </div>
@@ -301,12 +277,10 @@ export function DeliveriesPage({ frame, form, filter, deliveries, next, here, pa
         ) : (
           <DeliveryTable deliveries={deliveries} csrf={frame.csrf} formId={form.id} here={here} />
         )}
-        {(next || paged) && (
-          <p class="pager">
-            {paged && <a href={`${formPath(form.id, 'deliveries')}${filter === 'all' ? '' : `?status=${filter}`}`}>First page</a>}
-            {next && <a href={next}>Next page</a>}
-          </p>
-        )}
+        <PagerLinks
+          pager={{ next, newest: paged ? `${formPath(form.id, 'deliveries')}${filter === 'all' ? '' : `?status=${filter}`}` : null }}
+          firstText="First page"
+        />
       </Panel>
     </FormLayout>
   );

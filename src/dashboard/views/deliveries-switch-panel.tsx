@@ -1,5 +1,5 @@
 import type { DeliveriesStatus } from '../../services/delivery-pause.js';
-import { CsrfInput } from './components.js';
+import { Button, CsrfInput } from './components.js';
 
 const number = (n: number) => n.toLocaleString('en-US');
 
@@ -33,9 +33,9 @@ export function DeliveriesSwitchPanel({ status, csrf }: { status: DeliveriesStat
       <form method="post" action="/admin/deliveries">
         <CsrfInput token={csrf} />
         <input type="hidden" name="deliveries" value={databasePaused ? 'on' : 'paused'} />
-        <button type="submit" class={databasePaused ? undefined : 'danger'}>
+        <Button type="submit" variant={databasePaused ? 'primary' : 'danger'}>
           {databasePaused ? 'Resume deliveries' : 'Pause deliveries'}
-        </button>
+        </Button>
       </form>
     </section>
   );

@@ -1,3 +1,4 @@
+import { type Column, DataTable } from './data-table.js';
 import type { SubmissionFile } from '../../services/submission-files.js';
 
 /** A size as people read it: "812 bytes", "48.2 KB", "3.4 MB". */
@@ -9,40 +10,23 @@ export function fileSize(bytes: number): string {
 
 /** A submission's files: each stored one with a Download link, each dropped one with why. */
 export function FileList({ submissionId, files }: { submissionId: string; files: SubmissionFile[] }) {
-  return (
-    <div class="table-wrap listing">
-      <table class="stack files">
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">File</th>
-            <th scope="col">Type</th>
-            <th scope="col">Size</th>
-            <th scope="col">
-              <span class="visually-hidden">Download</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {files.map((file) => (
-            <tr key={file.id}>
-              <td data-label="Field">{file.field}</td>
-              <td data-label="File">{file.name}</td>
-              <td data-label="Type">{file.type}</td>
-              <td data-label="Size">{file.stored ? fileSize(file.size) : <span class="muted">—</span>}</td>
-              <td data-label="Download">
-                {file.stored ? (
-                  <a href={`/submissions/${submissionId}/files/${file.id}`} download={file.name} aria-label={`Download ${file.name}`}>
-                    Download
-                  </a>
-                ) : (
-                  <span class="muted">{`Dropped: ${file.droppedReason ?? 'not stored'}`}</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: Column<SubmissionFile>[] = [
+    { label: 'Field', cell: (file) => file.field },
+    { label: 'File', cell: (file) => file.name },
+    { label: 'Type', cell: (file) => file.type },
+    { label: 'Size', cell: (file) => (file.stored ? fileSize(file.size) : <span class="muted">—</span>) },
+    {
+      label: 'Download',
+      hideLabel: true,
+      cell: (file) =>
+        file.stored ? (
+          <a href={`/submissions/${submissionId}/files/${file.id}`} download={file.name} aria-label={`Download ${file.name}`}>
+            Download
+          </a>
+        ) : (
+          <span class="muted">{`Dropped: ${file.droppedReason ?? 'not stored'}`}</span>
+        ),
+    },
+  ];
+  return <DataTable label="Files" class="files" columns={columns} rows={files} rowKey={(file) => file.id} wrapClass="listing" />;
 }

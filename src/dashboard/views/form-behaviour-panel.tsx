@@ -9,7 +9,7 @@ import {
 } from '../../services/form-behaviour.js';
 import type { BehaviourValues } from '../form-behaviour-input.js';
 import type { FieldErrors } from '../field-errors.js';
-import { Field, TextArea } from './components.js';
+import { Badge, Button, Field, TextArea } from './components.js';
 import { type SectionState, SettingsSectionPanel } from './settings-section.js';
 
 const STATE_WORDS: Record<Exclude<FormStateName, 'open'>, { badge: string; line: string }> = {
@@ -21,7 +21,11 @@ const STATE_WORDS: Record<Exclude<FormStateName, 'open'>, { badge: string; line:
 /** "Paused", "Closed" or "Full" beside a form's name (the forms list, the form's header); nothing while it is open. */
 export function FormStateBadge({ state }: { state: FormStateName | undefined }) {
   if (!state || state === 'open') return null;
-  return <span class="badge warning form-state-badge">{STATE_WORDS[state].badge}</span>;
+  return (
+    <Badge tone="warning" class="form-state-badge">
+      {STATE_WORDS[state].badge}
+    </Badge>
+  );
 }
 
 /** Under a form's tabs while it takes no submissions: why, in a sentence. */
@@ -160,9 +164,9 @@ export function FormStatePanel({ values, errors, paused, state, section }: Panel
         </p>
       )}
       <div class="actions">
-        <button type="submit" class="secondary" name="paused" value={paused ? '0' : '1'} formAction={`${action}/pause`} aria-describedby="pause-hint">
+        <Button type="submit" variant="secondary" name="paused" value={paused ? '0' : '1'} formAction={`${action}/pause`} aria-describedby="pause-hint">
           {paused ? 'Resume the form' : 'Pause the form'}
-        </button>
+        </Button>
       </div>
       <p class="hint" id="pause-hint">
         {paused

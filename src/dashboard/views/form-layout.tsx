@@ -1,4 +1,5 @@
 import { UNREAD_CAP } from '../../services/submission-marks.js';
+import { SPAM_COUNT_CAP } from '../../services/spam-folder.js';
 import type { ComponentChildren } from 'preact';
 import type { FormStateName } from '../../services/form-behaviour.js';
 import { FormStateNotice } from './form-behaviour-panel.js';
@@ -23,8 +24,12 @@ export function formPath(formId: string, tab: FormTab = 'submissions'): string {
 
 interface FormLayoutProps {
   frame: Frame;
-  /** `unread`: the form's unread submissions (capped at UNREAD_CAP), said on its Submissions tab; `state`: a paused, closed or full form says so under its name (form-frame.ts). */
-  form: { id: string; name: string; workspaceId: string; unread?: number; state?: FormStateName };
+  /**
+   * `unread`: the form's unread submissions (capped at UNREAD_CAP), said on its Submissions tab;
+   * `spam`: what its spam folder holds (capped at SPAM_COUNT_CAP), said on its Spam tab; `state`: a
+   * paused, closed or full form says so under its name (form-frame.ts).
+   */
+  form: { id: string; name: string; workspaceId: string; unread?: number; spam?: number; state?: FormStateName };
   tab: FormTab;
   /** The page's own name (the window title says "<title> · <form>"); the heading is the form's name. */
   title: string;
@@ -47,6 +52,17 @@ export function UnreadCount({ count }: { count: number }) {
   );
 }
 
+/** "12" beside the Spam tab, quiet (spam waits; it asks nothing), "999+" past the count's cap. */
+export function SpamCount({ count }: { count: number }) {
+  const shown = count >= SPAM_COUNT_CAP ? `${SPAM_COUNT_CAP - 1}+` : count.toLocaleString('en-US');
+  return (
+    <span class="spam-count">
+      {shown}
+      <span class="visually-hidden"> in the folder</span>
+    </span>
+  );
+}
+
 /** A form's page: back to the workspace's forms, the form's name, its tabs, then the tab's content. */
 export function FormLayout({ frame, form, tab, title, heading, back, children, scripts }: FormLayoutProps) {
   return (
@@ -62,6 +78,12 @@ export function FormLayout({ frame, form, tab, title, heading, back, children, s
               <>
                 {' '}
                 <UnreadCount count={form.unread} />
+              </>
+            ) : null}
+            {t.tab === 'spam' && form.spam ? (
+              <>
+                {' '}
+                <SpamCount count={form.spam} />
               </>
             ) : null}
           </a>

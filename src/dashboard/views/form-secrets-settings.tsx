@@ -3,7 +3,7 @@ import type { SpamProtection, ThirdPartyCaptcha } from '../../domain/captcha-pro
 import { SECRET_MAX_LENGTH, type SecretState, type StoredSecretProvider } from '../../services/form-secrets.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
-import { CsrfInput, Panel, Time } from './components.js';
+import { Badge, Button, ButtonLink, CsrfInput, Panel, Time } from './components.js';
 import type { Frame } from './layout.js';
 
 /** The CAPTCHAs whose secret key the form stores (ALTCHA needs none). */
@@ -119,7 +119,7 @@ export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame
         ) : (
           <>
             <p class="secret-state">
-              <span class="badge">Set</span> <Time ms={updatedAt} />
+              <Badge>Set</Badge> <Time ms={updatedAt} />
             </p>
             {blocked && <p class="muted">{blocked}</p>}
             <div class="actions">
@@ -132,9 +132,9 @@ export function SecretKeysPanel({ frame, form, secrets, errors }: { frame: Frame
               {!blocked && (
                 <form method="post" action={`${secretPath(form.id, provider)}/remove`} class="inline-form">
                   <CsrfInput token={frame.csrf} />
-                  <button type="submit" class="secondary">
+                  <Button type="submit" variant="secondary">
                     Remove<span class="visually-hidden"> the {secretName(provider)}</span>
-                  </button>
+                  </Button>
                 </form>
               )}
             </div>
@@ -176,23 +176,23 @@ export function WebhookSecretPanel({ frame, form, secret }: { frame: Frame; form
           <p class="notice">Keep it on your server, like a password. Anyone who holds it can sign requests your receiver would accept.</p>
           <div class="secret">
             <code id="webhook-secret-value">{secret}</code>
-            <button type="button" class="secondary" data-copy="webhook-secret-value" hidden>
+            <Button type="button" variant="secondary" data-copy="webhook-secret-value" hidden>
               Copy
-            </button>
+            </Button>
           </div>
           <p id="webhook-secret-value-status" class="muted" aria-live="polite" />
         </>
       ) : (
         <form method="post" action={`/forms/${form.id}/settings/webhook-secret#webhook-secret`} class="inline-form">
           <CsrfInput token={frame.csrf} />
-          <button type="submit" class="secondary">
+          <Button type="submit" variant="secondary">
             Reveal signing secret
-          </button>
+          </Button>
         </form>
       )}{' '}
-      <a class="button secondary" href={`/forms/${form.id}/settings/webhook-secret/rotate`}>
+      <ButtonLink variant="secondary" href={`/forms/${form.id}/settings/webhook-secret/rotate`}>
         Rotate…
-      </a>
+      </ButtonLink>
     </Panel>
   );
 }
@@ -202,9 +202,9 @@ export function DeletePanel({ form }: { form: FormWithPlan }) {
   return (
     <Panel title="Delete this form" id="delete">
       <p>Deletes the form with all its submissions, templates and secrets. Pages that still post to it get “not found”.</p>
-      <a class="button danger" href={`/forms/${form.id}/delete`}>
+      <ButtonLink variant="danger" href={`/forms/${form.id}/delete`}>
         Delete form…
-      </a>
+      </ButtonLink>
     </Panel>
   );
 }

@@ -9,7 +9,7 @@ import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';
 import type { ChatChannelView } from '../../services/chat-channels.js';
 import { ChatChannelsPanel, type ChatPanelState } from './chat-channels-panel.js';
-import { Field, FormError, TextArea, Time } from './components.js';
+import { Button, Field, FormError, TextArea, Time } from './components.js';
 import type { SettingsSection } from '../form-settings-sections.js';
 import { type SectionState, SettingsIndex, SettingsProblems, SettingsSectionPanel } from './settings-section.js';
 import { SPAM_PROTECTIONS } from '../../domain/captcha-providers.js';
@@ -105,9 +105,9 @@ function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, ac
                     aria-invalid={error ? 'true' : undefined}
                     aria-describedby={describedBy || undefined}
                   />
-                  <button type="submit" class="secondary" name="action" value={`remove:${list}:${i}`} formAction={`${action}#${list}`}>
+                  <Button type="submit" variant="secondary" name="action" value={`remove:${list}:${i}`} formAction={`${action}#${list}`}>
                     Remove<span class="visually-hidden">{` ${itemLabel.toLowerCase()} ${i + 1}: ${entry}`}</span>
-                  </button>
+                  </Button>
                 </div>
                 {error && (
                   <p class="error" id={`${id}-error`}>
@@ -131,9 +131,9 @@ function ListField({ list, legend, itemLabel, addLabel, newLabel, type, hint, ac
           value={values.adding[list]}
           autocomplete="off"
         />
-        <button type="submit" class="secondary" name="action" value={`add:${list}`} formAction={`${action}#${list}`}>
+        <Button type="submit" variant="secondary" name="action" value={`add:${list}`} formAction={`${action}#${list}`}>
           {addLabel}
-        </button>
+        </Button>
       </div>
       {listError && (
         <p class="error" id={`${list}-error`}>
@@ -213,10 +213,10 @@ function RecipientStatusLine({ status, entry, id, action }: { status: RecipientS
           </>
         )}
       </p>
-      <button type="submit" class="secondary small" name="resend" value={entry} formAction={`${action}/recipients/resend`}>
+      <Button type="submit" variant="secondary" small name="resend" value={entry} formAction={`${action}/recipients/resend`}>
         {status.sentAt === null ? 'Send link' : 'Send link again'}
         <span class="visually-hidden">{` to ${entry}`}</span>
-      </button>
+      </Button>
     </div>
   );
 }

@@ -4,7 +4,8 @@ import type { TestDelivery, TestOutcome, TestSent } from '../../services/test-su
 import type { FormWithPlan } from '../form-frame.js';
 import { testBlocker } from './form-behaviour-panel.js';
 import { captchaSnippet, DEFAULT_HONEYPOT, fetchSnippet, htmlSnippet, SITE_KEY_PLACEHOLDER, type SnippetOptions, snippetElementId } from '../snippets.js';
-import { Breakable, CodeBlock, CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { Badge, type BadgeTone, Breakable, CodeBlock, CsrfInput, EmptyState, Panel, Time } from './components.js';
+import { type Column, DataTable } from './data-table.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { deliveryKindName } from './delivery-words.js';
@@ -181,29 +182,27 @@ export function FormSetupPage({ frame, form, address, refused }: FormSetupProps)
 
 const STATUS_NAMES: Record<string, string> = { pending: 'Waiting to be sent', done: 'Delivered', failed: 'Failed' };
 
-function DeliveryRow({ delivery }: { delivery: TestDelivery }) {
-  return (
-    <tr>
-      <td data-label="Delivery">{deliveryKindName(delivery.kind)}</td>
-      <td data-label="To">{delivery.target ? <Breakable text={delivery.target} /> : delivery.kind === 'autoresponder' ? 'the submitter' : '—'}</td>
-      <td data-label="Status">
-        {delivery.status === 'done' && delivery.writtenTo ? (
-          // NOTE: not "Delivered": without FORMGATE_SMTP_URL the email only went to a file of the mail folder
-          <>
-            <span class="badge written">Written to a file</span>
-            <span class="muted sub-line">in the mail folder, not sent: no SMTP server is configured</span>
-          </>
-        ) : (
-          <span class={delivery.status === 'failed' ? 'badge danger' : delivery.status === 'done' ? 'badge' : 'badge neutral'}>
-            {STATUS_NAMES[delivery.status] ?? delivery.status}
-          </span>
-        )}
-      </td>
-      <td data-label="Tries">{delivery.attempts}</td>
-      <td data-label="Last error">{delivery.lastError ?? ''}</td>
-    </tr>
-  );
-}
+const STATUS_TONES: Record<string, BadgeTone> = { pending: 'neutral', done: 'success', failed: 'danger' };
+
+const DELIVERY_COLUMNS: Column<TestDelivery>[] = [
+  { label: 'Delivery', cell: (d) => deliveryKindName(d.kind) },
+  { label: 'To', cell: (d) => (d.target ? <Breakable text={d.target} /> : d.kind === 'autoresponder' ? 'the submitter' : '—') },
+  {
+    label: 'Status',
+    cell: (d) =>
+      d.status === 'done' && d.writtenTo ? (
+        // NOTE: not "Delivered": without FORMGATE_SMTP_URL the email only went to a file of the mail folder
+        <>
+          <Badge tone="warning">Written to a file</Badge>
+          <span class="muted sub-line">in the mail folder, not sent: no SMTP server is configured</span>
+        </>
+      ) : (
+        <Badge tone={STATUS_TONES[d.status] ?? 'neutral'}>{STATUS_NAMES[d.status] ?? d.status}</Badge>
+      ),
+  },
+  { label: 'Tries', cell: (d) => d.attempts },
+  { label: 'Last error', cell: (d) => d.lastError ?? '' },
+];
 
 /** Where the test went: stored (or held, or caught as spam), and each delivery queued for it. */
 export function TestResultPage({ frame, form, outcome }: { frame: Frame; form: FormWithPlan; outcome: TestOutcome }) {
@@ -257,24 +256,7 @@ export function TestResultPage({ frame, form, outcome }: { frame: Frame; form: F
           </EmptyState>
         ) : (
           <>
-            <div class="table-wrap">
-              <table class="stack">
-                <thead>
-                  <tr>
-                    <th scope="col">Delivery</th>
-                    <th scope="col">To</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Tries</th>
-                    <th scope="col">Last error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {deliveries.map((d) => (
-                    <DeliveryRow key={d.id} delivery={d} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable label="Deliveries of the test" columns={DELIVERY_COLUMNS} rows={deliveries} rowKey={(d) => d.id} />
             <p class="muted">
               Deliveries are sent in the background, and tried again when they fail; reload this page to see them go, or follow them in the{' '}
               <a href={formPath(form.id, 'deliveries')}>delivery log</a>.

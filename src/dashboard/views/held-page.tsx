@@ -2,9 +2,9 @@ import type { Workspace } from '../../services/workspaces.js';
 import type { FolderRow } from '../../services/quarantine.js';
 import { EmptyState, Panel } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
-import { type Pager, PagerLinks } from './inbox-page.js';
+import { type Pager, PagerLinks } from './pager.js';
+import { SubmissionList } from './submission-list.js';
 import type { Frame } from './layout.js';
-import { FolderTable } from './spam-page.js';
 import { HeldExplanation, TeamHeldExplanation } from './submission-page.js';
 
 interface HeldPageProps {
@@ -33,9 +33,7 @@ export function HeldPage({ frame, form, workspace, rows, pager }: HeldPageProps)
                 : 'No submissions are held: every one that came fits the allowance.'}
           </EmptyState>
         ) : (
-          <FolderTable rows={rows} extra={[]}>
-            {() => null}
-          </FolderTable>
+          <SubmissionList rows={rows} label="Held submissions" />
         )}
         <PagerLinks pager={pager} />
       </Panel>

@@ -5,21 +5,21 @@ import { DailyChart, describeDays } from './chart.js';
 import { CsrfInput, EmptyState, Field } from './components.js';
 import { type ListRow, SubmissionList } from './submission-list.js';
 import { KeyboardHelp, KeyboardHelpButton } from './keyboard-help.js';
-import { type TriageView, viewParams } from '../triage-view.js';
+import { plainView, type TriageView, viewParams } from '../triage-view.js';
 import { withQuery } from '../links.js';
+import { type Pager, PagerLinks } from './pager.js';
+import type { SavedViewLink } from '../saved-view-links.js';
+import { ReadingPane, type ReadingPaneProps, paneWho } from './reading-pane.js';
 import type { Label } from '../../domain/labels.js';
 import { OPEN_CAP } from '../../services/triage.js';
+import { SAVED_VIEW_NAME_MAX } from '../../services/saved-views.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Frame, Layout } from './layout.js';
 
+export type { Pager } from './pager.js';
+
 /** A submission as a row of the inbox shows it. */
 export type InboxRow = ListRow;
-
-/** Where a list's pages lead: the next one, and back to the first (null where there is none). */
-export interface Pager {
-  next: string | null;
-  newest: string | null;
-}
 
 /** The inbox's triage: the view asked for, the open count, and who can be assigned. */
 export interface InboxTriage {
@@ -34,6 +34,10 @@ export interface InboxTriage {
   labelsPath: string;
   /** The viewer: "Mine" and "You". */
   userId: string;
+  /** On a workspace's inbox, its forms: the Form filter. */
+  forms?: { id: string; name: string }[];
+  /** The member's saved views of this inbox, and what Save view posts: the view shown (a query string) and the form. */
+  saved: { links: SavedViewLink[]; action: string; formId: string; query: string };
 }
 
 interface InboxProps {
@@ -48,6 +52,11 @@ interface InboxProps {
   /** The export links' address and the filter they carry (`search=…&from=…`, only the good ones). */
   exportPath: string;
   exportQuery: string;
+  /** Where a line leads: its submission in the reading pane, this page of the list beside it. */
+  linkOf: (id: string) => string;
+  /** The submission open in the pane (issue 41, item 2), if any. */
+  current: string | null;
+  pane: ReadingPaneProps | null;
 }
 
 export interface FormInboxProps extends InboxProps {
@@ -70,7 +79,7 @@ export function FormInboxPage(props: FormInboxProps) {
   const { frame, form, held, days } = props;
   const path = formPath(form.id);
   return (
-    <FormLayout frame={frame} form={form} tab="submissions" title="Submissions" scripts={['select-all.js', 'inbox-keys.js']}>
+    <FormLayout frame={frame} form={form} tab="submissions" title={paneTitle(props.pane, 'Submissions')} scripts={INBOX_SCRIPTS}>
       {held > 0 && (
         <p class="notice">
           <a href={`${path}/held`}>{plural(held, 'submission is held', 'submissions are held')}</a>
@@ -90,7 +99,7 @@ export function FormInboxPage(props: FormInboxProps) {
 export function WorkspaceInboxPage(props: WorkspaceInboxProps) {
   const path = `/w/${props.workspaceId}/submissions`;
   return (
-    <Layout title="All submissions" frame={props.frame} scripts={['select-all.js', 'inbox-keys.js']}>
+    <Layout title={paneTitle(props.pane, 'All submissions')} heading="All submissions" frame={props.frame} scripts={INBOX_SCRIPTS}>
       <p class="breadcrumb">
         <a href={`/w/${props.workspaceId}`}>← All forms</a>
       </p>
@@ -98,6 +107,11 @@ export function WorkspaceInboxPage(props: WorkspaceInboxProps) {
     </Layout>
   );
 }
+
+const INBOX_SCRIPTS = ['select-all.js', 'inbox-keys.js', 'reading-pane.js'];
+
+/** The page's title names the open submission first: the browser's history and tabs tell them apart. */
+const paneTitle = (pane: ReadingPaneProps | null, list: string) => (pane ? `${paneWho(pane.submission)} · ${list}` : list);
 
 /** The chart, closed by default below the list: the submissions come first on every screen. */
 export function ChartDetails({ days, id, subject, title = 'Last 30 days' }: { days: DayCount[]; id: string; subject: string; title?: string }) {
@@ -124,49 +138,62 @@ function Inbox({
   path,
   setup,
   formNames,
+  linkOf,
+  current,
+  pane,
 }: InboxProps & { path: string; setup: string; formNames?: Map<string, string> }) {
-  const filtered = Boolean(values.search || values.from || values.to || triage.view.assignee || triage.view.label);
+  const { assignee, label, unread, files, form } = triage.view;
+  const filtered = Boolean(values.search || values.from || values.to || assignee || label || unread || files || form);
   const exportLink = (format: string) => `${exportPath}?format=${format}${exportQuery ? `&${exportQuery}` : ''}`;
   return (
-    <section class="panel inbox-panel" aria-labelledby="submissions-heading">
-      {/* the tab above names the list: its heading is for screen readers, the first line is the search */}
-      <h2 id="submissions-heading" class="visually-hidden">
-        {filtered ? 'Matching submissions' : 'Submissions'}
-      </h2>
-      <div class="inbox-tools">
-        <ViewLinks path={path} triage={triage} values={values} />
-        <SearchForm path={path} values={values} errors={errors} filtered={filtered} triage={triage} />
-        <p class="export-links">
-          <a href={exportLink('csv')}>Export CSV</a>
-          <a href={exportLink('json')}>Export JSON</a>
+    // with a submission open: the list and the pane side by side at wide widths, the pane alone at narrow ones
+    <div class={pane ? 'reading-split has-pane' : 'reading-split'}>
+      <section class="panel inbox-panel" aria-labelledby="submissions-heading">
+        {/* the tab above names the list: its heading is for screen readers, the first line is the search */}
+        <h2 id="submissions-heading" class="visually-hidden">
+          {filtered ? 'Matching submissions' : 'Submissions'}
+        </h2>
+        <div class="inbox-tools">
+          <ViewLinks path={path} triage={triage} values={values} />
+          <SearchForm path={path} values={values} errors={errors} filtered={filtered} triage={triage} />
+          <SaveView triage={triage} csrf={frame.csrf} />
+          <p class="export-links">
+            <a href={exportLink('csv')}>Export CSV</a>
+            <a href={exportLink('json')}>Export JSON</a>
+          </p>
+        </div>
+        {rows.length === 0 ? (
+          <NoRows filtered={filtered} later={pager.newest !== null} more={pager.next !== null} path={path} setup={setup} isForm={!formNames} />
+        ) : (
+          <form method="post" action={`${path}/bulk`} aria-label="Submissions on this page">
+            <CsrfInput token={frame.csrf} />
+            <input type="hidden" name="back" value={back} />
+            {rows.map((row) => (
+              <input type="hidden" name="pageId" value={row.id} key={row.id} />
+            ))}
+            <BulkActions triage={triage} />
+            <SubmissionList
+              rows={rows}
+              formNames={formNames}
+              select
+              label={filtered ? 'Matching submissions' : 'Submissions'}
+              people={{ viewer: triage.userId, emails: new Map(triage.assignees.map((a) => [a.id, a.email])) }}
+              showDone={triage.view.state === 'all'}
+              linkOf={linkOf}
+              current={current}
+            />
+          </form>
+        )}
+        <PagerLinks pager={pager} />
+        <p class="keys-hint">
+          <KeyboardHelpButton />
         </p>
-      </div>
-      {rows.length === 0 ? (
-        <NoRows filtered={filtered} later={pager.newest !== null} more={pager.next !== null} path={path} setup={setup} isForm={!formNames} />
-      ) : (
-        <form method="post" action={`${path}/bulk`} aria-label="Submissions on this page">
-          <CsrfInput token={frame.csrf} />
-          <input type="hidden" name="back" value={back} />
-          {rows.map((row) => (
-            <input type="hidden" name="pageId" value={row.id} key={row.id} />
-          ))}
-          <BulkActions triage={triage} />
-          <SubmissionList
-            rows={rows}
-            formNames={formNames}
-            select
-            label={filtered ? 'Matching submissions' : 'Submissions'}
-            people={{ viewer: triage.userId, emails: new Map(triage.assignees.map((a) => [a.id, a.email])) }}
-            showDone={triage.view.state === 'all'}
-          />
-        </form>
-      )}
-      <PagerLinks pager={pager} />
-      <p class="keys-hint">
-        <KeyboardHelpButton />
-      </p>
-      <KeyboardHelp />
-    </section>
+        <KeyboardHelp />
+        {/* the script says here which submission it opened in the pane */}
+        <p id="pane-status" class="visually-hidden" role="status" />
+      </section>
+      {pane && <ReadingPane {...pane} />}
+    </div>
   );
 }
 
@@ -174,24 +201,70 @@ function Inbox({
 function ViewLinks({ path, triage, values }: { path: string; triage: InboxTriage; values: FilterValues }) {
   const { state, assignee } = triage.view;
   const views: { label: string; view: TriageView; count?: string }[] = [
-    { label: 'Open', view: { state: 'open', assignee: '', label: '' }, count: counted(triage.open) },
-    { label: 'Mine', view: { state: 'open', assignee: 'me', label: '' }, count: counted(triage.mine) },
-    { label: 'Done', view: { state: 'done', assignee: '', label: '' } },
-    { label: 'All', view: { state: 'all', assignee: '', label: '' } },
+    { label: 'Open', view: plainView('open'), count: counted(triage.open) },
+    { label: 'Mine', view: plainView('open', 'me'), count: counted(triage.mine) },
+    { label: 'Done', view: plainView('done') },
+    { label: 'All', view: plainView('all') },
   ];
+  const { label: onlyLabel, unread, files, form } = triage.view;
+  const narrowed = Boolean(onlyLabel || unread || files || form);
   return (
     <nav class="filters inbox-views" aria-label="Views">
       {views.map(({ label, view, count }) => (
         <a
           key={label}
           href={withQuery(path, { search: values.search, ...viewParams(view) })}
-          aria-current={view.state === state && view.assignee === assignee && !triage.view.label ? 'page' : undefined}
+          aria-current={view.state === state && view.assignee === assignee && !narrowed ? 'page' : undefined}
         >
           {label}
           {count !== undefined && <span class="view-count"> {count}</span>}
         </a>
       ))}
+      {triage.saved.links.map((view) => (
+        <a key={view.id} href={view.href} class="saved-view" aria-current={view.current ? 'page' : undefined}>
+          {view.name}
+          {view.count !== '' && <span class="view-count"> {view.count}</span>}
+        </a>
+      ))}
     </nav>
+  );
+}
+
+/** The views every inbox has: nothing to save there. */
+const DEFAULT_VIEWS = new Set(['', 'assignee=me', 'state=done', 'state=all']);
+
+/**
+ * Save view (issue 41, item 8): the view shown, under a name, as the member's own; the saved view
+ * shown can be deleted from here. Folded: most visits only use the views.
+ */
+function SaveView({ triage, csrf }: { triage: InboxTriage; csrf: string }) {
+  const { links, action, formId, query } = triage.saved;
+  const current = links.find((view) => view.current);
+  if (current) {
+    return (
+      <form method="post" action={`${action}/${current.id}/delete`} class="save-view">
+        <CsrfInput token={csrf} />
+        <button type="submit" class="link-button">
+          Delete the view “{current.name}”
+        </button>
+      </form>
+    );
+  }
+  if (DEFAULT_VIEWS.has(query)) return null;
+  return (
+    <details class="save-view">
+      <summary class="save-view-head">Save this view</summary>
+      <form method="post" action={action} class="save-view-form">
+        <CsrfInput token={csrf} />
+        <input type="hidden" name="form" value={formId} />
+        <input type="hidden" name="query" value={query} />
+        <label for="field-view-name">Name</label>
+        <input id="field-view-name" name="name" type="text" required maxLength={SAVED_VIEW_NAME_MAX} />
+        <button type="submit" class="secondary small">
+          Save view
+        </button>
+      </form>
+    </details>
   );
 }
 
@@ -212,7 +285,8 @@ function SearchForm({
   filtered: boolean;
   triage: InboxTriage;
 }) {
-  const { state, assignee, label } = triage.view;
+  const { state, assignee, label, unread, files, form } = triage.view;
+  const more = Boolean(values.from || values.to || errors.from || errors.to || (assignee && assignee !== 'me') || label || unread || files || form);
   return (
     <form method="get" action={path} class="inbox-search" aria-label="Filter the submissions">
       {state !== 'open' && <input type="hidden" name="state" value={state} />}
@@ -225,7 +299,7 @@ function SearchForm({
           </a>
         )}
       </div>
-      <details class="date-filter" open={Boolean(values.from || values.to || errors.from || errors.to || (assignee && assignee !== 'me') || label)}>
+      <details class="date-filter" open={more}>
         <summary class="date-filter-head">More filters</summary>
         <div class="date-fields">
           <div class="field">
@@ -261,6 +335,28 @@ function SearchForm({
               <a href={triage.labelsPath}>Manage labels</a>
             </p>
           </div>
+          {triage.forms && (
+            <div class="field">
+              <label for="field-form">Form</label>
+              <select id="field-form" name="form">
+                <option value="">Every form</option>
+                {triage.forms.map((one) => (
+                  <option key={one.id} value={one.id} selected={form === one.id}>
+                    {one.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          <fieldset class="field filter-checks">
+            <legend>Only</legend>
+            <label class="filter-check">
+              <input type="checkbox" name="unread" value="1" checked={unread} /> Unread
+            </label>
+            <label class="filter-check">
+              <input type="checkbox" name="files" value="1" checked={files} /> With files
+            </label>
+          </fieldset>
           <Field label="From" name="from" type="date" value={values.from} errors={errors} hint="A day, in UTC" />
           <Field label="To" name="to" type="date" value={values.to} errors={errors} hint="A day, included" />
         </div>
@@ -383,16 +479,5 @@ function NoRows({
         )}
       </p>
     </EmptyState>
-  );
-}
-
-/** "Back to the newest" and "Next page", as far as there are such pages. */
-export function PagerLinks({ pager }: { pager: Pager }) {
-  if (!pager.next && !pager.newest) return null;
-  return (
-    <nav class="pager" aria-label="Pages">
-      {pager.newest && <a href={pager.newest}>Back to the newest</a>}
-      {pager.next && <a href={pager.next}>Next page</a>}
-    </nav>
   );
 }

@@ -1,5 +1,5 @@
 import type { InvitationView } from '../../services/invitations.js';
-import { CsrfInput, Time } from './components.js';
+import { ButtonLink, CsrfInput, Time } from './components.js';
 import { PublicLayout } from './layout.js';
 
 interface InvitationPageProps {
@@ -63,9 +63,9 @@ export function LogInToAcceptPage({ view, secret }: Omit<InvitationPageProps, 'c
       <p>
         {view.invitation.email} already has an account here. Log in with it to accept the invitation to “{view.workspaceName}”.
       </p>
-      <a class="button wide" href={`/login?next=${encodeURIComponent(`/invitations/${secret}`)}`}>
+      <ButtonLink class="wide" href={`/login?next=${encodeURIComponent(`/invitations/${secret}`)}`}>
         Log in to accept
-      </a>
+      </ButtonLink>
     </PublicLayout>
   );
 }

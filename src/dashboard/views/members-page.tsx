@@ -2,7 +2,8 @@ import type { Invitation } from '../../services/invitations.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { Member } from '../../services/team.js';
 import type { FieldErrors } from '../field-errors.js';
-import { Breakable, CodeBlock, CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
+import { Badge, Breakable, ButtonLink, CodeBlock, CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
+import { DataTable, type MaybeColumn } from './data-table.js';
 import { type Frame, Layout } from './layout.js';
 
 export interface MembersPageProps {
@@ -53,52 +54,39 @@ function seatLine({ taken, limit }: { taken: number; limit: number | null }, tea
 }
 
 function MemberTable({ workspace, members, viewer }: Pick<MembersPageProps, 'workspace' | 'members' | 'viewer'>) {
-  return (
-    <div class="table-wrap">
-      <table class="stack team">
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Joined</th>
-            {viewer.owner && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {members.map((m) => (
-            <tr key={m.userId}>
-              <td data-label="Email">
-                <span>
-                  {m.email}
-                  {m.userId === viewer.userId && <span class="muted"> (you)</span>}
-                </span>
-              </td>
-              <td data-label="Role">
-                <span>
-                  <span class={m.role === 'owner' ? 'badge' : 'badge neutral'}>{m.role === 'owner' ? 'Owner' : 'Member'}</span>
-                  {m.creator && <span class="muted"> creator</span>}
-                </span>
-              </td>
-              <td data-label="Joined">
-                <Time ms={m.joinedAt} />
-              </td>
-              {viewer.owner && (
-                <td data-label="Actions">
-                  {m.creator || m.userId === viewer.userId ? (
-                    <span class="muted">—</span>
-                  ) : (
-                    <a href={`/w/${workspace.id}/members/${m.userId}/remove`}>
-                      Remove<span class="visually-hidden"> {m.email}</span>
-                    </a>
-                  )}
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: MaybeColumn<Member>[] = [
+    {
+      label: 'Email',
+      cell: (m) => (
+        <span>
+          {m.email}
+          {m.userId === viewer.userId && <span class="muted"> (you)</span>}
+        </span>
+      ),
+    },
+    {
+      label: 'Role',
+      cell: (m) => (
+        <span>
+          <Badge tone={m.role === 'owner' ? 'accent' : 'neutral'}>{m.role === 'owner' ? 'Owner' : 'Member'}</Badge>
+          {m.creator && <span class="muted"> creator</span>}
+        </span>
+      ),
+    },
+    { label: 'Joined', cell: (m) => <Time ms={m.joinedAt} /> },
+    viewer.owner && {
+      label: 'Actions',
+      cell: (m) =>
+        m.creator || m.userId === viewer.userId ? (
+          <span class="muted">—</span>
+        ) : (
+          <a href={`/w/${workspace.id}/members/${m.userId}/remove`}>
+            Remove<span class="visually-hidden"> {m.email}</span>
+          </a>
+        ),
+    },
+  ];
+  return <DataTable label="Members" class="team" columns={columns} rows={members} rowKey={(m) => m.userId} />;
 }
 
 function InvitationTable({ frame, workspace, invitations, viewer }: Pick<MembersPageProps, 'frame' | 'workspace' | 'invitations' | 'viewer'>) {
@@ -109,49 +97,32 @@ function InvitationTable({ frame, workspace, invitations, viewer }: Pick<Members
       </EmptyState>
     );
   }
-  return (
-    <div class="table-wrap">
-      <table class="stack team">
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Sent</th>
-            <th scope="col">Expires</th>
-            {viewer.owner && <th scope="col">Actions</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {invitations.map((i) => (
-            <tr key={i.id}>
-              <td data-label="Email">{i.email}</td>
-              <td data-label="Sent">
-                <Time ms={i.createdAt} />
-              </td>
-              <td data-label="Expires">
-                <Time ms={i.expiresAt} />
-              </td>
-              {viewer.owner && (
-                <td data-label="Actions" class="row-actions">
-                  <form method="post" action={`/w/${workspace.id}/invitations/${i.id}/new-link`} class="inline-form">
-                    <CsrfInput token={frame.csrf} />
-                    <button type="submit" class="link-button">
-                      New link<span class="visually-hidden"> for {i.email}</span>
-                    </button>
-                  </form>
-                  <form method="post" action={`/w/${workspace.id}/invitations/${i.id}/revoke`} class="inline-form">
-                    <CsrfInput token={frame.csrf} />
-                    <button type="submit" class="link-button">
-                      Revoke invitation<span class="visually-hidden"> to {i.email}</span>
-                    </button>
-                  </form>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  const columns: MaybeColumn<Invitation>[] = [
+    { label: 'Email', cell: (i) => i.email },
+    { label: 'Sent', cell: (i) => <Time ms={i.createdAt} /> },
+    { label: 'Expires', cell: (i) => <Time ms={i.expiresAt} /> },
+    viewer.owner && {
+      label: 'Actions',
+      class: 'row-actions',
+      cell: (i) => (
+        <>
+          <form method="post" action={`/w/${workspace.id}/invitations/${i.id}/new-link`} class="inline-form">
+            <CsrfInput token={frame.csrf} />
+            <button type="submit" class="link-button">
+              New link<span class="visually-hidden"> for {i.email}</span>
+            </button>
+          </form>
+          <form method="post" action={`/w/${workspace.id}/invitations/${i.id}/revoke`} class="inline-form">
+            <CsrfInput token={frame.csrf} />
+            <button type="submit" class="link-button">
+              Revoke invitation<span class="visually-hidden"> to {i.email}</span>
+            </button>
+          </form>
+        </>
+      ),
+    },
+  ];
+  return <DataTable label="Pending invitations" class="team" columns={columns} rows={invitations} rowKey={(i) => i.id} />;
 }
 
 /** A workspace's team: who is in it, who is invited, and (for owners) the invite form. */
@@ -195,9 +166,9 @@ export function MembersPage(props: MembersPageProps) {
       {creator?.userId !== viewer.userId && (
         <Panel title="Leave this workspace">
           <p>You lose access to its forms and submissions; an owner can invite you again.</p>
-          <a class="button secondary" href={`/w/${workspace.id}/leave`}>
+          <ButtonLink variant="secondary" href={`/w/${workspace.id}/leave`}>
             Leave workspace
-          </a>
+          </ButtonLink>
         </Panel>
       )}
     </Layout>

@@ -1,6 +1,6 @@
 import type { WorkspaceSummary } from '../../services/admin.js';
 import { planLabel, PLANS } from '../../domain/plans.js';
-import { CsrfInput } from './components.js';
+import { Button, CsrfInput } from './components.js';
 
 /** The admin's plan change for one workspace: a select labelled with its name, and a button that says what it does. */
 export function PlanForm({ workspace, csrf, back, error }: { workspace: WorkspaceSummary; csrf: string; back: string; error?: string }) {
@@ -18,9 +18,9 @@ export function PlanForm({ workspace, csrf, back, error }: { workspace: Workspac
             </option>
           ))}
         </select>
-        <button type="submit" class="secondary">
+        <Button type="submit" variant="secondary">
           Change plan
-        </button>
+        </Button>
       </div>
       {error && (
         <p class="error" id={`${id}-error`}>

@@ -1,6 +1,6 @@
 import type { Flash } from '../flash.js';
 import type { ConfirmationView } from '../../services/recipients.js';
-import { CsrfInput } from './components.js';
+import { Button, CsrfInput } from './components.js';
 import { PublicLayout } from './layout.js';
 
 interface RecipientPageProps {
@@ -48,9 +48,9 @@ export function RecipientConfirmationPage({ csrf, view, secret, flash }: Recipie
           </button>
         )}
         {view.state !== 'declined' && (
-          <button type="submit" name="answer" value="decline" class={view.state === 'confirmed' ? undefined : 'secondary'}>
+          <Button type="submit" name="answer" value="decline" variant={view.state === 'confirmed' ? 'primary' : 'secondary'}>
             {view.state === 'confirmed' ? 'Stop these notifications' : 'No, decline'}
-          </button>
+          </Button>
         )}
       </form>
       <p class="hint">Keep the email with this link: it is how you change your answer later.</p>

@@ -1,7 +1,7 @@
 import type { DigestSettings } from '../../services/spam-digests.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { FieldErrors } from '../field-errors.js';
-import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { ButtonLink, CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { AssignedDigestPanel } from './assigned-digest-panel.js';
 import { SpamDigestPanel } from './spam-digest-panel.js';
@@ -53,9 +53,9 @@ export function SettingsPage({
       <Panel title="Erase a person">
         <p>Delete every submission that holds someone’s email address, when they ask you to: you see how many first.</p>
         <p>
-          <a class="button secondary" href={`/w/${workspace.id}/erase`}>
+          <ButtonLink variant="danger" href={`/w/${workspace.id}/erase`}>
             Erase a person’s submissions…
-          </a>
+          </ButtonLink>
         </p>
       </Panel>
       <Panel title="Identifier">
@@ -68,9 +68,9 @@ export function SettingsPage({
         <Panel title="Delete workspace" id="delete">
           <p>Delete this workspace with its forms, submissions and files, for everyone in its team. You see what goes with it first.</p>
           <p>
-            <a class="button secondary" href={`/w/${workspace.id}/delete`}>
+            <ButtonLink variant="danger" href={`/w/${workspace.id}/delete`}>
               Delete this workspace…
-            </a>
+            </ButtonLink>
           </p>
         </Panel>
       )}

@@ -1,139 +1,138 @@
-import type { FolderRow, SpamFolderState } from '../../services/quarantine.js';
+import type { FieldErrors } from '../field-errors.js';
 import { megabytes } from '../../services/form-uploads.js';
-import { summaryOf, timeText } from '../submission-fields.js';
-import { CsrfInput, EmptyState, Panel, Time } from './components.js';
-import { FormLayout } from './form-layout.js';
-import { type Pager, PagerLinks } from './inbox-page.js';
+import type { SpamFolderState } from '../../services/quarantine.js';
+import { CsrfInput, EmptyState, Field, Time } from './components.js';
+import { FormLayout, formPath } from './form-layout.js';
+import { type Pager, PagerLinks } from './pager.js';
 import type { Frame } from './layout.js';
-import { SpamReasons } from './submission-page.js';
+import { type ListRow, SubmissionList } from './submission-list.js';
 
 interface SpamPageProps {
   frame: Frame;
   form: { id: string; name: string; workspaceId: string };
-  rows: FolderRow[];
+  rows: ListRow[];
   pager: Pager;
-  retentionDays: number;
   retentionMs: number;
   /** How full the workspace's spam folder is against its bound, and the spam dropped past it. */
   folder: SpamFolderState;
-  /** This page's address (with its cursor): where Not spam comes back to. */
+  /** This page's address (with its search and cursor): where Not spam and Delete come back to. */
   back: string;
+  /** The search as typed, and its error (too long) beside the field. */
+  search: string;
+  errors: FieldErrors;
 }
 
-/** The form's spam folder: what the filter caught, why, when it goes, and Not spam for each. */
-export function SpamPage({ frame, form, rows, pager, retentionDays, retentionMs, folder, back }: SpamPageProps) {
+/**
+ * The form's spam folder as the inbox lists submissions: a line each (who, the first line, when),
+ * searched, paged, with Not spam and Delete for the ticked ones. Why each was caught is on its page
+ * (the line's link); when each goes follows from when it came, said once above the list.
+ */
+export function SpamPage({ frame, form, rows, pager, retentionMs, folder, back, search, errors }: SpamPageProps) {
+  const path = formPath(form.id, 'spam');
+  const retentionDays = Math.round(retentionMs / 86_400_000);
+  const oldest = rows.at(-1);
   return (
-    <FormLayout frame={frame} form={form} tab="spam" title="Spam">
+    <FormLayout frame={frame} form={form} tab="spam" title="Spam" scripts={['select-all.js']}>
       <p class="lead">
-        Submissions the spam filter caught: never delivered or listed in the inbox, and removed {retentionDays} days after they came. <strong>Not spam</strong>{' '}
-        moves one into the inbox: {frame.plans.team ? '' : 'it counts against the workspace’s allowance and '}its deliveries go out.
+        Never delivered or listed in the inbox; each is removed {retentionDays} days after it came
+        {oldest ? (
+          <>
+            {' '}
+            (the oldest here on <Time ms={oldest.createdAt + retentionMs} />)
+          </>
+        ) : null}
+        . Open one to see why it was caught. <strong>Not spam</strong> moves the ticked ones into the inbox
+        {frame.plans.team ? '' : ', where each counts against the allowance,'} and their deliveries go out; <strong>Delete</strong> removes them for good.
       </p>
-      <SpamFolderBound folder={folder} retentionDays={retentionDays} />
-      <Panel title="Caught as spam" id="spam">
+      <DroppedNotice folder={folder} retentionDays={retentionDays} />
+      <section class="panel inbox-panel" aria-labelledby="spam-heading">
+        <h2 id="spam-heading" class="visually-hidden">
+          {search ? 'Matching spam' : 'Spam'}
+        </h2>
+        <div class="inbox-tools">
+          <form method="get" action={path} class="inbox-search" aria-label="Search the spam folder">
+            <Field label="Search" name="search" type="search" value={search} errors={errors} hint="Any field’s name or value" />
+            <div class="filter-actions actions">
+              <button type="submit">Search</button>
+              {search && (
+                <a class="button secondary" href={path}>
+                  Clear
+                </a>
+              )}
+            </div>
+          </form>
+        </div>
         {rows.length === 0 ? (
-          <EmptyState>{pager.newest ? 'No more spam.' : 'No spam caught. Whatever the filter catches waits here.'}</EmptyState>
+          <NoSpam searched={Boolean(search)} later={pager.newest !== null} more={pager.next !== null} path={path} />
         ) : (
-          <FolderTable rows={rows}>
-            {(row) => (
-              <>
-                <td data-label="Why caught">
-                  <SpamReasons reasons={row.spamReasons} />
-                </td>
-                <td data-label="Removed on">
-                  <Time ms={row.createdAt + retentionMs} />
-                </td>
-                <td data-label="">
-                  <form method="post" action={`/submissions/${row.id}/not-spam`}>
-                    <CsrfInput token={frame.csrf} />
-                    <input type="hidden" name="back" value={back} />
-                    <button type="submit" class="secondary">
-                      Not spam<span class="visually-hidden">: the submission of {timeText(row.createdAt)}</span>
-                    </button>
-                  </form>
-                </td>
-              </>
-            )}
-          </FolderTable>
+          <form method="post" action={`${path}/bulk`} aria-label="Spam on this page">
+            <CsrfInput token={frame.csrf} />
+            <input type="hidden" name="back" value={back} />
+            {rows.map((row) => (
+              <input type="hidden" name="pageId" value={row.id} key={row.id} />
+            ))}
+            <div class="bulk-actions">
+              <span class="select-all">
+                <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" title="Select all on this page" />
+                <label for="select-all" class="visually-hidden">
+                  Select all on this page
+                </label>
+              </span>
+              <span class="bulk-buttons">
+                <button type="submit" name="action" value="not-spam" class="secondary small">
+                  Not spam
+                </button>
+                <button type="submit" name="action" value="delete" class="secondary small">
+                  Delete
+                </button>
+              </span>
+            </div>
+            <SubmissionList rows={rows} select label={search ? 'Matching spam' : 'Spam'} />
+          </form>
         )}
         <PagerLinks pager={pager} />
-      </Panel>
+      </section>
+      <FolderBound folder={folder} retentionDays={retentionDays} />
     </FormLayout>
   );
 }
 
-/** How full the workspace's spam folder is, and (when it was full) how much spam was dropped instead of kept. */
-function SpamFolderBound({ folder, retentionDays }: { folder: SpamFolderState; retentionDays: number }) {
-  const { caught, bytes, dropped, cap } = folder;
-  return (
-    <>
-      <p class="hint">
-        The workspace’s spam folder keeps at most {cap.count.toLocaleString('en')} submissions or {megabytes(cap.bytes)} caught in {retentionDays} days; it
-        holds {caught.toLocaleString('en')} ({megabytes(bytes)}). Past that, spam is dropped: the sender is answered as usual and nothing is kept.
-      </p>
-      {dropped > 0 ? (
-        <p class="notice" role="status">
-          The spam folder was full: {dropped.toLocaleString('en')} spam {dropped === 1 ? 'submission was' : 'submissions were'} dropped in the last{' '}
-          {retentionDays} days instead of kept.
+function NoSpam({ searched, later, more, path }: { searched: boolean; later: boolean; more: boolean; path: string }) {
+  // a search checks a bounded share of the folder per page (services/spam-folder.ts SPAM_SEARCH_ROW_CAP)
+  if (more) return <EmptyState>Nothing matches among the submissions this page searched; the next page searches older ones.</EmptyState>;
+  if (later) return <EmptyState>No more spam.</EmptyState>;
+  if (searched) {
+    return (
+      <EmptyState>
+        <p>Nothing in the spam folder matches this search.</p>
+        <p>
+          <a href={path}>Clear the search</a>
         </p>
-      ) : null}
-    </>
+      </EmptyState>
+    );
+  }
+  return <EmptyState>No spam caught. Whatever the filter catches waits here.</EmptyState>;
+}
+
+/** How full the workspace's spam folder is against its bound: below the list, which comes first. */
+function FolderBound({ folder, retentionDays }: { folder: SpamFolderState; retentionDays: number }) {
+  const { caught, bytes, cap } = folder;
+  return (
+    <p class="hint">
+      The workspace’s spam folder keeps at most {cap.count.toLocaleString('en')} submissions or {megabytes(cap.bytes)} caught in {retentionDays} days; it holds{' '}
+      {caught.toLocaleString('en')} ({megabytes(bytes)}). Past that, spam is dropped: the sender is answered as usual and nothing is kept.
+    </p>
   );
 }
 
-/** A folder's table: when it came (a link to it), its first fields, then the folder's own columns. */
-export function FolderTable({
-  rows,
-  children,
-  extra = ['Why caught', 'Removed on', ''],
-}: {
-  rows: FolderRow[];
-  children: (row: FolderRow) => preact.ComponentChildren;
-  extra?: string[];
-}) {
+/** When the folder was full: how much spam was dropped instead of kept, above the list. */
+function DroppedNotice({ folder, retentionDays }: { folder: SpamFolderState; retentionDays: number }) {
+  const { dropped } = folder;
+  if (dropped === 0) return null;
   return (
-    <div class="table-wrap listing">
-      <table class="stack folder">
-        <thead>
-          <tr>
-            <th scope="col">Received</th>
-            <th scope="col">Content</th>
-            {extra.map((name) => (
-              <th scope="col" key={name}>
-                {name || <span class="visually-hidden">Actions</span>}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.id}>
-              <td data-label="Received">
-                <a href={`/submissions/${row.id}`}>
-                  <Time ms={row.createdAt} />
-                </a>
-              </td>
-              <td data-label="Content">
-                <Summary data={row.data} />
-              </td>
-              {children(row)}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function Summary({ data }: { data: unknown }) {
-  const fields = summaryOf(data);
-  if (fields.length === 0) return <span class="muted">No fields</span>;
-  return (
-    <ul class="summary">
-      {fields.map((field) => (
-        <li key={field.name}>
-          <span class="summary-name">{field.name}:</span> {field.value}
-        </li>
-      ))}
-    </ul>
+    <p class="notice" role="status">
+      The spam folder was full: {dropped.toLocaleString('en')} spam {dropped === 1 ? 'submission was' : 'submissions were'} dropped in the last {retentionDays}{' '}
+      days instead of kept.
+    </p>
   );
 }

@@ -44,6 +44,8 @@ export function SubmissionList({
   label,
   people,
   showDone,
+  linkOf,
+  current,
 }: {
   rows: ListRow[];
   formNames?: Map<string, string>;
@@ -51,32 +53,40 @@ export function SubmissionList({
   label: string;
   people?: ListPeople;
   showDone?: boolean;
+  /** Where a line leads: its submission's page, unless the list opens it in a reading pane (the inbox). */
+  linkOf?: (id: string) => string;
+  /** The submission open in the pane: its line is marked. */
+  current?: string | null;
 }) {
+  const line = { formNames, select, people, showDone, linkOf, current };
   return (
-    <table class="submission-list" aria-label={label}>
-      {/* the columns' widths: the header row is hidden, and a fixed table takes them from here */}
-      <colgroup>
-        {select && <col class="select-col" />}
-        <col class="who-col" />
-        <col />
-        {formNames && <col class="form-col" />}
-        <col class="when-col" />
-      </colgroup>
-      <thead class="visually-hidden">
-        <tr>
-          {select && <th scope="col">Select</th>}
-          <th scope="col">From</th>
-          <th scope="col">Message</th>
-          {formNames && <th scope="col">Form</th>}
-          <th scope="col">Received</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((row) => (
-          <ListLine row={row} formNames={formNames} select={select} people={people} showDone={showDone} key={row.id} />
-        ))}
-      </tbody>
-    </table>
+    // the wrapper is what the lines' layout asks the width of: a phone's, or the column beside a reading pane
+    <div class="submission-lines">
+      <table class={select ? 'submission-list' : 'submission-list unselectable'} aria-label={label}>
+        {/* the columns' widths: the header row is hidden, and a fixed table takes them from here */}
+        <colgroup>
+          {select && <col class="select-col" />}
+          <col class="who-col" />
+          <col />
+          {formNames && <col class="form-col" />}
+          <col class="when-col" />
+        </colgroup>
+        <thead class="visually-hidden">
+          <tr>
+            {select && <th scope="col">Select</th>}
+            <th scope="col">From</th>
+            <th scope="col">Message</th>
+            {formNames && <th scope="col">Form</th>}
+            <th scope="col">Received</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <ListLine row={row} {...line} key={row.id} />
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -86,18 +96,22 @@ function ListLine({
   select,
   people,
   showDone,
+  linkOf,
+  current,
 }: {
   row: ListRow;
   formNames?: Map<string, string>;
   select?: boolean;
   people?: ListPeople;
   showDone?: boolean;
+  linkOf?: (id: string) => string;
+  current?: string | null;
 }) {
   const { who, preview } = listLineOf(row.data);
   const time = formatShortTime(row.createdAt);
   const name = who ?? 'No name given';
   return (
-    <tr class={row.unread ? 'unread' : undefined}>
+    <tr class={[row.unread && 'unread', row.id === current && 'current'].filter(Boolean).join(' ') || undefined} data-id={row.id}>
       {select && (
         <td class="select-cell">
           <input type="checkbox" name="id" value={row.id} id={`select-${row.id}`} />
@@ -109,7 +123,12 @@ function ListLine({
       <td class="who-cell">
         {/* on every line, shown on unread ones: the names stay in one column */}
         <span class="unread-mark" aria-hidden="true" />
-        <a href={`/submissions/${row.id}`} class={who ? 'who' : 'who nobody'}>
+        <a
+          href={linkOf ? linkOf(row.id) : `/submissions/${row.id}`}
+          data-pane={linkOf ? '' : undefined}
+          aria-current={row.id === current ? 'true' : undefined}
+          class={who ? 'who' : 'who nobody'}
+        >
           {name}
           {row.unread && <span class="visually-hidden"> (unread)</span>}
         </a>

@@ -2,18 +2,17 @@ import type { Workspace } from '../../services/workspaces.js';
 import { type DeliveryRecord, writtenToFile } from '../../services/deliveries.js';
 import { planLabel, planLimits } from '../../domain/plans.js';
 import type { SubmissionDetail } from '../../services/submissions.js';
-import { NOTE_LIMIT } from '../../services/submission-marks.js';
-import { isFileValue } from '../../services/export-fields.js';
 import type { SubmissionFile } from '../../services/submission-files.js';
 import { whoOf } from '../../domain/submission-summary.js';
-import { fieldLabel, timeText } from '../submission-fields.js';
+import { timeText } from '../submission-fields.js';
 import { fieldsOf } from '../../domain/submission-summary.js';
 import type { SubmissionTriage } from '../../services/triage.js';
 import { KeyboardHelp } from './keyboard-help.js';
-import { LabelBadge } from './submission-list.js';
+import { FieldList, LabelsPanel, NotePanel, SubmissionActions, TriageFacts } from './submission-parts.js';
 import type { Label } from '../../domain/labels.js';
 import { FileList } from './file-list.js';
-import { CsrfInput, Panel, Time } from './components.js';
+import { type Column, DataTable } from './data-table.js';
+import { Badge, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { deliveryKindName, deliveryProtocol, folderAndFile } from './delivery-words.js';
@@ -124,105 +123,6 @@ export function SubmissionPage(props: SubmissionPageProps) {
   );
 }
 
-/** The submission's labels: a box for each of the workspace's, ticked when it carries it; one save. */
-function LabelsPanel({
-  submissionId,
-  labels,
-  carried,
-  csrf,
-  workspaceId,
-}: {
-  submissionId: string;
-  labels: Label[];
-  carried: Label[];
-  csrf: string;
-  workspaceId: string;
-}) {
-  const have = new Set(carried.map((label) => label.id));
-  return (
-    <Panel title="Labels" id="labels">
-      {labels.length === 0 ? (
-        <p class="muted">
-          The workspace has no labels yet. <a href={`/w/${workspaceId}/labels`}>Make some</a>
-        </p>
-      ) : (
-        <form method="post" action={`/submissions/${submissionId}/labels`}>
-          <CsrfInput token={csrf} />
-          <fieldset class="label-choices">
-            <legend class="visually-hidden">Labels of this submission</legend>
-            {labels.map((label) => (
-              <label key={label.id} class="label-choice">
-                <input type="checkbox" name="label" value={label.id} checked={have.has(label.id)} /> <LabelBadge label={label} />
-              </label>
-            ))}
-          </fieldset>
-          <div class="actions">
-            <button type="submit" class="secondary">
-              Save labels
-            </button>
-            <a href={`/w/${workspaceId}/labels`}>Manage labels</a>
-          </div>
-        </form>
-      )}
-    </Panel>
-  );
-}
-
-/** Open or done with the button that changes it, and whom it is assigned to (issue 41): two small forms. */
-function TriageFacts({
-  submissionId,
-  triage,
-  assignees,
-  csrf,
-}: {
-  submissionId: string;
-  triage: SubmissionTriage;
-  assignees: { id: string; email: string }[];
-  csrf: string;
-}) {
-  const action = `/submissions/${submissionId}/triage`;
-  const done = triage.status === 'done';
-  return (
-    <>
-      <dt>Triage</dt>
-      <dd>
-        <form method="post" action={action} class="triage-form">
-          <CsrfInput token={csrf} />
-          <span class={done ? 'badge neutral' : 'badge'}>{done ? 'Done' : 'Open'}</span>
-          {done && triage.doneAt !== null && (
-            <span class="muted">
-              {' '}
-              since <Time ms={triage.doneAt} />
-            </span>
-          )}{' '}
-          <button type="submit" name="status" value={done ? 'open' : 'done'} class="secondary small" data-key={done ? undefined : 'e'}>
-            {done ? 'Reopen' : 'Mark as done'}
-          </button>
-        </form>
-      </dd>
-      <dt>
-        <label for="field-assignee">Assigned to</label>
-      </dt>
-      <dd>
-        <form method="post" action={action} class="triage-form">
-          <CsrfInput token={csrf} />
-          <select id="field-assignee" name="assignee">
-            <option value="">Nobody</option>
-            {assignees.map((person) => (
-              <option key={person.id} value={person.id} selected={person.id === triage.assigneeId}>
-                {person.email}
-              </option>
-            ))}
-          </select>{' '}
-          <button type="submit" class="secondary small">
-            Assign
-          </button>
-        </form>
-      </dd>
-    </>
-  );
-}
-
 const STATUS_TEXT = { accepted: 'Accepted', held: 'Held', spam: 'Spam' } as const;
 
 export function StatusBadge({ status }: { status: SubmissionDetail['status'] }) {
@@ -315,54 +215,6 @@ export function SpamReasons({ reasons }: { reasons: string[] }) {
   );
 }
 
-function SubmissionActions({ submission, csrf, replyTo, team }: { submission: SubmissionDetail; csrf: string; replyTo: string | null; team: boolean }) {
-  if (submission.status === 'spam') {
-    return (
-      <form method="post" action={`/submissions/${submission.id}/not-spam`} class="actions">
-        <CsrfInput token={csrf} />
-        <input type="hidden" name="back" value={`/submissions/${submission.id}`} />
-        <button type="submit">Not spam</button>
-        <span class="muted">
-          {team ? 'Moves it into the inbox: its deliveries go out.' : 'Moves it into the inbox: it counts against the allowance and its deliveries go out.'}
-        </span>
-      </form>
-    );
-  }
-  const accepted = submission.status === 'accepted';
-  return (
-    <div class="actions submission-actions">
-      {replyTo && (
-        <a class="button" href={`mailto:${encodeURIComponent(replyTo).replace('%40', '@')}`}>
-          Reply<span class="visually-hidden"> to {replyTo}</span>
-        </a>
-      )}
-      {accepted && (
-        <form method="post" action={`/submissions/${submission.id}/unread`}>
-          <CsrfInput token={csrf} />
-          <button type="submit" class="secondary" data-key="u">
-            Mark as unread
-          </button>
-        </form>
-      )}
-      {accepted && (
-        <form method="post" action={`/submissions/${submission.id}/spam`}>
-          <CsrfInput token={csrf} />
-          <button type="submit" class="secondary" data-key="#">
-            Mark as spam
-          </button>
-        </form>
-      )}
-      <form method="get" action="/submissions/delete">
-        <input type="hidden" name="id" value={submission.id} />
-        <input type="hidden" name="back" value={submission.status === 'held' ? `${formPath(submission.formId)}/held` : formPath(submission.formId)} />
-        <button type="submit" class="secondary">
-          Delete
-        </button>
-      </form>
-    </div>
-  );
-}
-
 /** Previous (newer) and Next (older) in the inbox's order, newest first. */
 function Neighbours({ neighbours }: { neighbours: SubmissionPageProps['neighbours'] }) {
   if (!neighbours.newer && !neighbours.older) return null;
@@ -384,84 +236,28 @@ function Neighbours({ neighbours }: { neighbours: SubmissionPageProps['neighbour
   );
 }
 
-/** The team's note: a plain form; an empty note removes it. */
-function NotePanel({ submissionId, note, csrf }: { submissionId: string; note: string | null; csrf: string }) {
-  return (
-    <Panel title="Note" id="note">
-      <form method="post" action={`/submissions/${submissionId}/note`}>
-        <CsrfInput token={csrf} />
-        <div class="field">
-          <label for="field-note">Note for your team</label>
-          <p class="hint" id="field-note-hint">
-            Shown in the inbox beside the submission. At most {NOTE_LIMIT.toLocaleString('en-US')} characters; empty removes it.
-          </p>
-          <textarea id="field-note" name="note" rows={3} maxLength={NOTE_LIMIT} aria-describedby="field-note-hint">
-            {note ?? ''}
-          </textarea>
-        </div>
-        <button type="submit" class="secondary">
-          Save note
-        </button>
-      </form>
-    </Panel>
-  );
-}
-
-/** Every field with its whole value: nested objects as nested lists of terms, arrays as numbered lists. */
-function FieldList({ data }: { data: unknown }) {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) return <Value value={data} />;
-  const entries = Object.entries(data);
-  if (entries.length === 0) return <p class="muted">No fields.</p>;
-  return (
-    <dl class="fields">
-      {entries.map(([name, value]) => (
-        <div key={name}>
-          <dt>{fieldLabel(name)}</dt>
-          <dd>
-            <Value value={value} />
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
-
-function Value({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span class="muted">(empty)</span>;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return <span class="muted">(none)</span>;
-    // ticked boxes, chosen options: a set of choices, not a numbered list
-    if (value.every((item) => typeof item === 'string' || typeof item === 'number' || typeof item === 'boolean'))
-      return (
-        <ul class="choices">
-          {value.map((item, i) => (
-            <li key={i}>{String(item) === '' ? <span class="muted">(empty)</span> : String(item)}</li>
-          ))}
-        </ul>
-      );
-    return (
-      <ol class="values">
-        {value.map((item, i) => (
-          <li key={i}>
-            <Value value={item} />
-          </li>
-        ))}
-      </ol>
-    );
-  }
-  // a file: its name (the Files panel lists its type and size and downloads it)
-  if (isFileValue(value)) return <span class="value-text">{`${value.name} (file)`}</span>;
-  if (typeof value === 'object') return <FieldList data={value} />;
-  const text = String(value);
-  if (text === '') return <span class="muted">(empty)</span>;
-  return <span class="value-text">{text}</span>;
-}
-
 interface DeliveriesProps {
   submission: SubmissionDetail;
   deliveries: DeliveryRecord[];
   retention: SubmissionPageProps['deliveryRetention'];
 }
+
+/** Each delivery of the submission: what, its status, its tries, the last answer, the next try. */
+const DELIVERY_COLUMNS: Column<DeliveryRecord>[] = [
+  {
+    label: 'Delivery',
+    cell: (d) => (
+      <div>
+        {deliveryKindName(d.kind)}
+        {(d.recipient || d.kind === 'autoresponder') && <span class="muted sub-line">to {d.recipient ?? 'the submitter'}</span>}
+      </div>
+    ),
+  },
+  { label: 'Status', cell: (d) => <DeliveryStatus delivery={d} /> },
+  { label: 'Tries', cell: (d) => d.tries.length },
+  { label: 'Last result', cell: lastResult },
+  { label: 'Next try', cell: (d) => (d.nextTryAt ? <Time ms={Date.parse(d.nextTryAt)} /> : <span class="muted">—</span>) },
+];
 
 function Deliveries({ submission, deliveries, retention }: DeliveriesProps) {
   if (deliveries.length === 0) {
@@ -476,45 +272,16 @@ function Deliveries({ submission, deliveries, retention }: DeliveriesProps) {
     return <p class="muted">{why}</p>;
   }
   return (
-    <div class="table-wrap listing">
-      <table class="stack deliveries">
-        <thead>
-          <tr>
-            <th scope="col">Delivery</th>
-            <th scope="col">Status</th>
-            <th scope="col">Tries</th>
-            <th scope="col">Last result</th>
-            <th scope="col">Next try</th>
-          </tr>
-        </thead>
-        <tbody>
-          {deliveries.map((d) => (
-            <tr key={d.id}>
-              <td data-label="Delivery">
-                <div>
-                  {deliveryKindName(d.kind)}
-                  {(d.recipient || d.kind === 'autoresponder') && <span class="muted sub-line">to {d.recipient ?? 'the submitter'}</span>}
-                </div>
-              </td>
-              <td data-label="Status">
-                <DeliveryStatus delivery={d} />
-              </td>
-              <td data-label="Tries">{d.tries.length}</td>
-              <td data-label="Last result">{lastResult(d)}</td>
-              <td data-label="Next try">{d.nextTryAt ? <Time ms={Date.parse(d.nextTryAt)} /> : <span class="muted">—</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={DELIVERY_COLUMNS} rows={deliveries} rowKey={(d) => d.id} class="deliveries" wrapClass="listing" label="Deliveries of this submission" />
   );
 }
 
+/** A delivery's state in the delivery log's tones (views/deliveries-page.tsx). */
 function DeliveryStatus({ delivery }: { delivery: DeliveryRecord }) {
-  if (delivery.status === 'done') return writtenToFile(delivery) ? <span class="badge written">Written to a file</span> : <span class="badge">Delivered</span>;
-  if (delivery.status === 'failed') return <span class="badge danger">Failed</span>;
+  if (delivery.status === 'done') return writtenToFile(delivery) ? <Badge tone="warning">Written to a file</Badge> : <Badge tone="success">Delivered</Badge>;
+  if (delivery.status === 'failed') return <Badge tone="danger">Failed</Badge>;
   const sending = delivery.tries.at(-1)?.outcome === 'in_progress';
-  return <span class="badge neutral">{sending ? 'Sending' : delivery.tries.length > 0 ? 'Retrying' : 'Waiting'}</span>;
+  return <Badge tone="neutral">{sending ? 'Sending' : delivery.tries.length > 0 ? 'Retrying' : 'Waiting'}</Badge>;
 }
 
 /** The last try's answer: the receiver's status code (HTTP, or SMTP for email), its error, or that it went through. */

@@ -1,6 +1,6 @@
 import type { TemplateKind } from '../../services/templates.js';
 import type { TemplateError } from '../template-errors.js';
-import { CsrfInput, Panel, Time } from './components.js';
+import { Badge, Button, ButtonLink, CsrfInput, Panel, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 import { AutoresponderState, type TemplateState, templatePath } from './templates-page.js';
@@ -88,15 +88,14 @@ function NotificationState({ stored }: { stored: TemplateState | null }) {
   if (stored) {
     return (
       <p>
-        <span class="badge">Custom</span> Updated <Time ms={stored.updatedAt} />. Notifications are sent with this template; delete it to go back to the default
-        layout.
+        <Badge>Custom</Badge> Updated <Time ms={stored.updatedAt} />. Notifications are sent with this template; delete it to go back to the default layout.
       </p>
     );
   }
   return (
     <p>
-      <span class="badge neutral">Default layout</span> Notifications use the default layout. The code below is that layout written as a template: change it and
-      save to make it yours.
+      <Badge tone="neutral">Default layout</Badge> Notifications use the default layout. The code below is that layout written as a template: change it and save
+      to make it yours.
     </p>
   );
 }
@@ -160,13 +159,13 @@ function CodePanel({ frame, form, kind, code, stored, fields, sample, errors, al
         </div>
         <div class="actions">
           <button type="submit">Save template</button>
-          <button type="submit" class="secondary" formAction={templatePath(form.id, kind, 'preview')} formTarget={PREVIEW_FRAME} id="refresh-preview">
+          <Button type="submit" variant="secondary" formAction={templatePath(form.id, kind, 'preview')} formTarget={PREVIEW_FRAME} id="refresh-preview">
             Refresh preview
-          </button>
+          </Button>
           {stored && (
-            <a class="button secondary danger-text" href={templatePath(form.id, kind, 'delete')}>
+            <ButtonLink variant="danger" href={templatePath(form.id, kind, 'delete')}>
               Delete template
-            </a>
+            </ButtonLink>
           )}
         </div>
       </form>
@@ -199,9 +198,9 @@ function PlaceholderItems({ items }: { items: Placeholder[] }) {
         <li key={item.code}>
           <code>{item.code}</code>
           {item.note && <span class="muted"> {item.note}</span>}
-          <button type="button" class="secondary small" data-insert={item.code} hidden>
+          <Button type="button" variant="secondary" small data-insert={item.code} hidden>
             Insert<span class="visually-hidden"> {item.code}</span>
-          </button>
+          </Button>
         </li>
       ))}
     </ul>
@@ -232,9 +231,9 @@ function TestPanel({
             {sample ? 'the sample data' : 'your latest submission'}, to <strong>{frame.account.email}</strong> only. Its subject starts with “[Test]”. Up to 10
             tests an hour.
           </p>
-          <button type="submit" class="secondary">
+          <Button type="submit" variant="secondary">
             Send me a test
-          </button>
+          </Button>
         </form>
       ) : (
         <p>Save the autoresponder first: the test sends the saved template to you.</p>

@@ -1,5 +1,5 @@
 import type { TemplateKind } from '../../services/templates.js';
-import { Panel, Time } from './components.js';
+import { Badge, ButtonLink, Panel, Time } from './components.js';
 import { type FormTab, FormLayout, formPath } from './form-layout.js';
 import type { Frame } from './layout.js';
 
@@ -40,7 +40,7 @@ export function TemplatesPage({ frame, form, notification, autoresponder, upgrad
       <div class="grid grid-2">
         <Panel title="Notification">
           <p>
-            <span class="badge">{notification ? 'Custom' : 'Default layout'}</span>
+            <Badge>{notification ? 'Custom' : 'Default layout'}</Badge>
           </p>
           {notification ? (
             <p>
@@ -50,17 +50,17 @@ export function TemplatesPage({ frame, form, notification, autoresponder, upgrad
             <p>The default layout: the form’s name, the time, and every field of the submission in a table.</p>
           )}
           <p>
-            <a class="button secondary" href={templatePath(form.id, 'notification')}>
+            <ButtonLink variant="secondary" href={templatePath(form.id, 'notification')}>
               {notification ? 'Edit the notification' : 'Customise the notification'}
-            </a>
+            </ButtonLink>
           </p>
         </Panel>
         <Panel title="Autoresponder">
           <AutoresponderState state={autoresponder} upgraded={upgraded} vouched={vouched} />
           <p>
-            <a class="button secondary" href={templatePath(form.id, 'autoresponder')}>
+            <ButtonLink variant="secondary" href={templatePath(form.id, 'autoresponder')}>
               {autoresponder ? 'Edit the autoresponder' : 'Write an autoresponder'}
-            </a>
+            </ButtonLink>
           </p>
         </Panel>
       </div>
@@ -73,7 +73,7 @@ export function AutoresponderState({ state, upgraded, vouched = true }: { state:
   return (
     <>
       <p>
-        <span class={state?.paused ? 'badge warning' : state ? 'badge' : 'badge neutral'}>{!state ? 'Off' : state.paused ? 'Paused' : 'On'}</span>
+        <Badge tone={state?.paused ? 'warning' : state ? 'accent' : 'neutral'}>{!state ? 'Off' : state.paused ? 'Paused' : 'On'}</Badge>
       </p>
       {!state && <p>No autoresponder: the people who submit the form get no answer. Write one to turn it on.</p>}
       {state && !state.paused && (

@@ -1,4 +1,4 @@
-import { ConfirmForm, Panel, Time } from './components.js';
+import { Button, ConfirmForm, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { ApiNotes } from './token-form.js';
 import { ScopeList, type TokenItem } from './tokens-page.js';
@@ -21,9 +21,9 @@ export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: Tok
         </p>
         <div class="secret">
           <code id="new-token">{secret}</code>
-          <button type="button" class="secondary" data-copy="new-token" hidden>
+          <Button type="button" variant="secondary" data-copy="new-token" hidden>
             Copy
-          </button>
+          </Button>
         </div>
         <p id="new-token-status" class="muted" aria-live="polite" />
         <dl class="token-facts">

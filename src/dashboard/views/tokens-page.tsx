@@ -1,6 +1,7 @@
 import type { TokenStatus } from '../../services/tokens.js';
 import type { FieldErrors } from '../field-errors.js';
-import { EmptyState, Panel, Time } from './components.js';
+import { Badge, Button, EmptyState, Panel, Time } from './components.js';
+import { type Column, DataTable } from './data-table.js';
 import { type Frame, Layout } from './layout.js';
 import { ApiNotes, CreateTokenForm, type TokenFormValues } from './token-form.js';
 
@@ -67,58 +68,28 @@ export function ScopeList({ scopes }: { scopes: string[] }) {
   );
 }
 
+const TOKEN_COLUMNS: Column<TokenItem>[] = [
+  { label: 'Name', cell: (token) => <strong>{token.name}</strong> },
+  { label: 'Scopes', cell: (token) => <ScopeList scopes={token.scopes} /> },
+  { label: 'Created', cell: (token) => <Time ms={token.createdAt} /> },
+  { label: 'Last used', cell: (token) => <Time ms={token.lastUsedAt} /> },
+  { label: 'Expires', cell: (token) => <Time ms={token.expiresAt} empty="Never" /> },
+  { label: 'Status', cell: (token) => <Badge tone={token.status === 'active' ? 'accent' : 'neutral'}>{STATUS_TEXT[token.status]}</Badge> },
+  {
+    label: 'Actions',
+    hideLabel: true,
+    cell: (token) =>
+      token.status !== 'revoked' && (
+        // a GET to the confirmation page: works without script, changes nothing by itself
+        <form method="get" action={`/account/tokens/${encodeURIComponent(token.id)}/revoke`}>
+          <Button type="submit" variant="secondary">
+            Revoke<span class="visually-hidden"> token “{token.name}”</span>
+          </Button>
+        </form>
+      ),
+  },
+];
+
 function TokenTable({ tokens }: { tokens: TokenItem[] }) {
-  return (
-    <div class="table-wrap">
-      <table class="stack tokens">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {tokens.map((token) => (
-            <tr key={token.id}>
-              <td data-label="Name">
-                <strong>{token.name}</strong>
-              </td>
-              <td data-label="Scopes">
-                <ScopeList scopes={token.scopes} />
-              </td>
-              <td data-label="Created">
-                <Time ms={token.createdAt} />
-              </td>
-              <td data-label="Last used">
-                <Time ms={token.lastUsedAt} />
-              </td>
-              <td data-label="Expires">
-                <Time ms={token.expiresAt} empty="Never" />
-              </td>
-              <td data-label="Status">
-                <span class={token.status === 'active' ? 'badge' : 'badge neutral'}>{STATUS_TEXT[token.status]}</span>
-              </td>
-              <td data-label="">
-                {token.status !== 'revoked' && (
-                  // a GET to the confirmation page: works without script, changes nothing by itself
-                  <form method="get" action={`/account/tokens/${encodeURIComponent(token.id)}/revoke`}>
-                    <button type="submit" class="secondary">
-                      Revoke<span class="visually-hidden"> token “{token.name}”</span>
-                    </button>
-                  </form>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <DataTable label="Your tokens" class="tokens" columns={TOKEN_COLUMNS} rows={tokens} rowKey={(token) => token.id} />;
 }

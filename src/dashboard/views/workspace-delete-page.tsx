@@ -2,7 +2,7 @@ import { megabytes } from '../../services/form-uploads.js';
 import type { WorkspaceDeletionCounts } from '../../services/workspace-deletion.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { FieldErrors } from '../field-errors.js';
-import { CsrfInput, Field, FormError, Panel } from './components.js';
+import { Button, ButtonLink, CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
 /** "1 form", "3 submissions". */
@@ -76,12 +76,12 @@ export function DeleteWorkspacePage({ frame, workspace, counts, typed = '', erro
             required
           />
           <div class="actions">
-            <button type="submit" class="danger">
+            <Button type="submit" variant="danger">
               Delete workspace
-            </button>
-            <a class="button secondary" href={settings}>
+            </Button>
+            <ButtonLink variant="secondary" href={settings}>
               Cancel
-            </a>
+            </ButtonLink>
           </div>
         </form>
       </Panel>

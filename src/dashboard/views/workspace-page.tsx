@@ -6,10 +6,12 @@ import { uploadCeilings } from '../../domain/uploads.js';
 import { megabytes } from '../../services/form-uploads.js';
 import { DailyChart, describeDays, Sparkline } from './chart.js';
 import { UnreadCount } from './form-layout.js';
-import { EmptyState, Panel, Time } from './components.js';
+import { ButtonLink, EmptyState, Panel, Time } from './components.js';
+import { type Column, DataTable } from './data-table.js';
 import { FormStateBadge } from './form-behaviour-panel.js';
 import type { FormStateName } from '../../services/form-behaviour.js';
 import { type Frame, Layout } from './layout.js';
+import { PagerLinks } from './pager.js';
 
 function number(n: number): string {
   return n.toLocaleString('en-US');
@@ -125,13 +127,35 @@ interface WorkspacePageProps {
   states?: Map<string, FormStateName>;
 }
 
+/** A form's name (and state), its unread and this month's counts, when it last received one, its last 30 days. */
+function formColumns(stats: WorkspaceStats, unread: Map<string, number>, states?: Map<string, FormStateName>): Column<Form>[] {
+  return [
+    {
+      label: 'Name',
+      cell: (form) => (
+        <>
+          <a href={`/forms/${form.id}`}>{form.name}</a>
+          <FormStateBadge state={states?.get(form.id)} />
+        </>
+      ),
+    },
+    { label: 'New', cell: (form) => (unread.get(form.id) ? <UnreadCount count={unread.get(form.id)!} /> : <span class="muted">0</span>) },
+    { label: 'This month', cell: (form) => number(stats.forms.get(form.id)?.monthAccepted ?? 0) },
+    { label: 'Spam caught', cell: (form) => number(stats.forms.get(form.id)?.monthSpam ?? 0) },
+    { label: 'Last submission', cell: (form) => <Time ms={stats.forms.get(form.id)?.lastSubmissionAt ?? null} empty="None yet" /> },
+    {
+      label: 'Last 30 days',
+      cell: (form) => {
+        const summary = stats.forms.get(form.id);
+        return summary && <Sparkline days={summary.days} />;
+      },
+    },
+  ];
+}
+
 /** A workspace's home: its plan, its submissions per day, and its forms with their counts. */
 export function WorkspacePage({ frame, workspace, forms, stats, formCount, memberCount, nextPage, paged, unread, states }: WorkspacePageProps) {
-  const newForm = (
-    <a class="button" href={`/w/${workspace.id}/forms/new`}>
-      New form
-    </a>
-  );
+  const newForm = <ButtonLink href={`/w/${workspace.id}/forms/new`}>New form</ButtonLink>;
   return (
     <Layout title={workspace.name} frame={frame}>
       <Panel title="Forms">
@@ -150,48 +174,9 @@ export function WorkspacePage({ frame, workspace, forms, stats, formCount, membe
             <p>{newForm}</p>
           </EmptyState>
         ) : (
-          <div class="table-wrap">
-            <table class="stack forms-list">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">New</th>
-                  <th scope="col">This month</th>
-                  <th scope="col">Spam caught</th>
-                  <th scope="col">Last submission</th>
-                  <th scope="col">Last 30 days</th>
-                </tr>
-              </thead>
-              <tbody>
-                {forms.map((form) => {
-                  const summary = stats.forms.get(form.id);
-                  return (
-                    <tr key={form.id}>
-                      <td data-label="Name">
-                        <a href={`/forms/${form.id}`}>{form.name}</a>
-                        <FormStateBadge state={states?.get(form.id)} />
-                      </td>
-                      <td data-label="New">{unread.get(form.id) ? <UnreadCount count={unread.get(form.id)!} /> : <span class="muted">0</span>}</td>
-                      <td data-label="This month">{number(summary?.monthAccepted ?? 0)}</td>
-                      <td data-label="Spam caught">{number(summary?.monthSpam ?? 0)}</td>
-                      <td data-label="Last submission">
-                        <Time ms={summary?.lastSubmissionAt ?? null} empty="None yet" />
-                      </td>
-                      <td data-label="Last 30 days">{summary && <Sparkline days={summary.days} />}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable label="Forms" class="forms-list" columns={formColumns(stats, unread, states)} rows={forms} rowKey={(form) => form.id} />
         )}
-        {(nextPage || paged) && (
-          <p class="pager">
-            {paged && <a href={`/w/${workspace.id}`}>First page</a>}
-            {paged && nextPage && ' · '}
-            {nextPage && <a href={nextPage}>Next page</a>}
-          </p>
-        )}
+        <PagerLinks pager={{ next: nextPage, newest: paged ? `/w/${workspace.id}` : null }} label="Pages of forms" firstText="First page" />
         {forms.length > 0 && (
           <p class="muted">
             “This month” counts the calendar month in UTC: accepted submissions{frame.plans.team ? '' : ', held ones included'}; spam caught is counted apart.

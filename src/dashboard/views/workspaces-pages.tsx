@@ -1,7 +1,9 @@
 import type { Plan } from '../../domain/plans.js';
 import type { FieldErrors } from '../field-errors.js';
-import { CsrfInput, EmptyState, Field, FormError, Panel } from './components.js';
+import { Badge, ButtonLink, CsrfInput, EmptyState, Field, FormError, Panel } from './components.js';
+import { DataTable, type MaybeColumn } from './data-table.js';
 import { type Frame, Layout } from './layout.js';
+import { PagerLinks } from './pager.js';
 
 export interface WorkspaceListItem {
   id: string;
@@ -16,60 +18,45 @@ export function WorkspacesPage({ frame, workspaces, nextPage }: { frame: Frame; 
   return (
     <Layout title="Workspaces" frame={frame}>
       <p class="actions page-actions">
-        <a class="button" href="/workspaces/new">
-          New workspace
-        </a>
+        <ButtonLink href="/workspaces/new">New workspace</ButtonLink>
       </p>
       {workspaces.length === 0 ? (
         <EmptyState>
           <p>You belong to no workspace yet. Create one to hold your forms, or ask a workspace’s owner to invite you.</p>
         </EmptyState>
       ) : (
-        <div class="panel table-wrap listing">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                {!frame.plans.team && <th scope="col">Plan</th>}
-                <th scope="col">{frame.plans.team ? 'Submissions received' : 'Submissions left'}</th>
-                <th scope="col">Your role</th>
-              </tr>
-            </thead>
-            <tbody>
-              {workspaces.map((w) => (
-                <tr key={w.id}>
-                  <td data-label="Name">
-                    <a href={`/w/${w.id}`}>{w.name}</a>
-                  </td>
-                  {!frame.plans.team && <td data-label="Plan">{frame.plans.label(w.plan)}</td>}
-                  <td data-label={frame.plans.team ? 'Submissions received' : 'Submissions left'}>
-                    {frame.plans.team ? (
-                      <span>{w.submissionsUsed.toLocaleString('en-US')}</span>
-                    ) : (
-                      <span>
-                        {frame.plans.submissionsLeft(w.plan, w.submissionsUsed).toLocaleString('en-US')}
-                        <span class="muted"> of {frame.plans.limits(w.plan).submissions.toLocaleString('en-US')}</span>
-                      </span>
-                    )}
-                  </td>
-                  <td data-label="Your role">
-                    <span>
-                      <span class={w.role === 'owner' ? 'badge' : 'badge neutral'}>{w.role === 'owner' ? 'Owner' : 'Member'}</span>
-                    </span>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable label="Your workspaces" columns={workspaceColumns(frame.plans)} rows={workspaces} rowKey={(w) => w.id} wrapClass="panel listing" />
       )}
-      {nextPage && (
-        <p class="pager">
-          <a href={nextPage}>Next page</a>
-        </p>
-      )}
+      <PagerLinks pager={{ next: nextPage, newest: null }} />
     </Layout>
   );
+}
+
+/** Name, plan and allowance (no plan in team mode: it counts what came in instead), and the viewer's role. */
+function workspaceColumns(plans: Frame['plans']): MaybeColumn<WorkspaceListItem>[] {
+  return [
+    { label: 'Name', cell: (w) => <a href={`/w/${w.id}`}>{w.name}</a> },
+    !plans.team && { label: 'Plan', cell: (w) => plans.label(w.plan) },
+    plans.team
+      ? { label: 'Submissions received', cell: (w) => <span>{w.submissionsUsed.toLocaleString('en-US')}</span> }
+      : {
+          label: 'Submissions left',
+          cell: (w) => (
+            <span>
+              {plans.submissionsLeft(w.plan, w.submissionsUsed).toLocaleString('en-US')}
+              <span class="muted"> of {plans.limits(w.plan).submissions.toLocaleString('en-US')}</span>
+            </span>
+          ),
+        },
+    {
+      label: 'Your role',
+      cell: (w) => (
+        <span>
+          <Badge tone={w.role === 'owner' ? 'accent' : 'neutral'}>{w.role === 'owner' ? 'Owner' : 'Member'}</Badge>
+        </span>
+      ),
+    },
+  ];
 }
 
 /** The form that creates a workspace; a refusal (the one free workspace) is shown at the form. */

@@ -35,6 +35,8 @@ import { spamJudges } from './0031-spam-judges.js';
 import { triage } from './0032-triage.js';
 import { assignedDigest } from './0033-assigned-digest.js';
 import { labels } from './0034-labels.js';
+import { formAssignedOpen } from './0036-form-assigned-open.js';
+import { savedViews } from './0037-saved-views.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -78,6 +80,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0032-triage': triage,
   '0033-assigned-digest': assignedDigest,
   '0034-labels': labels,
+  '0036-form-assigned-open': formAssignedOpen,
+  '0037-saved-views': savedViews,
 };
 
 /**

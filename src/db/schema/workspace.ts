@@ -31,6 +31,8 @@ export interface WorkspaceMemberTable {
   assignedDigest: Generated<number>;
   /** When the member's last digest of what is assigned to them went out (ms); null: never (migration 0033). */
   assignedDigestSentAt: Generated<number | null>;
+  /** The member's saved views of the inbox, as JSON (services/saved-views.ts); null: none (migration 0037). */
+  savedViews: Generated<string | null>;
   createdAt: number;
 }
 
