@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
-import { signUp } from '../helpers/dashboard.js';
+import { signedUpOwner } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 
@@ -21,12 +21,10 @@ describe(`dashboard in Chromium: the inbox's reading pane (${TEST_DIALECT})`, { 
   before(async () => {
     app = await startApp();
     browser = await launchBrowser();
-    page = await newPage(browser);
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await signUp(page, app, 'owner@example.com', PASSWORD);
-    const user = await app.ctx.users.requireByEmail('owner@example.com');
-    const workspaceId = new URL(page.url()).pathname.split('/')[2]!;
-    formId = (await app.ctx.forms.createForm(user.id, workspaceId, { name: 'Contact' })).id;
+    let userId: string;
+    let workspaceId: string;
+    ({ page, userId, workspaceId } = await signedUpOwner(browser, app, 'owner@example.com', PASSWORD, { viewport: { width: 1280, height: 800 } }));
+    formId = (await app.ctx.forms.createForm(userId, workspaceId, { name: 'Contact' })).id;
     // oldest first: the list shows Ed first
     for (const name of PEOPLE) {
       const fields = { name, email: `${name.toLowerCase()}@example.com`, message: `Hello from ${name}.\nA second line.`, topics: ['Pricing', 'Support'] };

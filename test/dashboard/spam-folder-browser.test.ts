@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
-import { checkPage, launchBrowser, needsChromium, newPage } from '../helpers/browser.js';
-import { signUp } from '../helpers/dashboard.js';
+import { checkPage, launchBrowser, needsChromium } from '../helpers/browser.js';
+import { signedUpOwner } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
 
@@ -20,11 +20,10 @@ describe(`dashboard in Chromium: the spam folder as the inbox (${TEST_DIALECT})`
   before(async () => {
     app = await startApp();
     browser = await launchBrowser();
-    page = await newPage(browser);
-    await signUp(page, app, 'owner@example.com', PASSWORD);
-    const user = await app.ctx.users.requireByEmail('owner@example.com');
-    const workspaceId = new URL(page.url()).pathname.split('/')[2]!;
-    formId = (await app.ctx.forms.createForm(user.id, workspaceId, { name: 'Contact' })).id;
+    let userId: string;
+    let workspaceId: string;
+    ({ page, userId, workspaceId } = await signedUpOwner(browser, app, 'owner@example.com', PASSWORD));
+    formId = (await app.ctx.forms.createForm(userId, workspaceId, { name: 'Contact' })).id;
   });
   after(async () => {
     await browser?.close();

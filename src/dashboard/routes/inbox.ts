@@ -8,7 +8,7 @@ import { type FilterValues, filterQuery, readFilter } from '../date-range.js';
 import { formFrame } from '../form-frame.js';
 import { workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
-import { accountOf, requireAccount, safeNext } from '../session.js';
+import { accountOf, requireAccount } from '../session.js';
 import { setFlash } from '../flash.js';
 import { problemText } from './submission.js';
 import type { MarkScope } from '../../services/submission-marks.js';
@@ -16,6 +16,7 @@ import { ProblemError } from '../../errors.js';
 import { FormInboxPage, type InboxRow, type Pager, WorkspaceInboxPage } from '../views/inbox-page.js';
 import { readTriageView, viewParams } from '../triage-view.js';
 import { withQuery } from '../links.js';
+import { type BulkTicks, bulkTicks } from '../bulk-ticks.js';
 import { loadPane, paneIdOf, paneLinks, paneUrl } from '../reading-pane.js';
 import { type SavedViewLink, savedViewLinks, viewQuery } from '../saved-view-links.js';
 import type { ReadingPaneData, ReadingPaneProps } from '../views/reading-pane.js';
@@ -120,15 +121,11 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
   );
 }
 
-type BulkBody = { id?: unknown; pageId?: unknown; all?: unknown; back?: unknown; action?: unknown; assignee?: unknown; label?: unknown };
+type BulkBody = BulkTicks & { assignee?: unknown; label?: unknown };
 
 async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>, reply: FastifyReply, scope: MarkScope, list: string) {
   const { user } = accountOf(request);
-  // back to the page the rows were ticked on (its filter and cursor), never elsewhere
-  const asked = safeNext(request.body?.back);
-  const back = asked === list || asked.startsWith(`${list}?`) ? asked : list;
-  // "select all on this page" works without script: the page's ids come along, used when the box is ticked
-  const ids = request.body?.all === '1' ? [...new Set([...idsOf(request.body?.id), ...idsOf(request.body?.pageId)])] : idsOf(request.body?.id);
+  const { ids, back } = bulkTicks(request.body, list);
   const action = request.body?.action;
   if (ids.length === 0) {
     setFlash(reply, 'Nothing changed: tick the submissions first.');
@@ -168,12 +165,6 @@ async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>
     setFlash(reply, `Nothing changed: ${problemText(error)}`);
   }
   return seeOther(reply, back);
-}
-
-/** A form sends one id as a string and several as an array; anything else is none. */
-function idsOf(value: unknown): string[] {
-  const list = Array.isArray(value) ? value : [value];
-  return list.filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
 /** Marks the rows with their stored files' count, unread flag, note and triage (a query each for the page). */

@@ -7,16 +7,17 @@ import { readFilter } from '../date-range.js';
 import { setFlash } from '../flash.js';
 import { formFrame } from '../form-frame.js';
 import { withQuery } from '../links.js';
+import { type BulkTicks, bulkTicks } from '../bulk-ticks.js';
 import { notSpamFlash } from '../not-spam-flash.js';
 import { seeOther, sendPage } from '../render.js';
-import { accountOf, requireAccount, safeNext } from '../session.js';
+import { accountOf, requireAccount } from '../session.js';
 import { HeldPage } from '../views/held-page.js';
 import { SpamPage } from '../views/spam-page.js';
 import { INBOX_PAGE_SIZE, pagerOf, sessionKey } from './inbox.js';
 import { problemText } from './submission.js';
 
 type FolderRequest = { Params: { formId: string }; Querystring: { cursor?: unknown; search?: unknown } };
-type BulkBody = { id?: unknown; pageId?: unknown; all?: unknown; back?: unknown; action?: unknown };
+type BulkBody = BulkTicks;
 
 /** A form's spam folder (listed and searched as the inbox, with bulk Not spam and Delete) and its held submissions. */
 export function registerSpamRoutes(app: FastifyInstance, ctx: AppContext, searchLimits: SearchLimits): void {
@@ -69,12 +70,7 @@ export function registerSpamRoutes(app: FastifyInstance, ctx: AppContext, search
 async function bulk(ctx: AppContext, request: FastifyRequest<{ Params: { formId: string }; Body: BulkBody }>, reply: FastifyReply) {
   const { user } = accountOf(request);
   const { formId } = request.params;
-  const folder = `/forms/${formId}/spam`;
-  // back to the page the rows were ticked on (its search and cursor), never elsewhere
-  const asked = safeNext(request.body?.back);
-  const back = asked === folder || asked.startsWith(`${folder}?`) ? asked : folder;
-  // "select all on this page" works without script: the page's ids come along, used when the box is ticked
-  const ids = request.body?.all === '1' ? [...new Set([...idsOf(request.body?.id), ...idsOf(request.body?.pageId)])] : idsOf(request.body?.id);
+  const { ids, back } = bulkTicks(request.body, `/forms/${formId}/spam`);
   const action = request.body?.action;
   if (ids.length === 0) {
     setFlash(reply, 'Nothing changed: tick the submissions first.');
@@ -120,10 +116,4 @@ async function moveEach(ctx: AppContext, userId: string, ids: string[]) {
 
 function cursorOf(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
-}
-
-/** A form sends one id as a string and several as an array; anything else is none. */
-function idsOf(value: unknown): string[] {
-  const list = Array.isArray(value) ? value : [value];
-  return list.filter((v): v is string => typeof v === 'string' && v !== '');
 }

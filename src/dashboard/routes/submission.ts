@@ -4,6 +4,7 @@ import type { AppContext } from '../../context.js';
 import { DELETE_LIMIT } from '../../services/submissions.js';
 import { sendDownload } from '../../web/file-download.js';
 import { setFlash } from '../flash.js';
+import { idsOf } from '../bulk-ticks.js';
 import { frameFor, workspaceFrame } from '../frame.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount, safeNext } from '../session.js';
@@ -175,12 +176,6 @@ export function registerSubmissionRoutes(app: FastifyInstance, ctx: AppContext):
       return seeOther(reply, back === undefined ? `/forms/${moved.formId}/spam` : listAddress(back));
     },
   );
-}
-
-/** A form sends one id as a string and several as an array; anything else is none. */
-function idsOf(value: unknown): string[] {
-  const list = Array.isArray(value) ? value : [value];
-  return list.filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
 /** Where a change returns to: a page of the inbox, a folder or a submission, never elsewhere. */
