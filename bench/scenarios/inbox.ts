@@ -157,7 +157,7 @@ function spreadOver(formIds: string[]): (i: number) => string {
 /**
  * The team's marks, written as the triage, labels and marks services write them (in bulk here): the
  * oldest 90% done (a third of them assigned), of the open ones one in seven assigned to the viewer
- * and two in seven to the others; one in five labelled, one in seventeen twice; the newest unread,
+ * and two in seven to the others; one in five labelled (one in fifteen twice); the newest unread,
  * a few with a note or a file.
  */
 async function triage(ctx: AppContext, workspaceId: string, members: string[], labelIds: string[]): Promise<void> {
@@ -185,7 +185,7 @@ async function triage(ctx: AppContext, workspaceId: string, members: string[], l
   for (const [k, labelId] of labelIds.entries()) {
     await sql`INSERT INTO submission_labels (submission_id, label_id, created_at)
       SELECT id, ${labelId}, created_at FROM submissions
-      WHERE workspace_id = ${workspaceId} AND ((seq % 5 = 0 AND (seq / 5) % ${labelIds.length} = ${k}) OR (seq % 17 = 0 AND (seq / 17) % ${labelIds.length} = ${k} AND seq % 5 <> 0))`.execute(
+      WHERE workspace_id = ${workspaceId} AND seq % 5 = 0 AND ((seq / 5) % ${labelIds.length} = ${k} OR (seq % 15 = 0 AND (seq / 5 + 1) % ${labelIds.length} = ${k}))`.execute(
       db,
     );
   }

@@ -27,6 +27,8 @@ export interface RowMarks {
   /** Marked done (triage); open otherwise. */
   done: boolean;
   assigneeId: string | null;
+  /** Its stored files (the paperclip), as SubmissionFiles.storedCounts counts them. */
+  files: number;
 }
 
 /**
@@ -61,7 +63,18 @@ export class SubmissionMarks {
 
   // A page's marks, on every page of the inbox: built once per size of the page's list of ids.
   private readonly rowMarks = new PreparedListQuery((db, _: Record<string, never>, ids) =>
-    db.selectFrom('submissions').select(['id', 'unread', 'note', 'doneAt', 'assigneeId']).where('id', 'in', ids),
+    db
+      .selectFrom('submissions')
+      .select(['id', 'unread', 'note', 'doneAt', 'assigneeId'])
+      .select((eb) =>
+        eb
+          .selectFrom('submissionFiles')
+          .select((inner) => inner.fn.countAll<number | string>().as('n'))
+          .whereRef('submissionFiles.submissionId', '=', 'submissions.id')
+          .where('submissionFiles.storageKey', 'is not', null)
+          .as('files'),
+      )
+      .where('id', 'in', ids),
   );
 
   constructor(private readonly database: Database) {}
@@ -79,11 +92,16 @@ export class SubmissionMarks {
     return counts;
   }
 
-  /** Unread flags, notes and triage of a page's rows (one query). */
+  /** Unread flags, notes, triage and stored files of a page's rows (one query). */
   async marksOf(ids: readonly string[]): Promise<Map<string, RowMarks>> {
     if (ids.length === 0) return new Map();
     const rows = await this.rowMarks.execute(this.database.db, {}, ids);
-    return new Map(rows.map((row) => [row.id, { unread: row.unread === 1, note: row.note, done: row.doneAt !== null, assigneeId: row.assigneeId }]));
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        { unread: row.unread === 1, note: row.note, done: row.doneAt !== null, assigneeId: row.assigneeId, files: Number(row.files ?? 0) },
+      ]),
+    );
   }
 
   /** Opening a submission marks it read for the whole team (a write only when it was unread). */

@@ -69,17 +69,9 @@ describe(`the inbox's counts, members and marks (${TEST_DIALECT})`, () => {
   });
   after(() => app?.close());
 
-  it('counts the open ones of a form and of a workspace, and the viewer’s, up to the cap', async () => {
-    assert.equal(await app.ctx.triage.openCount({ formId }), 500);
-    assert.equal(await app.ctx.triage.openCount({ formId }, owner), 30);
-    assert.equal(await app.ctx.triage.openCount({ formId }, member), 20);
-    assert.equal(await app.ctx.triage.openCount({ formId: otherForm }, member), 0);
-    assert.equal(await app.ctx.triage.openCount({ workspaceId }, owner), 730);
-    assert.equal(await app.ctx.triage.openCount({ workspaceId }), OPEN_CAP);
-  });
-
-  it('counts a form’s Mine from the index of a form’s open assigned ones, not from the viewer’s 3,700 others', async () => {
-    const statements = await statementsDuring(() => app.ctx.triage.openCount({ formId }, owner));
+  /** The plan of the one statement `run` sends, EXPLAINed with its own parameters. */
+  async function planOf(run: () => Promise<unknown>): Promise<string> {
+    const statements = await statementsDuring(run);
     assert.equal(statements.length, 1, 'one statement');
     const { text, values } = statements[0]!;
     const params = TEST_DIALECT === 'sqlite' ? (values.flat() as unknown[]) : values;
@@ -89,8 +81,28 @@ describe(`the inbox's counts, members and marks (${TEST_DIALECT})`, () => {
       if (TEST_DIALECT === 'postgres') await trx.executeQuery(CompiledQuery.raw('SET LOCAL enable_seqscan = off'));
       return trx.executeQuery<Record<string, string>>(CompiledQuery.raw(`EXPLAIN ${TEST_DIALECT === 'sqlite' ? 'QUERY PLAN ' : ''}${text}`, params));
     });
-    const plan = rows.map((r) => r.detail ?? r['QUERY PLAN'] ?? '').join('\n');
-    assert.match(plan, /submissions_form_assigned_open/, plan);
+    return rows.map((r) => r.detail ?? r['QUERY PLAN'] ?? '').join('\n');
+  }
+
+  it('counts the open ones of a form and of a workspace, and the viewer’s, up to the cap', async () => {
+    assert.equal(await app.ctx.triage.openCount({ formId }), 500);
+    assert.equal(await app.ctx.triage.openCount({ formId }, owner), 30);
+    assert.equal(await app.ctx.triage.openCount({ formId }, member), 20);
+    assert.equal(await app.ctx.triage.openCount({ formId: otherForm }, member), 0);
+    assert.equal(await app.ctx.triage.openCount({ workspaceId }, owner), 730);
+    assert.equal(await app.ctx.triage.openCount({ workspaceId }), OPEN_CAP);
+    // both at once, as a page of the inbox shows them: one statement
+    assert.deepEqual(await app.ctx.triage.openCounts({ formId }, owner), { open: 500, mine: 30 });
+    assert.deepEqual(await app.ctx.triage.openCounts({ workspaceId }, member), { open: OPEN_CAP, mine: 20 });
+    assert.equal((await statementsDuring(() => app.ctx.triage.openCounts({ workspaceId }, owner))).length, 1);
+  });
+
+  it('counts a form’s Mine from the index of a form’s open assigned ones, not from the viewer’s 3,700 others', async () => {
+    assert.match(await planOf(() => app.ctx.triage.openCount({ formId }, owner)), /submissions_form_assigned_open/);
+    // both counts in one statement: the open ones from the form's open index, the viewer's from 0036's
+    const both = await planOf(() => app.ctx.triage.openCounts({ formId }, owner));
+    assert.match(both, /submissions_form_open\b/);
+    assert.match(both, /submissions_form_assigned_open/);
   });
 
   it('lists the members and the labels to a member only, in one statement each', async () => {
@@ -111,7 +123,7 @@ describe(`the inbox's counts, members and marks (${TEST_DIALECT})`, () => {
     await assert.rejects(app.ctx.labels.list(stranger, workspaceId), { code: 'not_found' });
   });
 
-  it('marks a page’s rows with their triage, labels and files, for any number of ids', async () => {
+  it('marks a page’s rows with their triage, labels and stored files, for any number of ids', async () => {
     const urgent = (await app.ctx.labels.list(owner, workspaceId)).find((label) => label.name === 'Urgent');
     await app.ctx.labels.setLabels(owner, ids[0]!, [urgent!.id]);
     await app.ctx.submissionMarks.markUnread(owner, ids[1]!);
@@ -127,7 +139,21 @@ describe(`the inbox's counts, members and marks (${TEST_DIALECT})`, () => {
     const labels = await app.ctx.labels.labelsOf(ids);
     assert.deepEqual(labels.get(ids[0]!), [urgent]);
     assert.equal(labels.has(ids[1]!), false);
-    assert.equal((await app.ctx.submissionFiles.storedCounts(ids)).size, 0);
+    // a stored file and a dropped one: the paperclip counts the stored one, in the marks as in storedCounts
+    const file = { submissionId: ids[2]!, formId, workspaceId, field: 'brief', type: 'application/pdf', size: 10, createdAt: Date.now() };
+    await app.ctx.database.db
+      .insertInto('submissionFiles')
+      .values([
+        { ...file, id: newId(), position: 0, name: 'kept.pdf', storageKey: `test/${newId()}`, droppedReason: null },
+        { ...file, id: newId(), position: 1, name: 'dropped.pdf', storageKey: null, droppedReason: 'Uploads are off.' },
+      ])
+      .execute();
+    const withFile = await app.ctx.submissionMarks.marksOf(ids);
+    assert.deepEqual(
+      ids.map((id) => withFile.get(id)?.files),
+      [0, 0, 1],
+    );
+    assert.deepEqual([...(await app.ctx.submissionFiles.storedCounts(ids))], [[ids[2], 1]]);
     assert.equal((await app.ctx.submissionMarks.marksOf([])).size, 0);
     assert.equal((await app.ctx.labels.labelsOf(ids.slice(0, 1))).size, 1);
   });

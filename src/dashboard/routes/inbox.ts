@@ -48,12 +48,11 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     if (opened === 'moved') return seeOther(reply, `/submissions/${list.paneId}`);
     const path = `/forms/${formId}`;
     const inbox = { path, formId, scope: { formId }, shown: shownView(list) };
-    const [page, held, days, open, mine, assignees, labels, saved] = await Promise.all([
+    const [page, held, days, { open, mine }, assignees, labels, saved] = await Promise.all([
       ctx.submissions.listSubmissions(userId, { formId }, list.page, list.filter),
       ctx.submissions.countHeld(userId, formId),
       ctx.stats.formDays(userId, formId),
-      ctx.triage.openCount({ formId }),
-      ctx.triage.openCount({ formId }, userId),
+      ctx.triage.openCounts({ formId }, userId),
       ctx.triage.assignees(userId, form.workspaceId),
       ctx.labels.list(userId, form.workspaceId),
       savedViewLinks(ctx, userId, form.workspaceId, inbox),
@@ -83,20 +82,19 @@ export function registerInboxRoutes(app: FastifyInstance, ctx: AppContext, searc
     const opened = list.paneId === null ? null : await loadPane(ctx, userId, list.paneId, { workspaceId });
     if (opened === 'moved') return seeOther(reply, `/submissions/${list.paneId}`);
     // the Form filter (issue 41, item 8): a form of this workspace, else the 404 page, as another workspace's label is
-    const forms = (await ctx.forms.listForms(userId, workspaceId, { limit: FORM_CHOICES, after: null })).rows.map(({ id, name }) => ({ id, name }));
     const onlyForm = list.view.form;
     if (onlyForm && !(await ctx.submissions.formNames(userId, workspaceId, [onlyForm])).has(onlyForm)) {
       throw new ProblemError('not_found', `Form ${onlyForm} was not found.`);
     }
     const path = `/w/${workspaceId}/submissions`;
     const inbox = { path, formId: null, scope: { workspaceId }, shown: shownView(list) };
-    const [page, open, mine, assignees, labels, saved] = await Promise.all([
+    const [page, { open, mine }, assignees, labels, saved, forms] = await Promise.all([
       ctx.submissions.listSubmissions(userId, onlyForm ? { formId: onlyForm } : { workspaceId }, list.page, list.filter),
-      ctx.triage.openCount({ workspaceId }),
-      ctx.triage.openCount({ workspaceId }, userId),
+      ctx.triage.openCounts({ workspaceId }, userId),
       ctx.triage.assignees(userId, workspaceId),
       ctx.labels.list(userId, workspaceId),
       savedViewLinks(ctx, userId, workspaceId, inbox),
+      ctx.forms.listForms(userId, workspaceId, { limit: FORM_CHOICES, after: null }).then((listed) => listed.rows.map(({ id, name }) => ({ id, name }))),
     ]);
     const formNames = await ctx.submissions.formNames(
       userId,
@@ -167,13 +165,13 @@ async function bulk(ctx: AppContext, request: FastifyRequest<{ Body: BulkBody }>
   return seeOther(reply, back);
 }
 
-/** Marks the rows with their stored files' count, unread flag, note and triage (a query each for the page). */
+/** Marks the rows with their stored files' count, unread flag, note, triage and labels (two queries for the page). */
 async function markRows(ctx: AppContext, rows: InboxRow[]): Promise<void> {
   if (rows.length === 0) return;
   const ids = rows.map((row) => row.id);
-  const [counts, marks, labels] = await Promise.all([ctx.submissionFiles.storedCounts(ids), ctx.submissionMarks.marksOf(ids), ctx.labels.labelsOf(ids)]);
+  const [marks, labels] = await Promise.all([ctx.submissionMarks.marksOf(ids), ctx.labels.labelsOf(ids)]);
   for (const row of rows) {
-    row.files = counts.get(row.id) ?? 0;
+    row.files = marks.get(row.id)?.files ?? 0;
     row.unread = marks.get(row.id)?.unread ?? false;
     row.note = marks.get(row.id)?.note ?? null;
     row.done = marks.get(row.id)?.done ?? false;
