@@ -73,7 +73,46 @@ const formPage = (after: boolean, api: boolean) =>
     return newestAfter(listed, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.limit);
   });
 
+type OpenPageParams = { owner: string; userId: string; limit: number; createdAt: number; id: string };
+
+// The inbox's default view, a page of a form's or a workspace's open submissions (issue 41), on every
+// visit: built once, prepared once per PostgreSQL connection, the membership check in the same
+// statement. `status` a literal and `done_at IS NULL` as written: what the partial indexes of open
+// submissions name (migration 0032), whatever plan PostgreSQL keeps for the statement.
+const openPage = (column: 'formId' | 'workspaceId', after: boolean) =>
+  new PreparedQuery<OpenPageParams, SubmissionListRow>((db, p) => {
+    const listed = db
+      .selectFrom('submissions')
+      .select(LIST_COLUMNS)
+      .where('submissions.status', '=', sql.lit('accepted'))
+      .where(`submissions.${column}`, '=', p.owner)
+      .where('submissions.doneAt', 'is', null)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          column === 'formId'
+            ? selectFrom('forms')
+                .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'forms.workspaceId')
+                .select('forms.id')
+                .where('forms.id', '=', p.owner)
+                .where('workspaceMembers.userId', '=', p.userId)
+            : selectFrom('workspaceMembers')
+                .select('workspaceMembers.userId')
+                .where('workspaceMembers.workspaceId', '=', p.owner)
+                .where('workspaceMembers.userId', '=', p.userId),
+        ),
+      );
+    return newestAfter(listed, after ? { createdAt: p.createdAt, id: p.id } : null, 'submissions').limit(p.limit);
+  });
+
+/** Whether a filter is the inbox's default view and nothing else: open ones, no search, dates or other narrowing. */
+const onlyOpen = (filter: SubmissionFilter) =>
+  filter.state === 'open' && Object.keys(filter).every((key) => key === 'state' || filter[key as keyof SubmissionFilter] === undefined);
+
 export class SubmissionService {
+  private readonly openPages = {
+    formId: { first: openPage('formId', false), next: openPage('formId', true) },
+    workspaceId: { first: openPage('workspaceId', false), next: openPage('workspaceId', true) },
+  };
   private readonly formPages = {
     api: { first: formPage(false, true), next: formPage(true, true) },
     dashboard: { first: formPage(false, false), next: formPage(true, false) },
@@ -107,6 +146,7 @@ export class SubmissionService {
     const { search } = filter;
     const ranged = filter.from !== undefined || filter.to !== undefined;
     if (search === undefined && !ranged && !triaged(filter) && 'formId' in scope) return this.formPage(userId, scope.formId, page, access);
+    if (onlyOpen(filter) && !access.api) return this.openPage(userId, scope, page);
     if ('formId' in scope) await this.forms.formForMember(userId, scope.formId, access);
     else {
       const workspace = await this.workspaces.getForMember(userId, scope.workspaceId);
@@ -127,6 +167,18 @@ export class SubmissionService {
     const rows = await query.execute(this.database.db, { formId, userId, ...pageParams(page) });
     // no rows: an empty list, or no access; the full check tells them apart (404, 402)
     if (rows.length === 0) await this.forms.formForMember(userId, formId, access);
+    return pageOf(rows, page.limit);
+  }
+
+  /** The dashboard's Open view: one prepared statement; no rows, and the full check tells an empty list from no access (404). */
+  private async openPage(userId: string, scope: SubmissionScope, page: PageRequest): Promise<Page<SubmissionListRow>> {
+    const [column, owner] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
+    const query = page.after ? this.openPages[column].next : this.openPages[column].first;
+    const rows = await query.execute(this.database.db, { owner, userId, ...pageParams(page) });
+    if (rows.length === 0) {
+      if (column === 'formId') await this.forms.formForMember(userId, owner);
+      else await this.workspaces.getForMember(userId, owner);
+    }
     return pageOf(rows, page.limit);
   }
 
