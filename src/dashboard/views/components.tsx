@@ -262,3 +262,20 @@ export type BadgeTone = 'accent' | 'neutral' | 'success' | 'warning' | 'danger';
 export function Badge({ tone = 'accent', class: extra, children }: { tone?: BadgeTone; class?: string; children: ComponentChildren }) {
   return <span class={['badge', tone !== 'accent' && tone, extra].filter(Boolean).join(' ')}>{children}</span>;
 }
+
+/** The lists' search field with its button, and Clear while the list is narrowed (the inbox, the spam folder). */
+export function SearchLine({ value, errors, submit, clear }: { value: string; errors: FieldErrors; submit: string; clear: string | null }) {
+  return (
+    <>
+      <Field label="Search" name="search" type="search" value={value} errors={errors} hint="Any field’s name or value" />
+      <div class="filter-actions actions">
+        <button type="submit">{submit}</button>
+        {clear !== null && (
+          <a class="button secondary" href={clear}>
+            Clear
+          </a>
+        )}
+      </div>
+    </>
+  );
+}

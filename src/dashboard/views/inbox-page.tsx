@@ -2,7 +2,7 @@ import type { FilterValues } from '../date-range.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { DayCount } from '../../services/stats.js';
 import { DailyChart, describeDays } from './chart.js';
-import { CsrfInput, EmptyState, Field } from './components.js';
+import { CsrfInput, EmptyState, Field, SearchLine } from './components.js';
 import { type ListRow, SubmissionList } from './submission-list.js';
 import { KeyboardHelp, KeyboardHelpButton } from './keyboard-help.js';
 import { plainView, type TriageView, viewParams } from '../triage-view.js';
@@ -290,15 +290,7 @@ function SearchForm({
   return (
     <form method="get" action={path} class="inbox-search" aria-label="Filter the submissions">
       {state !== 'open' && <input type="hidden" name="state" value={state} />}
-      <Field label="Search" name="search" type="search" value={values.search} errors={errors} hint="Any field’s name or value" />
-      <div class="filter-actions actions">
-        <button type="submit">Filter</button>
-        {filtered && (
-          <a class="button secondary" href={path}>
-            Clear
-          </a>
-        )}
-      </div>
+      <SearchLine value={values.search} errors={errors} submit="Filter" clear={filtered ? path : null} />
       <details class="date-filter" open={more}>
         <summary class="date-filter-head">More filters</summary>
         <div class="date-fields">

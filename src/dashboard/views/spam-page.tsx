@@ -1,7 +1,7 @@
 import type { FieldErrors } from '../field-errors.js';
 import { megabytes } from '../../services/form-uploads.js';
 import type { SpamFolderState } from '../../services/quarantine.js';
-import { CsrfInput, EmptyState, Field, Time } from './components.js';
+import { CsrfInput, EmptyState, SearchLine, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Pager, PagerLinks } from './pager.js';
 import type { Frame } from './layout.js';
@@ -51,15 +51,7 @@ export function SpamPage({ frame, form, rows, pager, retentionMs, folder, back, 
         </h2>
         <div class="inbox-tools">
           <form method="get" action={path} class="inbox-search" aria-label="Search the spam folder">
-            <Field label="Search" name="search" type="search" value={search} errors={errors} hint="Any field’s name or value" />
-            <div class="filter-actions actions">
-              <button type="submit">Search</button>
-              {search && (
-                <a class="button secondary" href={path}>
-                  Clear
-                </a>
-              )}
-            </div>
+            <SearchLine value={search} errors={errors} submit="Search" clear={search ? path : null} />
           </form>
         </div>
         {rows.length === 0 ? (
