@@ -61,10 +61,6 @@ export const OPEN_CAP = 1000;
 export class TriageService {
   // Every page of the inbox counts its open submissions and the viewer's, and lists the members:
   // built once, and prepared once per PostgreSQL connection (db/prepared-query.ts).
-  private readonly openCountQueries = {
-    formId: { all: openCountQuery('formId', false), mine: openCountQuery('formId', true) },
-    workspaceId: { all: openCountQuery('workspaceId', false), mine: openCountQuery('workspaceId', true) },
-  };
   private readonly bothCountQueries = { formId: bothCountsQuery('formId'), workspaceId: bothCountsQuery('workspaceId') };
 
   // the membership check in the same statement: the list is empty unless the account is a member
@@ -155,18 +151,6 @@ export class TriageService {
         ];
       }),
     );
-  }
-
-  /**
-   * Open accepted submissions of a form or a workspace (only those assigned to `assigneeId`, when
-   * given), counted up to OPEN_CAP (the partial indexes of open ones serve it: 0032, 0033, and 0036
-   * for a form's assigned ones). The caller has checked membership (the inbox's page did).
-   */
-  async openCount(scope: MarkScope, assigneeId?: string): Promise<number> {
-    const [column, owner] = 'formId' in scope ? (['formId', scope.formId] as const) : (['workspaceId', scope.workspaceId] as const);
-    const query = this.openCountQueries[column][assigneeId === undefined ? 'all' : 'mine'];
-    const row = await query.executeTakeFirst(this.database.db, { owner, assigneeId: assigneeId ?? '' });
-    return Number(row?.n ?? 0);
   }
 
   /**
@@ -300,17 +284,11 @@ export async function unassignLeaver(db: Queryable, workspaceId: string, userId:
 }
 
 /**
- * Open accepted submissions of a form or a workspace (`mine`: assigned to `assigneeId`), counted up to
- * OPEN_CAP. NOTE: the status and the cap are literals, so that PostgreSQL matches the partial indexes'
- * own conditions whether it plans the prepared statement for its parameters or generically.
+ * The open accepted submissions of a form or a workspace and those of them assigned to `assigneeId`,
+ * each counted up to OPEN_CAP, as the two columns of one row. NOTE: the status and the cap are
+ * literals, so that PostgreSQL matches the partial indexes' own conditions whether it plans the
+ * prepared statement for its parameters or generically.
  */
-function openCountQuery(column: 'formId' | 'workspaceId', mine: boolean) {
-  return new PreparedQuery<{ owner: string; assigneeId: string }, { n: number | string }>((db, { owner, assigneeId }) =>
-    db.selectFrom(openRows(db, column, owner, mine ? assigneeId : undefined).as('open')).select((eb) => eb.fn.countAll<number | string>().as('n')),
-  );
-}
-
-/** Both counts of openCount, open and the assignee's, as the two columns of one row. */
 function bothCountsQuery(column: 'formId' | 'workspaceId') {
   return new PreparedQuery<{ owner: string; assigneeId: string }, { open: number | string; mine: number | string }>((db, { owner, assigneeId }) =>
     db.selectNoFrom((eb) => [

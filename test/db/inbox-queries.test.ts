@@ -85,20 +85,16 @@ describe(`the inbox's counts, members and marks (${TEST_DIALECT})`, () => {
   }
 
   it('counts the open ones of a form and of a workspace, and the viewer’s, up to the cap', async () => {
-    assert.equal(await app.ctx.triage.openCount({ formId }), 500);
-    assert.equal(await app.ctx.triage.openCount({ formId }, owner), 30);
-    assert.equal(await app.ctx.triage.openCount({ formId }, member), 20);
-    assert.equal(await app.ctx.triage.openCount({ formId: otherForm }, member), 0);
-    assert.equal(await app.ctx.triage.openCount({ workspaceId }, owner), 730);
-    assert.equal(await app.ctx.triage.openCount({ workspaceId }), OPEN_CAP);
     // both at once, as a page of the inbox shows them: one statement
     assert.deepEqual(await app.ctx.triage.openCounts({ formId }, owner), { open: 500, mine: 30 });
+    assert.deepEqual(await app.ctx.triage.openCounts({ formId }, member), { open: 500, mine: 20 });
+    assert.equal((await app.ctx.triage.openCounts({ formId: otherForm }, member)).mine, 0);
+    assert.deepEqual(await app.ctx.triage.openCounts({ workspaceId }, owner), { open: OPEN_CAP, mine: 730 });
     assert.deepEqual(await app.ctx.triage.openCounts({ workspaceId }, member), { open: OPEN_CAP, mine: 20 });
     assert.equal((await statementsDuring(() => app.ctx.triage.openCounts({ workspaceId }, owner))).length, 1);
   });
 
   it('counts a form’s Mine from the index of a form’s open assigned ones, not from the viewer’s 3,700 others', async () => {
-    assert.match(await planOf(() => app.ctx.triage.openCount({ formId }, owner)), /submissions_form_assigned_open/);
     // both counts in one statement: the open ones from the form's open index, the viewer's from 0036's
     const both = await planOf(() => app.ctx.triage.openCounts({ formId }, owner));
     assert.match(both, /submissions_form_open\b/);
