@@ -7,6 +7,7 @@ import { type ListRow, SubmissionList } from './submission-list.js';
 import { KeyboardHelp, KeyboardHelpButton } from './keyboard-help.js';
 import { plainView, type TriageView, viewParams } from '../triage-view.js';
 import { withQuery } from '../links.js';
+import { BulkForm } from './bulk-form.js';
 import { type Pager, PagerLinks } from './pager.js';
 import type { SavedViewLink } from '../saved-view-links.js';
 import { ReadingPane, type ReadingPaneProps, paneWho } from './reading-pane.js';
@@ -165,13 +166,14 @@ function Inbox({
         {rows.length === 0 ? (
           <NoRows filtered={filtered} later={pager.newest !== null} more={pager.next !== null} path={path} setup={setup} isForm={!formNames} />
         ) : (
-          <form method="post" action={`${path}/bulk`} aria-label="Submissions on this page">
-            <CsrfInput token={frame.csrf} />
-            <input type="hidden" name="back" value={back} />
-            {rows.map((row) => (
-              <input type="hidden" name="pageId" value={row.id} key={row.id} />
-            ))}
-            <BulkActions triage={triage} />
+          <BulkForm
+            action={`${path}/bulk`}
+            label="Submissions on this page"
+            csrf={frame.csrf}
+            back={back}
+            ids={rows.map((row) => row.id)}
+            actions={<BulkActions triage={triage} />}
+          >
             <SubmissionList
               rows={rows}
               formNames={formNames}
@@ -182,7 +184,7 @@ function Inbox({
               linkOf={linkOf}
               current={current}
             />
-          </form>
+          </BulkForm>
         )}
         <PagerLinks pager={pager} />
         <p class="keys-hint">
@@ -357,17 +359,10 @@ function SearchForm({
   );
 }
 
-/** Above the list, as mail clients have them: select the page, then what to do with the ticked ones. */
+/** Beside the select-all box, as mail clients have them: what to do with the ticked ones. */
 function BulkActions({ triage }: { triage: InboxTriage }) {
   return (
-    <div class="bulk-actions">
-      <span class="select-all">
-        {/* as mail clients have it: the box above the lines' boxes, its name for a screen reader and on hover */}
-        <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" title="Select all on this page" />
-        <label for="select-all" class="visually-hidden">
-          Select all on this page
-        </label>
-      </span>
+    <>
       <span class="bulk-buttons">
         {triage.view.state === 'done' ? (
           <button type="submit" name="action" value="reopen" class="secondary small">
@@ -424,7 +419,7 @@ function BulkActions({ triage }: { triage: InboxTriage }) {
           </span>
         )}
       </details>
-    </div>
+    </>
   );
 }
 

@@ -1,11 +1,12 @@
 import type { FieldErrors } from '../field-errors.js';
 import { megabytes } from '../../services/form-uploads.js';
 import type { SpamFolderState } from '../../services/quarantine.js';
-import { CsrfInput, EmptyState, SearchLine, Time } from './components.js';
+import { EmptyState, SearchLine, Time } from './components.js';
 import { FormLayout, formPath } from './form-layout.js';
 import { type Pager, PagerLinks } from './pager.js';
 import type { Frame } from './layout.js';
 import { type ListRow, SubmissionList } from './submission-list.js';
+import { BulkForm } from './bulk-form.js';
 
 interface SpamPageProps {
   frame: Frame;
@@ -57,19 +58,13 @@ export function SpamPage({ frame, form, rows, pager, retentionMs, folder, back, 
         {rows.length === 0 ? (
           <NoSpam searched={Boolean(search)} later={pager.newest !== null} more={pager.next !== null} path={path} />
         ) : (
-          <form method="post" action={`${path}/bulk`} aria-label="Spam on this page">
-            <CsrfInput token={frame.csrf} />
-            <input type="hidden" name="back" value={back} />
-            {rows.map((row) => (
-              <input type="hidden" name="pageId" value={row.id} key={row.id} />
-            ))}
-            <div class="bulk-actions">
-              <span class="select-all">
-                <input type="checkbox" name="all" value="1" id="select-all" data-select-all="id" title="Select all on this page" />
-                <label for="select-all" class="visually-hidden">
-                  Select all on this page
-                </label>
-              </span>
+          <BulkForm
+            action={`${path}/bulk`}
+            label="Spam on this page"
+            csrf={frame.csrf}
+            back={back}
+            ids={rows.map((row) => row.id)}
+            actions={
               <span class="bulk-buttons">
                 <button type="submit" name="action" value="not-spam" class="secondary small">
                   Not spam
@@ -78,9 +73,10 @@ export function SpamPage({ frame, form, rows, pager, retentionMs, folder, back, 
                   Delete
                 </button>
               </span>
-            </div>
+            }
+          >
             <SubmissionList rows={rows} select label={search ? 'Matching spam' : 'Spam'} />
-          </form>
+          </BulkForm>
         )}
         <PagerLinks pager={pager} />
       </section>
