@@ -7,7 +7,7 @@ import { openContext } from '../src/context.js';
 import { Database, fromJson } from '../src/db/database.js';
 import type { Answer } from './helpers/app.js';
 import { buildProgram, type BuiltProgram } from './helpers/built-program.js';
-import { cliEnv, killRunningCli, runCli, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
+import { cliEnv, MANY_VISITORS_FROM_ONE_ADDRESS, killRunningCli, runCli, spawnServe, type LogLine, type ServerProcess } from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 import { eventually, until } from './helpers/eventually.js';
 import { SteadyStream } from './helpers/steady-stream.js';
@@ -35,8 +35,7 @@ describe(`formgate backup and restore under load (${TEST_DIALECT})`, () => {
       FORMGATE_HOST: '127.0.0.1',
       FORMGATE_PORT: '0',
       FORMGATE_SUBMIT_PORT: '0',
-      FORMGATE_RATE_LIMIT_API: 'off',
-      FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+      ...MANY_VISITORS_FROM_ONE_ADDRESS,
       FORMGATE_ALLOW_PRIVATE_WEBHOOKS: '1',
       FORMGATE_METRICS: 'on',
     });

@@ -8,7 +8,16 @@ import { searchTextOf } from '../src/services/search-text.js';
 import type { Answer } from './helpers/app.js';
 import { startApp, type TestApp } from './helpers/app.js';
 import { buildProgram, type BuiltProgram } from './helpers/built-program.js';
-import { cliEnv, killRunningCli, type LogLine, runCli, type ServerProcess, seedUpgradedForm, spawnServe } from './helpers/cli.js';
+import {
+  cliEnv,
+  MANY_VISITORS_FROM_ONE_ADDRESS,
+  killRunningCli,
+  type LogLine,
+  runCli,
+  type ServerProcess,
+  seedUpgradedForm,
+  spawnServe,
+} from './helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from './helpers/database.js';
 import { until } from './helpers/eventually.js';
 import { SteadyStream } from './helpers/steady-stream.js';
@@ -69,8 +78,7 @@ describe(`formgate import while formgate serve takes submissions (${TEST_DIALECT
         FORMGATE_HOST: '127.0.0.1',
         FORMGATE_PORT: '0',
         FORMGATE_SUBMIT_PORT: '0',
-        FORMGATE_RATE_LIMIT_SUBMIT: 'off',
-        FORMGATE_RATE_LIMIT_API: 'off',
+        ...MANY_VISITORS_FROM_ONE_ADDRESS,
       }),
       program.program,
     );

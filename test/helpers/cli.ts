@@ -39,6 +39,17 @@ export function cliEnv(database: TestDatabase, extra: Record<string, string> = {
   };
 }
 
+/**
+ * A load sent from this one test process stands for many visitors: no per-visitor rate limit, and no
+ * cap on one address's connections (a busy machine's stall of a second keeps more than the default
+ * 100 open at once, and the server rightly closes the 101st: "fetch failed").
+ */
+export const MANY_VISITORS_FROM_ONE_ADDRESS = {
+  FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+  FORMGATE_RATE_LIMIT_API: 'off',
+  FORMGATE_MAX_CONNECTIONS_PER_ADDRESS: '0',
+} as const;
+
 export interface CliResult {
   code: number;
   stdout: string;

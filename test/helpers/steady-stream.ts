@@ -69,7 +69,7 @@ export class SteadyStream {
       .finally(() => clearTimeout(hang))
       .then(
         (answer) => record(answer.status, answer.body, null),
-        (error: Error) => record(null, null, error.message),
+        (error: Error) => record(null, null, describeFailure(error)),
       );
     const tracked: Promise<void> = pending.finally(() => this.inFlight.delete(tracked));
     this.inFlight.add(tracked);
@@ -111,4 +111,10 @@ export class SteadyStream {
       assert.ok(r.status !== null && refusals[r.status] === r.code, `${where} was answered ${r.status} ${r.code ?? ''}`);
     }
   }
+}
+
+/** fetch's "fetch failed" with what lies under it (a refused or closed connection, a timeout), for a failure that names itself. */
+function describeFailure(error: Error): string {
+  const cause = error.cause as { code?: string; message?: string } | undefined;
+  return cause ? `${error.message} (${[cause.code, cause.message].filter(Boolean).join(': ')})` : error.message;
 }

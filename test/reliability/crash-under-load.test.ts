@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openContext, type AppContext } from '../../src/context.js';
 import { testConfig } from '../helpers/app.js';
 import { buildProgram, type BuiltProgram } from '../helpers/built-program.js';
-import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
+import { cliEnv, MANY_VISITORS_FROM_ONE_ADDRESS, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';
 import { printFigures } from '../helpers/figures.js';
@@ -52,7 +52,7 @@ describe(`crash under load: formgate serve killed ${KILLS} times while visitors 
       FORMGATE_PORT: '0',
       FORMGATE_SUBMIT_PORT: '0',
       FORMGATE_SMTP_URL: sink.url,
-      FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+      ...MANY_VISITORS_FROM_ONE_ADDRESS,
       FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true',
       FORMGATE_DELIVERY_LEASE: LEASE,
     });

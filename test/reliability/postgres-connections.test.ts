@@ -4,7 +4,7 @@ import pg from 'pg';
 import { buildConfig } from '../../src/config/config.js';
 import { openContext, type AppContext } from '../../src/context.js';
 import { checkAcknowledged } from '../helpers/acknowledged.js';
-import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
+import { cliEnv, MANY_VISITORS_FROM_ONE_ADDRESS, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, TEST_PG_URL, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';
 import { printFigures } from '../helpers/figures.js';
@@ -62,8 +62,7 @@ describe('PostgreSQL connections killed under load', {
         FORMGATE_HOST: '127.0.0.1',
         FORMGATE_PORT: '0',
         FORMGATE_SUBMIT_PORT: '0',
-        FORMGATE_RATE_LIMIT_API: 'off',
-        FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+        ...MANY_VISITORS_FROM_ONE_ADDRESS,
         FORMGATE_SMTP_URL: sink.url,
       }),
     );

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { openContext, type AppContext } from '../../src/context.js';
 import { testConfig } from '../helpers/app.js';
 import { buildProgram, type BuiltProgram } from '../helpers/built-program.js';
-import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
+import { cliEnv, MANY_VISITORS_FROM_ONE_ADDRESS, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';
 import { printFigures } from '../helpers/figures.js';
@@ -130,7 +130,7 @@ describe(`rolling restarts of two instances behind the documented nginx and Cadd
       FORMGATE_PUBLIC_URL: 'https://forms.example.com',
       FORMGATE_SUBMIT_URL: 'https://submit.example.com',
       FORMGATE_TRUST_PROXY: 'true',
-      FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+      ...MANY_VISITORS_FROM_ONE_ADDRESS,
       FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true',
       FORMGATE_DELIVERY_LEASE: '5s',
     });

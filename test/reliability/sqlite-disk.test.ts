@@ -9,7 +9,7 @@ import { buildConfig } from '../../src/config/config.js';
 import { openContext, type AppContext } from '../../src/context.js';
 import { checkAcknowledged } from '../helpers/acknowledged.js';
 import type { TestApp } from '../helpers/app.js';
-import { cliEnv, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
+import { cliEnv, MANY_VISITORS_FROM_ONE_ADDRESS, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
 import { DashboardClient } from '../helpers/dashboard.js';
 import { TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';
@@ -108,8 +108,7 @@ describe('SQLite on a disk that fills up or turns read-only', { skip: skipReason
         FORMGATE_HOST: '127.0.0.1',
         FORMGATE_PORT: '0',
         FORMGATE_SUBMIT_PORT: '0',
-        FORMGATE_RATE_LIMIT_API: 'off',
-        FORMGATE_RATE_LIMIT_SUBMIT: 'off',
+        ...MANY_VISITORS_FROM_ONE_ADDRESS,
         FORMGATE_SMTP_URL: sink.url,
       }),
     );

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { VERSION } from '../../src/version.js';
 import { printFigures } from '../helpers/figures.js';
 import { buildProgram, type BuiltProgram } from '../helpers/built-program.js';
-import { cliEnv, killRunningCli, runCli, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
+import { cliEnv, MANY_VISITORS_FROM_ONE_ADDRESS, killRunningCli, runCli, spawnServe, type LogLine, type ServerProcess } from '../helpers/cli.js';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../helpers/database.js';
 import { until } from '../helpers/eventually.js';
 import { buildPreviousRelease, migrationsSince, type PreviousRelease } from '../helpers/previous-release.js';
@@ -44,8 +44,7 @@ describe(`a rolling upgrade from the previous release on one PostgreSQL database
       FORMGATE_PORT: '0',
       FORMGATE_SUBMIT_PORT: '0',
       FORMGATE_ALLOW_PRIVATE_WEBHOOKS: 'true',
-      FORMGATE_RATE_LIMIT_SUBMIT: 'off',
-      FORMGATE_RATE_LIMIT_API: 'off',
+      ...MANY_VISITORS_FROM_ONE_ADDRESS,
     });
   });
   after(async () => {
