@@ -26,6 +26,7 @@ import { registerErrorDocsRoute } from './http/routes/error-docs.js';
 import { registerHealthRoute } from './http/routes/health.js';
 import { registerMetrics } from './http/routes/metrics.js';
 import { registerFileRoutes } from './http/routes/v1/files.js';
+import { registerHookRoutes } from './http/routes/v1/hooks.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
@@ -231,6 +232,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerErasureRoutes(typed, ctx, exportLimits);
       registerTemplateRoutes(typed, ctx);
       registerFileRoutes(typed, ctx);
+      registerHookRoutes(typed, ctx);
     },
     { prefix: API_PREFIX },
   );

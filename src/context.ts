@@ -48,7 +48,10 @@ import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
 import { TestSubmissionService } from './services/test-submissions.js';
 import { ChatChannelService } from './services/chat-channels.js';
+import { WebhookBodyService } from './services/webhook-bodies.js';
 import { TokenService } from './services/tokens.js';
+import { AutomationKeys } from './services/automation-keys.js';
+import { HookService } from './services/hooks.js';
 import { UserService } from './services/users.js';
 import { WorkspaceService } from './services/workspaces.js';
 import { WorkspaceDeletion } from './services/workspace-deletion.js';
@@ -72,6 +75,10 @@ export interface AppContext {
   /** The first account and how the installation is used (the "Set up Formgate" page). */
   setup: SetupService;
   tokens: TokenService;
+  /** The workspaces' automation-tool keys (issue 42, item 1). */
+  automationKeys: AutomationKeys;
+  /** The automation platforms' REST-hook subscriptions (issue 42, item 2). */
+  hooks: HookService;
   /** Dashboard logins. */
   sessions: SessionService;
   /** Emailed links that set a forgotten password. */
@@ -107,6 +114,8 @@ export interface AppContext {
   /** The dashboard's "Send a test submission" and where it went. */
   testSubmissions: TestSubmissionService;
   chatChannels: ChatChannelService;
+  /** A form's webhook body: its format and template (docs/webhooks.md, Body templates). */
+  webhookBodies: WebhookBodyService;
   /** The one gate of requests to addresses owners chose (webhooks, chat channels, their tests): the allow list of the admin page and FORMGATE_WEBHOOK_ALLOW. */
   outbound: OutboundGuard;
   /** Visitors waiting on the submit surface: deliveries yield to them when the process is saturated. */
@@ -178,6 +187,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const submissions = new SubmissionService(database, workspaces, forms, config, files);
     const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
     const team = new TeamService(database, workspaces, recipients);
+    const automationKeys = new AutomationKeys(database, team);
     const fileLinks = new FileLinks(
       keyring,
       () => config.baseUrl,
@@ -199,7 +209,9 @@ export async function openContext(config: Config, options: { existing?: boolean;
       instance,
       plans,
       setup: new SetupService(users, instance),
-      tokens: new TokenService(database, config),
+      tokens: new TokenService(database, config, automationKeys),
+      automationKeys,
+      hooks: new HookService(database, workspaces, outbound),
       sessions,
       passwordResets: new PasswordResetService(database, users, sessions, config),
       signups: new SignupService(database, users, new SignupLinks(keyring), config),
@@ -220,6 +232,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       stats: new StatsService(database, forms),
       testSubmissions: new TestSubmissionService(database, forms, () => instance.usage()),
       chatChannels: new ChatChannelService(database, forms, { outbound, telegramApiUrl: config.telegramApiUrl }, () => instance.usage()),
+      webhookBodies: new WebhookBodyService(database, forms),
       outbound,
       visitors: new VisitorLoad(),
       files,

@@ -96,6 +96,10 @@ const ADDITIONS: SpecOperation[] = [
     success: 200,
     body: false,
   },
+  { method: 'post', path: '/hooks', scope: 'submissions:read', query: {}, success: 201, body: true },
+  { method: 'get', path: '/hooks', scope: 'submissions:read', query: { ...PAGE, workspaceId: false }, success: 200, body: false },
+  { method: 'delete', path: '/hooks/{hookId}', scope: 'submissions:read', query: {}, success: 204, body: false },
+  { method: 'get', path: '/hooks/samples/{event}', scope: 'submissions:read', query: { formId: false, workspaceId: false }, success: 200, body: false },
 ];
 
 /** Every operation of the spec is built, and the additions: the document must describe each of them. */

@@ -95,6 +95,8 @@ const NOUNS: FieldNouns = {
   technology: 'The technology',
   notificationEmails: 'The list of notification addresses',
   webhookUrl: 'The webhook URL',
+  webhookBodyFormat: 'The webhook body format',
+  webhookBodyTemplate: 'The webhook body template',
   slackChannel: 'The Slack channel',
   spamProtection: 'The spam protection',
   customHoneypot: 'The custom honeypot field',

@@ -1,3 +1,5 @@
+import { deletedEventJobs } from '../jobs/hook-jobs.js';
+import { enqueueJobs } from '../jobs/outbox.js';
 import type { ExpressionBuilder, Transaction } from 'kysely';
 import type { Database } from './database.js';
 import type { FileStore } from '../files/file-store.js';
@@ -122,6 +124,8 @@ export async function deleteWithDeliveries(
   workspaceId: string | null,
   ids: readonly string[],
   now: number,
+  /** Whether the subscriptions to `submission.deleted` hear of it: a person's deletion (an erasure), not the retention's. */
+  tellHooks = false,
 ): Promise<{ deleted: number; busy: number; released: string[] }> {
   if (ids.length === 0) return { deleted: 0, busy: 0, released: [] };
   const wanted = [...ids];
@@ -132,12 +136,14 @@ export async function deleteWithDeliveries(
     .execute();
   let deletable = trx
     .selectFrom('submissions')
-    .select('submissions.id')
+    .select(['submissions.id', 'submissions.formId'])
     .where('submissions.id', 'in', wanted)
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('jobs').select('jobs.id').whereRef('jobs.submissionId', '=', 'submissions.id'))));
   if (workspaceId !== null) deletable = deletable.where('submissions.workspaceId', '=', workspaceId);
-  const going = (await deletable.execute()).map((row) => row.id);
+  const goingRows = await deletable.execute();
+  const going = goingRows.map((row) => row.id);
   const released = await releaseFiles(trx, { submissionIds: going }, now);
+  if (tellHooks) await enqueueJobs(trx, await deletedEventJobs(trx, goingRows));
   const deleted = going.length === 0 ? 0 : Number((await trx.deleteFrom('submissions').where('id', 'in', going).executeTakeFirst()).numDeletedRows);
   const left = await trx
     .selectFrom('submissions')

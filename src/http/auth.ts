@@ -39,6 +39,8 @@ export async function authenticateBearer(request: FastifyRequest, tokens: TokenS
   if (scope !== 'any' && !principal.scopes.has(scope)) {
     throw new ProblemError('insufficient_scope', `This operation needs the ${scope} scope.`, { requiredScope: scope });
   }
+  // an automation-tool key reaches its own workspace only
+  await tokens.requireReach(principal, request.params, request.query);
   return principal;
 }
 

@@ -9,6 +9,7 @@ import { SubmissionSchema } from '../schemas/submission.js';
 import { ReturnedSubmissionSchema, SpamSubmissionSchema } from '../schemas/spam-folder.js';
 import { TriagedSubmissionSchema, TriageSchema } from '../schemas/triage.js';
 import { TokenSchema } from '../schemas/token.js';
+import { HookSchema } from '../schemas/hook.js';
 import { WorkspaceSchema } from '../schemas/workspace.js';
 
 /** The mark of an operation whose request body may be left out (`requestBody.required: false`). */
@@ -43,6 +44,7 @@ export function addSharedSchemas(app: FastifyInstance): void {
     TriageSchema,
     TriagedSubmissionSchema,
     TemplateSchema,
+    HookSchema,
   ];
   for (const schema of schemas) app.addSchema(schema);
 }
@@ -67,6 +69,10 @@ export async function registerOpenApi(app: FastifyInstance, config: Config): Pro
         { name: 'Forms', description: 'Forms and their settings: where submissions are sent, and how spam is kept out.' },
         { name: 'Templates', description: 'A form’s email templates: the notification to its recipients, and the autoresponder to the submitter.' },
         { name: 'Submissions', description: 'What visitors sent: lists, search, exports, files, deletion and erasure of a person.' },
+        {
+          name: 'Automations',
+          description: 'Subscriptions of automation platforms (Zapier, Make, n8n, Activepieces) to a form’s events, and samples for their editors.',
+        },
       ],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A token made with `formgate tokens create`.' } } },
     },

@@ -12,6 +12,7 @@ import type { SubmissionStatus } from '../db/schema/submission.js';
 import { newId } from '../ids.js';
 import { enqueueJobs, jobRowsOf } from '../jobs/outbox.js';
 import { deliveryJobs, type DeliveryPlan } from '../jobs/submission-jobs.js';
+import { hookJobs } from '../jobs/hook-jobs.js';
 import { searchTextOf } from '../services/search-text.js';
 import type { FilePart as ReceivedFile } from '../db/file-claims.js';
 import { formClosed } from '../services/form-behaviour.js';
@@ -120,7 +121,7 @@ export class SubmissionWriter {
     const rows = submissionRowsOf(kept, createdAt);
     const written = await writeIntakeBatch(
       db,
-      { counts: [...counts], submissions: rows, jobs: jobRowsOf(jobsOf(kept)), days: dayCountsOf(rows, createdAt) },
+      { counts: [...counts], submissions: rows, jobs: jobRowsOf(jobsOf(kept, createdAt)), days: dayCountsOf(rows, createdAt) },
       allowanceSql(this.plans),
     );
     return written ? kept.map(({ status, id }) => ({ id, createdAt, status })) : null;
@@ -173,7 +174,7 @@ export class SubmissionWriter {
         );
       }
     }
-    await enqueueJobs(trx, jobsOf(kept));
+    await enqueueJobs(trx, jobsOf(kept, createdAt));
     const stored = new Map(kept.map(({ submission, status, id }) => [submission, { id, createdAt, status }]));
     return batch.map((submission) => stored.get(submission) ?? (full.has(submission) ? FULL : dropped.has(submission) ? SPAM_DROPPED : REFUSED));
   }
@@ -310,11 +311,13 @@ function submissionRowsOf(kept: Kept[], createdAt: number): IntakeSubmissionRow[
   }));
 }
 
-/** The delivery jobs of the accepted ones. */
-function jobsOf(kept: Kept[]) {
-  return kept.flatMap(({ submission, status, id }) =>
-    status === 'accepted' ? deliveryJobs({ id, formId: submission.formId, data: submission.data }, submission.deliveries) : [],
-  );
+/** The delivery jobs of the accepted ones, and the spam ones' subscriptions (services/hooks.ts). */
+function jobsOf(kept: Kept[], createdAt: number) {
+  return kept.flatMap(({ submission, status, id }) => {
+    const stored = { id, formId: submission.formId, data: submission.data, createdAt };
+    if (status === 'accepted') return deliveryJobs(stored, submission.deliveries);
+    return status === 'spam' ? hookJobs(submission.deliveries.hooks, 'submission.spam', { ...stored, at: createdAt }) : [];
+  });
 }
 
 /** What the batch adds to its forms' counts of the day (the charts), a row per form. */

@@ -17,6 +17,8 @@ import { JobWorker, type WorkerOptions } from './worker.js';
 import type { DeliveriesState, DeliverySwitch } from './delivery-switch.js';
 import { turnOffGoneWebhook, webhookEndpoints } from './webhook-endpoints.js';
 import { WEBHOOK_RETRY_POLICY } from './retry-policy.js';
+import { HookChannel } from './channels/hook.js';
+import { HOOK_KIND } from './hook-jobs.js';
 
 export interface Delivery {
   worker: JobWorker;
@@ -85,12 +87,17 @@ export function startDelivery(
       },
     }),
   };
+  // the automation platforms' subscriptions (services/hooks.ts)
+  channels[HOOK_KIND] = new HookChannel(ctx.database, ctx.outbound, files, (hook, reason, why) => {
+    ctx.metrics?.hookRemoved(reason);
+    log.warn({ hookId: hook.id, targetUrl: hook.targetUrl, reason }, `an automation platform’s subscription was removed: ${why}`);
+  });
   // one channel object for every chat service (Slack webhook, Discord, Teams, Telegram): the job's kind says which
   const chat = new ChatChannelDelivery(ctx.database, { outbound: ctx.outbound, telegramApiUrl: ctx.config.telegramApiUrl }, files, ctx.config);
   for (const kind of CHAT_JOB_KINDS) channels[kind] = chat;
   const worker = new JobWorker(ctx.database, channels, {
     // webhooks: Standard Webhooks' schedule, over about three days
-    retryByKind: { [WEBHOOK_KIND]: WEBHOOK_RETRY_POLICY },
+    retryByKind: { [WEBHOOK_KIND]: WEBHOOK_RETRY_POLICY, [HOOK_KIND]: WEBHOOK_RETRY_POLICY },
     logger: log,
     foreground: ctx.visitors,
     leaseMs: ctx.config.deliveryLeaseMs,

@@ -5,6 +5,7 @@ import { NOTIFICATION_KIND } from './channels/notification.js';
 import { SLACK_KIND } from './channels/slack.js';
 import { httpOriginOf } from '../net/origin.js';
 import { WEBHOOK_KIND } from './channels/webhook.js';
+import { HOOK_KIND } from './hook-jobs.js';
 
 /**
  * A lane is the capacity a channel's jobs share in each worker: jobs of one lane never wait for the
@@ -19,6 +20,8 @@ const LANE_OF_KIND: Record<string, Lane> = {
   [NOTIFICATION_KIND]: 'email',
   [AUTORESPONDER_KIND]: 'email',
   [WEBHOOK_KIND]: 'webhook',
+  // the automation platforms' subscriptions: webhooks to their addresses
+  [HOOK_KIND]: 'webhook',
   [SLACK_KIND]: 'slack',
   // owner-given URLs like a webhook's, answered as slowly: they share the webhook lane's slots
   ...Object.fromEntries(CHAT_JOB_KINDS.map((kind) => [kind, 'webhook' as const])),

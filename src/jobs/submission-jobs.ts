@@ -7,6 +7,8 @@ import { NOTIFICATION_KIND, type NotificationPayload } from './channels/notifica
 import { SLACK_KIND } from './channels/slack.js';
 import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';
 import { enqueueJobs, type JobToEnqueue } from './outbox.js';
+import type { HookTarget } from '../domain/hooks.js';
+import { hookJobs } from './hook-jobs.js';
 
 /** What of a form decides which deliveries its submissions get. */
 export interface DeliverySettings {
@@ -18,6 +20,8 @@ export interface DeliverySettings {
   autoresponderPaused: number | null;
   /** `forms.chat_channels`: JSON array of the Slack webhook, Discord, Teams and Telegram channels, or null. */
   chatChannels: unknown;
+  /** The automation platforms' subscriptions to the form's new and spam submissions (services/hooks.ts); absent: none. */
+  hooks?: readonly HookTarget[];
 }
 
 const HOSTING_RULES = PlanRules.fixed('hosting');
@@ -39,10 +43,17 @@ export interface DeliveryPlan {
   kinds: string[];
   notificationEmails: string[];
   webhookUrl: string | null;
+  /** The subscriptions of the form's events: an accepted submission gets one job per `submission.created` hook, a spam one per `submission.spam` hook. */
+  hooks?: readonly HookTarget[];
 }
 
 export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean, plans: PlanRules = HOSTING_RULES): DeliveryPlan {
-  return { kinds: deliveryKinds(form, hasSubmitter, plans), notificationEmails: fromJson<string[]>(form.notificationEmails), webhookUrl: form.webhookUrl };
+  return {
+    kinds: deliveryKinds(form, hasSubmitter, plans),
+    notificationEmails: fromJson<string[]>(form.notificationEmails),
+    webhookUrl: form.webhookUrl,
+    ...(form.hooks && form.hooks.length > 0 ? { hooks: form.hooks } : {}),
+  };
 }
 
 /**
@@ -50,7 +61,7 @@ export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean, plan
  * Most jobs name the submission and read it when sent; the webhook job carries its body as it will
  * be posted (the outbox message: what was accepted is what is sent).
  */
-export async function enqueueDeliveries(trx: Queryable, submission: { id: string; formId: string; data: unknown }, plan: DeliveryPlan): Promise<void> {
+export async function enqueueDeliveries(trx: Queryable, submission: AcceptedSubmission, plan: DeliveryPlan): Promise<void> {
   await enqueueJobs(trx, deliveryJobs(submission, plan));
 }
 
@@ -59,22 +70,34 @@ export async function enqueueDeliveries(trx: Queryable, submission: { id: string
  * notification is one job per recipient: each gets a message of their own (no one sees who else is
  * told), and a recipient whose server refuses is retried alone, without the others getting it twice.
  */
-export function deliveryJobs(submission: { id: string; formId: string; data: unknown }, plan: DeliveryPlan): JobToEnqueue[] {
-  return plan.kinds.flatMap((kind): JobToEnqueue[] => {
-    if (kind === NOTIFICATION_KIND) {
-      return distinctAddresses(plan.notificationEmails).map((to) => ({
-        kind,
-        payload: { formId: submission.formId, to } satisfies NotificationPayload,
-        submissionId: submission.id,
-        idempotencyKey: `${submission.id}:${to.toLowerCase()}`,
-      }));
-    }
-    const payload =
-      kind === WEBHOOK_KIND
-        ? ({ url: plan.webhookUrl!, formId: submission.formId, fields: fromJson<Record<string, unknown>>(submission.data) } satisfies WebhookPayload)
-        : { formId: submission.formId };
-    return [{ kind, payload, submissionId: submission.id }];
-  });
+export function deliveryJobs(submission: AcceptedSubmission, plan: DeliveryPlan): JobToEnqueue[] {
+  const hooks = hookJobs(plan.hooks, 'submission.created', { ...submission, at: Number(submission.createdAt) });
+  return plan.kinds
+    .flatMap((kind): JobToEnqueue[] => {
+      if (kind === NOTIFICATION_KIND) {
+        return distinctAddresses(plan.notificationEmails).map((to) => ({
+          kind,
+          payload: { formId: submission.formId, to } satisfies NotificationPayload,
+          submissionId: submission.id,
+          idempotencyKey: `${submission.id}:${to.toLowerCase()}`,
+        }));
+      }
+      const payload =
+        kind === WEBHOOK_KIND
+          ? ({ url: plan.webhookUrl!, formId: submission.formId, fields: fromJson<Record<string, unknown>>(submission.data) } satisfies WebhookPayload)
+          : { formId: submission.formId };
+      return [{ kind, payload, submissionId: submission.id }];
+    })
+    .concat(hooks);
+}
+
+/** An accepted submission as its deliveries need it. */
+export interface AcceptedSubmission {
+  id: string;
+  formId: string;
+  data: unknown;
+  /** Epoch ms (a number, or PostgreSQL's bigint as text): the hooks' `createdAt`. */
+  createdAt: number | string;
 }
 
 /** Each address once, the first spelling kept: one person listed twice gets one message. */

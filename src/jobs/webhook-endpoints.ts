@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
+import { webhookBodyOf } from '../domain/webhook-body.js';
 import { accountEmail } from '../mail/account-mail.js';
 import { webhookGoneMessage } from '../mail/webhook-gone-notice.js';
 import { EMAIL_KIND, type EmailPayload } from './channels/email.js';
@@ -12,7 +13,7 @@ export async function webhookEndpoints(database: Database, formIds: readonly str
   if (formIds.length === 0) return [];
   const rows = await database.db
     .selectFrom('forms')
-    .select(['id', 'webhookUrl', 'webhookDisabledAt', 'webhookDisabledReason'])
+    .select(['id', 'webhookUrl', 'webhookDisabledAt', 'webhookDisabledReason', 'webhookBodyFormat', 'webhookBodyTemplate'])
     .where('id', 'in', [...formIds])
     .execute();
   return rows.map((row) => ({
@@ -20,6 +21,7 @@ export async function webhookEndpoints(database: Database, formIds: readonly str
     url: row.webhookUrl,
     disabledAt: row.webhookDisabledAt === null ? null : Number(row.webhookDisabledAt),
     disabledReason: row.webhookDisabledReason,
+    body: webhookBodyOf(row),
   }));
 }
 

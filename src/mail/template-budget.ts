@@ -94,13 +94,25 @@ function counted(helper: Handlebars.HelperDelegate, budget: RenderBudget): Handl
 
 /** The helper every `{{value}}` is rewritten to call: prints any value, counted against the budget. */
 export const PRINT_HELPER = 'formgate:print';
+/** In a JSON webhook body, a `{{value}}` outside a JSON string: the value as JSON (`"text"`, `3`, `[…]`, `{…}`, `null`). */
+export const JSON_VALUE_HELPER = 'formgate:json-value';
+
+/** How printed text is made safe where it lands: HTML, nothing (a subject), or a webhook body's JSON string or form value. */
+export type PrintEscape = 'html' | 'none' | 'json-string' | 'url';
+
+const ESCAPES: Record<Exclude<PrintEscape, 'html'>, (text: string) => string> = {
+  none: (text) => text,
+  // the inside of a JSON string: quotes, backslashes and control characters escaped, as JSON.stringify writes them
+  'json-string': (text) => JSON.stringify(text).slice(1, -1),
+  url: (text) => encodeURIComponent(text),
+};
 
 /**
  * The helpers of one render: `print` (see `printable`), and `each` and the sections over arrays
- * (`{{#data.list}}`) with every iteration counted against the budget. `escaped: false` prints values
- * as they are, for text that is not HTML (a subject line).
+ * (`{{#data.list}}`) with every iteration counted against the budget. `escape` says how a printed
+ * value is made safe: HTML-escaped (an email), as it is (a subject line), or for a webhook body.
  */
-export function budgetedHelpers(hbs: typeof Handlebars, budget: RenderBudget, escaped = true): Record<string, Handlebars.HelperDelegate> {
+export function budgetedHelpers(hbs: typeof Handlebars, budget: RenderBudget, escaping: PrintEscape = 'html'): Record<string, Handlebars.HelperDelegate> {
   const each = hbs.helpers.each!;
   const boundedEach = function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
     const fn = options.fn;
@@ -120,9 +132,17 @@ export function budgetedHelpers(hbs: typeof Handlebars, budget: RenderBudget, es
       budget.step();
       const text = printable(args[0]);
       budget.checkOutput(budget.mark() + text.length);
-      const html = escaped ? hbs.escapeExpression(text) : text;
+      const html = escaping === 'html' ? hbs.escapeExpression(text) : ESCAPES[escaping](text);
       budget.add(html.length);
       return new hbs.SafeString(html);
+    },
+    [JSON_VALUE_HELPER]: (...args: unknown[]) => {
+      if (args.length !== 2) return '';
+      budget.step();
+      // a field not sent is null; anything else as it is, in JSON (the data came from JSON: nothing it holds fails to print)
+      const json = args[0] === undefined ? 'null' : JSON.stringify(args[0]);
+      budget.add(json.length);
+      return new hbs.SafeString(json);
     },
     each: boundedEach,
     // the conditions count a step each: a loop of conditions that print nothing still ends at the limit

@@ -1,7 +1,7 @@
 import type Handlebars from 'handlebars';
 import { htmlToText } from './html-to-text.js';
 import { isolatedHandlebars, onFirstUse } from './handlebars.js';
-import { budgetedHelpers, MAX_RENDER_STEPS, PRINT_HELPER, RenderBudget, RenderLimitError, type RenderLimits } from './template-budget.js';
+import { budgetedHelpers, JSON_VALUE_HELPER, MAX_RENDER_STEPS, PRINT_HELPER, RenderBudget, RenderLimitError, type RenderLimits } from './template-budget.js';
 import { MAX_TEMPLATE_STATEMENTS, templateSizeError } from './template-size.js';
 
 export { htmlToText } from './html-to-text.js';
@@ -36,7 +36,14 @@ export const FORBIDDEN_PATH_PARTS: ReadonlySet<string> = new Set([
   '__lookupGetter__',
   '__lookupSetter__',
 ]);
-const KNOWN_HELPERS = { if: true, unless: true, each: true, with: true, [PRINT_HELPER]: true };
+const KNOWN_HELPERS = { if: true, unless: true, each: true, with: true, [PRINT_HELPER]: true, [JSON_VALUE_HELPER]: true };
+
+/**
+ * What a template renders: an email's HTML (values HTML-escaped), text that is not HTML (a subject),
+ * or a webhook body (docs/webhooks.md, Body templates): JSON, where a value inside a JSON string is
+ * JSON-escaped and one outside is written as JSON, or a form body, where each value is percent-encoded.
+ */
+export type RenderAs = 'html' | 'text' | 'json' | 'urlencoded';
 
 // An environment of its own: nothing registered elsewhere (helpers, partials) reaches templates.
 const handlebars = onFirstUse(() => {
@@ -55,7 +62,11 @@ const handlebars = onFirstUse(() => {
 export function compileTemplate(
   code: string,
   limits: RenderLimits = TEMPLATE_LIMITS,
+  as: RenderAs = 'html',
 ): { ok: true; template: CompiledTemplate } | { ok: false; errors: string[] } {
+  // NOTE: in JSON, `{"car": {{data.car}}}` ends with three braces, which Handlebars reads as `{{{ }}}`: the closing ones are
+  // split by an empty comment (nothing printed), the opening ones by a space (`{ {{`; a JSON body's unescaped output is refused anyway)
+  if (as === 'json') code = code.replace(/\{\{\{/g, '{ {{').replace(/\}\}\}/g, '}}{{!}}}');
   // counted before Handlebars sees the code: its parser and compiler slow steeply with size and depth
   const sizeError = templateSizeError(code);
   if (sizeError) return { ok: false, errors: [sizeError] };
@@ -67,15 +78,17 @@ export function compileTemplate(
   }
   const errors: string[] = [];
   const statements = walk(ast, errors);
+  if (as === 'json' || as === 'urlencoded') errors.push(...inlineHelperErrors(ast));
   if (statements > MAX_TEMPLATE_STATEMENTS)
     errors.push(`code: ${statements} placeholders, blocks and helper calls, more than the ${MAX_TEMPLATE_STATEMENTS} a template may hold`);
   if (errors.length > 0) return { ok: false, errors };
-  printThroughHelper(ast);
+  if (as === 'json') printInJson(ast.body, { inString: false, escaped: false });
+  else printThroughHelper(ast);
   const template = { render: handlebars().compile(ast, { strict: false, knownHelpersOnly: true, knownHelpers: KNOWN_HELPERS }) };
   try {
     // Handlebars compiles on first use: done here, so that no render's time is spent compiling
     (template.render as unknown as { _setup(options: object): void })._setup({});
-    renderTemplate(template, {}, limits);
+    renderTemplate(template, {}, limits, {}, as);
   } catch (err) {
     // NOTE: past the time (a safety net) is the machine's doing, not the template's: thrown, for the caller to answer as such
     if (err instanceof RenderLimitError && err.limit === 'time') throw err;
@@ -108,10 +121,10 @@ export function renderTemplate(
   data: Record<string, unknown>,
   limits: RenderLimits = TEMPLATE_LIMITS,
   extras: TemplateExtras = {},
-  as: 'html' | 'text' = 'html',
+  as: RenderAs = 'html',
 ): { html: string; text: string } {
   const budget = new RenderBudget(limits);
-  const helpers = budgetedHelpers(handlebars(), budget, as === 'html');
+  const helpers = budgetedHelpers(handlebars(), budget, as === 'html' ? 'html' : as === 'json' ? 'json-string' : as === 'urlencoded' ? 'url' : 'none');
   const context = { data: plainCopy(data), files: plainCopy(extras.files ?? []), submissionUrl: extras.submissionUrl ?? '' };
   const html = template.render(context, { ...RUNTIME, helpers });
   budget.checkOutput(html.length);
@@ -194,6 +207,69 @@ function printThroughHelper(node: unknown): void {
     if (Array.isArray(value)) value.forEach(printThroughHelper);
     else if (value && typeof value === 'object' && 'type' in value) printThroughHelper(value);
   }
+}
+
+/** Where the text written so far leaves a JSON body: inside a string or not, just after a backslash inside one. */
+interface JsonPosition {
+  inString: boolean;
+  escaped: boolean;
+}
+
+/** The position after `text`, written at `from`: quotes open and close strings, a backslash escapes the next character. */
+function jsonPositionAfter(text: string, from: JsonPosition): JsonPosition {
+  let { inString, escaped } = from;
+  for (const ch of text) {
+    if (escaped) escaped = false;
+    else if (inString && ch === '\\') escaped = true;
+    else if (ch === '"') inString = !inString;
+  }
+  return { inString, escaped };
+}
+
+/**
+ * Rewrites a JSON body's `{{value}}`s, in the order they are written: one inside a JSON string
+ * (`"From {{data.name}}"`) prints the value JSON-escaped (`formgate:print` with JSON escaping); one
+ * outside (`"tags": {{data.tags}}`) prints it as JSON (`formgate:json-value`). A block's content is
+ * read from where the block starts, and the text after it from where its first branch ends.
+ */
+function printInJson(statements: unknown[], start: JsonPosition): JsonPosition {
+  let at = start;
+  for (const statement of statements) {
+    const n = statement as AstNode;
+    if (n.type === 'ContentStatement') at = jsonPositionAfter(String(n.value ?? ''), at);
+    else if (n.type === 'MustacheStatement') {
+      if ((n.params?.length ?? 0) === 0 && !n.hash && n.path) {
+        const helper = at.inString ? PRINT_HELPER : JSON_VALUE_HELPER;
+        n.params = [n.path];
+        n.path = { type: 'PathExpression', data: false, depth: 0, parts: [helper], original: helper, loc: n.path.loc };
+      }
+    } else if (n.type === 'BlockStatement') {
+      const program = n.program as { body: unknown[] } | undefined;
+      const inverse = n.inverse as { body: unknown[] } | undefined;
+      const afterProgram = program ? printInJson(program.body, at) : at;
+      const afterInverse = inverse ? printInJson(inverse.body, at) : at;
+      at = program ? afterProgram : afterInverse;
+    }
+  }
+  return at;
+}
+
+/** A webhook body prints values and uses blocks; a helper called inline (`{{if a b}}`) would print unescaped, so it is refused. */
+function inlineHelperErrors(node: unknown): string[] {
+  const errors: string[] = [];
+  const visit = (value: unknown) => {
+    if (!value || typeof value !== 'object') return;
+    const n = value as AstNode;
+    const name = n.path?.original;
+    if (n.type === 'MustacheStatement' && ((n.params?.length ?? 0) > 0 || n.hash) && typeof name === 'string' && ALLOWED_HELPERS.has(name))
+      errors.push(`${at(n)}: a helper is used as a block in a webhook body ({{#if …}}…{{/if}}), not inline`);
+    for (const child of Object.values(n)) {
+      if (Array.isArray(child)) child.forEach(visit);
+      else if (child && typeof child === 'object' && 'type' in child) visit(child);
+    }
+  };
+  visit(node);
+  return errors;
 }
 
 /** The fields as plain objects without prototypes: nothing but the data is reachable, whatever the keys are called. */

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { TEMPLATE_LIMITS } from './template-engine.js';
+import { type RenderAs, TEMPLATE_LIMITS } from './template-engine.js';
 
 /** The bounds of the jobs of a pool: each render's time and output, and the watchdog that ends a job outright. */
 export interface TemplateLimits {
@@ -16,8 +16,8 @@ export type TemplateJob = { limits: TemplateLimits } & (
   | { kind: 'check'; code: string }
   /** `keep: false`: code seen once (a draft being previewed) is not kept among the compiled templates. */
   /** `files`, `submissionUrl`: what a notification template reads beside `data` (NotificationExtras). */
-  /** `as: 'text'`: text that is not HTML (a subject line), values printed unescaped. */
-  | ({ kind: 'render'; code: string; data: Record<string, unknown>; keep?: boolean; as?: 'html' | 'text' } & NotificationExtras)
+  /** `as: 'text'`: text that is not HTML (a subject line), values printed unescaped; `json`, `urlencoded`: a webhook body. */
+  | ({ kind: 'render'; code: string; data: Record<string, unknown>; keep?: boolean; as?: RenderAs } & NotificationExtras)
 );
 
 /** What a notification template reads beside `data`; the autoresponder and subjects get neither (docs/templates.md). */
@@ -116,6 +116,15 @@ export class TemplateWorkers {
    */
   renderText(code: string, data: Record<string, unknown>): Promise<TemplateOutcome> {
     return this.submit({ kind: 'render', code, data, as: 'text', limits: this.limits });
+  }
+
+  /**
+   * Renders a webhook body template (docs/webhooks.md, Body templates) with a submission's fields:
+   * the same checks and bounds as a template, values escaped for JSON or a form body, and the result
+   * checked as that (`text` is the body to send). `keep: false`: a draft, not kept compiled.
+   */
+  renderBody(code: string, data: Record<string, unknown>, as: 'json' | 'urlencoded', keep = true): Promise<TemplateOutcome> {
+    return this.submit({ kind: 'render', code, data, as, keep, limits: this.limits });
   }
 
   /**

@@ -62,6 +62,7 @@ export class Metrics {
   private readonly addressChecks: Gauge;
   private readonly digestEmails: Counter;
   private readonly assignedDigests: Counter;
+  private readonly hooksRemoved: Counter;
   private readonly judgeAnswers: Counter<'judge' | 'outcome'>;
 
   constructor() {
@@ -119,6 +120,13 @@ export class Metrics {
       help: 'Daily digests of open assigned submissions enqueued: one per member who chose it and had something open and theirs in a workspace.',
       registers: [this.registry],
     });
+    this.hooksRemoved = new Counter({
+      name: 'formgate_hooks_removed_total',
+      help: 'Subscriptions of automation platforms removed by the delivery workers, by reason: gone (the target answered 410) or lapsed (their token or key was revoked or expired, or their maker left the workspace).',
+      labelNames: ['reason'],
+      registers: [this.registry],
+    });
+    for (const reason of ['gone', 'lapsed']) this.hooksRemoved.labels(reason).inc(0);
     this.judgeAnswers = new Counter({
       name: 'formgate_spam_judge_answers_total',
       help: 'Answers of the outside spam judges a form turned on, by judge (spamassassin, akismet, disposable, same_message) and outcome (spam, ham, timeout, invalid_key, error).',
@@ -331,6 +339,10 @@ export class Metrics {
   }
 
   /** Submissions deleted by a form's retention or by erasing a person. */
+  hookRemoved(reason: 'gone' | 'lapsed'): void {
+    this.hooksRemoved.labels(reason).inc();
+  }
+
   submissionsDeleted(reason: DeletionReason, count: number): void {
     if (count > 0) this.deletions.labels(reason).inc(count);
   }

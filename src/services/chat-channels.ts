@@ -18,6 +18,7 @@ import { isPublicAddress } from '../net/public-address.js';
 import { postChatMessage, type ChatPostOptions } from '../jobs/channels/chat.js';
 import { testMessage } from '../jobs/channels/chat-messages.js';
 import { WebhookChannel } from '../jobs/channels/webhook.js';
+import { exampleData, storedWebhookBody } from './webhook-bodies.js';
 import type { FormService } from './forms.js';
 
 /** A channel as the page shows it: the service, and of its secret only the host and last 4 characters. */
@@ -126,18 +127,24 @@ export class ChatChannelService {
 
   /**
    * Posts a test to the form's webhook now, signed with its secret like every delivery, its body
-   * marked `"test": true`; the receiver's answer is the outcome. None: the form has no webhook URL.
+   * marked `"test": true` (or, with a body template, the template filled in with the form's example
+   * data, as its preview shows); the receiver's answer is the outcome. None: the form has no webhook URL.
    */
   async sendTestWebhook(userId: string, formId: string, now = new Date()): Promise<TestOutcome> {
     const form = await this.forms.formForMember(userId, formId);
     if (!form.webhookUrl) return { sent: false, error: 'the form has no webhook URL', untried: true };
+    // a body template is rendered as for a submission, with the example data its preview shows (docs/webhooks.md, Body templates)
+    const body = await storedWebhookBody(this.database, formId);
     // NOTE: through the same gate and allow list as the deliveries (issue 39, item 4: it had none, and refused what they sent)
-    const webhook = new WebhookChannel({ outbound: this.options.outbound, signingSecret: () => this.forms.webhookSecretForMember(userId, formId) });
+    const webhook = new WebhookChannel({ outbound: this.options.outbound, signingSecret: () => this.forms.webhookSecretForMember(userId, formId), body });
     const id = `test_${randomUUID()}`;
-    const fields = {
-      test: true,
-      message: `This is a test webhook from Formgate for the form “${form.name}”, sent from the dashboard at ${now.toISOString()}. It is not a submission.`,
-    };
+    const fields =
+      body.format === 'json'
+        ? {
+            test: true,
+            message: `This is a test webhook from Formgate for the form “${form.name}”, sent from the dashboard at ${now.toISOString()}. It is not a submission.`,
+          }
+        : (await exampleData(this.database, formId)).data;
     return outcomeOf(
       webhook
         .send({ id, kind: 'webhook', payload: { url: form.webhookUrl, formId, fields }, attempt: 1, submissionId: null, idempotencyKey: id })

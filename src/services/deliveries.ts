@@ -9,6 +9,7 @@ import { fieldsOf, firstLineOf, whoOf } from '../domain/submission-summary.js';
 import { AUTORESPONDER_KIND } from '../jobs/channels/autoresponder.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { WEBHOOK_KIND } from '../jobs/channels/webhook.js';
+import { HOOK_KIND } from '../jobs/hook-jobs.js';
 import { CUT_OFF_ERROR } from '../jobs/claim-query.js';
 import { memberForm, requireForm, requireMemberForm, STATUS_LITERALS } from './delivery-queries.js';
 import { type RetryTarget, retryDeliveries, retryForMember } from './delivery-retries.js';
@@ -304,6 +305,10 @@ function destinationOf(row: JobRow & { currentWebhookUrl: string | null }, recor
     if (record.status === 'pending' && row.currentWebhookUrl !== null) return row.currentWebhookUrl;
     const tried = [...record.tries].reverse().find((t) => t.target !== null)?.target;
     if (tried) return tried;
+    const url = fromJson<{ url?: unknown } | null>(row.payload)?.url;
+    return typeof url === 'string' ? url : null;
+  }
+  if (row.kind === HOOK_KIND) {
     const url = fromJson<{ url?: unknown } | null>(row.payload)?.url;
     return typeof url === 'string' ? url : null;
   }

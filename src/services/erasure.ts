@@ -71,7 +71,7 @@ export class ErasureService {
           .where('spamLesson', 'is not', null)
           .execute();
         await unlearn(trx, workspaceId, taught);
-        return deleteWithDeliveries(trx, workspaceId, ids, Date.now());
+        return deleteWithDeliveries(trx, workspaceId, ids, Date.now(), true);
       });
       await removeReleasedFiles(this.database, this.files, batch.released);
       result.deleted += batch.deleted;

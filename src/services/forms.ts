@@ -193,6 +193,8 @@ export class FormService {
         webhookUrl: settings.webhookUrl ?? null,
         webhookDisabledAt: null,
         webhookDisabledReason: null,
+        webhookBodyFormat: null,
+        webhookBodyTemplate: null,
         slackChannel: settings.slackChannel ?? null,
         customHoneypot: settings.customHoneypot ?? null,
         customSpamWords: settings.customSpamWords ?? null,

@@ -6,6 +6,9 @@ import { SingleFlight } from '../db/single-flight.js';
 import type { Plan } from '../domain/plans.js';
 import type { FileUploadLimits } from '../domain/uploads.js';
 import { uploadLimitsOf } from './form-uploads.js';
+import { HOOKS_PER_WORKSPACE, type HookEvent, type HookTarget } from '../domain/hooks.js';
+
+const INTAKE_EVENTS: HookEvent[] = ['submission.created', 'submission.spam'];
 
 /** What the submit pipeline needs of a form, read in one query with its plan and captcha secret. */
 export interface IntakeForm {
@@ -44,10 +47,12 @@ export interface IntakeForm {
   flagDisposableAddresses: number;
   flagSameMessage: number;
   akismetKey: string | null;
+  /** The automation platforms' subscriptions to the form's new and spam submissions (services/hooks.ts): usually none. */
+  hooks: HookTarget[];
 }
 
 /** The row as read: the upload columns as stored. */
-type IntakeFormRow = Omit<IntakeForm, 'uploadsEnabled' | 'uploadLimits'> & { uploadsEnabled: number; uploadLimits: unknown };
+type IntakeFormRow = Omit<IntakeForm, 'uploadsEnabled' | 'uploadLimits' | 'hooks'> & { uploadsEnabled: number; uploadLimits: unknown };
 
 /** The forms as the submit pipeline looks them up, on every submission: no membership, no API rules. */
 export class IntakeForms {
@@ -87,13 +92,25 @@ export class IntakeForms {
       .where('forms.id', '=', formId),
   );
 
+  /** The hooks intake enqueues for: read with the form, and kept with it (a change to `hooks` moves the intake count, migration 0038). */
+  private readonly intakeHooks = new PreparedQuery<{ formId: string; workspaceId: string }, HookTarget>((db, { formId, workspaceId }) =>
+    db
+      .selectFrom('hooks')
+      .select(['id', 'event', 'targetUrl'])
+      .where('workspaceId', '=', workspaceId)
+      .where((eb) => eb.or([eb('formId', 'is', null), eb('formId', '=', formId)]))
+      .where('event', 'in', INTAKE_EVENTS)
+      .limit(HOOKS_PER_WORKSPACE),
+  );
+
   constructor(private readonly database: Database) {}
 
   /** The form with its workspace's plan and the captcha secret in use; null when there is no such form. */
   async get(formId: string): Promise<IntakeForm | null> {
     const row = await this.intakeForm.executeTakeFirst(this.database.db, { formId });
     if (!row) return null;
-    return { ...row, uploadsEnabled: row.uploadsEnabled === 1, uploadLimits: uploadLimitsOf(row) };
+    const hooks = await this.intakeHooks.execute(this.database.db, { formId, workspaceId: row.workspaceId });
+    return { ...row, uploadsEnabled: row.uploadsEnabled === 1, uploadLimits: uploadLimitsOf(row), hooks };
   }
 
   /** Kept in memory while the database's count of the forms' changes stays put (db/kept-rows.ts); one lookup at a time per form where it counts none. */

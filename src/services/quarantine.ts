@@ -7,6 +7,7 @@ import type { DB } from '../db/schema/index.js';
 import { ProblemError } from '../errors.js';
 import { countAgainstAllowance } from './allowance.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
+import { hooksOfForm } from '../jobs/hook-jobs.js';
 import { quotaNoticeJobs } from './mail-outbox.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { lockWorkspace } from './seats.js';
@@ -136,7 +137,8 @@ export async function markNotSpam(
     if (!returning) await uncountSpam(trx, workspace.id, submission);
     await reindex(database, trx, submission.seq);
     if (status === 'accepted' && !returning) {
-      const plan = deliveryPlan({ ...submission, plan: workspace.plan }, hasSubmitter(submission.data, submission.emailControls), plans);
+      const hooks = await hooksOfForm(trx, submission.formId, ['submission.created']);
+      const plan = deliveryPlan({ ...submission, plan: workspace.plan, hooks }, hasSubmitter(submission.data, submission.emailControls), plans);
       await enqueueDeliveries(trx, submission, plan);
     }
     // its day's chart: held counts as accepted there (it arrived and is not spam)

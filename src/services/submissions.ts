@@ -2,6 +2,8 @@ import type { Config } from '../config/config.js';
 import { fromJson, type Database } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
+import { deletedEventJobs } from '../jobs/hook-jobs.js';
+import { enqueueJobs } from '../jobs/outbox.js';
 import type { FileStore } from '../files/file-store.js';
 import { sql } from 'kysely';
 import type { SubmissionStatus } from '../db/schema/submission.js';
@@ -188,7 +190,7 @@ export class SubmissionService {
       .selectFrom('submissions')
       .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
       .innerJoin('workspaces', 'workspaces.id', 'submissions.workspaceId')
-      .select(['submissions.id', 'submissions.status', 'submissions.workspaceId', 'workspaces.plan'])
+      .select(['submissions.id', 'submissions.formId', 'submissions.status', 'submissions.workspaceId', 'workspaces.plan'])
       .where('submissions.id', '=', submissionId)
       .where('workspaceMembers.userId', '=', userId)
       .executeTakeFirst();
@@ -199,6 +201,7 @@ export class SubmissionService {
     }
     const released = await this.database.transaction(async (trx) => {
       const keys = await releaseFiles(trx, { submissionIds: [submissionId] }, Date.now());
+      await enqueueJobs(trx, await deletedEventJobs(trx, [submission]));
       await trx.deleteFrom('submissions').where('id', '=', submissionId).execute();
       return keys;
     });
@@ -253,7 +256,7 @@ export class SubmissionService {
       const found = await trx
         .selectFrom('submissions')
         .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
-        .select(['submissions.id', 'submissions.status'])
+        .select(['submissions.id', 'submissions.formId', 'submissions.status'])
         .where('submissions.id', 'in', wanted)
         .where('workspaceMembers.userId', '=', userId)
         .execute();
@@ -265,6 +268,7 @@ export class SubmissionService {
       }
       await uncountDeletedSpam(trx, spam);
       const released = await releaseFiles(trx, { submissionIds: wanted }, Date.now());
+      await enqueueJobs(trx, await deletedEventJobs(trx, found));
       const result = await trx.deleteFrom('submissions').where('id', 'in', wanted).executeTakeFirst();
       return { deleted: Number(result.numDeletedRows), released };
     });

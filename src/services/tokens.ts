@@ -7,6 +7,8 @@ import { KeptRows } from '../db/kept-rows.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
 import { isScope, SCOPES } from '../domain/scopes.js';
+import { AUTOMATION_KEY_PREFIX } from '../domain/hooks.js';
+import type { AutomationKeys } from './automation-keys.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { tokenCreatedMessage, type TokenOrigin } from '../mail/account-mail.js';
@@ -20,6 +22,10 @@ export interface Principal {
   userId: string;
   token: TokenRow;
   scopes: ReadonlySet<string>;
+  /** An automation-tool key's one workspace (services/automation-keys.ts); absent: a token, which reaches every workspace of its account. */
+  workspaceId?: string;
+  /** The automation-tool key the call came with; absent: an API token (`token` is then the token). */
+  automationKeyId?: string;
 }
 
 const TOKEN_PREFIX = 'fg_';
@@ -67,6 +73,8 @@ export class TokenService {
     private readonly database: Database,
     /** Read when a token is made: `formgate serve` settles the public URL once it listens. */
     private readonly config: Pick<Config, 'publicUrl'>,
+    /** The workspaces' automation-tool keys, accepted wherever a token is (issue 42, item 1). */
+    private readonly automationKeys?: Pick<AutomationKeys, 'authenticate' | 'requireReach'>,
   ) {
     const lookup = (tokenHash: string) => this.tokenByHash.executeTakeFirst(database.db, { tokenHash });
     // NOTE: a revoke counts as a change, so it applies from the next turn of the event loop on:
@@ -175,6 +183,7 @@ export class TokenService {
 
   /** The principal behind a bearer secret; throws `invalid_token` for unknown, revoked or expired tokens. */
   async authenticate(secret: string): Promise<Principal> {
+    if (secret.startsWith(AUTOMATION_KEY_PREFIX) && this.automationKeys) return this.automationKeys.authenticate(secret);
     if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 200) throw invalidToken('The token is malformed.');
     const token = await this.tokensByHash.get(hashSecret(secret));
     const now = Date.now();
@@ -184,6 +193,12 @@ export class TokenService {
     if (token.expiresAt !== null && token.expiresAt <= now) throw invalidToken('The token has expired.');
     if (token.lastUsedAt === null || now - token.lastUsedAt >= LAST_USED_RESOLUTION_MS) await this.noteUse(token, now);
     return { userId: token.userId, token, scopes: new Set(JSON.parse(token.scopes) as string[]) };
+  }
+
+  /** An automation-tool key's call must name nothing outside its workspace (AutomationKeys.requireReach); a token's may. */
+  async requireReach(principal: Principal, params: unknown, query: unknown): Promise<void> {
+    if (principal.workspaceId === undefined || !this.automationKeys) return;
+    await this.automationKeys.requireReach(principal, (params ?? {}) as Record<string, unknown>, (query ?? {}) as Record<string, unknown>);
   }
 
   /**

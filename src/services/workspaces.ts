@@ -9,6 +9,8 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
+import { hooksOfForm } from '../jobs/hook-jobs.js';
+import type { HookTarget } from '../domain/hooks.js';
 import { enqueuePlanChangeEmails } from './mail-outbox.js';
 import { keysetPage, newestAfter, type Page, type PageRequest, pageOf } from './pagination.js';
 import { requireUnchanged } from './read-only-fields.js';
@@ -225,7 +227,7 @@ export class WorkspaceService {
               .selectFrom('submissions')
               .innerJoin('forms', 'forms.id', 'submissions.formId')
               .leftJoin('templates', (join) => join.onRef('templates.formId', '=', 'forms.id').on('templates.kind', '=', 'autoresponder'))
-              .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.data', 'submissions.emailControls'])
+              .select(['submissions.seq', 'submissions.id', 'submissions.formId', 'submissions.data', 'submissions.emailControls', 'submissions.createdAt'])
               .select(['forms.notificationEmails', 'forms.slackChannel', 'forms.webhookUrl', 'forms.chatChannels', 'templates.paused as autoresponderPaused'])
               .where('submissions.workspaceId', '=', workspaceId)
               // a literal, so the partial index of held submissions (migration 0007) serves it
@@ -244,8 +246,11 @@ export class WorkspaceService {
           )
           .execute();
         // Released ones are delivered like any accepted submission, in the order they arrived.
+        const hooks = new Map<string, HookTarget[]>();
         for (const submission of held) {
-          const deliveries = deliveryPlan({ ...submission, plan }, hasSubmitter(submission.data, submission.emailControls), this.plans);
+          if (!hooks.has(submission.formId)) hooks.set(submission.formId, await hooksOfForm(trx, submission.formId, ['submission.created']));
+          const settings = { ...submission, plan, hooks: hooks.get(submission.formId) };
+          const deliveries = deliveryPlan(settings, hasSubmitter(submission.data, submission.emailControls), this.plans);
           await enqueueDeliveries(trx, submission, deliveries);
         }
         used += held.length;

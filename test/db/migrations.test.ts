@@ -195,6 +195,18 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0039-webhook-body: its columns. */
+async function undoWebhookBody(raw: Kysely<any>): Promise<void> {
+  await sql`ALTER TABLE forms DROP COLUMN webhook_body_format`.execute(raw);
+  await sql`ALTER TABLE forms DROP COLUMN webhook_body_template`.execute(raw);
+}
+
+/** Back to before 0038-automations: its tables (their triggers and indexes go with them). */
+async function undoAutomations(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE hooks`.execute(raw);
+  await sql`DROP TABLE automation_keys`.execute(raw);
+}
+
 /** Back to before 0037-saved-views: its column. */
 async function undoSavedViews(raw: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE workspace_members DROP COLUMN saved_views`.execute(raw);
@@ -446,6 +458,8 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -502,6 +516,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -577,6 +593,8 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -603,6 +621,8 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -664,6 +684,8 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -684,6 +706,8 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -732,6 +756,8 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -750,6 +776,8 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -805,6 +833,8 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -828,6 +858,8 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -887,6 +919,8 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -920,6 +954,8 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -965,6 +1001,8 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -981,6 +1019,8 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -1017,6 +1057,8 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -1038,6 +1080,8 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoWebhookBody(raw);
+    await undoAutomations(raw);
     await undoSavedViews(raw);
     await undoFormAssignedOpen(raw);
     await undoLabels(raw);
@@ -1077,6 +1121,8 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0034-labels',
       '0036-form-assigned-open',
       '0037-saved-views',
+      '0038-automations',
+      '0039-webhook-body',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;

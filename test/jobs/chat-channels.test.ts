@@ -300,7 +300,7 @@ describe(`chat channels: Slack webhook, Discord, Teams, Telegram (${TEST_DIALECT
     await app.ctx.chatChannels.putForMember(account.userId, form.id, 'telegram', { botToken: TELEGRAM_TOKEN, chatId: '-42' });
     const stored = await app.ctx.database.db
       .selectFrom('submissions')
-      .select(['id', 'formId', 'data'])
+      .select(['id', 'formId', 'data', 'createdAt'])
       .where('id', '=', answer.body.id)
       .executeTakeFirstOrThrow();
     const before = chat.posts.length;

@@ -110,7 +110,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
       .execute();
     const stored = await app.ctx.database.db
       .selectFrom('submissions')
-      .select(['id', 'formId', 'data'])
+      .select(['id', 'formId', 'data', 'createdAt'])
       .where('id', '=', submissionId)
       .executeTakeFirstOrThrow();
     await app.ctx.database.transaction((trx) =>
@@ -321,7 +321,7 @@ describe(`what deliveries say about files (${TEST_DIALECT})`, () => {
       .execute();
     const stored = await app.ctx.database.db
       .selectFrom('submissions')
-      .select(['id', 'formId', 'data'])
+      .select(['id', 'formId', 'data', 'createdAt'])
       .where('id', '=', submissionId)
       .executeTakeFirstOrThrow();
     await app.ctx.database.transaction((trx) =>

@@ -37,7 +37,7 @@ const RUNS_OF_ODD_REQUESTS = 250;
 
 /** What an operation does to the resource its path names: a delete consumes it, so each run gets one of its own. */
 interface OperationFuzz {
-  consumes?: 'formId' | 'submissionId';
+  consumes?: 'formId' | 'submissionId' | 'hookId';
 }
 
 const OPERATIONS: Record<string, OperationFuzz> = {
@@ -68,6 +68,10 @@ const OPERATIONS: Record<string, OperationFuzz> = {
   'PUT /forms/{formId}/templates/{kind}': {},
   'DELETE /forms/{formId}/templates/{kind}': {},
   'POST /forms/{formId}/templates/{kind}/preview': {},
+  'POST /hooks': {},
+  'GET /hooks': {},
+  'DELETE /hooks/{hookId}': { consumes: 'hookId' },
+  'GET /hooks/samples/{event}': {},
 };
 
 /** A path parameter as the fuzz picks it: a real id (whose?) or odd text written as is on the request line. */
@@ -123,6 +127,11 @@ const PATH_PARAMETERS: Record<string, fc.Arbitrary<PathValue>> = {
   formId: idValue,
   submissionId: idValue,
   fileId: idValue,
+  hookId: idValue,
+  event: fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('submission.created', 'submission.spam', 'submission.deleted').map((text) => ({ source: 'odd' as const, text })) },
+    { weight: 1, arbitrary: ODD_SEGMENTS.map((text) => ({ source: 'odd' as const, text })) },
+  ),
   kind: fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom('notification', 'autoresponder').map((text) => ({ source: 'odd' as const, text })) },
     { weight: 1, arbitrary: ODD_SEGMENTS.map((text) => ({ source: 'odd' as const, text })) },
@@ -422,7 +431,11 @@ function requestArbitrary(operation: Operation): fc.Arbitrary<DrawnRequest> {
 function isBadInput(operation: Operation, request: DrawnRequest): boolean {
   return (
     request.method !== operation.method ||
-    Object.values(request.path).some((v) => v.source !== 'own' && !(v.source === 'odd' && ['notification', 'autoresponder'].includes(v.text))) ||
+    Object.values(request.path).some(
+      (v) =>
+        v.source !== 'own' &&
+        !(v.source === 'odd' && ['notification', 'autoresponder', 'submission.created', 'submission.spam', 'submission.deleted'].includes(v.text)),
+    ) ||
     request.query !== '' ||
     request.authorization[0] !== 'owner' ||
     request.contentType.length !== 1 ||
@@ -440,7 +453,19 @@ describe('fuzz: every operation of the management API', () => {
   let foreign: Account;
   let free: Account;
   let scopedToken: string;
-  const ids = { form: '', submission: '', foreignForm: '', foreignSubmission: '', freeForm: '', file: '', foreignFile: '', freeFile: '' };
+  const ids = {
+    form: '',
+    submission: '',
+    foreignForm: '',
+    foreignSubmission: '',
+    freeForm: '',
+    file: '',
+    foreignFile: '',
+    freeFile: '',
+    hook: '',
+    foreignHook: '',
+    freeHook: '',
+  };
   const cursors = { own: '', foreign: '' };
   const defects: string[] = [];
   const operations: Operation[] = [];
@@ -468,6 +493,9 @@ describe('fuzz: every operation of the management API', () => {
     ids.file = await fileOf(owner);
     ids.foreignFile = await fileOf(foreign);
     ids.freeFile = await fileOf(free);
+    ids.hook = await hookOf(owner);
+    ids.foreignHook = await hookOf(foreign);
+    ids.freeHook = await hookOf(free);
     cursors.own = (await app.api('GET', `/forms/${ids.form}/submissions?limit=1`, { token: owner.token })).body.nextCursor;
     await postJson(app, ids.foreignForm, { message: 'not yours either' });
     cursors.foreign = (await app.api('GET', `/forms/${ids.foreignForm}/submissions?limit=1`, { token: foreign.token })).body.nextCursor;
@@ -516,6 +544,30 @@ describe('fuzz: every operation of the management API', () => {
     assert.deepEqual(stale, [], 'entries of OPERATIONS the document does not list');
   });
 
+  /** A subscription of the account's workspace, written as the API writes one (a free workspace may not subscribe through it). */
+  async function hookOf(account: Account): Promise<string> {
+    const id = `hook${Math.random().toString(36).slice(2, 12)}`;
+    await app.ctx.database.db
+      .insertInto('hooks')
+      .values({
+        id,
+        workspaceId: account.workspaceId,
+        formId: null,
+        event: 'submission.created',
+        targetUrl: 'https://example.com/hook',
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        createdBy: account.userId,
+        tokenId: null,
+        automationKeyId: null,
+        lastTriedAt: null,
+        lastStatus: null,
+        lastError: null,
+        createdAt: Date.now(),
+      })
+      .execute();
+    return id;
+  }
+
   /** The id a path parameter names; a consumed one is made for this request alone. */
   async function resolveId(operation: Operation, name: string, value: PathValue): Promise<string> {
     if (value.source === 'odd') return value.text;
@@ -525,6 +577,10 @@ describe('fuzz: every operation of the management API', () => {
       return value.source === 'foreign' ? ids.foreignSubmission : ids.submission;
     }
     if (name === 'fileId') return { own: ids.file, foreign: ids.foreignFile, free: ids.freeFile }[value.source];
+    if (name === 'hookId') {
+      if (value.source === 'own' && operation.fuzz.consumes === 'hookId') return hookOf(owner);
+      return { own: ids.hook, foreign: ids.foreignHook, free: ids.freeHook }[value.source];
+    }
     if (value.source === 'own' && operation.fuzz.consumes === 'formId') return (await createForm(app, owner, { name: 'To delete' })).id;
     return { own: ids.form, foreign: ids.foreignForm, free: ids.freeForm }[value.source];
   }

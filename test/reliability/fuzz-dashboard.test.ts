@@ -99,6 +99,8 @@ const FIELDS: Record<string, string[]> = {
   '/forms/:formId/settings/chat/:channel/remove': [],
   '/forms/:formId/settings/chat/:channel/test': [],
   '/forms/:formId/settings/webhook/test': [],
+  '/forms/:formId/settings/webhook-body': ['webhookBodyFormat', 'webhookBodyTemplate'],
+  '/forms/:formId/settings/webhook-body/preview': ['webhookBodyFormat', 'webhookBodyTemplate'],
   '/forms/:formId/settings/webhook-secret': [],
   '/forms/:formId/settings/recipients/resend': ['resend'],
   '/forms/:formId/settings/webhook-secret/rotate': [],
@@ -115,6 +117,9 @@ const FIELDS: Record<string, string[]> = {
   '/w/:workspaceId/labels': ['name', 'color'],
   '/w/:workspaceId/labels/:labelId': ['name', 'color'],
   '/w/:workspaceId/labels/:labelId/delete': [],
+  '/w/:workspaceId/automations/keys': ['name', 'currentPassword'],
+  '/w/:workspaceId/automations/keys/:keyId/revoke': [],
+  '/w/:workspaceId/automations/hooks/:hookId/delete': [],
   '/w/:workspaceId/views': ['name', 'form', 'query'],
   '/w/:workspaceId/views/:viewId/delete': [],
   '/forms/:formId/bulk': ['id', 'pageId', 'all', 'back', 'action', 'assignee', 'label'],
@@ -265,6 +270,21 @@ describe('fuzz: every form of the dashboard', () => {
     }
     const label = await db.selectFrom('labels').select('id').where('workspaceId', '=', own.workspaceId!).executeTakeFirst();
     own.labelId = label?.id ?? (await app.ctx.labels.create(userId, own.workspaceId!, { name: `Fuzz ${Date.now()}`, color: 'blue' })).id;
+    const [key] = (await app.ctx.automationKeys.list(userId, own.workspaceId!)).filter((k) => k.revokedAt === null);
+    own.keyId = key?.id ?? (await app.ctx.automationKeys.create(userId, own.workspaceId!, `Fuzz ${Date.now()}`)).key.id;
+    const hook = await db.selectFrom('hooks').select('id').where('workspaceId', '=', own.workspaceId!).executeTakeFirst();
+    own.hookId = hook?.id ?? `hook${Date.now()}`;
+    if (!hook) {
+      // as the API writes one (a free workspace may not subscribe through it)
+      await db
+        .insertInto('hooks')
+        .values({
+          ...{ id: own.hookId, workspaceId: own.workspaceId!, formId: null, event: 'submission.created', targetUrl: 'https://example.com/hook' },
+          ...{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdBy: userId, tokenId: null, automationKeyId: own.keyId },
+          ...{ lastTriedAt: null, lastStatus: null, lastError: null, createdAt: Date.now() },
+        })
+        .execute();
+    }
     const [view] = await app.ctx.savedViews.list(userId, own.workspaceId!);
     own.viewId = view?.id ?? (await app.ctx.savedViews.save(userId, own.workspaceId!, { name: `Fuzz ${Date.now()}`, formId: null, query: 'unread=1' })).id;
     const member = await db

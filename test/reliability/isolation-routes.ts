@@ -51,6 +51,15 @@ export const API_ENTRIES: Record<string, Entry> = {
   // the victim's visitor wrote from this address (two-accounts.ts): erasing it elsewhere must find nothing of theirs
   'POST /workspaces/:workspaceId/erasure/preview': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: 'not an address' } }] },
   'POST /workspaces/:workspaceId/erasure': { variants: [{ body: { email: 'victim-visitor@example.com' } }, { body: { email: '' } }] },
+  'POST /hooks': {
+    variants: [
+      { body: { targetUrl: 'https://example.com/planted', event: 'submission.created', formId: ':formId' } },
+      { body: { targetUrl: 'https://example.com/planted', event: 'submission.created', workspaceId: ':workspaceId' } },
+    ],
+  },
+  'GET /hooks': { variants: [{ query: { workspaceId: ':workspaceId' } }] },
+  'DELETE /hooks/:hookId': PATH_ONLY,
+  'GET /hooks/samples/:event': { variants: [{ query: { formId: ':formId' } }, { query: { workspaceId: ':workspaceId' } }] },
 };
 
 /** Dashboard routes, keyed "METHOD path" as Fastify registered them. */
@@ -112,6 +121,10 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /w/:workspaceId/labels': { variants: [{ body: { name: 'Planted', color: 'red' } }] },
   'POST /w/:workspaceId/labels/:labelId': { variants: [{ body: { name: 'Taken over' } }] },
   'POST /w/:workspaceId/labels/:labelId/delete': PATH_ONLY,
+  'GET /w/:workspaceId/automations': PATH_ONLY,
+  'POST /w/:workspaceId/automations/keys': { variants: [{ body: { name: 'Planted', currentPassword: 'wrong' } }] },
+  'POST /w/:workspaceId/automations/keys/:keyId/revoke': PATH_ONLY,
+  'POST /w/:workspaceId/automations/hooks/:hookId/delete': PATH_ONLY,
   'POST /w/:workspaceId/views': {
     variants: [{ body: { name: 'Planted', form: '', query: 'unread=1' } }, { body: { name: 'Planted', form: ':formId', query: '' } }],
   },
@@ -147,6 +160,11 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /forms/:formId/settings/chat/:channel/remove': PATH_ONLY,
   'POST /forms/:formId/settings/chat/:channel/test': PATH_ONLY,
   'POST /forms/:formId/settings/webhook/test': PATH_ONLY,
+  'POST /forms/:formId/settings/webhook-body': {
+    variants: [{ body: { webhookBodyFormat: 'json-template', webhookBodyTemplate: '{"taken": "over"}' } }, { body: { webhookBodyFormat: 'nope' } }],
+  },
+  'GET /forms/:formId/settings/webhook-body/preview': PATH_ONLY,
+  'POST /forms/:formId/settings/webhook-body/preview': { variants: [{ body: { webhookBodyFormat: 'json-template', webhookBodyTemplate: '{"a": {{data}}}' } }] },
   'POST /forms/:formId/settings/webhook-secret': PATH_ONLY,
   'POST /forms/:formId/settings/recipients/resend': { variants: [{ body: { resend: 'intruder@example.com' } }] },
   'GET /forms/:formId/settings/webhook-secret/rotate': PATH_ONLY,
@@ -217,7 +235,15 @@ export const NATURAL_KIND: Record<string, string> = {
   fileId: 'file',
   labelId: 'label',
   viewId: 'view',
+  keyId: 'automationKey',
+  hookId: 'hook',
 };
 
 /** Parameters that are not ids but one of a few words: always given this value. */
-export const FIXED_PARAMS: Record<string, string> = { kind: 'notification', provider: 'TURNSTILE', channel: 'discord', action: 'disable' };
+export const FIXED_PARAMS: Record<string, string> = {
+  event: 'submission.created',
+  kind: 'notification',
+  provider: 'TURNSTILE',
+  channel: 'discord',
+  action: 'disable',
+};

@@ -40,6 +40,9 @@ export interface Holdings {
   label: string;
   /** A saved view of `workspace`'s inbox (issue 41, item 8). */
   view: string;
+  /** An automation-tool key of `workspace`, and a subscription made with it (issue 42). */
+  automationKey: string;
+  hook: string;
   client: DashboardClient;
 }
 
@@ -116,6 +119,12 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
   const label = await app.ctx.labels.create(user.id, workspace.id, { name: `${tag} label`, color: 'red' });
   await app.ctx.labels.setLabels(user.id, submission, [label.id]);
   const view = await app.ctx.savedViews.save(user.id, workspace.id, { name: `${tag} view`, formId: null, query: `label=${label.id}` });
+  const automation = await app.ctx.automationKeys.create(user.id, workspace.id, `${tag} key`);
+  const hook = await app.ctx.hooks.subscribe(await app.ctx.tokens.authenticate(automation.secret), {
+    targetUrl: 'https://example.com/hook',
+    event: 'submission.created',
+    formId: form.id,
+  });
 
   const client = new DashboardClient(app);
   await client.enter('/login', email, PASSWORD);
@@ -137,6 +146,8 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
     invitation: invitation.id,
     label: label.id,
     view: view.id,
+    automationKey: automation.key.id,
+    hook: hook.id,
     client,
   };
 }
@@ -158,5 +169,7 @@ export function idsOf(h: Holdings): Record<string, string> {
     invitation: h.invitation,
     label: h.label,
     view: h.view,
+    automationKey: h.automationKey,
+    hook: h.hook,
   };
 }

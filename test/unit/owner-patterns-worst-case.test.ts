@@ -202,7 +202,7 @@ describe('the form of a post: field names, traps and control fields at their lim
         submission: { id: 's', createdAt: 0, data, emailControls },
         idDomain: 'example.com',
       });
-      deliveryJobs({ id: 's', formId: 'f', data: '{}' }, { kinds: ['notification'], notificationEmails: recipients, webhookUrl: null });
+      deliveryJobs({ id: 's', formId: 'f', data: '{}', createdAt: 0 }, { kinds: ['notification'], notificationEmails: recipients, webhookUrl: null });
     });
   });
 

@@ -15,6 +15,7 @@ import { formPath } from '../views/form-layout.js';
 import { secretName } from '../views/form-secrets-settings.js';
 import { FormSettingsPage } from '../views/form-settings-page.js';
 import type { ChatPanelState } from '../views/chat-channels-panel.js';
+import { type WebhookBodyState, webhookBodyProps } from './webhook-body.js';
 
 type FormParams = { Params: { formId: string } };
 type SecretParams = { Params: { formId: string; provider: string } };
@@ -32,6 +33,8 @@ export interface PageState {
   /** The section whose save was refused. */
   refused?: SettingsSection;
   chatState?: ChatPanelState;
+  /** A refused save of the webhook body (routes/webhook-body.ts). */
+  webhookBody?: WebhookBodyState;
 }
 
 /** The provider named in the address, or `not_found` (the 404 page) for anything else, the webhook's included. */
@@ -52,6 +55,7 @@ export async function sendSettingsPage(
   const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
   const recipients = await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails);
   const chatChannels = await ctx.chatChannels.listForMember(accountOf(request).user.id, form.id);
+  const { webhookBody, ...rest } = state;
   const page = FormSettingsPage({
     frame,
     form,
@@ -61,7 +65,8 @@ export async function sendSettingsPage(
     chatChannels,
     vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
     spamdAvailable: ctx.config.spamd !== null,
-    ...state,
+    ...rest,
+    webhookBody: await webhookBodyProps(ctx, accountOf(request).user.id, form, frame.csrf, webhookBody),
     values: state.values ?? valuesOf(form, zoneOf(request)),
   });
   return sendPage(reply, page, status);
@@ -173,6 +178,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
       spamdAvailable: ctx.config.spamd !== null,
       values: valuesOf(form, zoneOf(request)),
       webhookSecret,
+      webhookBody: await webhookBodyProps(ctx, accountOf(request).user.id, form, frame.csrf),
     });
     return sendPage(reply, page);
   });

@@ -3,6 +3,7 @@ const KIND_NAMES: Record<string, string> = {
   notification: 'Notification email',
   autoresponder: 'Autoresponder',
   webhook: 'Webhook',
+  hook: 'Automation (subscription)',
   slack: 'Slack message',
   email: 'Email',
   'slack-webhook': 'Slack message (webhook)',

@@ -19,6 +19,7 @@ import { FileUploadsPanel } from './file-uploads-panel.js';
 import { CaptchaWarning, FormBehaviourPanels, FormStatePanel } from './form-behaviour-panel.js';
 import { formPath, FormLayout } from './form-layout.js';
 import type { Frame } from './layout.js';
+import { WebhookBodyPanel, type WebhookBodyPanelProps } from './webhook-body-panel.js';
 
 export interface FormSettingsPageProps {
   frame: Frame;
@@ -48,6 +49,8 @@ export interface FormSettingsPageProps {
   chatState?: ChatPanelState;
   /** The instance has a spamd (FORMGATE_SPAMD_URL): a form may ask SpamAssassin. */
   spamdAvailable?: boolean;
+  /** The webhook's body: its format, template and preview (a form of its own, after Notifications). */
+  webhookBody: WebhookBodyPanelProps;
 }
 
 interface ListProps {
@@ -243,12 +246,13 @@ export function FormSettingsPage({
   chatState,
   vouched = true,
   spamdAvailable = false,
+  webhookBody,
 }: FormSettingsPageProps) {
   const action = formPath(form.id, 'settings');
   const slackTokenSet = secrets.some((s) => s.provider === 'SLACK');
   const section: SectionState = { action, csrf: frame.csrf, saved, unsaved };
   return (
-    <FormLayout frame={frame} form={form} tab="settings" title="Settings" scripts={webhookSecret ? ['copy.js'] : undefined}>
+    <FormLayout frame={frame} form={form} tab="settings" title="Settings" scripts={webhookSecret ? ['copy.js', 'webhook-body.js'] : ['webhook-body.js']}>
       <FormError errors={errors} />
       <SettingsProblems errors={errors} section={refused} />
       <SettingsIndex extra={EXTRA_LINKS} />
@@ -301,7 +305,7 @@ export function FormSettingsPage({
           type="url"
           value={values.webhookUrl}
           errors={errors}
-          hint="Optional; each accepted submission is posted here as JSON, signed (see Webhook signing secret below). http or https, at most 512 characters, a public address. A receiver answering 410 Gone turns the webhook off until these settings are saved again."
+          hint="Optional; each accepted submission is posted here, signed (see Webhook signing secret below): as JSON of every field, or in the shape set under Webhook body below. http or https, at most 512 characters, a public address. A receiver answering 410 Gone turns the webhook off until these settings are saved again."
         />
         <Field
           label="Slack channel"
@@ -311,6 +315,7 @@ export function FormSettingsPage({
           hint={`Optional; at most 128 characters, for example #leads. Posting needs the Slack token under Secret keys below${slackTokenSet ? ' (stored)' : ' (not stored yet)'}.`}
         />
       </SettingsSectionPanel>
+      <WebhookBodyPanel {...webhookBody} />
       <SettingsSectionPanel id="spam-protection" state={section}>
         <SpamProtectionSelect value={values.spamProtection} secrets={secrets} errors={errors} />
         <CaptchaWarning provider={form.spamProtection ? spamProtectionName(form.spamProtection) : null} formId={form.id} />
@@ -379,6 +384,7 @@ export function FormSettingsPage({
 
 /** The index's links past the sections: the panels with forms of their own. */
 const EXTRA_LINKS = [
+  { id: 'webhook-body', title: 'Webhook body' },
   { id: 'chat-channels', title: 'Chat channels' },
   { id: 'secret-keys', title: 'Secret keys' },
   { id: 'webhook-secret', title: 'Webhook signing secret' },

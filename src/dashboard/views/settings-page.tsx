@@ -50,6 +50,14 @@ export function SettingsPage({
       <SpamDigestPanel workspaceId={workspace.id} csrf={frame.csrf} settings={digest} errors={digestErrors} />
       <AssignedDigestPanel workspaceId={workspace.id} csrf={frame.csrf} mine={assignedDigest} />
       <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={frame.plans} />
+      <Panel title="Automations" id="automations">
+        <p>Send submissions to Zapier, Make, n8n, Activepieces or Pipedream: automation-tool keys, and what the platforms subscribed to.</p>
+        <p>
+          <ButtonLink variant="secondary" href={`/w/${workspace.id}/automations`}>
+            Automations
+          </ButtonLink>
+        </p>
+      </Panel>
       <Panel title="Erase a person">
         <p>Delete every submission that holds someone’s email address, when they ask you to: you see how many first.</p>
         <p>

@@ -23,7 +23,7 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; font: 13px/1.45 ui-monospa
 .problems li { margin-bottom: 4px; }
 `;
 
-function PreviewShell({ title, children }: { title: string; children: preact.ComponentChildren }) {
+export function PreviewShell({ title, children }: { title: string; children: preact.ComponentChildren }) {
   return (
     <html lang="en">
       <head>

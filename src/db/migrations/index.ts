@@ -37,6 +37,8 @@ import { assignedDigest } from './0033-assigned-digest.js';
 import { labels } from './0034-labels.js';
 import { formAssignedOpen } from './0036-form-assigned-open.js';
 import { savedViews } from './0037-saved-views.js';
+import { automations } from './0038-automations.js';
+import { webhookBody } from './0039-webhook-body.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -82,6 +84,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034-labels': labels,
   '0036-form-assigned-open': formAssignedOpen,
   '0037-saved-views': savedViews,
+  '0038-automations': automations,
+  '0039-webhook-body': webhookBody,
 };
 
 /**

@@ -61,6 +61,10 @@ export interface FormTable {
   flagDisposableAddresses: Generated<number>;
   /** 1: the same message from many client addresses within an hour is spam; 0: not (the default). */
   flagSameMessage: Generated<number>;
+  /** The webhook's body (migration 0039, domain/webhook-body.ts): `json-template` or `urlencoded-template`; null or `json`: the flat JSON fields. */
+  webhookBodyFormat: Generated<string | null>;
+  /** The body template of those formats; null: none. */
+  webhookBodyTemplate: Generated<string | null>;
   createdAt: number;
   updatedAt: number;
 }

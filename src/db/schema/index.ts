@@ -1,4 +1,5 @@
 import type { AltchaSpentChallengeTable } from './altcha.js';
+import type { AutomationKeyTable, HookTable } from './automation.js';
 import type { DailyCountTable } from './daily-count.js';
 import type { InvitationTable } from './invitation.js';
 import type { PasswordResetTable, SessionTable } from './session.js';
@@ -46,6 +47,8 @@ export interface DB {
   dailyCounts: DailyCountTable;
   recipientConfirmations: RecipientConfirmationTable;
   altchaSpentChallenges: AltchaSpentChallengeTable;
+  automationKeys: AutomationKeyTable;
+  hooks: HookTable;
   /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
   changeCounts: { name: ChangeCounted; n: number };
 }

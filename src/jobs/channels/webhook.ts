@@ -4,6 +4,8 @@ import { SingleFlight } from '../../db/single-flight.js';
 import DataLoader from 'dataloader';
 import { DeliveryError } from '../../domain/delivery-error.js';
 import { withFileLinks } from '../../domain/file-values.js';
+import { DEFAULT_WEBHOOK_BODY, WEBHOOK_BODY_CONTENT_TYPES, type WebhookBody } from '../../domain/webhook-body.js';
+import { sharedTemplateWorkers, type TemplateWorkers } from '../../mail/template-workers.js';
 import type { OutboundGuard } from '../../net/outbound-guard.js';
 import { retryAfterOf } from '../../net/retry-after.js';
 import type { Channel, DeliveryReceipt, Job } from './channel.js';
@@ -32,6 +34,8 @@ export interface WebhookEndpoint {
   /** Turned off after its receiver answered 410 Gone (when, and why); null while on. */
   disabledAt: number | null;
   disabledReason: string | null;
+  /** What its body is made of (migration 0039): absent, the flat JSON fields. */
+  body?: WebhookBody;
 }
 
 /** The receiver answered 410 Gone at `url`: it wants no more webhooks from this form. */
@@ -62,6 +66,10 @@ export interface WebhookChannelOptions {
   endpoints?: (formIds: readonly string[]) => Promise<WebhookEndpoint[]>;
   /** Told when a receiver answers 410 Gone: turns the form's webhook off and tells its owners. */
   gone?: (gone: WebhookGone) => Promise<void>;
+  /** The body's format and template without `endpoints` (a test webhook); absent: the flat JSON fields. */
+  body?: WebhookBody;
+  /** Where body templates render (tests pass their own). */
+  renderer?: TemplateWorkers;
 }
 
 export const WEBHOOK_USER_AGENT = 'Formgate-Webhook/1';
@@ -91,9 +99,9 @@ export class WebhookChannel implements Channel {
     if (!payload || typeof payload.url !== 'string' || typeof payload.formId !== 'string' || typeof payload.fields !== 'object' || payload.fields === null) {
       throw new DeliveryError('the webhook job has no url, formId or fields', { permanent: true });
     }
-    const url = await this.currentUrl(payload.formId, payload.url);
+    const { url, body } = await this.current(payload.formId, payload.url);
     try {
-      return await this.post(job, { ...payload, url } as WebhookPayload);
+      return await this.post(job, { ...payload, url } as WebhookPayload, body);
     } catch (err) {
       // the log says where each try went: the form's address at that moment
       if (err instanceof DeliveryError) throw err.target === undefined ? err.at(url) : err;
@@ -101,9 +109,9 @@ export class WebhookChannel implements Channel {
     }
   }
 
-  /** The address this try goes to: the form's webhook now, or why nothing is sent. */
-  private async currentUrl(formId: string, queuedUrl: string): Promise<string> {
-    if (!this.options.endpoints) return queuedUrl;
+  /** The address this try goes to and its body's shape: the form's webhook now, or why nothing is sent. */
+  private async current(formId: string, queuedUrl: string): Promise<{ url: string; body: WebhookBody }> {
+    if (!this.options.endpoints) return { url: queuedUrl, body: this.options.body ?? DEFAULT_WEBHOOK_BODY };
     const endpoint = await this.endpoints.load(formId);
     if (!endpoint) throw new DeliveryError('the form is gone', { permanent: true });
     if (endpoint.url === null) throw new DeliveryError('not sent: the form has no webhook URL any more', { permanent: true });
@@ -114,13 +122,15 @@ export class WebhookChannel implements Channel {
         { permanent: true, target: endpoint.url },
       );
     }
-    return endpoint.url;
+    return { url: endpoint.url, body: endpoint.body ?? DEFAULT_WEBHOOK_BODY };
   }
 
-  private async post(job: Job, payload: WebhookPayload): Promise<DeliveryReceipt> {
+  private async post(job: Job, payload: WebhookPayload, shape: WebhookBody): Promise<DeliveryReceipt> {
     const secret = await this.secrets.get(payload.formId);
     const timestamp = (this.options.now ?? (() => new Date()))();
-    const body = JSON.stringify(await this.withSignedFileLinks(job, payload.fields as Record<string, unknown>, timestamp));
+    const fields = await this.withSignedFileLinks(job, payload.fields as Record<string, unknown>, timestamp);
+    // NOTE: the bytes signed are the bytes sent: a template's body is made once, here, and never re-serialised
+    const body = await webhookBodyText(shape, fields, this.options.renderer ?? sharedTemplateWorkers());
     let signature: string;
     try {
       // NOTE: the id is the submission's idempotency key, so a receiver drops the duplicates that at-least-once delivery brings.
@@ -129,7 +139,7 @@ export class WebhookChannel implements Channel {
       throw new DeliveryError(`the form's webhook secret is unusable: ${(err as Error).message}`, { permanent: true, cause: err });
     }
     const headers = {
-      'content-type': 'application/json',
+      'content-type': WEBHOOK_BODY_CONTENT_TYPES[shape.format],
       'user-agent': WEBHOOK_USER_AGENT,
       'webhook-id': job.idempotencyKey,
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
@@ -155,6 +165,26 @@ export class WebhookChannel implements Channel {
     const stored = await files.of(job.submissionId, fields);
     return withFileLinks(fields, stored, (file) => files.signedUrl(file, now.getTime()));
   }
+}
+
+/**
+ * The body of one try: the fields as one flat JSON object (the spec's), or the form's template
+ * rendered with them on the template workers (`data`: the fields, files with their signed links). A
+ * template that cannot make a body for this submission (it no longer compiles, the body is not valid
+ * JSON or not name=value pairs, it outgrows 1 MiB) fails the delivery for good: a retry renders the
+ * same. One stopped by the safety net (the machine was busy) is tried again later.
+ */
+export async function webhookBodyText(shape: WebhookBody, fields: Record<string, unknown>, renderer: TemplateWorkers): Promise<string> {
+  if (shape.format === 'json' || shape.template === null) return JSON.stringify(fields);
+  const outcome = await renderer.renderBody(shape.template, fields, shape.format === 'json-template' ? 'json' : 'urlencoded');
+  if (outcome.ok) return outcome.text;
+  const why = outcome.problem === 'invalid' ? outcome.errors[0] : outcome.message;
+  throw new DeliveryError(
+    `the webhook body template could not make this submission’s body: ${why}; fix it on the form’s Settings page (Webhook body), then retry`,
+    {
+      permanent: outcome.problem !== 'too_slow',
+    },
+  );
 }
 
 const GONE_MESSAGE = 'the webhook answered 410 Gone: the receiver wants no more webhooks';

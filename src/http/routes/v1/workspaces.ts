@@ -16,12 +16,15 @@ export function registerWorkspaceRoutes(app: FastifyTypeBox, ctx: AppContext): v
       operationId: 'listWorkspaces',
       tags: ['Workspaces'],
       summary: 'List the workspaces the token’s account belongs to',
-      description: 'Newest first, on any plan, so a client can find which workspace is upgraded.',
+      description: 'Newest first, on any plan, so a client can find which workspace is upgraded. An automation-tool key lists its own workspace only.',
       querystring: WorkspaceListQuery,
       response: { 200: answer(WorkspacePageSchema, 'A page of workspaces, newest first.'), ...problemResponses() },
     }),
     async (request) => {
-      const { userId } = principalOf(request);
+      const { userId, workspaceId } = principalOf(request);
+      // an automation-tool key reaches its own workspace only: a list of one
+      if (workspaceId !== undefined)
+        return { data: [toWorkspaceResource(await ctx.workspaces.getForMember(userId, workspaceId), ctx.plans)], hasMore: false, nextCursor: null };
       const list = `workspaces:${userId}`;
       const page = await ctx.workspaces.listForUser(userId, pageRequest(ctx.cursors, list, request.query));
       return toEnvelope(ctx.cursors, list, page, (w) => toWorkspaceResource(w, ctx.plans));
