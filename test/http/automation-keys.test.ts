@@ -6,6 +6,7 @@ import { TEST_DIALECT } from '../helpers/database.js';
 import { createAccount, createForm, type Account } from '../helpers/fixtures.js';
 import { assertJson, assertProblem } from '../helpers/problems.js';
 import { postJson } from '../helpers/submit.js';
+import { insertSubmissionWithFiles } from '../helpers/submission-files.js';
 
 /** Issue 42, item 1: the spec's automation-tool key, one workspace's, accepted where a token is. */
 describe(`automation-tool keys (${TEST_DIALECT})`, () => {
@@ -86,6 +87,11 @@ describe(`automation-tool keys (${TEST_DIALECT})`, () => {
       [hook.body.id],
     );
     assertJson(await app.api('GET', '/hooks/samples/submission.created', { token: key }), 200);
+    const pdf = [{ field: 'cv', name: 'cv.pdf', type: 'application/pdf', bytes: '%PDF-1.7' }];
+    const [fileHere] = (await insertSubmissionWithFiles(app, form, pdf)).files;
+    const [fileThere] = (await insertSubmissionWithFiles(app, elsewhere, pdf)).files;
+    assert.equal((await app.api('GET', `/files/${fileHere!.id}`, { token: key })).status, 200);
+    assertProblem(app, await app.api('GET', `/files/${fileThere!.id}`, { token: key }), 'not_found');
     assertProblem(app, await app.api('GET', `/hooks/samples/submission.created?formId=${elsewhere.id}`, { token: key }), 'not_found');
   });
 
