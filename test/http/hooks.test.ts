@@ -88,6 +88,11 @@ describe(`hooks: subscriptions and their events (${TEST_DIALECT})`, () => {
     assert.equal(bodiesOf(spamTarget)[0].id, spam.body.id);
     assert.equal(spamTarget.requests[0]!.headers['formgate-event'], 'submission.spam');
     assert.equal(bodiesOf(createdTarget)[0].id, kept.body.id, 'the workspace’s subscription hears the other form too, and no spam');
+    // another workspace's submission makes no job for these subscriptions
+    const strangersForm = await createForm(app, stranger, { name: 'Theirs' });
+    const theirs = await postJson(app, strangersForm.id, { message: 'not for them' });
+    const hookJobs = await app.ctx.database.db.selectFrom('jobs').select('payload').where('kind', '=', 'hook').execute();
+    assert.ok(!hookJobs.some((job) => JSON.stringify(job.payload).includes(theirs.body.id)), 'no subscription hears another workspace');
 
     const deleted = await app.api('DELETE', `/submissions/${kept.body.id}`, { token: owner.token });
     assert.equal(deleted.status, 204);
@@ -97,6 +102,12 @@ describe(`hooks: subscriptions and their events (${TEST_DIALECT})`, () => {
     assert.equal(body.id, kept.body.id);
     assert.equal(body.formId, other.id);
     assert.equal(deletedTarget.requests[0]!.headers['webhook-id'], `submission.deleted:${kept.body.id}`);
+
+    // marked not spam, the spam one enters the inbox: a new submission to the platforms
+    assertJson(await app.api('DELETE', `/submissions/${spam.body.id}/spam`, { token: owner.token }), 200);
+    await until('the created post of the one let in', () => createdTarget.requests.length === 2);
+    assert.equal(bodiesOf(createdTarget)[1].id, spam.body.id);
+    assert.equal(createdTarget.requests[1]!.headers['webhook-id'], `submission.created:${spam.body.id}`);
   });
 
   it('removes a subscription whose target answers 410 Gone, and one whose token was revoked, without posting', async () => {
