@@ -1,5 +1,3 @@
-import { deletedEventJobs } from '../jobs/hook-jobs.js';
-import { enqueueJobs } from '../jobs/outbox.js';
 import type { ExpressionBuilder, Transaction } from 'kysely';
 import type { Database } from './database.js';
 import type { FileStore } from '../files/file-store.js';
@@ -124,10 +122,8 @@ export async function deleteWithDeliveries(
   workspaceId: string | null,
   ids: readonly string[],
   now: number,
-  /** Whether the subscriptions to `submission.deleted` hear of it: a person's deletion (an erasure), not the retention's. */
-  tellHooks = false,
-): Promise<{ deleted: number; busy: number; released: string[] }> {
-  if (ids.length === 0) return { deleted: 0, busy: 0, released: [] };
+): Promise<{ deleted: number; busy: number; released: string[]; going: { id: string; formId: string }[] }> {
+  if (ids.length === 0) return { deleted: 0, busy: 0, released: [], going: [] };
   const wanted = [...ids];
   await trx
     .deleteFrom('jobs')
@@ -143,12 +139,11 @@ export async function deleteWithDeliveries(
   const goingRows = await deletable.execute();
   const going = goingRows.map((row) => row.id);
   const released = await releaseFiles(trx, { submissionIds: going }, now);
-  if (tellHooks) await enqueueJobs(trx, await deletedEventJobs(trx, goingRows));
   const deleted = going.length === 0 ? 0 : Number((await trx.deleteFrom('submissions').where('id', 'in', going).executeTakeFirst()).numDeletedRows);
   const left = await trx
     .selectFrom('submissions')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('id', 'in', wanted)
     .executeTakeFirstOrThrow();
-  return { deleted, busy: Number(left.n), released };
+  return { deleted, busy: Number(left.n), released, going: goingRows };
 }

@@ -3,6 +3,8 @@ import { fromJson, type Database } from '../db/database.js';
 import type { SubmissionStatus } from '../db/schema/submission.js';
 import { searchPattern, searchTextMatches } from '../db/search.js';
 import { deleteWithDeliveries, removeReleasedFiles } from '../db/submission-deletion.js';
+import { deletedEventJobs } from '../jobs/hook-jobs.js';
+import { enqueueJobs } from '../jobs/outbox.js';
 import type { FileStore } from '../files/file-store.js';
 import { erasureAddressProblem, valuesHoldAddress } from '../domain/address-match.js';
 import { LoopSlice } from '../domain/loop-slice.js';
@@ -71,7 +73,10 @@ export class ErasureService {
           .where('spamLesson', 'is not', null)
           .execute();
         await unlearn(trx, workspaceId, taught);
-        return deleteWithDeliveries(trx, workspaceId, ids, Date.now(), true);
+        const batch = await deleteWithDeliveries(trx, workspaceId, ids, Date.now());
+        // a person's deletion: the platforms subscribed to it hear of it (ids only)
+        await enqueueJobs(trx, await deletedEventJobs(trx, batch.going));
+        return batch;
       });
       await removeReleasedFiles(this.database, this.files, batch.released);
       result.deleted += batch.deleted;

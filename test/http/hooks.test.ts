@@ -108,6 +108,17 @@ describe(`hooks: subscriptions and their events (${TEST_DIALECT})`, () => {
     await until('the created post of the one let in', () => createdTarget.requests.length === 2);
     assert.equal(bodiesOf(createdTarget)[1].id, spam.body.id);
     assert.equal(createdTarget.requests[1]!.headers['webhook-id'], `submission.created:${spam.body.id}`);
+
+    // an erasure of a person is a deletion too
+    const erasable = await postJson(app, form.id, { email: 'erase-me@example.com', message: 'forget me' });
+    await until('its created post', () => createdTarget.requests.length === 3);
+    const erased = await app.api('POST', `/workspaces/${owner.workspaceId}/erasure`, { token: owner.token, body: { email: 'erase-me@example.com' } });
+    assertJson(erased, 200);
+    await until('the erasure’s deletion post', () => deletedTarget.requests.length === 2);
+    assert.deepEqual(
+      { id: bodiesOf(deletedTarget)[1].id, formId: bodiesOf(deletedTarget)[1].formId },
+      { id: erasable.body.id, formId: form.id },
+    );
   });
 
   it('removes a subscription whose target answers 410 Gone, and one whose token was revoked, without posting', async () => {
