@@ -134,7 +134,7 @@ export function AutomationsPage({ frame, workspaceId, keys, hooks, owner, baseUr
         </p>
         <pre class="example">
           <code>{`curl -X POST ${baseUrl}/hooks \\
-  -H "Authorization: Bearer $FORMGATE_KEY" -H "Content-Type: application/json" \\
+  -H "Authorization: Bearer $AUTOMATION_KEY" -H "Content-Type: application/json" \\
   -d '{"targetUrl": "https://hooks.zapier.com/…", "event": "submission.created"}'`}</code>
         </pre>
         <p class="muted">Step-by-step set-ups for each platform are in the integrations guide (docs/integrations.md).</p>
