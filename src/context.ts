@@ -48,6 +48,7 @@ import { TeamService } from './services/team.js';
 import { TemplateService } from './services/templates.js';
 import { TestSubmissionService } from './services/test-submissions.js';
 import { ChatChannelService } from './services/chat-channels.js';
+import { DestinationService } from './services/destinations.js';
 import { WebhookBodyService } from './services/webhook-bodies.js';
 import { TokenService } from './services/tokens.js';
 import { AutomationKeys } from './services/automation-keys.js';
@@ -114,6 +115,8 @@ export interface AppContext {
   /** The dashboard's "Send a test submission" and where it went. */
   testSubmissions: TestSubmissionService;
   chatChannels: ChatChannelService;
+  /** A form's destinations: Airtable, Notion, Google Sheets, newsletter lists (docs/destinations.md). */
+  destinations: DestinationService;
   /** A form's webhook body: its format and template (docs/webhooks.md, Body templates). */
   webhookBodies: WebhookBodyService;
   /** The one gate of requests to addresses owners chose (webhooks, chat channels, their tests): the allow list of the admin page and FORMGATE_WEBHOOK_ALLOW. */
@@ -232,6 +235,7 @@ export async function openContext(config: Config, options: { existing?: boolean;
       stats: new StatsService(database, forms),
       testSubmissions: new TestSubmissionService(database, forms, () => instance.usage()),
       chatChannels: new ChatChannelService(database, forms, { outbound, telegramApiUrl: config.telegramApiUrl }, () => instance.usage()),
+      destinations: new DestinationService(database, forms, { outbound, apis: config.destinationApis }, () => instance.usage()),
       webhookBodies: new WebhookBodyService(database, forms),
       outbound,
       visitors: new VisitorLoad(),

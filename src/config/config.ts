@@ -103,6 +103,8 @@ export interface Config {
   slackApiUrl: string;
   /** Telegram's Bot API base (`/bot<token>/sendMessage` is appended); a stand-in in tests. */
   telegramApiUrl: string;
+  /** The destinations' service APIs (the real services unless a stand-in is configured); listmonk's is each owner's own server. */
+  destinationApis: DestinationApis;
   /** SpamAssassin's spamd, asked on every autoresponder write and by the forms that ask SpamAssassin; null: the built-in rules alone. */
   spamd: SpamdAddress | null;
   /** The outside spam judges' budget and Akismet's address; spamd's is `spamd` (issue 40, item 4). */
@@ -232,6 +234,20 @@ function isProxyAddress(entry: string): boolean {
   if (family === 0 || more.length > 0) return false;
   if (prefix === undefined) return true;
   return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Where the destinations' services are called (FORMGATE_AIRTABLE_API_URL and the others): the real
+ * services by default, stand-ins in tests. Mailchimp's null: each key's data centre
+ * (`https://<dc>.api.mailchimp.com`).
+ */
+export interface DestinationApis {
+  airtable: string;
+  notion: string;
+  googleSheets: string;
+  googleOauthToken: string;
+  brevo: string;
+  mailchimp: string | null;
 }
 
 function parseUrl(value: string, key: keyof RawEnv): string {
@@ -397,6 +413,14 @@ export function buildConfig(raw: RawEnv): Config {
     deliveryRetentionMs: parseRetention(raw.deliveryRetentionDays, 30, 'deliveryRetentionDays'),
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
     telegramApiUrl: raw.telegramApiUrl ? parseUrl(raw.telegramApiUrl, 'telegramApiUrl') : 'https://api.telegram.org',
+    destinationApis: {
+      airtable: raw.airtableApiUrl ? parseUrl(raw.airtableApiUrl, 'airtableApiUrl') : 'https://api.airtable.com',
+      notion: raw.notionApiUrl ? parseUrl(raw.notionApiUrl, 'notionApiUrl') : 'https://api.notion.com',
+      googleSheets: raw.googleSheetsApiUrl ? parseUrl(raw.googleSheetsApiUrl, 'googleSheetsApiUrl') : 'https://sheets.googleapis.com',
+      googleOauthToken: raw.googleOauthTokenUrl ? parseUrl(raw.googleOauthTokenUrl, 'googleOauthTokenUrl') : 'https://oauth2.googleapis.com/token',
+      brevo: raw.brevoApiUrl ? parseUrl(raw.brevoApiUrl, 'brevoApiUrl') : 'https://api.brevo.com',
+      mailchimp: raw.mailchimpApiUrl ? parseUrl(raw.mailchimpApiUrl, 'mailchimpApiUrl') : null,
+    },
     spamd: parseSpamdUrl(raw.spamdUrl),
     spamJudges: parseSpamJudges(raw),
     signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),

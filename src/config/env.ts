@@ -33,6 +33,12 @@ export interface RawEnv {
   turnstileVerifyUrl?: string;
   slackApiUrl?: string;
   telegramApiUrl?: string;
+  airtableApiUrl?: string;
+  notionApiUrl?: string;
+  googleSheetsApiUrl?: string;
+  googleOauthTokenUrl?: string;
+  brevoApiUrl?: string;
+  mailchimpApiUrl?: string;
   spamdUrl?: string;
   spamJudgesBudget?: string;
   akismetUrl?: string;
@@ -85,6 +91,12 @@ const NAMES: Record<keyof RawEnv, string> = {
   turnstileVerifyUrl: 'FORMGATE_TURNSTILE_VERIFY_URL',
   slackApiUrl: 'FORMGATE_SLACK_API_URL',
   telegramApiUrl: 'FORMGATE_TELEGRAM_API_URL',
+  airtableApiUrl: 'FORMGATE_AIRTABLE_API_URL',
+  notionApiUrl: 'FORMGATE_NOTION_API_URL',
+  googleSheetsApiUrl: 'FORMGATE_GOOGLE_SHEETS_API_URL',
+  googleOauthTokenUrl: 'FORMGATE_GOOGLE_OAUTH_TOKEN_URL',
+  brevoApiUrl: 'FORMGATE_BREVO_API_URL',
+  mailchimpApiUrl: 'FORMGATE_MAILCHIMP_API_URL',
   spamdUrl: 'FORMGATE_SPAMD_URL',
   spamJudgesBudget: 'FORMGATE_SPAM_JUDGES_BUDGET',
   akismetUrl: 'FORMGATE_AKISMET_URL',

@@ -25,6 +25,7 @@ import { registerExportRoutes } from './routes/export.js';
 import { registerFormDeleteRoutes } from './routes/form-delete.js';
 import { registerFormSettingsRoutes } from './routes/form-settings.js';
 import { registerFormChannelRoutes } from './routes/form-channels.js';
+import { registerFormDestinationRoutes } from './routes/form-destinations.js';
 import { registerWebhookBodyRoutes } from './routes/webhook-body.js';
 import { registerLoginRoutes } from './routes/login.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
@@ -149,6 +150,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerExportRoutes(app, ctx, searchLimits, exportLimits);
   registerFormSettingsRoutes(app, ctx);
   registerFormChannelRoutes(app, ctx, redis);
+  registerFormDestinationRoutes(app, ctx, redis);
   registerWebhookBodyRoutes(app, ctx);
   registerFormDeleteRoutes(app, ctx);
   registerRecipientRoutes(app, ctx);

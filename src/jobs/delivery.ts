@@ -19,6 +19,8 @@ import { turnOffGoneWebhook, webhookEndpoints } from './webhook-endpoints.js';
 import { WEBHOOK_RETRY_POLICY } from './retry-policy.js';
 import { HookChannel } from './channels/hook.js';
 import { HOOK_KIND } from './hook-jobs.js';
+import { DestinationDelivery } from './channels/destinations.js';
+import { DESTINATION_JOB_KINDS } from './destination-jobs.js';
 
 export interface Delivery {
   worker: JobWorker;
@@ -95,9 +97,16 @@ export function startDelivery(
   // one channel object for every chat service (Slack webhook, Discord, Teams, Telegram): the job's kind says which
   const chat = new ChatChannelDelivery(ctx.database, { outbound: ctx.outbound, telegramApiUrl: ctx.config.telegramApiUrl }, files, ctx.config);
   for (const kind of CHAT_JOB_KINDS) channels[kind] = chat;
+  // the form's destinations (Airtable, Notion, Google Sheets, newsletters): the job's kind says which service
+  const destinations = new DestinationDelivery(ctx.database, { outbound: ctx.outbound, apis: ctx.config.destinationApis }, files);
+  for (const kind of DESTINATION_JOB_KINDS) channels[kind] = destinations;
   const worker = new JobWorker(ctx.database, channels, {
     // webhooks: Standard Webhooks' schedule, over about three days
-    retryByKind: { [WEBHOOK_KIND]: WEBHOOK_RETRY_POLICY, [HOOK_KIND]: WEBHOOK_RETRY_POLICY },
+    retryByKind: {
+      [WEBHOOK_KIND]: WEBHOOK_RETRY_POLICY,
+      [HOOK_KIND]: WEBHOOK_RETRY_POLICY,
+      ...Object.fromEntries(DESTINATION_JOB_KINDS.map((kind) => [kind, WEBHOOK_RETRY_POLICY])),
+    },
     logger: log,
     foreground: ctx.visitors,
     leaseMs: ctx.config.deliveryLeaseMs,

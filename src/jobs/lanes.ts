@@ -6,6 +6,7 @@ import { SLACK_KIND } from './channels/slack.js';
 import { httpOriginOf } from '../net/origin.js';
 import { WEBHOOK_KIND } from './channels/webhook.js';
 import { HOOK_KIND } from './hook-jobs.js';
+import { DESTINATION_JOB_KINDS } from './destination-jobs.js';
 
 /**
  * A lane is the capacity a channel's jobs share in each worker: jobs of one lane never wait for the
@@ -25,6 +26,17 @@ const LANE_OF_KIND: Record<string, Lane> = {
   [SLACK_KIND]: 'slack',
   // owner-given URLs like a webhook's, answered as slowly: they share the webhook lane's slots
   ...Object.fromEntries(CHAT_JOB_KINDS.map((kind) => [kind, 'webhook' as const])),
+  // the destinations (Airtable, Notion, Google Sheets, newsletters): HTTP APIs answered like webhooks
+  ...Object.fromEntries(DESTINATION_JOB_KINDS.map((kind) => [kind, 'webhook' as const])),
+};
+
+/** The host of each hosted destination service's API: its jobs' destination (listmonk's is the owner's server: one per destination). */
+const DESTINATION_SERVICE_HOSTS: Record<string, string> = {
+  airtable: 'https://api.airtable.com',
+  notion: 'https://api.notion.com',
+  'google-sheets': 'https://sheets.googleapis.com',
+  brevo: 'https://api.brevo.com',
+  mailchimp: 'https://api.mailchimp.com',
 };
 
 /**
@@ -58,6 +70,13 @@ export function destinationOf(kind: string, payload: unknown): string {
   if (CHAT_JOB_KINDS.includes(kind)) {
     const formId = (payload as { formId?: unknown } | null)?.formId;
     return `chat:${kind}:${typeof formId === 'string' ? formId : ''}`;
+  }
+  // a destination's job carries no URL either: the service's API (one host each), or an owner's own listmonk server
+  const service = DESTINATION_SERVICE_HOSTS[kind];
+  if (service) return service;
+  if (DESTINATION_JOB_KINDS.includes(kind)) {
+    const destinationId = (payload as { destinationId?: unknown } | null)?.destinationId;
+    return `${kind}:${typeof destinationId === 'string' ? destinationId : ''}`;
   }
   const url = (payload as { url?: unknown } | null)?.url;
   // no valid URL: the channel fails the job for good; it shares a destination with its likes

@@ -9,6 +9,7 @@ import { WEBHOOK_KIND, type WebhookPayload } from './channels/webhook.js';
 import { enqueueJobs, type JobToEnqueue } from './outbox.js';
 import type { HookTarget } from '../domain/hooks.js';
 import { hookJobs } from './hook-jobs.js';
+import { destinationJobs, type DestinationTarget } from './destination-jobs.js';
 
 /** What of a form decides which deliveries its submissions get. */
 export interface DeliverySettings {
@@ -22,6 +23,8 @@ export interface DeliverySettings {
   chatChannels: unknown;
   /** The automation platforms' subscriptions to the form's new and spam submissions (services/hooks.ts); absent: none. */
   hooks?: readonly HookTarget[];
+  /** The form's destinations (Airtable, Notion, Google Sheets, newsletters; jobs/destination-jobs.ts); absent: none. */
+  destinations?: readonly DestinationTarget[];
 }
 
 const HOSTING_RULES = PlanRules.fixed('hosting');
@@ -45,6 +48,8 @@ export interface DeliveryPlan {
   webhookUrl: string | null;
   /** The subscriptions of the form's events: an accepted submission gets one job per `submission.created` hook, a spam one per `submission.spam` hook. */
   hooks?: readonly HookTarget[];
+  /** The form's destinations: one job each per accepted submission. */
+  destinations?: readonly DestinationTarget[];
 }
 
 export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean, plans: PlanRules = HOSTING_RULES): DeliveryPlan {
@@ -53,6 +58,7 @@ export function deliveryPlan(form: DeliverySettings, hasSubmitter: boolean, plan
     notificationEmails: fromJson<string[]>(form.notificationEmails),
     webhookUrl: form.webhookUrl,
     ...(form.hooks && form.hooks.length > 0 ? { hooks: form.hooks } : {}),
+    ...(form.destinations && form.destinations.length > 0 ? { destinations: form.destinations } : {}),
   };
 }
 
@@ -88,7 +94,7 @@ export function deliveryJobs(submission: AcceptedSubmission, plan: DeliveryPlan)
           : { formId: submission.formId };
       return [{ kind, payload, submissionId: submission.id }];
     })
-    .concat(hooks);
+    .concat(hooks, destinationJobs(plan.destinations, submission));
 }
 
 /** An accepted submission as its deliveries need it. */

@@ -19,6 +19,8 @@ export interface OutboundPolicy {
 export interface OutboundLimits {
   timeoutMs?: number;
   maxResponseBytes?: number;
+  /** POST unless said (safe-http.ts). */
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT';
 }
 
 /**

@@ -24,6 +24,8 @@ export interface SafePostOptions {
   /** Bytes of the answer kept; reading stops past them. Default 64 KiB. */
   maxResponseBytes?: number;
   lookup?: HostLookup;
+  /** The request's method: POST unless said (the destinations read and change a service's records: GET, PATCH, PUT). */
+  method?: 'GET' | 'POST' | 'PATCH' | 'PUT';
 }
 
 export interface SafePostResult {
@@ -60,6 +62,7 @@ export async function postJsonSafely(url: string, body: string, headers: Record<
       signal: controller.signal,
       timeoutMs,
       maxBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      method: options.method ?? 'POST',
     });
   } finally {
     clearTimeout(timer);
@@ -157,6 +160,7 @@ interface Call {
   signal: AbortSignal;
   timeoutMs: number;
   maxBytes: number;
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT';
 }
 
 async function send(call: Call): Promise<SafePostResult> {
@@ -168,7 +172,7 @@ async function send(call: Call): Promise<SafePostResult> {
   }
 }
 
-function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, timeoutMs, maxBytes }: Call): Promise<SafePostResult> {
+function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, timeoutMs, maxBytes, method }: Call): Promise<SafePostResult> {
   // Hands a new connection the checked address whatever name it asks for; the URL's host name
   // stays in the Host header and in TLS SNI (https.request derives servername from it).
   // NOTE: answered on a later turn, as a real DNS lookup always is. Answered at once, the connect ran
@@ -182,8 +186,8 @@ function sendOn(agent: HttpAgent | false, { url, target, body, headers, signal, 
     });
   }) as unknown as LookupFunction;
   const requestOptions: RequestOptions = {
-    method: 'POST',
-    headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    method,
+    headers: method === 'GET' ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     lookup: pinned,
     agent,
   };

@@ -10,6 +10,7 @@ import { AUTORESPONDER_KIND } from '../jobs/channels/autoresponder.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { WEBHOOK_KIND } from '../jobs/channels/webhook.js';
 import { HOOK_KIND } from '../jobs/hook-jobs.js';
+import { DESTINATION_JOB_KINDS } from '../jobs/destination-jobs.js';
 import { CUT_OFF_ERROR } from '../jobs/claim-query.js';
 import { memberForm, requireForm, requireMemberForm, STATUS_LITERALS } from './delivery-queries.js';
 import { type RetryTarget, retryDeliveries, retryForMember } from './delivery-retries.js';
@@ -312,6 +313,8 @@ function destinationOf(row: JobRow & { currentWebhookUrl: string | null }, recor
     const url = fromJson<{ url?: unknown } | null>(row.payload)?.url;
     return typeof url === 'string' ? url : null;
   }
+  // a destination's service: the address its last try called (the job carries none)
+  if (DESTINATION_JOB_KINDS.includes(row.kind)) return [...record.tries].reverse().find((t) => t.target !== null)?.target ?? null;
   // the autoresponder's address is the submitter's, in the submission
   if (row.kind === AUTORESPONDER_KIND && submission) {
     return submitterAddress({ data: submission.data, controls: storedEmailControls(submission.emailControls) });

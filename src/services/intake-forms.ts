@@ -7,6 +7,8 @@ import type { Plan } from '../domain/plans.js';
 import type { FileUploadLimits } from '../domain/uploads.js';
 import { uploadLimitsOf } from './form-uploads.js';
 import { HOOKS_PER_WORKSPACE, type HookEvent, type HookTarget } from '../domain/hooks.js';
+import { DESTINATIONS_PER_FORM } from '../domain/destinations.js';
+import type { DestinationTarget } from '../jobs/destination-jobs.js';
 
 const INTAKE_EVENTS: HookEvent[] = ['submission.created', 'submission.spam'];
 
@@ -49,10 +51,12 @@ export interface IntakeForm {
   akismetKey: string | null;
   /** The automation platforms' subscriptions to the form's new and spam submissions (services/hooks.ts): usually none. */
   hooks: HookTarget[];
+  /** The form's destinations (Airtable, Notion, Google Sheets, newsletters): one job each per accepted submission; usually none. */
+  destinations: DestinationTarget[];
 }
 
 /** The row as read: the upload columns as stored. */
-type IntakeFormRow = Omit<IntakeForm, 'uploadsEnabled' | 'uploadLimits' | 'hooks'> & { uploadsEnabled: number; uploadLimits: unknown };
+type IntakeFormRow = Omit<IntakeForm, 'uploadsEnabled' | 'uploadLimits' | 'hooks' | 'destinations'> & { uploadsEnabled: number; uploadLimits: unknown };
 
 /** The forms as the submit pipeline looks them up, on every submission: no membership, no API rules. */
 export class IntakeForms {
@@ -103,6 +107,17 @@ export class IntakeForms {
       .limit(HOOKS_PER_WORKSPACE),
   );
 
+  /** The destinations intake enqueues for: read with the form, and kept with it (adding or removing one moves the intake count, migration 0040). */
+  private readonly intakeDestinations = new PreparedQuery<{ formId: string }, DestinationTarget>((db, { formId }) =>
+    db
+      .selectFrom('formDestinations')
+      .select(['id', 'kind'])
+      .where('formId', '=', formId)
+      .orderBy('createdAt')
+      .limit(DESTINATIONS_PER_FORM)
+      .$castTo<DestinationTarget>(),
+  );
+
   constructor(private readonly database: Database) {}
 
   /** The form with its workspace's plan and the captcha secret in use; null when there is no such form. */
@@ -110,7 +125,8 @@ export class IntakeForms {
     const row = await this.intakeForm.executeTakeFirst(this.database.db, { formId });
     if (!row) return null;
     const hooks = await this.intakeHooks.execute(this.database.db, { formId, workspaceId: row.workspaceId });
-    return { ...row, uploadsEnabled: row.uploadsEnabled === 1, uploadLimits: uploadLimitsOf(row), hooks };
+    const destinations = await this.intakeDestinations.execute(this.database.db, { formId });
+    return { ...row, uploadsEnabled: row.uploadsEnabled === 1, uploadLimits: uploadLimitsOf(row), hooks, destinations };
   }
 
   /** Kept in memory while the database's count of the forms' changes stays put (db/kept-rows.ts); one lookup at a time per form where it counts none. */

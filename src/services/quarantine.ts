@@ -8,6 +8,7 @@ import { ProblemError } from '../errors.js';
 import { countAgainstAllowance } from './allowance.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { hooksOfForm } from '../jobs/hook-jobs.js';
+import { destinationsOfForm } from '../jobs/destination-jobs.js';
 import { quotaNoticeJobs } from './mail-outbox.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { lockWorkspace } from './seats.js';
@@ -138,7 +139,8 @@ export async function markNotSpam(
     await reindex(database, trx, submission.seq);
     if (status === 'accepted' && !returning) {
       const hooks = await hooksOfForm(trx, submission.formId, ['submission.created']);
-      const plan = deliveryPlan({ ...submission, plan: workspace.plan, hooks }, hasSubmitter(submission.data, submission.emailControls), plans);
+      const destinations = await destinationsOfForm(trx, submission.formId);
+      const plan = deliveryPlan({ ...submission, plan: workspace.plan, hooks, destinations }, hasSubmitter(submission.data, submission.emailControls), plans);
       await enqueueDeliveries(trx, submission, plan);
     }
     // its day's chart: held counts as accepted there (it arrived and is not spam)

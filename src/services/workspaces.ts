@@ -10,6 +10,7 @@ import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
 import { deliveryPlan, enqueueDeliveries } from '../jobs/submission-jobs.js';
 import { hooksOfForm } from '../jobs/hook-jobs.js';
+import { destinationsOfForm, type DestinationTarget } from '../jobs/destination-jobs.js';
 import type { HookTarget } from '../domain/hooks.js';
 import { enqueuePlanChangeEmails } from './mail-outbox.js';
 import { keysetPage, newestAfter, type Page, type PageRequest, pageOf } from './pagination.js';
@@ -247,9 +248,11 @@ export class WorkspaceService {
           .execute();
         // Released ones are delivered like any accepted submission, in the order they arrived.
         const hooks = new Map<string, HookTarget[]>();
+        const destinations = new Map<string, DestinationTarget[]>();
         for (const submission of held) {
           if (!hooks.has(submission.formId)) hooks.set(submission.formId, await hooksOfForm(trx, submission.formId, ['submission.created']));
-          const settings = { ...submission, plan, hooks: hooks.get(submission.formId) };
+          if (!destinations.has(submission.formId)) destinations.set(submission.formId, await destinationsOfForm(trx, submission.formId));
+          const settings = { ...submission, plan, hooks: hooks.get(submission.formId), destinations: destinations.get(submission.formId) };
           const deliveries = deliveryPlan(settings, hasSubmitter(submission.data, submission.emailControls), this.plans);
           await enqueueDeliveries(trx, submission, deliveries);
         }

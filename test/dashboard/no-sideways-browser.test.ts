@@ -43,6 +43,13 @@ describe(`dashboard in Chromium: no page scrolls sideways (${TEST_DIALECT})`, { 
     const posted = await postJson(app, f, { name: 'Someone With A Long Name', email: LONG_ADDRESS, website: UNBROKEN, message: `See ${UNBROKEN}` }, visitor());
     assert.equal(posted.status, 200);
     const s = posted.body.id as string;
+    // a destination's page: a long table name, and a field whose long name is a row of its mapping
+    await postJson(app, f, { [`field-${'without-a-break-'.repeat(6)}end`]: 'x' }, visitor());
+    const d = await app.ctx.destinations.addForMember(user.id, f, 'airtable', {
+      baseId: 'appABCDEFGHIJ1234',
+      table: UNBROKEN.slice(0, 250),
+      secret: `patAbCdEfGh123456.${'a'.repeat(64)}`,
+    });
     const label = await app.ctx.labels.create(user.id, w, { name: 'A label of forty characters, the most!!', color: 'purple' });
     await app.ctx.labels.setLabels(user.id, s, [label.id]);
     await app.ctx.triage.update({ id: user.id }, s, { assigneeId: member.user.id });
@@ -74,6 +81,7 @@ describe(`dashboard in Chromium: no page scrolls sideways (${TEST_DIALECT})`, { 
       `/forms/${f}/templates/notification`,
       `/forms/${f}/deliveries`,
       `/forms/${f}/delete`,
+      `/forms/${f}/destinations/${d}`,
       `/submissions/${s}`,
     ];
   });

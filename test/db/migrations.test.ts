@@ -195,6 +195,11 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0040-destinations: its table (its triggers and index go with it). */
+async function undoDestinations(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE form_destinations`.execute(raw);
+}
+
 /** Back to before 0039-webhook-body: its columns. */
 async function undoWebhookBody(raw: Kysely<any>): Promise<void> {
   await sql`ALTER TABLE forms DROP COLUMN webhook_body_format`.execute(raw);
@@ -458,6 +463,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -516,6 +522,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -595,6 +602,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -621,6 +629,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -686,6 +695,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -706,6 +716,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -758,6 +769,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -776,6 +788,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -835,6 +848,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -858,6 +872,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -921,6 +936,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -954,6 +970,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -1003,6 +1020,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -1019,6 +1037,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -1059,6 +1078,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -1080,6 +1100,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
     await undoSavedViews(raw);
@@ -1123,6 +1144,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0037-saved-views',
       '0038-automations',
       '0039-webhook-body',
+      '0040-destinations',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;

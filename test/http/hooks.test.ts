@@ -115,10 +115,7 @@ describe(`hooks: subscriptions and their events (${TEST_DIALECT})`, () => {
     const erased = await app.api('POST', `/workspaces/${owner.workspaceId}/erasure`, { token: owner.token, body: { email: 'erase-me@example.com' } });
     assertJson(erased, 200);
     await until('the erasure’s deletion post', () => deletedTarget.requests.length === 2);
-    assert.deepEqual(
-      { id: bodiesOf(deletedTarget)[1].id, formId: bodiesOf(deletedTarget)[1].formId },
-      { id: erasable.body.id, formId: form.id },
-    );
+    assert.deepEqual({ id: bodiesOf(deletedTarget)[1].id, formId: bodiesOf(deletedTarget)[1].formId }, { id: erasable.body.id, formId: form.id });
   });
 
   it('removes a subscription whose target answers 410 Gone, and one whose token was revoked, without posting', async () => {

@@ -99,6 +99,33 @@ const FIELDS: Record<string, string[]> = {
   '/forms/:formId/settings/chat/:channel/remove': [],
   '/forms/:formId/settings/chat/:channel/test': [],
   '/forms/:formId/settings/webhook/test': [],
+  '/forms/:formId/settings/destinations/:service': [
+    'baseId',
+    'table',
+    'databaseId',
+    'spreadsheetId',
+    'sheet',
+    'listId',
+    'consentField',
+    'url',
+    'username',
+    'secret',
+  ],
+  '/forms/:formId/destinations/:destinationId': [
+    'baseId',
+    'table',
+    'databaseId',
+    'spreadsheetId',
+    'sheet',
+    'listId',
+    'consentField',
+    'url',
+    'username',
+    'secret',
+  ],
+  '/forms/:formId/destinations/:destinationId/mapping': ['field', 'to'],
+  '/forms/:formId/destinations/:destinationId/test': [],
+  '/forms/:formId/destinations/:destinationId/remove': [],
   '/forms/:formId/settings/webhook-body': ['webhookBodyFormat', 'webhookBodyTemplate'],
   '/forms/:formId/settings/webhook-body/preview': ['webhookBodyFormat', 'webhookBodyTemplate'],
   '/forms/:formId/settings/webhook-secret': [],
@@ -285,6 +312,16 @@ describe('fuzz: every form of the dashboard', () => {
         })
         .execute();
     }
+    const destination = await db.selectFrom('formDestinations').select('id').where('formId', '=', own.formId!).executeTakeFirst();
+    own.destinationId = destination?.id ?? `destination${Date.now()}`;
+    if (!destination) {
+      // a listmonk on a loopback address, as stored: its test is refused at once (this instance calls no private address), nothing leaves the machine
+      const settings = JSON.stringify({ url: 'http://127.0.0.1:1', username: 'api', listId: '1', consentField: 'newsletter' });
+      await db
+        .insertInto('formDestinations')
+        .values({ id: own.destinationId, formId: own.formId!, kind: 'listmonk', settings, secret: 'fuzz-token', createdAt: Date.now(), updatedAt: Date.now() })
+        .execute();
+    }
     const [view] = await app.ctx.savedViews.list(userId, own.workspaceId!);
     own.viewId = view?.id ?? (await app.ctx.savedViews.save(userId, own.workspaceId!, { name: `Fuzz ${Date.now()}`, formId: null, query: 'unread=1' })).id;
     const member = await db
@@ -307,6 +344,7 @@ describe('fuzz: every form of the dashboard', () => {
     if (name === 'kind') return 'notification';
     if (name === 'provider') return 'HCAPTCHA';
     if (name === 'channel') return 'discord';
+    if (name === 'service') return 'brevo';
     return own[name] ?? 'own';
   }
 

@@ -160,6 +160,14 @@ export const DASHBOARD_ENTRIES: Record<string, Entry> = {
   'POST /forms/:formId/settings/chat/:channel/remove': PATH_ONLY,
   'POST /forms/:formId/settings/chat/:channel/test': PATH_ONLY,
   'POST /forms/:formId/settings/webhook/test': PATH_ONLY,
+  'POST /forms/:formId/settings/destinations/:service': {
+    variants: [{ body: { baseId: 'appABCDEFGHIJ1234', table: 'Intruder', secret: 'patIntruder12345.aaaaaaaaaaaaaaaaaaaaaaaa' } }],
+  },
+  'GET /forms/:formId/destinations/:destinationId': PATH_ONLY,
+  'POST /forms/:formId/destinations/:destinationId': { variants: [{ body: { baseId: 'appABCDEFGHIJ1234', table: 'Taken over', secret: '' } }] },
+  'POST /forms/:formId/destinations/:destinationId/mapping': { variants: [{ body: { field: 'name', to: 'Taken over' } }] },
+  'POST /forms/:formId/destinations/:destinationId/test': PATH_ONLY,
+  'POST /forms/:formId/destinations/:destinationId/remove': PATH_ONLY,
   'POST /forms/:formId/settings/webhook-body': {
     variants: [{ body: { webhookBodyFormat: 'json-template', webhookBodyTemplate: '{"taken": "over"}' } }, { body: { webhookBodyFormat: 'nope' } }],
   },
@@ -237,6 +245,7 @@ export const NATURAL_KIND: Record<string, string> = {
   viewId: 'view',
   keyId: 'automationKey',
   hookId: 'hook',
+  destinationId: 'destination',
 };
 
 /** Parameters that are not ids but one of a few words: always given this value. */
@@ -245,5 +254,6 @@ export const FIXED_PARAMS: Record<string, string> = {
   kind: 'notification',
   provider: 'TURNSTILE',
   channel: 'discord',
+  service: 'airtable',
   action: 'disable',
 };

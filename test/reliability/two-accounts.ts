@@ -43,6 +43,8 @@ export interface Holdings {
   /** An automation-tool key of `workspace`, and a subscription made with it (issue 42). */
   automationKey: string;
   hook: string;
+  /** An Airtable destination of `form`, its token stored (issue 42, item 4). */
+  destination: string;
   client: DashboardClient;
 }
 
@@ -126,6 +128,15 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
     formId: form.id,
   });
 
+  const destination = await app.ctx.destinations.addForMember(user.id, form.id, 'airtable', {
+    baseId: 'appABCDEFGHIJ1234',
+    table: `${tag} table`,
+    secret: `pat${tag
+      .replace(/[^A-Za-z0-9]/g, '')
+      .padEnd(10, 'x')
+      .slice(0, 14)}.${'a'.repeat(40)}`,
+  });
+
   const client = new DashboardClient(app);
   await client.enter('/login', email, PASSWORD);
   await client.get(`/w/${workspace.id}`);
@@ -148,6 +159,7 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
     view: view.id,
     automationKey: automation.key.id,
     hook: hook.id,
+    destination,
     client,
   };
 }
@@ -171,5 +183,6 @@ export function idsOf(h: Holdings): Record<string, string> {
     view: h.view,
     automationKey: h.automationKey,
     hook: h.hook,
+    destination: h.destination,
   };
 }

@@ -15,6 +15,7 @@ import { formPath } from '../views/form-layout.js';
 import { secretName } from '../views/form-secrets-settings.js';
 import { FormSettingsPage } from '../views/form-settings-page.js';
 import type { ChatPanelState } from '../views/chat-channels-panel.js';
+import type { DestinationAddState } from '../views/destinations-panel.js';
 import { type WebhookBodyState, webhookBodyProps } from './webhook-body.js';
 
 type FormParams = { Params: { formId: string } };
@@ -33,6 +34,8 @@ export interface PageState {
   /** The section whose save was refused. */
   refused?: SettingsSection;
   chatState?: ChatPanelState;
+  /** A refused add of a destination (routes/form-destinations.ts). */
+  destinationState?: DestinationAddState;
   /** A refused save of the webhook body (routes/webhook-body.ts). */
   webhookBody?: WebhookBodyState;
 }
@@ -55,6 +58,7 @@ export async function sendSettingsPage(
   const secrets = await ctx.forms.listSecrets(accountOf(request).user.id, form.id);
   const recipients = await ctx.recipients.statuses(form.workspaceId, valuesOf(form).notificationEmails);
   const chatChannels = await ctx.chatChannels.listForMember(accountOf(request).user.id, form.id);
+  const destinations = await ctx.destinations.listForMember(accountOf(request).user.id, form.id);
   const { webhookBody, ...rest } = state;
   const page = FormSettingsPage({
     frame,
@@ -63,6 +67,7 @@ export async function sendSettingsPage(
     recipients,
     confirmsRecipients: ctx.recipients.enabled,
     chatChannels,
+    destinations,
     vouched: await ctx.workspaces.vouchedFor(form.workspaceId),
     spamdAvailable: ctx.config.spamd !== null,
     ...rest,

@@ -10,6 +10,12 @@ const KIND_NAMES: Record<string, string> = {
   discord: 'Discord message',
   teams: 'Teams message',
   telegram: 'Telegram message',
+  airtable: 'Airtable record',
+  notion: 'Notion page',
+  'google-sheets': 'Google Sheets row',
+  brevo: 'Newsletter sign-up (Brevo)',
+  listmonk: 'Newsletter sign-up (listmonk)',
+  mailchimp: 'Newsletter sign-up (Mailchimp)',
 };
 
 const EMAIL_KINDS = new Set(['notification', 'autoresponder', 'email']);

@@ -9,6 +9,8 @@ import type { FormWithPlan } from '../form-frame.js';
 import type { SettingsList, SettingsValues } from '../form-settings-input.js';
 import type { ChatChannelView } from '../../services/chat-channels.js';
 import { ChatChannelsPanel, type ChatPanelState } from './chat-channels-panel.js';
+import { type DestinationAddState, DestinationsPanel } from './destinations-panel.js';
+import type { DestinationView } from '../../services/destinations.js';
 import { Button, Field, FormError, TextArea, Time } from './components.js';
 import type { SettingsSection } from '../form-settings-sections.js';
 import { type SectionState, SettingsIndex, SettingsProblems, SettingsSectionPanel } from './settings-section.js';
@@ -47,6 +49,10 @@ export interface FormSettingsPageProps {
   chatChannels: ChatChannelView[];
   /** A refused save of a chat channel. */
   chatState?: ChatPanelState;
+  /** The form's destinations (Airtable, Notion, Google Sheets, newsletters), without their secrets. */
+  destinations?: DestinationView[];
+  /** A refused add of a destination. */
+  destinationState?: DestinationAddState;
   /** The instance has a spamd (FORMGATE_SPAMD_URL): a form may ask SpamAssassin. */
   spamdAvailable?: boolean;
   /** The webhook's body: its format, template and preview (a form of its own, after Notifications). */
@@ -244,6 +250,8 @@ export function FormSettingsPage({
   confirmsRecipients,
   chatChannels,
   chatState,
+  destinations,
+  destinationState,
   vouched = true,
   spamdAvailable = false,
   webhookBody,
@@ -375,6 +383,7 @@ export function FormSettingsPage({
       )}
       {values.behaviour && <FormStatePanel values={values.behaviour} errors={errors} paused={form.paused === 1} state={form.state} section={section} />}
       <ChatChannelsPanel frame={frame} form={form} channels={chatChannels} state={chatState} />
+      <DestinationsPanel frame={frame} form={form} destinations={destinations ?? []} state={destinationState} />
       <SecretKeysPanel frame={frame} form={form} secrets={secrets} errors={secretErrors} />
       <WebhookSecretPanel frame={frame} form={form} secret={webhookSecret} />
       <DeletePanel form={form} />
@@ -386,6 +395,7 @@ export function FormSettingsPage({
 const EXTRA_LINKS = [
   { id: 'webhook-body', title: 'Webhook body' },
   { id: 'chat-channels', title: 'Chat channels' },
+  { id: 'destinations', title: 'Destinations' },
   { id: 'secret-keys', title: 'Secret keys' },
   { id: 'webhook-secret', title: 'Webhook signing secret' },
   { id: 'delete', title: 'Delete this form' },

@@ -39,6 +39,7 @@ import { formAssignedOpen } from './0036-form-assigned-open.js';
 import { savedViews } from './0037-saved-views.js';
 import { automations } from './0038-automations.js';
 import { webhookBody } from './0039-webhook-body.js';
+import { destinations } from './0040-destinations.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -86,6 +87,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0037-saved-views': savedViews,
   '0038-automations': automations,
   '0039-webhook-body': webhookBody,
+  '0040-destinations': destinations,
 };
 
 /**

@@ -1,5 +1,6 @@
 import type { AltchaSpentChallengeTable } from './altcha.js';
 import type { AutomationKeyTable, HookTable } from './automation.js';
+import type { FormDestinationTable } from './destination.js';
 import type { DailyCountTable } from './daily-count.js';
 import type { InvitationTable } from './invitation.js';
 import type { PasswordResetTable, SessionTable } from './session.js';
@@ -49,6 +50,7 @@ export interface DB {
   altchaSpentChallenges: AltchaSpentChallengeTable;
   automationKeys: AutomationKeyTable;
   hooks: HookTable;
+  formDestinations: FormDestinationTable;
   /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
   changeCounts: { name: ChangeCounted; n: number };
 }
