@@ -4,7 +4,9 @@ import type { ListedHook } from '../../services/hooks.js';
 import type { FieldErrors } from '../field-errors.js';
 import { Badge, Button, CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
 import { type Column, DataTable } from './data-table.js';
+import { CurrentPasswordField } from './token-form.js';
 import { type Frame, Layout } from './layout.js';
+import { ShownOnce } from './token-pages.js';
 
 interface AutomationsPageProps {
   frame: Frame;
@@ -103,15 +105,7 @@ export function AutomationsPage({ frame, workspaceId, keys, hooks, owner, baseUr
               hint="Where it is used: “Zapier”, “n8n on the office server”."
               required
             />
-            <Field
-              label="Current password"
-              name="currentPassword"
-              type="password"
-              autocomplete="current-password"
-              hint="A key outlives your session: your password again, so that a borrowed session cannot make one."
-              required
-              errors={errors}
-            />
+            <CurrentPasswordField errors={errors} hint="A key outlives your session: your password again, so that a borrowed session cannot make one." />
             <button type="submit">Make key</button>
             <p class="hint">A workspace holds at most {KEYS_PER_WORKSPACE} active keys.</p>
           </form>
@@ -170,16 +164,7 @@ export function AutomationKeyCreatedPage({
   return (
     <Layout title={`Your new key “${name}”`} frame={frame} scripts={['copy.js']}>
       <Panel title="Copy your key" id="copy">
-        <p class="notice">
-          <strong>Copy it now: it will not be shown again.</strong> Only a fingerprint of it is kept, so nobody can show it to you later.
-        </p>
-        <div class="secret">
-          <code id="new-token">{secret}</code>
-          <Button type="button" variant="secondary" data-copy="new-token" hidden>
-            Copy
-          </Button>
-        </div>
-        <p id="new-token-status" class="muted" aria-live="polite" />
+        <ShownOnce secret={secret} />
         <p>
           Paste it where the platform asks for an API key, with <code>{baseUrl}</code> as the address. It works in this workspace only.
         </p>

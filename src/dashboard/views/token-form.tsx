@@ -57,18 +57,15 @@ export function CreateTokenForm({ csrf, values, errors }: { csrf: string; values
         errors={errors}
       />
       {/* never filled back in: a refused form asks for it again */}
-      <Field
-        label="Current password"
-        name="currentPassword"
-        type="password"
-        autocomplete="current-password"
-        hint="A token can do what you can: your password again, so that a borrowed session cannot make one."
-        required
-        errors={errors}
-      />
+      <CurrentPasswordField errors={errors} hint="A token can do what you can: your password again, so that a borrowed session cannot make one." />
       <button type="submit">Create token</button>
     </form>
   );
+}
+
+/** The password asked again before a secret that outlives the session is made (a token, an automation-tool key); never filled back in. */
+export function CurrentPasswordField({ errors, hint }: { errors?: FieldErrors; hint: string }) {
+  return <Field label="Current password" name="currentPassword" type="password" autocomplete="current-password" hint={hint} required errors={errors} />;
 }
 
 /** Where the API is and what it needs: said beside the form and again with the new token. */

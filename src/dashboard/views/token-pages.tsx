@@ -11,21 +11,30 @@ interface TokenCreatedProps {
   apiOpen: boolean;
 }
 
+/** A secret shown the one time it exists (a token, an automation-tool key): the warning, the secret, and Copy (with copy.js). */
+export function ShownOnce({ secret }: { secret: string }) {
+  return (
+    <>
+      <p class="notice">
+        <strong>Copy it now: it will not be shown again.</strong> Only a fingerprint of it is kept, so nobody can show it to you later.
+      </p>
+      <div class="secret">
+        <code id="new-token">{secret}</code>
+        <Button type="button" variant="secondary" data-copy="new-token" hidden>
+          Copy
+        </Button>
+      </div>
+      <p id="new-token-status" class="muted" aria-live="polite" />
+    </>
+  );
+}
+
 /** The one time the new token's secret is shown: with a copy button, the warning, and how to call the API with it. */
 export function TokenCreatedPage({ frame, token, secret, baseUrl, apiOpen }: TokenCreatedProps) {
   return (
     <Layout title={`Your new token “${token.name}”`} frame={frame} scripts={['copy.js']}>
       <Panel title="Copy your token" id="copy">
-        <p class="notice">
-          <strong>Copy it now: it will not be shown again.</strong> Only a fingerprint of it is kept, so nobody can show it to you later.
-        </p>
-        <div class="secret">
-          <code id="new-token">{secret}</code>
-          <Button type="button" variant="secondary" data-copy="new-token" hidden>
-            Copy
-          </Button>
-        </div>
-        <p id="new-token-status" class="muted" aria-live="polite" />
+        <ShownOnce secret={secret} />
         <dl class="token-facts">
           <div>
             <dt>Scopes</dt>
