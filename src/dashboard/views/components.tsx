@@ -189,6 +189,21 @@ export function CodeBlock({ id, label, code, copy, wrap }: { id: string; label: 
   );
 }
 
+/** A secret shown this once, with Copy (copy.js) and where Copy says it copied: a new token or key, a revealed webhook secret. */
+export function SecretValue({ id, secret }: { id: string; secret: string }) {
+  return (
+    <>
+      <div class="secret">
+        <code id={id}>{secret}</code>
+        <Button type="button" variant="secondary" data-copy={id} hidden>
+          Copy
+        </Button>
+      </div>
+      <p id={`${id}-status`} class="muted" aria-live="polite" />
+    </>
+  );
+}
+
 // Where an address or URL may wrap: after each of its separators, but never inside `://`.
 const BREAK_AFTER = /(?<=[@./?&=#])(?=[^\s/])/;
 

@@ -3,7 +3,7 @@ import type { SpamProtection, ThirdPartyCaptcha } from '../../domain/captcha-pro
 import { SECRET_MAX_LENGTH, type SecretState, type StoredSecretProvider } from '../../services/form-secrets.js';
 import type { FieldErrors } from '../field-errors.js';
 import type { FormWithPlan } from '../form-frame.js';
-import { Badge, Button, ButtonLink, CsrfInput, Panel, Time } from './components.js';
+import { Badge, Button, ButtonLink, CsrfInput, Panel, SecretValue, Time } from './components.js';
 import type { Frame } from './layout.js';
 
 /** The CAPTCHAs whose secret key the form stores (ALTCHA needs none). */
@@ -174,13 +174,7 @@ export function WebhookSecretPanel({ frame, form, secret }: { frame: Frame; form
       {secret ? (
         <>
           <p class="notice">Keep it on your server, like a password. Anyone who holds it can sign requests your receiver would accept.</p>
-          <div class="secret">
-            <code id="webhook-secret-value">{secret}</code>
-            <Button type="button" variant="secondary" data-copy="webhook-secret-value" hidden>
-              Copy
-            </Button>
-          </div>
-          <p id="webhook-secret-value-status" class="muted" aria-live="polite" />
+          <SecretValue id="webhook-secret-value" secret={secret} />
         </>
       ) : (
         <form method="post" action={`/forms/${form.id}/settings/webhook-secret#webhook-secret`} class="inline-form">

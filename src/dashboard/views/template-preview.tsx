@@ -83,11 +83,19 @@ export function EmailPreviewDocument({ preview, draft, kind }: { preview: EmailP
 }
 
 /** What stops the template from rendering, each problem at its line. */
-export function PreviewProblemsDocument({ problems, detail }: { problems: TemplateError[]; detail: string }) {
+export function PreviewProblemsDocument({
+  problems,
+  detail,
+  title = 'The template cannot be rendered',
+}: {
+  problems: TemplateError[];
+  detail: string;
+  title?: string;
+}) {
   return (
-    <PreviewShell title="The template cannot be rendered">
+    <PreviewShell title={title}>
       <div class="problems" role="alert">
-        <h1>The template cannot be rendered</h1>
+        <h1>{title}</h1>
         <p>{detail}</p>
         <ul>
           {problems.map((problem) => (

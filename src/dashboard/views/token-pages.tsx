@@ -1,4 +1,4 @@
-import { Button, ConfirmForm, Panel, Time } from './components.js';
+import { ConfirmForm, Panel, SecretValue, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { ApiNotes } from './token-form.js';
 import { ScopeList, type TokenItem } from './tokens-page.js';
@@ -18,13 +18,7 @@ export function ShownOnce({ secret }: { secret: string }) {
       <p class="notice">
         <strong>Copy it now: it will not be shown again.</strong> Only a fingerprint of it is kept, so nobody can show it to you later.
       </p>
-      <div class="secret">
-        <code id="new-token">{secret}</code>
-        <Button type="button" variant="secondary" data-copy="new-token" hidden>
-          Copy
-        </Button>
-      </div>
-      <p id="new-token-status" class="muted" aria-live="polite" />
+      <SecretValue id="new-token" secret={secret} />
     </>
   );
 }

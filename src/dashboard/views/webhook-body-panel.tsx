@@ -4,7 +4,7 @@ import type { FieldErrors } from '../field-errors.js';
 import type { TemplateError } from '../template-errors.js';
 import { Button, CsrfInput, Panel } from './components.js';
 import { formPath } from './form-layout.js';
-import { PreviewShell } from './template-preview.js';
+import { PreviewProblemsDocument, PreviewShell } from './template-preview.js';
 
 /** The frame the preview is posted into (the Preview button's `formtarget`). */
 export const WEBHOOK_BODY_PREVIEW_FRAME = 'webhook-body-preview';
@@ -160,22 +160,7 @@ export function WebhookBodyPanel({ formId, csrf, format, template, errors, hasWe
 export function WebhookBodyPreviewDocument({ preview, problems }: { preview: BodyPreview; problems: TemplateError[] }) {
   const filled = preview.example.from === 'latest' ? 'the form’s latest submission' : 'sample data';
   if (!preview.ok) {
-    return (
-      <PreviewShell title="The webhook body cannot be made">
-        <div class="problems" role="alert">
-          <h1>The webhook body cannot be made</h1>
-          <p>{`With ${filled}, the template gives no valid body:`}</p>
-          <ul>
-            {problems.map((problem) => (
-              <li key={`${problem.line}:${problem.message}`}>
-                {problem.line !== null ? `Line ${problem.line}: ` : ''}
-                {problem.message}
-              </li>
-            ))}
-          </ul>
-        </div>
-      </PreviewShell>
-    );
+    return <PreviewProblemsDocument title="The webhook body cannot be made" detail={`With ${filled}, the template gives no valid body:`} problems={problems} />;
   }
   return (
     <PreviewShell title="Preview of the webhook body">
