@@ -13,6 +13,7 @@ import { addSharedSchemas, registerOpenApi } from './http/openapi.js';
 import { answerFrameworkError, installClosingAnswer, installProblemHandler } from './http/problem-handler.js';
 import { answerClientError, ignoreUnknownExpectations } from './web/client-error.js';
 import { installHostCheck } from './http/host-check.js';
+import { installAuditScene } from './web/audit-scene.js';
 
 import { ConnectionDrain, type DrainOptions, type DrainOutcome, KEEP_ALIVE_TIMEOUT_MS } from './web/connection-drain.js';
 import { installJsonParser } from './http/json-body.js';
@@ -27,6 +28,7 @@ import { registerHealthRoute } from './http/routes/health.js';
 import { registerMetrics } from './http/routes/metrics.js';
 import { registerFileRoutes } from './http/routes/v1/files.js';
 import { registerHookRoutes } from './http/routes/v1/hooks.js';
+import { registerAuditEventRoutes } from './http/routes/v1/audit-events.js';
 import { registerFormRoutes } from './http/routes/v1/forms.js';
 import { registerMeRoutes } from './http/routes/v1/me.js';
 import { registerSubmissionRoutes } from './http/routes/v1/submissions.js';
@@ -195,6 +197,11 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
   const api = baseServer(ctx, logger, 2 * 1024 * 1024, { outside: API_PREFIX, page: notFoundPage, problemPage: refusedRequestPage });
   // first of all hooks: a request for another host name reaches no rate limit, session or route
   installHostCheck(api, () => ctx.config.publicUrl);
+  // who and from where, for the audit log: the dashboard's session, or the API's token (read when an event is recorded)
+  await installAuditScene(api, API_PREFIX, (request) => {
+    if (request.account) return { userId: request.account.user.id, email: request.account.user.email };
+    return request.principal ? { userId: request.principal.userId, email: null } : null;
+  });
 
   const apiConnections = new ConnectionDrain(api.server);
   limitConnections(api.server, connectionLimitOptions(ctx, logger, 'api'));
@@ -233,6 +240,7 @@ export async function buildSurfaces(ctx: AppContext, logger: FastifyBaseLogger):
       registerTemplateRoutes(typed, ctx);
       registerFileRoutes(typed, ctx);
       registerHookRoutes(typed, ctx);
+      registerAuditEventRoutes(typed, ctx);
     },
     { prefix: API_PREFIX },
   );

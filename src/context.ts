@@ -18,6 +18,9 @@ import { FileLinks } from './files/signed-links.js';
 import { SubmissionFiles } from './services/submission-files.js';
 import { createAutoresponderChecker } from './mail/template-check.js';
 import { AdminService } from './services/admin.js';
+import { AuditLog } from './services/audit-log.js';
+import { AuditEvents } from './services/audit-events.js';
+import { currentAuditScene } from './web/audit-scene.js';
 import { InstanceSettings } from './services/instance-settings.js';
 import { SetupService } from './services/setup.js';
 import { PlanRules } from './domain/plans.js';
@@ -29,6 +32,13 @@ import { PasswordResetService } from './services/password-resets.js';
 import { InvitationService } from './services/invitations.js';
 import { CONFIRMATIONS_PER_INSTANCE_HOUR, RecipientService, type WithheldBy } from './services/recipients.js';
 import { SessionService } from './services/sessions.js';
+import { SealedValues } from './services/sealed-values.js';
+import { OidcAccounts } from './services/oidc-accounts.js';
+import { OidcClient } from './services/oidc-client.js';
+import { OidcSettings } from './services/oidc-settings.js';
+import { TwoFactorService } from './services/two-factor.js';
+import { RememberedBrowsers } from './services/remembered-browsers.js';
+import { PasskeyService } from './services/passkeys.js';
 import { SignupLinks } from './services/signup-links.js';
 import { SignupService } from './services/signups.js';
 import { ErasureService } from './services/erasure.js';
@@ -76,6 +86,18 @@ export interface AppContext {
   /** The first account and how the installation is used (the "Set up Formgate" page). */
   setup: SetupService;
   tokens: TokenService;
+  /** Second factors: an authenticator app and recovery codes (issue 43). */
+  twoFactor: TwoFactorService;
+  /** Browsers that skip the second factor for 30 days. */
+  rememberedBrowsers: RememberedBrowsers;
+  /** Passkeys (WebAuthn): add, name, remove; sign in with one alone or as the second factor (issue 43, item 2). */
+  passkeys: PasskeyService;
+  /** Single sign-on's settings: FORMGATE_OIDC_* over the admin page's /admin/sign-in (issue 43, item 3). */
+  oidcSettings: OidcSettings;
+  /** The OpenID Connect relying party: discovery, the code flow with PKCE, the ID token's checks. */
+  oidcClient: OidcClient;
+  /** Which account the provider's person is: links by `sub`, verified emails, new accounts, membership rules. */
+  oidcAccounts: OidcAccounts;
   /** The workspaces' automation-tool keys (issue 42, item 1). */
   automationKeys: AutomationKeys;
   /** The automation platforms' REST-hook subscriptions (issue 42, item 2). */
@@ -152,6 +174,10 @@ export interface AppContext {
   altchaSpent: AltchaSpentChallenges;
   /** The outcome of the last email and whether the SMTP server answers, for `/healthz`. */
   mailHealth: MailHealth;
+  /** The audit log: who changed what, when, from where (issue 43, item 4); the services record into it. */
+  audit: AuditLog;
+  /** The audit log as owners (their workspace) and the instance admin (everything) read it. */
+  auditEvents: AuditEvents;
   /** Prometheus metrics; null when FORMGATE_METRICS is off, so that nothing counts per request. */
   metrics: Metrics | null;
   /** Where each problem code is documented: `{publicUrl}/docs/errors`. */
@@ -179,24 +205,25 @@ export async function openContext(config: Config, options: { existing?: boolean;
     const instance = new InstanceSettings(database, config);
     await instance.refresh();
     const plans = new PlanRules(() => instance.usage());
-    const users = new UserService(database, config.defaultPlan);
-    const workspaces = new WorkspaceService(database, users, config, plans);
+    const audit = new AuditLog(database, currentAuditScene, (group) => metrics?.auditRecorded(group));
+    const users = new UserService(database, config.defaultPlan, audit);
+    const workspaces = new WorkspaceService(database, users, config, plans, audit);
     const metrics = config.metrics.enabled ? new Metrics() : null;
     metrics?.addressChecksOff(config.allowPrivateWebhooks);
     const recipients = new RecipientService(database, config, withheldLinkLog(metrics, options.logger));
     const files = openFileStore(config.files, metrics);
     const outbound = new OutboundGuard({ allowPrivate: config.allowPrivateWebhooks, allow: () => instance.webhookAllow() });
-    const forms = new FormService(database, workspaces, outbound, recipients, files);
-    const submissions = new SubmissionService(database, workspaces, forms, config, files);
-    const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs });
-    const team = new TeamService(database, workspaces, recipients);
-    const automationKeys = new AutomationKeys(database, team);
+    const forms = new FormService(database, workspaces, outbound, recipients, audit, files);
+    const submissions = new SubmissionService(database, workspaces, forms, config, audit, files);
+    const sessions = new SessionService(database, { idleMs: config.sessionIdleMs, absoluteMs: config.sessionMaxAgeMs }, audit);
+    const team = new TeamService(database, workspaces, recipients, audit);
+    const automationKeys = new AutomationKeys(database, team, audit);
     const fileLinks = new FileLinks(
       keyring,
       () => config.baseUrl,
       () => config.publicUrl,
     );
-    const submissionFiles = new SubmissionFiles(database, files, plans);
+    const submissionFiles = new SubmissionFiles(database, files, audit, plans);
     const deliverySwitch = new DeliverySwitch(database, { environmentPaused: config.deliveriesPaused });
     const submissionMarks = new SubmissionMarks(database);
     const triage = new TriageService(database, workspaces, submissionMarks, config);
@@ -212,40 +239,46 @@ export async function openContext(config: Config, options: { existing?: boolean;
       instance,
       plans,
       setup: new SetupService(users, instance),
-      tokens: new TokenService(database, config, automationKeys),
+      tokens: new TokenService(database, config, audit, automationKeys),
+      twoFactor: new TwoFactorService(database, new SealedValues(keyring.derive('formgate-two-factor')), audit),
+      rememberedBrowsers: new RememberedBrowsers(database, audit),
+      oidcSettings: new OidcSettings(database, config, new SealedValues(keyring.derive('formgate-oidc')), audit),
+      oidcClient: new OidcClient(),
+      oidcAccounts: new OidcAccounts(database, users, plans, audit),
+      passkeys: new PasskeyService(database, config, audit),
       automationKeys,
-      hooks: new HookService(database, workspaces, outbound),
+      hooks: new HookService(database, workspaces, outbound, audit),
       sessions,
-      passwordResets: new PasswordResetService(database, users, sessions, config),
+      passwordResets: new PasswordResetService(database, users, sessions, config, audit),
       signups: new SignupService(database, users, new SignupLinks(keyring), config),
       workspaces,
-      workspaceDeletion: new WorkspaceDeletion(database, workspaces, team, files),
-      admin: new AdminService(database, workspaces, instance, files),
+      workspaceDeletion: new WorkspaceDeletion(database, workspaces, team, files, audit),
+      admin: new AdminService(database, workspaces, instance, audit, files),
       team,
-      invitations: new InvitationService(database, users, team, config),
+      invitations: new InvitationService(database, users, team, config, audit),
       forms,
       recipients,
       submissions,
-      exports: new ExportService(submissions, forms, workspaces, { files: submissionFiles, links: fileLinks }, triage),
-      erasure: new ErasureService(database, workspaces, metrics, files),
-      templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom }), config),
+      exports: new ExportService(submissions, forms, workspaces, audit, { files: submissionFiles, links: fileLinks }, triage),
+      erasure: new ErasureService(database, workspaces, audit, metrics, files),
+      templates: new TemplateService(database, forms, createAutoresponderChecker({ spamd: config.spamd, mailFrom: config.mailFrom }), config, audit),
       deliveries: new DeliveryService(database, () => instance.usage()),
       deliverySwitch,
-      deliveryPause: new DeliveryPauseService(database, deliverySwitch),
+      deliveryPause: new DeliveryPauseService(database, deliverySwitch, audit),
       stats: new StatsService(database, forms),
       testSubmissions: new TestSubmissionService(database, forms, () => instance.usage()),
-      chatChannels: new ChatChannelService(database, forms, { outbound, telegramApiUrl: config.telegramApiUrl }, () => instance.usage()),
-      destinations: new DestinationService(database, forms, { outbound, apis: config.destinationApis }, () => instance.usage()),
-      webhookBodies: new WebhookBodyService(database, forms),
+      chatChannels: new ChatChannelService(database, forms, { outbound, telegramApiUrl: config.telegramApiUrl }, audit, () => instance.usage()),
+      destinations: new DestinationService(database, forms, { outbound, apis: config.destinationApis }, audit, () => instance.usage()),
+      webhookBodies: new WebhookBodyService(database, forms, audit),
       outbound,
       visitors: new VisitorLoad(),
       files,
       submissionFiles,
       submissionMarks,
       triage,
-      labels: new LabelService(database, workspaces, submissionMarks),
+      labels: new LabelService(database, workspaces, submissionMarks, audit),
       savedViews: new SavedViewService(database, workspaces),
-      spamDigests: new SpamDigests(database, workspaces, notSpamLinks, config),
+      spamDigests: new SpamDigests(database, workspaces, notSpamLinks, config, audit),
       assignedDigests: new AssignedDigests(database, workspaces, config),
       notSpamLinks,
       spamVerdicts: new SpamVerdicts(database, forms, submissions, submissionMarks, plans),
@@ -254,6 +287,8 @@ export async function openContext(config: Config, options: { existing?: boolean;
       altchaSpent,
       fileLinks,
       mailHealth: new MailHealth(config),
+      audit,
+      auditEvents: new AuditEvents(audit, workspaces, team),
       metrics,
       errorsDocUrl: () => `${config.publicUrl}/docs/errors`,
       isStorageUnavailable,

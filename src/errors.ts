@@ -57,7 +57,7 @@ export const PROBLEMS = {
     status: 403,
     title: 'Forbidden',
     summary:
-      "Dashboard: the account belongs to the workspace, but its role does not allow the change (only a workspace's owners invite people, revoke invitations and remove members), or it accepts an invitation sent to another e-mail address. Nothing changed.",
+      "Dashboard: the account belongs to the workspace, but its role does not allow the change (only a workspace's owners invite people, revoke invitations and remove members), or it accepts an invitation sent to another e-mail address. Nothing changed. API: a workspace's audit events are for its owners' tokens only, never an automation-tool key's.",
   },
   not_found: {
     status: 404,

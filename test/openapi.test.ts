@@ -100,6 +100,14 @@ const ADDITIONS: SpecOperation[] = [
   { method: 'get', path: '/hooks', scope: 'submissions:read', query: { ...PAGE, workspaceId: false }, success: 200, body: false },
   { method: 'delete', path: '/hooks/{hookId}', scope: 'submissions:read', query: {}, success: 204, body: false },
   { method: 'get', path: '/hooks/samples/{event}', scope: 'submissions:read', query: { formId: false, workspaceId: false }, success: 200, body: false },
+  {
+    method: 'get',
+    path: '/workspaces/{workspaceId}/audit-events',
+    scope: 'workspaces:read',
+    query: { ...PAGE, group: false, actor: false, from: false, to: false },
+    success: 200,
+    body: false,
+  },
 ];
 
 /** Every operation of the spec is built, and the additions: the document must describe each of them. */

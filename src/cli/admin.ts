@@ -22,6 +22,8 @@ const stderrLog = { info: (message: string) => void process.stderr.write(`formga
 /** Runs a command on the existing database (the other command files use it too); a refusal names that database, so a wrong folder or URL shows at once. */
 export async function withContext<T>(config: Config, fn: (ctx: AppContext) => Promise<T>): Promise<T> {
   const ctx = await openContext(config, { existing: true, logger: stderrLog });
+  // the audit log says these changes came from a command run on the server
+  ctx.audit.outside = 'cli';
   try {
     return await fn(ctx);
   } catch (error) {
@@ -49,6 +51,22 @@ export function createUser(config: Config, email: string, password?: string): Pr
     return {
       json: { user: { id: user.id, email: user.email }, workspace: toWorkspaceResource(workspace, ctx.plans) },
       text: [`Created account ${user.email} (${user.id}).`, `Its workspace: ${workspace.id} ("${workspace.name}", plan ${workspace.plan}).`],
+    };
+  });
+}
+
+/** A person lost their app, their recovery codes and their passkeys: the operator turns them off, and the password alone signs in again. */
+export function resetTwoFactor(config: Config, email: string): Promise<CommandResult> {
+  return withContext(config, async (ctx) => {
+    const user = await ctx.users.requireByEmail(email);
+    const removed = await ctx.twoFactor.reset(user.id);
+    const sessionsEnded = await ctx.sessions.endAll(user.id);
+    return {
+      json: { userId: user.id, email: user.email, ...removed, sessionsEnded },
+      text: [
+        `Turned off the second factors of ${user.email}: ${removed.app ? 'its authenticator app, ' : ''}${removed.passkeys} passkey(s), ${removed.rememberedBrowsers} remembered browser(s); ${sessionsEnded} session(s) ended.`,
+        'Its password alone signs in now; ask its owner to set up a second factor again.',
+      ],
     };
   });
 }

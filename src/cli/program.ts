@@ -78,6 +78,12 @@ users
   .option('--password <password>', 'dashboard password, at least 8 characters')
   .addOption(jsonOption())
   .action((o) => run((c) => admin.createUser(c, o.email, o.password))());
+users
+  .command('reset-two-factor')
+  .description('turn off an account’s second factors (its app, recovery codes, passkeys, remembered browsers) and end its sessions, when its owner lost them')
+  .requiredOption('--email <email>', 'the account’s e-mail address')
+  .addOption(jsonOption())
+  .action((o) => run((c) => admin.resetTwoFactor(c, o.email))());
 
 const tokens = program.command('tokens').description('API tokens');
 tokens

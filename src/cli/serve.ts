@@ -10,6 +10,7 @@ import { startDelivery } from '../jobs/delivery.js';
 import { proxyTrustWarning } from '../net/client-address.js';
 import { startSearchIndexing } from '../jobs/search-indexer.js';
 import { startDeliveryPurge } from '../jobs/delivery-purge.js';
+import { startAuditPurge } from '../jobs/audit-purge.js';
 import { startSpamPurge } from '../jobs/spam-purge.js';
 import { startSpamDigests } from '../jobs/spam-digest.js';
 import { startAssignedDigests } from '../jobs/assigned-digest.js';
@@ -103,6 +104,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
   const stopAssignedDigests = startAssignedDigests(ctx, logger);
   const stopAltchaPurge = startAltchaPurge(ctx, logger);
   const stopDeliveryPurge = startDeliveryPurge(ctx, logger);
+  const stopAuditPurge = startAuditPurge(ctx, logger);
   const stopRetention = startSubmissionRetention(ctx, logger);
   const stopFileSweep = startFileSweep(ctx, logger);
   const delivery = startDelivery(ctx, logger);
@@ -143,6 +145,7 @@ export async function serve(config: Config, explicit: { publicUrl: boolean; subm
       stopAssignedDigests();
       stopAltchaPurge();
       stopDeliveryPurge();
+      stopAuditPurge();
       stopRetention();
       stopFileSweep();
       // deliveries wind down from the signal: the other instances take what is due meanwhile

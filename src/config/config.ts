@@ -23,6 +23,7 @@ import {
 import { envName, type RawEnv } from './env.js';
 import { type ConnectionLimitsConfig, parseConnectionLimits } from './connections.js';
 import { parseSpamJudges, type SpamJudgesConfig } from './spam-judges.js';
+import { type OidcEnvironment, parseOidcEnvironment } from './oidc.js';
 
 export { ConfigError } from './checks.js';
 
@@ -95,6 +96,8 @@ export interface Config {
   spamRetentionMs: number;
   /** Finished deliveries (jobs, their tries, written .eml files) are removed this long after they finished; null: kept forever. */
   deliveryRetentionMs: number | null;
+  /** Audit events are removed this long after they were recorded; null: kept forever (FORMGATE_AUDIT_RETENTION_DAYS). */
+  auditRetentionMs: number | null;
   /** Where uploaded files go (FORMGATE_FILES): a folder, by default `files/` beside the SQLite database (or in the data folder), or an S3-compatible bucket. */
   files: FilesConfig;
   /** Each captcha provider's verify endpoint (stand-in servers in tests). */
@@ -127,6 +130,8 @@ export interface Config {
   metrics: MetricsAccess;
   /** FORMGATE_DELIVERIES=paused: no delivery leaves this instance, whatever the database's switch says. */
   deliveriesPaused: boolean;
+  /** Single sign-on as FORMGATE_OIDC_* set it; the admin page's /admin/sign-in fills in the rest (services/oidc-settings.ts). */
+  oidc: OidcEnvironment;
   /** On SIGTERM, how long the instance keeps serving with /healthz at 503 `stopping` before it closes its listeners; 0: none. */
   drainWindowMs: number;
 }
@@ -411,6 +416,8 @@ export function buildConfig(raw: RawEnv): Config {
     connections: parseConnectionLimits(raw),
     spamRetentionMs: parseDays(raw.spamRetentionDays, 30, 'spamRetentionDays') * 86_400_000,
     deliveryRetentionMs: parseRetention(raw.deliveryRetentionDays, 30, 'deliveryRetentionDays'),
+    // `forever` says it in words; 0 and off mean the same, as for the other retention variables
+    auditRetentionMs: parseRetention(raw.auditRetentionDays?.trim().toLowerCase() === 'forever' ? 'off' : raw.auditRetentionDays, 365, 'auditRetentionDays'),
     slackApiUrl: raw.slackApiUrl ? parseUrl(raw.slackApiUrl, 'slackApiUrl') : 'https://slack.com/api',
     telegramApiUrl: raw.telegramApiUrl ? parseUrl(raw.telegramApiUrl, 'telegramApiUrl') : 'https://api.telegram.org',
     destinationApis: {
@@ -423,6 +430,7 @@ export function buildConfig(raw: RawEnv): Config {
     },
     spamd: parseSpamdUrl(raw.spamdUrl),
     spamJudges: parseSpamJudges(raw),
+    oidc: parseOidcEnvironment(raw),
     signup: parseChoice(raw.signup, SIGNUP_MODES, 'invite', 'signup'),
     defaultPlan: parseChoice(raw.defaultPlan?.trim() || undefined, PLANS, 'FREE', 'defaultPlan', true),
     defaultPlanFromEnvironment: (raw.defaultPlan?.trim() ?? '') !== '',

@@ -26,6 +26,7 @@ export interface RawEnv {
   logLevel?: string;
   spamRetentionDays?: string;
   deliveryRetentionDays?: string;
+  auditRetentionDays?: string;
   files?: string;
   botpoisonVerifyUrl?: string;
   recaptchaVerifyUrl?: string;
@@ -57,6 +58,13 @@ export interface RawEnv {
   maxConnections?: string;
   maxConnectionsPerAddress?: string;
   firstRequestTimeout?: string;
+  oidcIssuer?: string;
+  oidcClientId?: string;
+  oidcClientSecret?: string;
+  oidcName?: string;
+  oidcSignup?: string;
+  oidcOnly?: string;
+  oidcMembership?: string;
 }
 
 const NAMES: Record<keyof RawEnv, string> = {
@@ -84,6 +92,7 @@ const NAMES: Record<keyof RawEnv, string> = {
   logLevel: 'FORMGATE_LOG_LEVEL',
   spamRetentionDays: 'FORMGATE_SPAM_RETENTION_DAYS',
   deliveryRetentionDays: 'FORMGATE_DELIVERY_RETENTION_DAYS',
+  auditRetentionDays: 'FORMGATE_AUDIT_RETENTION_DAYS',
   files: 'FORMGATE_FILES',
   botpoisonVerifyUrl: 'FORMGATE_BOTPOISON_VERIFY_URL',
   recaptchaVerifyUrl: 'FORMGATE_RECAPTCHA_VERIFY_URL',
@@ -115,6 +124,13 @@ const NAMES: Record<keyof RawEnv, string> = {
   maxConnections: 'FORMGATE_MAX_CONNECTIONS',
   maxConnectionsPerAddress: 'FORMGATE_MAX_CONNECTIONS_PER_ADDRESS',
   firstRequestTimeout: 'FORMGATE_FIRST_REQUEST_TIMEOUT',
+  oidcIssuer: 'FORMGATE_OIDC_ISSUER',
+  oidcClientId: 'FORMGATE_OIDC_CLIENT_ID',
+  oidcClientSecret: 'FORMGATE_OIDC_CLIENT_SECRET',
+  oidcName: 'FORMGATE_OIDC_NAME',
+  oidcSignup: 'FORMGATE_OIDC_SIGNUP',
+  oidcOnly: 'FORMGATE_OIDC_ONLY',
+  oidcMembership: 'FORMGATE_OIDC_MEMBERSHIP',
 };
 
 export function envName(key: keyof RawEnv): string {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sendText } from './render.js';
 
@@ -10,6 +11,15 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.svg': 'image/svg+xml',
+};
+
+/**
+ * Scripts of packages, served under a name of ours from the package's own minified build in
+ * node_modules (as the ALTCHA widget is: src/submit/altcha-routes.ts), never a copy kept here.
+ */
+const PACKAGE_SCRIPTS: Record<string, () => string> = {
+  // the passkey ceremonies' browser side (assets/passkeys.js uses its `SimpleWebAuthnBrowser`); its entry is esm/index.js
+  'webauthn.js': () => path.join(path.dirname(fileURLToPath(import.meta.resolve('@simplewebauthn/browser'))), '../dist/bundle/index.umd.min.js'),
 };
 
 interface Asset {
@@ -27,8 +37,9 @@ function loadAsset(file: string): Asset | null {
   if (asset !== undefined) return asset;
   const type = TYPES[file.slice(file.lastIndexOf('.'))];
   asset = null;
-  if (type && /^[a-z0-9-]+\.[a-z]+$/.test(file) && fs.existsSync(`${ASSETS_DIR}${file}`)) {
-    const body = fs.readFileSync(`${ASSETS_DIR}${file}`);
+  const source = Object.hasOwn(PACKAGE_SCRIPTS, file) ? PACKAGE_SCRIPTS[file]!() : `${ASSETS_DIR}${file}`;
+  if (type && /^[a-z0-9-]+\.[a-z]+$/.test(file) && fs.existsSync(source)) {
+    const body = fs.readFileSync(source);
     asset = { body, type, version: createHash('sha256').update(body).digest('hex').slice(0, 10) };
   }
   assets.set(file, asset);

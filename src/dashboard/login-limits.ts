@@ -38,6 +38,7 @@ export class LoginLimits {
   private readonly perAccountAndAddress: Flexible.RateLimiterAbstract | null;
   private readonly perDevice: Flexible.RateLimiterAbstract | null;
   private readonly perAddress: Flexible.RateLimiterAbstract | null;
+  private readonly perSecondFactor: Flexible.RateLimiterAbstract | null;
 
   constructor(
     config: Pick<Config, 'rateLimitLoginAccount' | 'rateLimitLoginAddress'>,
@@ -48,6 +49,7 @@ export class LoginLimits {
     this.perAccountAndAddress = limiter(config.rateLimitLoginAccount, 'rl-login-pair', redis);
     this.perDevice = limiter(config.rateLimitLoginAccount, 'rl-login-device', redis);
     this.perAddress = limiter(config.rateLimitLoginAddress, 'rl-login-address', redis);
+    this.perSecondFactor = limiter(config.rateLimitLoginAccount, 'rl-login-second-factor', redis);
   }
 
   /** Counts an attempt at the account's password from this request's browser and address; a refusal means the password must not be checked at all. */
@@ -77,6 +79,22 @@ export class LoginLimits {
       device ? this.perDevice?.delete(device) : undefined,
       this.perAddress?.reward(visitorKey(ip), 1),
     ]);
+  }
+
+  /**
+   * Counts a try at the account's second factor (a code or a passkey after the password). Apart
+   * from the password's counts, and not given back when the password is right again: whoever knows
+   * the password cannot earn fresh guesses at the code by signing in anew. Also per client address.
+   */
+  async secondFactorAttempt(request: FastifyRequest, userId: string): Promise<Refusal | null> {
+    const fromAddress = await consume(this.perAddress, visitorKey(request.ip));
+    if (fromAddress) return fromAddress;
+    return consume(this.perSecondFactor, userId);
+  }
+
+  /** The second factor was right: its count starts anew. */
+  async secondFactorSucceeded(request: FastifyRequest, userId: string): Promise<void> {
+    await Promise.all([this.perSecondFactor?.delete(userId), this.perAddress?.reward(visitorKey(request.ip), 1)]);
   }
 
   /** A reset link proved the mailbox: the browser that used it becomes known to the account. */

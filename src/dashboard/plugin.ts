@@ -19,6 +19,7 @@ import { CROSS_SITE_DETAIL, PageError } from './page-error.js';
 import { sendPage } from './render.js';
 import { registerAccountRoutes } from './routes/account.js';
 import { registerAdminRoutes } from './routes/admin.js';
+import { registerAuditRoutes } from './routes/audit.js';
 import { registerDeliveryRoutes } from './routes/deliveries.js';
 import { registerFormSetupRoutes } from './routes/form-setup.js';
 import { registerExportRoutes } from './routes/export.js';
@@ -28,6 +29,13 @@ import { registerFormChannelRoutes } from './routes/form-channels.js';
 import { registerFormDestinationRoutes } from './routes/form-destinations.js';
 import { registerWebhookBodyRoutes } from './routes/webhook-body.js';
 import { registerLoginRoutes } from './routes/login.js';
+import { registerTwoFactorRoutes } from './routes/two-factor.js';
+import { registerPasskeyRoutes } from './routes/passkeys.js';
+import { registerPasskeySignInRoutes } from './routes/passkey-sign-in.js';
+import { registerOidcRoutes } from './routes/oidc.js';
+import { registerAdminSignInRoutes } from './routes/admin-sign-in.js';
+import { registerSessionRoutes } from './routes/sessions.js';
+import { SignInFlow } from './sign-in.js';
 import { registerPasswordResetRoutes } from './routes/password-reset.js';
 import { registerRecipientRoutes } from './routes/recipients.js';
 import { registerNotSpamLinkRoutes } from './routes/not-spam-links.js';
@@ -109,7 +117,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
     // A token is good for the session it was made in only (or for no session, on the login pages).
     getUserInfo: csrfUserInfo,
   });
-  installSessions(app, ctx.sessions, session);
+  installSessions(app, ctx.sessions, session, () => ctx.instance.requireTwoFactor());
   // every change a page makes carries the token (the Origin check has run before)
   const checkCsrf = csrfChecker(cookieKeys, csrfCookie, csrfUserInfo);
   app.addHook('preHandler', (request, reply, done) => {
@@ -124,7 +132,14 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   const signupLimits = new SignupEmailLimits(limits, redis);
   registerSetupRoutes(app, ctx, session, signupLimits);
   registerSignupRoutes(app, ctx, session, signupLimits);
-  registerLoginRoutes(app, ctx, session, limits);
+  const signIn = new SignInFlow(ctx, session);
+  registerLoginRoutes(app, ctx, signIn, limits);
+  registerTwoFactorRoutes(app, ctx, signIn, limits);
+  registerPasskeySignInRoutes(app, ctx, signIn, limits);
+  registerPasskeyRoutes(app, ctx, session, limits);
+  registerOidcRoutes(app, ctx, signIn, limits);
+  registerAdminSignInRoutes(app, ctx);
+  registerSessionRoutes(app, ctx);
   registerPasswordResetRoutes(app, ctx, session, limits);
   registerAccountRoutes(app, ctx, session, limits);
   registerWorkspaceHomeRoutes(app, ctx);
@@ -136,6 +151,7 @@ export async function dashboard(app: FastifyInstance, { ctx, redis, submit, sear
   registerWorkspaceDeleteRoutes(app, ctx);
   registerErasureRoutes(app, ctx, exportLimits);
   registerAdminRoutes(app, ctx, redis);
+  registerAuditRoutes(app, ctx);
   registerMembersRoutes(app, ctx);
   registerMemberRemovalRoutes(app, ctx);
   registerInvitationRoutes(app, ctx, session);

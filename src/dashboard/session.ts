@@ -21,14 +21,23 @@ export function sessionCookie(config: Pick<Config, 'publicUrl'>): SessionCookie 
   return { name: secure ? '__Host-fg_session' : 'fg_session', secure };
 }
 
-/** Reads the session cookie of every dashboard request into `request.account`. */
-export function installSessions(app: FastifyInstance, sessions: SessionService, cookie: SessionCookie): void {
+/**
+ * Reads the session cookie of every dashboard request into `request.account`, with whether the
+ * account must set up a second factor first (`requireTwoFactor`: the admin's rule for everyone).
+ */
+export function installSessions(app: FastifyInstance, sessions: SessionService, cookie: SessionCookie, requireTwoFactor: () => boolean): void {
   app.decorateRequest('account', null);
   app.addHook('onRequest', async (request) => {
     const secret = request.cookies[cookie.name];
-    if (secret) request.account = await sessions.resolve(secret);
+    if (!secret) return;
+    const account = await sessions.resolve(secret);
+    if (account) account.mustSetUpSecondFactor = account.user.secondFactorAt === null && (account.secondFactorRequiredByWorkspace || requireTwoFactor());
+    request.account = account;
   });
 }
+
+// What an account that must set up a second factor may still reach: the pages that set one up.
+const SECOND_FACTOR_SET_UP = /^\/account\/(?:two-factor|passkeys)(?:[/?]|$)/;
 
 /** Starts a session at login, replacing any the browser came with (a planted cookie never becomes a login). */
 export async function startSession(
@@ -37,10 +46,11 @@ export async function startSession(
   sessions: SessionService,
   cookie: SessionCookie,
   userId: string,
+  secondFactor = false,
 ): Promise<void> {
   const old = request.cookies[cookie.name];
   if (old) await sessions.end(old);
-  const { secret, expiresAt } = await sessions.start(userId);
+  const { secret, expiresAt } = await sessions.start(userId, { userAgent: request.headers['user-agent'] ?? null, ip: request.ip, secondFactor });
   reply.setCookie(cookie.name, secret, { path: '/', httpOnly: true, sameSite: 'lax', secure: cookie.secure, expires: new Date(expiresAt) });
 }
 
@@ -56,6 +66,7 @@ export async function endSession(request: FastifyRequest, reply: FastifyReply, s
  * comes back here afterwards; a change (whose form may have outlived its session) goes to the login page.
  */
 export async function requireAccount(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.account?.mustSetUpSecondFactor && !SECOND_FACTOR_SET_UP.test(request.url)) return seeOther(reply, '/account/two-factor');
   if (request.account) return;
   const back = request.method === 'GET' ? `?next=${encodeURIComponent(request.url)}` : '';
   await seeOther(reply, `/login${back}`);

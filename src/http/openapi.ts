@@ -10,6 +10,7 @@ import { ReturnedSubmissionSchema, SpamSubmissionSchema } from '../schemas/spam-
 import { TriagedSubmissionSchema, TriageSchema } from '../schemas/triage.js';
 import { TokenSchema } from '../schemas/token.js';
 import { HookSchema } from '../schemas/hook.js';
+import { AuditEventSchema } from '../schemas/audit-event.js';
 import { WorkspaceSchema } from '../schemas/workspace.js';
 
 /** The mark of an operation whose request body may be left out (`requestBody.required: false`). */
@@ -45,6 +46,7 @@ export function addSharedSchemas(app: FastifyInstance): void {
     TriagedSubmissionSchema,
     TemplateSchema,
     HookSchema,
+    AuditEventSchema,
   ];
   for (const schema of schemas) app.addSchema(schema);
 }

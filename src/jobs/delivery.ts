@@ -59,7 +59,19 @@ function logDeliverySwitch(deliverySwitch: DeliverySwitch, log: Pick<Logger, 'in
 export function startDelivery(
   ctx: Pick<
     AppContext,
-    'config' | 'database' | 'forms' | 'visitors' | 'mailHealth' | 'metrics' | 'recipients' | 'deliverySwitch' | 'fileLinks' | 'plans' | 'instance' | 'outbound'
+    | 'config'
+    | 'database'
+    | 'forms'
+    | 'visitors'
+    | 'mailHealth'
+    | 'metrics'
+    | 'recipients'
+    | 'deliverySwitch'
+    | 'fileLinks'
+    | 'plans'
+    | 'instance'
+    | 'outbound'
+    | 'audit'
   >,
   logger: Logger,
   options: WorkerOptions = {},
@@ -90,9 +102,12 @@ export function startDelivery(
     }),
   };
   // the automation platforms' subscriptions (services/hooks.ts)
-  channels[HOOK_KIND] = new HookChannel(ctx.database, ctx.outbound, files, (hook, reason, why) => {
+  channels[HOOK_KIND] = new HookChannel(ctx.database, ctx.outbound, files, async (hook, reason, why) => {
     ctx.metrics?.hookRemoved(reason);
     log.warn({ hookId: hook.id, targetUrl: hook.targetUrl, reason }, `an automation platform’s subscription was removed: ${why}`);
+    // by Formgate itself: the audit log names its host only, as for a removal by hand (services/hooks.ts)
+    const target = { kind: 'hook', id: hook.id, name: URL.canParse(hook.targetUrl) ? new URL(hook.targetUrl).host : null };
+    await ctx.audit.record({ action: 'hook.removed', workspaceId: hook.workspaceId, target, details: { reason, why } });
   });
   // one channel object for every chat service (Slack webhook, Discord, Teams, Telegram): the job's kind says which
   const chat = new ChatChannelDelivery(ctx.database, { outbound: ctx.outbound, telegramApiUrl: ctx.config.telegramApiUrl }, files, ctx.config);

@@ -46,6 +46,8 @@ export async function applyRetention(
   limits: RetentionLimits = {},
   /** Where the deleted submissions' files are removed after each batch; without it, the sweep removes them. */
   files: FileStore | null = null,
+  /** Told, for the audit log, how many of a form's submissions went in this run (after its last batch). */
+  deletedOf: (form: { id: string; workspaceId: string }, count: number) => Promise<void> = async () => {},
 ): Promise<RetentionResult> {
   const batchSize = limits.batchSize ?? RETENTION_BATCH;
   const maxBatches = limits.maxBatches ?? RETENTION_BATCHES_PER_RUN;
@@ -71,6 +73,7 @@ export async function applyRetention(
           result.more = true;
           result.deleted += formDeleted;
           if (formDeleted > 0) result.forms++;
+          if (formDeleted > 0) await deletedOf(form, formDeleted);
           return result;
         }
         await slice.yieldIfDue();
@@ -96,6 +99,7 @@ export async function applyRetention(
       }
       result.deleted += formDeleted;
       if (formDeleted > 0) result.forms++;
+      if (formDeleted > 0) await deletedOf(form, formDeleted);
     }
     if (forms.length < FORM_PAGE) return result;
     afterId = forms[forms.length - 1]!.id;
@@ -109,7 +113,14 @@ export async function applyRetention(
 export function startSubmissionRetention(ctx: AppContext, log: Logger): () => void {
   return runHourly(
     async () => {
-      const result = await applyRetention(ctx.database, Date.now(), {}, ctx.files);
+      const result = await applyRetention(ctx.database, Date.now(), {}, ctx.files, (form, count) =>
+        ctx.audit.record({
+          action: 'submissions.deleted',
+          workspaceId: form.workspaceId,
+          target: { kind: 'form', id: form.id },
+          details: { count, by: 'retention' },
+        }),
+      );
       ctx.metrics?.submissionsDeleted('retention', result.deleted);
       if (result.deleted > 0 || result.busy > 0) log.info(result, 'deleted submissions past their form’s retention');
       else log.debug(result, 'no submissions past their form’s retention');

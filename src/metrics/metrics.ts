@@ -28,6 +28,36 @@ export type SubmissionOutcome = 'accepted' | 'held' | 'spam' | 'dropped' | 'spam
 export type DeliveryOutcome = 'sent' | 'retried' | 'failed';
 /** Why submissions were deleted without anyone choosing them one by one: a form's retention, or erasing a person. */
 export type DeletionReason = 'retention' | 'erasure';
+/** How a sign-in by the OpenID provider ended (docs/operations.md, "Single sign-on"): in, asked to link, or refused and why. */
+export type OidcSignInResult =
+  | 'signed_in'
+  | 'created'
+  | 'linked'
+  | 'link_asked'
+  | 'confirmed'
+  | 'wrong_password'
+  | 'no_email'
+  | 'unverified_email'
+  | 'no_account'
+  | 'not_matched'
+  | 'disabled'
+  | 'not_this_account'
+  | 'provider_unreachable'
+  | 'provider_refused'
+  | 'invalid_callback';
+
+/** How a sign-in with a passkey ended (docs/operations.md, metrics): in (alone, or as the second step), or refused and why. */
+export type PasskeySignInResult =
+  | 'signed_in'
+  | 'second_factor'
+  | 'expired'
+  | 'replayed'
+  | 'unknown'
+  | 'invalid'
+  | 'cloned'
+  | 'disabled'
+  | 'sso_only'
+  | 'limited';
 
 // Seconds: a submission on SQLite takes ~1–5 ms, a slow dashboard page a second.
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -64,6 +94,11 @@ export class Metrics {
   private readonly assignedDigests: Counter;
   private readonly hooksRemoved: Counter;
   private readonly judgeAnswers: Counter<'judge' | 'outcome'>;
+  private readonly auditEvents: Counter<'group'>;
+  private readonly oidcSignIns: Counter<'result'>;
+  private readonly passkeySignIns: Counter<'result'>;
+  private readonly signIns: Counter<'second_factor'>;
+  private readonly secondFactorRefusals: Counter;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -110,6 +145,25 @@ export class Metrics {
     // both shown from the start, at 0
     this.deletions.labels('retention').inc(0);
     this.deletions.labels('erasure').inc(0);
+    this.auditEvents = new Counter({
+      name: 'formgate_audit_events_total',
+      help: 'Events written to the audit log, by the group of their action (token, member, form, submissions, …; docs/operations.md, "The audit log").',
+      labelNames: ['group'],
+      registers: [this.registry],
+    });
+    this.oidcSignIns = new Counter({
+      name: 'formgate_oidc_sign_ins_total',
+      help: 'Sign-ins through the OpenID provider, by result: signed_in, created, linked, link_asked, confirmed, or why refused (unverified_email, no_account, not_matched, disabled, wrong_password, provider_unreachable, invalid_callback, …).',
+      labelNames: ['result'],
+      registers: [this.registry],
+    });
+    this.passkeySignIns = new Counter({
+      name: 'formgate_passkey_sign_ins_total',
+      help: 'Sign-ins with a passkey, by result: signed_in (a passkey alone), second_factor (after a password), or why refused (expired, replayed, unknown, invalid, cloned, disabled, sso_only, limited).',
+      labelNames: ['result'],
+      registers: [this.registry],
+    });
+    for (const result of ['signed_in', 'second_factor']) this.passkeySignIns.labels(result).inc(0);
     this.digestEmails = new Counter({
       name: 'formgate_spam_digest_emails_total',
       help: 'Spam digest emails enqueued: one per member who wants the digest of a workspace that had spam since its last one.',
@@ -127,6 +181,18 @@ export class Metrics {
       registers: [this.registry],
     });
     for (const reason of ['gone', 'lapsed']) this.hooksRemoved.labels(reason).inc(0);
+    this.signIns = new Counter({
+      name: 'formgate_sign_ins_total',
+      help: 'Dashboard sign-ins that started a session, by the second factor proved: none, app, recovery (a recovery code), passkey, remembered (a browser remembered for 30 days).',
+      labelNames: ['second_factor'],
+      registers: [this.registry],
+    });
+    for (const kind of ['none', 'app', 'recovery', 'passkey', 'remembered']) this.signIns.labels(kind).inc(0);
+    this.secondFactorRefusals = new Counter({
+      name: 'formgate_second_factor_refusals_total',
+      help: 'Codes refused at the second step of a sign-in (wrong, used already, or past the login limits).',
+      registers: [this.registry],
+    });
     this.judgeAnswers = new Counter({
       name: 'formgate_spam_judge_answers_total',
       help: 'Answers of the outside spam judges a form turned on, by judge (spamassassin, akismet, disposable, same_message) and outcome (spam, ham, timeout, invalid_key, error).',
@@ -341,6 +407,31 @@ export class Metrics {
   /** Submissions deleted by a form's retention or by erasing a person. */
   hookRemoved(reason: 'gone' | 'lapsed'): void {
     this.hooksRemoved.labels(reason).inc();
+  }
+
+  /** A dashboard session started, with the second factor it proved (null: none). */
+  signedIn(secondFactor: string | null): void {
+    this.signIns.labels(secondFactor ?? 'none').inc();
+  }
+
+  /** A code was refused at the second step of a sign-in. */
+  secondFactorRefused(): void {
+    this.secondFactorRefusals.inc();
+  }
+
+  /** A sign-in through the OpenID provider ended. */
+  oidcSignIn(result: OidcSignInResult): void {
+    this.oidcSignIns.labels(result).inc();
+  }
+
+  /** A sign-in with a passkey ended (dashboard/routes/passkey-sign-in.ts). */
+  passkeySignIn(result: PasskeySignInResult): void {
+    this.passkeySignIns.labels(result).inc();
+  }
+
+  /** An event written to the audit log, by its action's group. */
+  auditRecorded(group: string): void {
+    this.auditEvents.labels(group).inc();
   }
 
   submissionsDeleted(reason: DeletionReason, count: number): void {

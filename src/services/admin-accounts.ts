@@ -2,6 +2,8 @@ import type { Database } from '../db/database.js';
 import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
 import type { FileStore } from '../files/file-store.js';
 import { ProblemError } from '../errors.js';
+import type { AuditLog } from './audit-log.js';
+import { workspaceTarget } from './workspaces.js';
 
 /** A workspace of an account the admin is about to disable or delete, and what becomes of it. */
 export interface WorkspaceFate {
@@ -24,6 +26,11 @@ export interface AccountFate {
   kept: WorkspaceFate[];
 }
 
+/** An account as the audit log names it. */
+function accountTarget(account: { id: string; email: string }) {
+  return { kind: 'account', id: account.id, name: account.email };
+}
+
 const NOT_AN_ADMIN = 'The instance admin’s own account cannot be disabled or deleted.';
 
 /**
@@ -35,6 +42,7 @@ export class AdminAccounts {
   constructor(
     private readonly database: Database,
     private readonly files: FileStore | null,
+    private readonly audit: AuditLog,
   ) {}
 
   async fate(accountId: string): Promise<AccountFate> {
@@ -104,6 +112,7 @@ export class AdminAccounts {
         .set((eb) => ({ revokedAt: eb.ref('revokedAt') }))
         .where('userId', '=', accountId)
         .execute();
+      await this.audit.record({ action: disabled ? 'account.disabled' : 'account.enabled', target: accountTarget(account) }, trx);
     });
     return { email: account.email, changed: true };
   }
@@ -122,6 +131,8 @@ export class AdminAccounts {
         const forms = await trx.selectFrom('forms').select('id').where('workspaceId', '=', workspace.id).execute();
         for (const form of forms) keys.push(...(await releaseFiles(trx, { formId: form.id }, now)));
         await trx.deleteFrom('workspaces').where('id', '=', workspace.id).execute();
+        const details = { forms: workspace.forms, submissions: workspace.submissions, with: 'account' };
+        await this.audit.record({ action: 'workspace.deleted', workspaceId: workspace.id, target: workspaceTarget(workspace), details }, trx);
       }
       for (const workspace of fate.kept) {
         const heir = await trx
@@ -135,6 +146,7 @@ export class AdminAccounts {
         if (heir) await trx.updateTable('workspaces').set({ ownerId: heir.userId }).where('id', '=', workspace.id).where('ownerId', '=', accountId).execute();
       }
       await trx.deleteFrom('users').where('id', '=', accountId).execute();
+      await this.audit.record({ action: 'account.deleted', target: accountTarget(fate), details: { workspacesDeleted: fate.deleted.length } }, trx);
       return keys;
     });
     await removeReleasedFiles(this.database, this.files, released);

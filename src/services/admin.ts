@@ -6,6 +6,7 @@ import { type InstanceHealth, InstanceHealthService } from './instance-health.js
 import type { InstanceSettings, InstanceSettingsView } from './instance-settings.js';
 import { ProblemError, validationError } from '../errors.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
+import type { AuditLog } from './audit-log.js';
 import type { WorkspaceService } from './workspaces.js';
 
 /** An account as the instance admin sees it. */
@@ -40,9 +41,10 @@ export class AdminService {
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
     private readonly instance: InstanceSettings,
+    private readonly audit: AuditLog,
     files: FileStore | null = null,
   ) {
-    this.accounts = new AdminAccounts(database, files);
+    this.accounts = new AdminAccounts(database, files, audit);
     this.health = new InstanceHealthService(database);
   }
 
@@ -132,12 +134,23 @@ export class AdminService {
     if (this.instance.view().defaultPlanFromEnvironment) {
       throw validationError(['usage: FORMGATE_DEFAULT_PLAN is set, so plans apply; unset it and restart to choose here']);
     }
-    return this.instance.setUsage(usage);
+    const before = this.instance.usage();
+    const after = await this.instance.setUsage(usage);
+    if (after !== before) await this.audit.record({ action: 'instance.settings_changed', details: { usage: { from: before, to: after } } });
+    return after;
   }
 
   /** The private networks and hosts webhooks may reach, besides FORMGATE_WEBHOOK_ALLOW. */
   async setWebhookAllow(user: { isAdmin: number }, text: string): Promise<void> {
     this.requireAdmin(user);
-    await this.instance.setWebhookAllow(text);
+    const list = await this.instance.setWebhookAllow(text);
+    await this.audit.record({ action: 'instance.settings_changed', details: { webhookAllow: [...list.networks.map((n) => n.text), ...list.hosts] } });
+  }
+
+  /** The admin page's "Require a second factor of every account" (issue 43). */
+  async setRequireTwoFactor(user: { isAdmin: number }, required: boolean): Promise<void> {
+    this.requireAdmin(user);
+    await this.instance.setRequireTwoFactor(required);
+    await this.audit.record({ action: 'instance.settings_changed', details: { requireTwoFactor: required } });
   }
 }

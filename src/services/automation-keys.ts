@@ -6,6 +6,7 @@ import { unlessStorageUnavailable } from '../db/storage-errors.js';
 import { AUTOMATION_KEY_PREFIX, AUTOMATION_KEY_SCOPES, KEYS_PER_WORKSPACE } from '../domain/hooks.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { AuditLog } from './audit-log.js';
 import type { TeamService } from './team.js';
 import { invalidToken, type Principal } from './tokens.js';
 
@@ -37,6 +38,7 @@ export class AutomationKeys {
   constructor(
     private readonly database: Database,
     private readonly team: TeamService,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Makes a key; the secret is returned here once and only its hash is kept. */
@@ -64,6 +66,7 @@ export class AutomationKeys {
         throw new ProblemError('conflict', `The workspace already has a key named "${name}"; revoke it first or pick another name.`);
       }
       await trx.insertInto('automationKeys').values(key).execute();
+      await this.audit.record({ action: 'automation_key.created', workspaceId, target: { kind: 'automation_key', id: key.id, name } }, trx);
     });
     return { key, secret };
   }
@@ -99,7 +102,12 @@ export class AutomationKeys {
       const revokedAt = Date.now();
       await trx.updateTable('automationKeys').set({ revokedAt }).where('id', '=', key.id).execute();
       const removed = await trx.deleteFrom('hooks').where('automationKeyId', '=', key.id).executeTakeFirst();
-      return { key: { ...key, revokedAt }, hooksRemoved: Number(removed.numDeletedRows) };
+      const hooksRemoved = Number(removed.numDeletedRows);
+      await this.audit.record(
+        { action: 'automation_key.revoked', workspaceId, target: { kind: 'automation_key', id: key.id, name: key.name }, details: { hooksRemoved } },
+        trx,
+      );
+      return { key: { ...key, revokedAt }, hooksRemoved };
     });
   }
 

@@ -19,7 +19,8 @@ import { postChatMessage, type ChatPostOptions } from '../jobs/channels/chat.js'
 import { testMessage } from '../jobs/channels/chat-messages.js';
 import { WebhookChannel } from '../jobs/channels/webhook.js';
 import { exampleData, storedWebhookBody } from './webhook-bodies.js';
-import type { FormService } from './forms.js';
+import { type FormService, formTarget } from './forms.js';
+import type { AuditLog } from './audit-log.js';
 
 /** A channel as the page shows it: the service, and of its secret only the host and last 4 characters. */
 export interface ChatChannelView {
@@ -49,6 +50,7 @@ export class ChatChannelService {
     private readonly database: Database,
     private readonly forms: FormService,
     private readonly options: ChatPostOptions,
+    private readonly audit: AuditLog,
     /** Team or hosting (InstanceSettings): what members read of a failed test (domain/delivery-error.ts). */
     private readonly usage: () => InstanceUsage = () => 'hosting',
   ) {}
@@ -70,7 +72,7 @@ export class ChatChannelService {
    * naming the field (`url`, `botToken`, `chatId`), and nothing changes.
    */
   async putForMember(userId: string, formId: string, kind: ChatKind, input: ChatChannelInput): Promise<void> {
-    await this.forms.formForMember(userId, formId);
+    const form = await this.forms.formForMember(userId, formId);
     await this.database.transaction(async (trx) => {
       // NOTE: locked on PostgreSQL (SQLite runs one write transaction at a time): two edits at once both count.
       const select = trx.selectFrom('forms').select('chatChannels').where('id', '=', formId);
@@ -94,12 +96,13 @@ export class ChatChannelService {
         .set({ chatChannels: toJson(channels), updatedAt: Date.now() })
         .where('id', '=', formId)
         .execute();
+      await this.audit.record({ action: 'form.chat_channel_saved', workspaceId: form.workspaceId, target: formTarget(form), details: { kind } }, trx);
     });
   }
 
   /** Removes the form's channel of `kind`; false when it had none. Deliveries still waiting for it then fail for good. */
   async removeForMember(userId: string, formId: string, kind: ChatKind): Promise<boolean> {
-    await this.forms.formForMember(userId, formId);
+    const form = await this.forms.formForMember(userId, formId);
     return this.database.transaction(async (trx) => {
       const select = trx.selectFrom('forms').select('chatChannels').where('id', '=', formId);
       const row = await (this.database.dialect === 'postgres' ? select.forUpdate() : select).executeTakeFirst();
@@ -110,6 +113,7 @@ export class ChatChannelService {
         .set({ chatChannels: channels.length === 0 ? null : toJson(channels), updatedAt: Date.now() })
         .where('id', '=', formId)
         .execute();
+      await this.audit.record({ action: 'form.chat_channel_removed', workspaceId: form.workspaceId, target: formTarget(form), details: { kind } }, trx);
       return true;
     });
   }

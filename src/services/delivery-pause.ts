@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { clearDeliveriesPause, writeDeliveriesPause } from '../db/deliveries-setting.js';
 import type { DeliveriesState, DeliverySwitch } from '../jobs/delivery-switch.js';
+import type { AuditLog } from './audit-log.js';
 
 /** Pending deliveries are counted up to this many: past it the count says "at least". */
 export const WAITING_COUNT_CAP = 100_000;
@@ -22,6 +23,7 @@ export class DeliveryPauseService {
   constructor(
     private readonly database: Database,
     private readonly deliverySwitch: DeliverySwitch,
+    private readonly audit: AuditLog,
   ) {}
 
   async status(): Promise<DeliveriesStatus> {
@@ -32,6 +34,7 @@ export class DeliveryPauseService {
   /** Pauses every instance (each sees it within SWITCH_REFRESH_MS); pausing again changes nothing. */
   async pause(by: string): Promise<DeliveriesStatus> {
     await writeDeliveriesPause(this.database.db, by);
+    await this.audit.record({ action: 'instance.deliveries_paused', details: { by } });
     await this.deliverySwitch.refresh();
     return this.status();
   }
@@ -39,6 +42,7 @@ export class DeliveryPauseService {
   /** Lets every instance deliver again, what waited first; an instance with FORMGATE_DELIVERIES=paused stays paused. */
   async resume(): Promise<DeliveriesStatus & { wasPaused: boolean }> {
     const wasPaused = await clearDeliveriesPause(this.database.db);
+    if (wasPaused) await this.audit.record({ action: 'instance.deliveries_resumed' });
     await this.deliverySwitch.refresh();
     return { ...(await this.status()), wasPaused };
   }

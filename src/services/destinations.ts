@@ -20,7 +20,8 @@ import { newId } from '../ids.js';
 import { fieldCells, type DestinationApiOptions, sendToDestination } from '../jobs/channels/destination-apis.js';
 import { isPublicAddress } from '../net/public-address.js';
 import type { TestOutcome } from './chat-channels.js';
-import type { FormService } from './forms.js';
+import { type FormService, formTarget } from './forms.js';
+import type { AuditLog } from './audit-log.js';
 import { exampleData } from './webhook-bodies.js';
 
 /** A destination as its form's members see it: never its secret. */
@@ -53,6 +54,7 @@ export class DestinationService {
     private readonly database: Database,
     private readonly forms: FormService,
     private readonly options: DestinationApiOptions,
+    private readonly audit: AuditLog,
     private readonly usage: () => InstanceUsage = () => 'hosting',
   ) {}
 
@@ -109,7 +111,7 @@ export class DestinationService {
    * `validation_error` naming the field, and nothing is stored. At most DESTINATIONS_PER_FORM.
    */
   async addForMember(userId: string, formId: string, kind: DestinationKind, input: DestinationInput): Promise<string> {
-    await this.forms.formForMember(userId, formId);
+    const form = await this.forms.formForMember(userId, formId);
     const checked = checkDestination(kind, input, false, (url) => this.options.outbound.urlProblem(url));
     if (!checked.ok) throw refused(kind, checked.problems, 'added');
     return this.database.transaction(async (trx) => {
@@ -132,6 +134,10 @@ export class DestinationService {
         .insertInto('formDestinations')
         .values({ id, formId, kind, settings: toJson(checked.settings), secret: checked.secret!, createdAt: now, updatedAt: now })
         .execute();
+      await this.audit.record(
+        { action: 'form.destination_added', workspaceId: form.workspaceId, target: formTarget(form), details: { destinationId: id, kind } },
+        trx,
+      );
       return id;
     });
   }
@@ -139,18 +145,23 @@ export class DestinationService {
   /** Changes a destination's settings; a blank secret keeps the stored one. The mapping is kept. */
   async updateForMember(userId: string, formId: string, destinationId: string, input: DestinationInput): Promise<void> {
     const current = await this.getForMember(userId, formId, destinationId);
+    const form = await this.forms.formForMember(userId, formId);
     const checked = checkDestination(current.kind, input, true, (url) => this.options.outbound.urlProblem(url));
     if (!checked.ok) throw refused(current.kind, checked.problems, 'saved');
     const settings: DestinationSettings = { ...checked.settings };
     if (current.settings.mapping) settings.mapping = current.settings.mapping;
     // a new key names its own service account; without one, the stored key's address stays
     if (current.kind === 'google-sheets' && !checked.secret && current.settings.clientEmail) settings.clientEmail = current.settings.clientEmail;
-    await this.database.db
-      .updateTable('formDestinations')
-      .set({ settings: toJson(settings), ...(checked.secret ? { secret: checked.secret } : {}), updatedAt: Date.now() })
-      .where('id', '=', destinationId)
-      .where('formId', '=', formId)
-      .execute();
+    await this.database.transaction(async (trx) => {
+      await trx
+        .updateTable('formDestinations')
+        .set({ settings: toJson(settings), ...(checked.secret ? { secret: checked.secret } : {}), updatedAt: Date.now() })
+        .where('id', '=', destinationId)
+        .where('formId', '=', formId)
+        .execute();
+      const details = { destinationId, kind: current.kind, secretReplaced: Boolean(checked.secret) };
+      await this.audit.record({ action: 'form.destination_updated', workspaceId: form.workspaceId, target: formTarget(form), details }, trx);
+    });
   }
 
   /**
@@ -159,6 +170,7 @@ export class DestinationService {
    */
   async setMappingForMember(userId: string, formId: string, destinationId: string, mapping: MappingEntry[]): Promise<void> {
     const current = await this.getForMember(userId, formId, destinationId);
+    const form = await this.forms.formForMember(userId, formId);
     const problems: string[] = [];
     const seen = new Map<string, string>();
     const cleaned = mapping.map(({ field, to }, i) => {
@@ -171,19 +183,33 @@ export class DestinationService {
       return { field: field.slice(0, 500), to: name };
     });
     if (problems.length > 0) throw validationError(problems, 'The field mapping was not saved.');
-    await this.database.db
-      .updateTable('formDestinations')
-      .set({ settings: toJson({ ...current.settings, mapping: cleaned.slice(0, 500) }), updatedAt: Date.now() })
-      .where('id', '=', destinationId)
-      .where('formId', '=', formId)
-      .execute();
+    await this.database.transaction(async (trx) => {
+      await trx
+        .updateTable('formDestinations')
+        .set({ settings: toJson({ ...current.settings, mapping: cleaned.slice(0, 500) }), updatedAt: Date.now() })
+        .where('id', '=', destinationId)
+        .where('formId', '=', formId)
+        .execute();
+      const details = { destinationId, kind: current.kind, mapping: true };
+      await this.audit.record({ action: 'form.destination_updated', workspaceId: form.workspaceId, target: formTarget(form), details }, trx);
+    });
   }
 
   /** Removes a destination; false when the form had no such one. Deliveries still waiting for it then send nothing. */
   async removeForMember(userId: string, formId: string, destinationId: string): Promise<boolean> {
-    await this.forms.formForMember(userId, formId);
-    const removed = await this.database.db.deleteFrom('formDestinations').where('id', '=', destinationId).where('formId', '=', formId).executeTakeFirst();
-    return Number(removed.numDeletedRows) > 0;
+    const form = await this.forms.formForMember(userId, formId);
+    return this.database.transaction(async (trx) => {
+      const removed = await trx
+        .deleteFrom('formDestinations')
+        .where('id', '=', destinationId)
+        .where('formId', '=', formId)
+        .returning('kind')
+        .executeTakeFirst();
+      if (!removed) return false;
+      const details = { destinationId, kind: removed.kind };
+      await this.audit.record({ action: 'form.destination_removed', workspaceId: form.workspaceId, target: formTarget(form), details }, trx);
+      return true;
+    });
   }
 
   /**

@@ -14,6 +14,7 @@ import type { Access } from './forms.js';
 import { type Keyset, newestAfter } from './pagination.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
 import { unlearn } from './spam-lessons.js';
+import type { AuditLog } from './audit-log.js';
 
 /** What erasing an address would delete: how many submissions of the workspace hold it. */
 export interface ErasurePreview {
@@ -45,6 +46,7 @@ export class ErasureService {
   constructor(
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
+    private readonly audit: AuditLog,
     /** Counts what was erased on /metrics, when it is on. */
     private readonly metrics: Pick<Metrics, 'submissionsDeleted'> | null = null,
     /** Where the erased submissions' files are removed; without it, the sweep removes them. */
@@ -83,6 +85,8 @@ export class ErasureService {
       result.remaining += batch.busy;
     }
     this.metrics?.submissionsDeleted('erasure', result.deleted);
+    // NOTE: never the address: it is a visitor's, and the log outlives the erasure
+    await this.audit.record({ action: 'submissions.erased', workspaceId, details: { deleted: result.deleted, remaining: result.remaining } });
     return result;
   }
 

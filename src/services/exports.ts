@@ -13,6 +13,7 @@ import type { SubmissionFiles } from './submission-files.js';
 import type { ExportTriage } from './triage.js';
 import { type SubmissionScope, type SubmissionService, submissionJson } from './submissions.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
+import type { AuditLog } from './audit-log.js';
 
 export const EXPORT_FORMATS = ['csv', 'json'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -58,6 +59,7 @@ export class ExportService {
     private readonly submissions: SubmissionService,
     private readonly forms: FormService,
     private readonly workspaces: WorkspaceService,
+    private readonly audit: AuditLog,
     /**
      * The submissions' files and their links: the dashboard's exports link each file to the
      * dashboard's download (a person clicks it signed in), the API's keep the API's address (a
@@ -83,7 +85,7 @@ export class ExportService {
     if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
       throw validationError(['to: must be later than from'], 'The time range is empty.');
     }
-    const title = await this.titleOf(userId, scope, access);
+    const { title, workspaceId } = await this.titleOf(userId, scope, access);
     // one share of the loop for the whole export: every page read and every row written counts against it
     const slice = new LoopSlice();
     // the dashboard's links to files are written, not counted: the CSV's first walk (names only) needs none
@@ -91,15 +93,21 @@ export class ExportService {
     // the team's triage goes in the dashboard's exports; the API's stay the Submission resources as the API lists them
     const triaged = this.triage !== null && !access.api;
     const chunks = format === 'json' ? jsonChunks(await opened(walk(null)), slice) : await this.csvChunks(walk, slice, triaged);
+    // recorded before a byte goes out: the filter's names and time range, never a search's words (they may be a visitor's)
+    const target = 'formId' in scope ? { kind: 'form', id: scope.formId, name: title } : { kind: 'workspace', id: scope.workspaceId, name: title };
+    await this.audit.record({ action: 'submissions.exported', workspaceId, target, details: { format, ...filterNames(filter) } });
     // bytes, not objects: the buffer holds at most one chunk (a page) ahead of the reader
     return { title, body: Readable.from(chunks, { objectMode: false }) };
   }
 
-  private async titleOf(userId: string, scope: SubmissionScope, access: Access): Promise<string> {
-    if ('formId' in scope) return (await this.forms.formForMember(userId, scope.formId, access)).name;
+  private async titleOf(userId: string, scope: SubmissionScope, access: Access): Promise<{ title: string; workspaceId: string }> {
+    if ('formId' in scope) {
+      const form = await this.forms.formForMember(userId, scope.formId, access);
+      return { title: form.name, workspaceId: form.workspaceId };
+    }
     const workspace = await this.workspaces.getForMember(userId, scope.workspaceId);
     if (access.api) requireUpgraded(workspace, this.workspaces.plans);
-    return workspace.name;
+    return { title: workspace.name, workspaceId: workspace.id };
   }
 
   /** Page after page of the list, from just after `start`, giving the loop back between pages when due. */
@@ -256,6 +264,17 @@ async function opened<T>(pages: AsyncGenerator<T>): Promise<AsyncGenerator<T>> {
     yield first.value;
     yield* pages;
   })();
+}
+
+/** What an export was narrowed by, for the audit log: the time range, and the names of the other filters. */
+function filterNames(filter: SubmissionFilter): Record<string, unknown> {
+  const { from, to, ...others } = filter;
+  const range = {
+    ...(from === undefined ? {} : { from: new Date(from).toISOString() }),
+    ...(to === undefined ? {} : { to: new Date(to).toISOString() }),
+  };
+  const filters = Object.keys(others).filter((name) => others[name as keyof typeof others] !== undefined);
+  return filters.length > 0 ? { ...range, filters } : range;
 }
 
 function dataOf(row: SubmissionListRow): unknown {

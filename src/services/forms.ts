@@ -18,6 +18,7 @@ import { type IntakeForm, IntakeForms } from './intake-forms.js';
 import { requireUnchanged } from './read-only-fields.js';
 import { SPAM_JUDGE_KEYS, spamJudgeColumns, spamJudgesOf, type SpamJudgeSwitches } from './spam-judge-settings.js';
 import type { RecipientService } from './recipients.js';
+import type { AuditLog } from './audit-log.js';
 import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
 import type { FileStore } from '../files/file-store.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
@@ -138,6 +139,7 @@ export class FormService {
     /** Which webhook addresses may be saved: public ones, and those the allow list names (read at each write). */
     private readonly outbound: OutboundGuard,
     private readonly recipients: RecipientService,
+    private readonly audit: AuditLog,
     /** Where a deleted form's files are removed; without it, the sweep removes them. */
     private readonly files: FileStore | null = null,
   ) {
@@ -228,6 +230,7 @@ export class FormService {
         .values({ ...form, notificationEmails: toJson(form.notificationEmails), allowedOrigins: toJson(form.allowedOrigins) })
         .execute();
       await this.recipients.requestConfirmations(trx, workspaceId, settings.notificationEmails ?? [], userId);
+      await this.audit.record({ action: 'form.created', workspaceId, target: formTarget(form) }, trx);
       return { ...form, honeypotDrops: 0 };
     });
   }
@@ -251,14 +254,19 @@ export class FormService {
     ]);
     this.checkSettings(settings, await this.secrets.providers(formId), form.plan);
     const update: FormUpdate = {};
+    // the settings whose columns change: what the audit log names
+    const changed: string[] = [];
     for (const [key, value] of Object.entries(settings) as [keyof FormSettings, unknown][]) {
       if (value === undefined) continue;
-      if (key === 'notificationEmails' || key === 'allowedOrigins') update[key] = toJson(value);
-      else if (key === 'emailThreading') update.emailThreading = value ? 1 : 0;
-      else if (key === 'fileUploads') Object.assign(update, fileUploadsColumns(value as FileUploadsInput | null));
-      else if (BEHAVIOUR_KEYS.has(key)) Object.assign(update, formBehaviourColumns({ [key]: value }));
-      else if (JUDGE_KEYS.has(key)) Object.assign(update, spamJudgeColumns({ [key]: value }));
-      else (update as Record<string, unknown>)[key] = value;
+      const columns: FormUpdate = {};
+      if (key === 'notificationEmails' || key === 'allowedOrigins') columns[key] = toJson(value);
+      else if (key === 'emailThreading') columns.emailThreading = value ? 1 : 0;
+      else if (key === 'fileUploads') Object.assign(columns, fileUploadsColumns(value as FileUploadsInput | null));
+      else if (BEHAVIOUR_KEYS.has(key)) Object.assign(columns, formBehaviourColumns({ [key]: value }));
+      else if (JUDGE_KEYS.has(key)) Object.assign(columns, spamJudgeColumns({ [key]: value }));
+      else (columns as Record<string, unknown>)[key] = value;
+      if (columnsDiffer(form, columns)) changed.push(key);
+      Object.assign(update, columns);
     }
     // saving the webhook setting (the same URL or another) turns a webhook that answered 410 Gone on again
     if (settings.webhookUrl !== undefined) Object.assign(update, { webhookDisabledAt: null, webhookDisabledReason: null });
@@ -268,18 +276,25 @@ export class FormService {
       await trx.updateTable('forms').set(update).where('id', '=', formId).execute();
       // addresses new to the workspace are asked to confirm, in the same transaction as the change
       if (settings.notificationEmails) await this.recipients.requestConfirmations(trx, form.workspaceId, settings.notificationEmails, userId);
+      if (changed.length > 0) {
+        const target = formTarget({ id: form.id, name: settings.name ?? form.name });
+        await this.audit.record({ action: 'form.updated', workspaceId: form.workspaceId, target, details: { changed } }, trx);
+      }
       return trx.selectFrom('forms').selectAll().where('id', '=', formId).executeTakeFirstOrThrow();
     });
   }
 
   /** Pauses or resumes the form, for a member (the dashboard's button; the API's `paused`). */
   async setPaused(userId: string, formId: string, paused: boolean): Promise<void> {
-    await this.formForMember(userId, formId);
-    await this.database.db
-      .updateTable('forms')
-      .set({ paused: paused ? 1 : 0, updatedAt: Date.now() })
-      .where('id', '=', formId)
-      .execute();
+    const form = await this.formForMember(userId, formId);
+    await this.database.transaction(async (trx) => {
+      await trx
+        .updateTable('forms')
+        .set({ paused: paused ? 1 : 0, updatedAt: Date.now() })
+        .where('id', '=', formId)
+        .execute();
+      await this.audit.record({ action: paused ? 'form.paused' : 'form.resumed', workspaceId: form.workspaceId, target: formTarget(form) }, trx);
+    });
   }
 
   /** Whether each form is open, paused, closed or full (forms a member was already shown): one query for the capped ones, none otherwise. */
@@ -300,7 +315,7 @@ export class FormService {
    * fewer submissions, and deleting it again finishes.
    */
   async deleteForm(userId: string, formId: string, access: Access = {}): Promise<void> {
-    await this.formForMember(userId, formId, access);
+    const form = await this.formForMember(userId, formId, access);
     const slice = new LoopSlice();
     for (;;) {
       await slice.yieldIfDue();
@@ -318,14 +333,17 @@ export class FormService {
     const released = await this.database.transaction(async (trx) => {
       const keys = await releaseFiles(trx, { formId }, Date.now());
       await trx.deleteFrom('forms').where('id', '=', formId).execute();
+      await this.audit.record({ action: 'form.deleted', workspaceId: form.workspaceId, target: formTarget(form) }, trx);
       return keys;
     });
     await removeReleasedFiles(this.database, this.files, released);
   }
 
   /** Stores a dashboard-only secret (captcha secret key or Slack token) for a form (admin command). */
-  setSecret(formId: string, provider: SecretProvider, secret: string): Promise<void> {
-    return this.secrets.set(formId, provider, secret);
+  async setSecret(formId: string, provider: SecretProvider, secret: string): Promise<void> {
+    await this.secrets.set(formId, provider, secret);
+    const form = await this.database.db.selectFrom('forms').select(['id', 'name', 'workspaceId']).where('id', '=', formId).executeTakeFirst();
+    if (form) await this.audit.record({ action: 'form.secret_set', workspaceId: form.workspaceId, target: formTarget(form), details: { provider } });
   }
 
   /** Which of the form's secrets are stored and when each was last set, for a member: never the values. */
@@ -336,14 +354,16 @@ export class FormService {
 
   /** Stores (or replaces) a captcha secret key or the Slack token, for a member; trimmed, 1 to 1024 characters without spaces. */
   async putSecret(userId: string, formId: string, provider: StoredSecretProvider, secret: string): Promise<void> {
-    await this.formForMember(userId, formId);
+    const form = await this.formForMember(userId, formId);
     await this.secrets.put(formId, provider, secret);
+    await this.audit.record({ action: 'form.secret_set', workspaceId: form.workspaceId, target: formTarget(form), details: { provider } });
   }
 
   /** Removes a stored secret, for a member; not the one the form uses (its captcha provider, or the Slack token while a channel is set). */
   async removeSecret(userId: string, formId: string, provider: StoredSecretProvider): Promise<void> {
     const form = await this.formForMember(userId, formId);
     await this.secrets.remove(form, provider);
+    await this.audit.record({ action: 'form.secret_removed', workspaceId: form.workspaceId, target: formTarget(form), details: { provider } });
   }
 
   /** The webhook signing secret, for a member (made on first use). */
@@ -352,10 +372,20 @@ export class FormService {
     return this.secrets.webhookSecret(formId);
   }
 
+  /** The webhook signing secret shown to a member (the settings page's Show): recorded, as a secret shown is one someone may now hold. */
+  async showWebhookSecret(userId: string, formId: string): Promise<string> {
+    const form = await this.formForMember(userId, formId);
+    const secret = await this.secrets.webhookSecret(formId);
+    await this.audit.record({ action: 'form.webhook_secret_shown', workspaceId: form.workspaceId, target: formTarget(form) });
+    return secret;
+  }
+
   /** A new webhook signing secret replaces the old one, for a member; every webhook sent from now on is signed with it. */
   async rotateWebhookSecret(userId: string, formId: string): Promise<string> {
-    await this.formForMember(userId, formId);
-    return this.secrets.rotateWebhookSecret(formId);
+    const form = await this.formForMember(userId, formId);
+    const secret = await this.secrets.rotateWebhookSecret(formId);
+    await this.audit.record({ action: 'form.webhook_secret_rotated', workspaceId: form.workspaceId, target: formTarget(form) });
+    return secret;
   }
 
   /** What deleting the form takes with it, for a member: its submissions by state, templates, secrets and deliveries not yet sent. */
@@ -453,6 +483,21 @@ export class FormService {
 }
 
 /** A form's name is 1 to 128 characters (2.3), as the API's schema counts them, without U+0000 (PostgreSQL cannot store it). */
+/** Whether any of `columns` would change the stored form (JSON columns compared by their content). */
+function columnsDiffer(form: FormRow, columns: FormUpdate): boolean {
+  const stored = form as unknown as Record<string, unknown>;
+  return Object.entries(columns).some(([column, value]) => {
+    const before = column === 'notificationEmails' || column === 'allowedOrigins' ? fromJson(stored[column]) : stored[column];
+    const after = column === 'notificationEmails' || column === 'allowedOrigins' ? fromJson(value) : value;
+    return JSON.stringify(before ?? null) !== JSON.stringify(after ?? null);
+  });
+}
+
+/** A form as the audit log names it. */
+export function formTarget(form: Pick<FormRow, 'id' | 'name'>) {
+  return { kind: 'form', id: form.id, name: form.name };
+}
+
 export function formNameProblem(name: string): string | null {
   const length = [...name].length;
   if (length < 1 || length > 128) return 'name: must be 1 to 128 characters';

@@ -6,6 +6,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { hookBody, type HookSample } from '../jobs/hook-jobs.js';
 import type { OutboundGuard } from '../net/outbound-guard.js';
+import type { AuditLog } from './audit-log.js';
 import { keysetPage, type Page, type PageRequest } from './pagination.js';
 import { SAMPLE_DATA } from './templates.js';
 import type { Principal } from './tokens.js';
@@ -48,6 +49,7 @@ export class HookService {
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
     private readonly outbound: OutboundGuard,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Subscribes; the hook's signing secret is in the answer once. */
@@ -82,6 +84,7 @@ export class HookService {
         throw new ProblemError('quota_exceeded', `A workspace holds at most ${HOOKS_PER_WORKSPACE} subscriptions; remove one first.`);
       }
       await trx.insertInto('hooks').values(hook).execute();
+      await this.audit.record({ action: 'hook.created', workspaceId, target: hookTarget(hook), details: { event: hook.event, formId: hook.formId } }, trx);
     });
     return hook;
   }
@@ -105,7 +108,10 @@ export class HookService {
   /** Removes a hook of a workspace the caller reaches; another's, or none, is `not_found`. */
   async unsubscribe(principal: Principal, hookId: string): Promise<void> {
     const hook = await this.reachable(principal, hookId);
-    await this.database.db.deleteFrom('hooks').where('id', '=', hook.id).execute();
+    await this.database.transaction(async (trx) => {
+      await trx.deleteFrom('hooks').where('id', '=', hook.id).execute();
+      await this.audit.record({ action: 'hook.removed', workspaceId: hook.workspaceId, target: hookTarget(hook) }, trx);
+    });
   }
 
   /** The workspace's hooks for its automations page (any member sees them), newest first: at most HOOKS_PER_WORKSPACE. */
@@ -128,8 +134,13 @@ export class HookService {
 
   /** Removes one of the workspace's hooks from its automations page (owners only: the route asks TeamService). */
   async remove(workspaceId: string, hookId: string): Promise<boolean> {
-    const removed = await this.database.db.deleteFrom('hooks').where('id', '=', hookId).where('workspaceId', '=', workspaceId).executeTakeFirst();
-    return removed.numDeletedRows > 0n;
+    return this.database.transaction(async (trx) => {
+      const hook = await trx.selectFrom('hooks').select(['id', 'targetUrl']).where('id', '=', hookId).where('workspaceId', '=', workspaceId).executeTakeFirst();
+      if (!hook) return false;
+      await trx.deleteFrom('hooks').where('id', '=', hook.id).execute();
+      await this.audit.record({ action: 'hook.removed', workspaceId, target: hookTarget(hook) }, trx);
+      return true;
+    });
   }
 
   /**
@@ -210,6 +221,15 @@ export class HookService {
 }
 
 /** The Hook resource: never its secret, which only the answer to its creation holds. */
+/** A hook as the audit log names it: by its target's host (the whole address may hold a platform's secret). */
+function hookTarget(hook: Pick<HookRow, 'id' | 'targetUrl'>) {
+  let host: string | null = null;
+  try {
+    host = new URL(hook.targetUrl).host;
+  } catch {}
+  return { kind: 'hook', id: hook.id, name: host };
+}
+
 export function toHookResource(hook: HookRow) {
   return {
     id: hook.id,

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.js';
 import type { Database, Queryable } from '../db/database.js';
-import { INSTANCE_USAGE_KEY, readInstanceSettings, WEBHOOK_ALLOW_KEY, writeInstanceSetting } from '../db/instance-settings.js';
+import { INSTANCE_USAGE_KEY, readInstanceSettings, REQUIRE_TWO_FACTOR_KEY, WEBHOOK_ALLOW_KEY, writeInstanceSetting } from '../db/instance-settings.js';
 import { type InstanceUsage, INSTANCE_USAGES } from '../domain/plans.js';
 import { validationError } from '../errors.js';
 import { combineAllowLists, NO_ALLOWED_TARGETS, parseWebhookAllowList, type WebhookAllowList } from '../net/public-address.js';
@@ -19,6 +19,8 @@ export interface InstanceSettingsView {
   webhookAllowEnvironment: string;
   /** FORMGATE_SIGNUP=open: anyone who receives mail can make an account (pages warn against team mode). */
   openSignup: boolean;
+  /** Every account must have a second factor (an app or a passkey) to use the dashboard. */
+  requireTwoFactor: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export class InstanceSettings {
   private usageValue: InstanceUsage = 'hosting';
   private dbAllow: WebhookAllowList = NO_ALLOWED_TARGETS;
   private dbAllowText = '';
+  private twoFactorRequired = false;
   private readAt = Number.NEGATIVE_INFINITY;
   private reading: Promise<void> | null = null;
 
@@ -60,6 +63,18 @@ export class InstanceSettings {
     return combineAllowLists(this.dbAllow, this.config.webhookAllow);
   }
 
+  /** Whether the admin requires a second factor of every account. */
+  requireTwoFactor(): boolean {
+    this.refreshIfStale();
+    return this.twoFactorRequired;
+  }
+
+  /** The admin page's "Require two-factor sign-in of everyone". */
+  async setRequireTwoFactor(required: boolean): Promise<void> {
+    await writeInstanceSetting(this.database.db, REQUIRE_TWO_FACTOR_KEY, required ? '1' : '0');
+    await this.refresh();
+  }
+
   view(): InstanceSettingsView {
     return {
       usage: this.usage(),
@@ -67,6 +82,7 @@ export class InstanceSettings {
       webhookAllow: this.dbAllowText,
       webhookAllowEnvironment: this.config.webhookAllowText,
       openSignup: this.config.signup === 'open',
+      requireTwoFactor: this.twoFactorRequired,
     };
   }
 
@@ -110,6 +126,7 @@ export class InstanceSettings {
       // a list stored by an older or newer version is read as far as it can be
       this.dbAllowText = stored.webhookAllow ?? '';
       this.dbAllow = parseWebhookAllowList(this.dbAllowText).allow;
+      this.twoFactorRequired = stored.requireTwoFactor === '1';
     } catch {
       // the next read tries again; until then the last values hold
     }

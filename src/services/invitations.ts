@@ -5,6 +5,7 @@ import type { UserRow } from '../db/schema/user.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
+import type { AuditLog } from './audit-log.js';
 import { enqueueAccountEmail } from './mail-outbox.js';
 import { invitationEmail } from '../mail/invitation-mail.js';
 import { hashSecret, newSecret } from './secrets.js';
@@ -48,6 +49,7 @@ export class InvitationService {
     private readonly team: TeamService,
     // NOTE: read at each invitation: `serve` sets the public URL once it has bound its port.
     private readonly config: Pick<Config, 'publicUrl'> & Partial<Pick<Config, 'signup'>>,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -92,6 +94,7 @@ export class InvitationService {
       const inviter = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
       const link = `${this.config.publicUrl}/invitations/${secret}`;
       await enqueueAccountEmail(trx, email, invitationEmail(workspace, inviter.email, invitation, link));
+      await this.audit.record({ action: 'member.invited', workspaceId, target: { kind: 'invitation', id: invitation.id, name: email } }, trx);
       // the link is shown once to the owner too, to pass on where mail is not set up or slow
       return { invitation, replaced: Number(replaced.numUpdatedRows) > 0, link };
     });
@@ -122,7 +125,10 @@ export class InvitationService {
   /** An owner withdraws a pending invitation: its link stops working and its seat is free again. */
   async revoke(userId: string, workspaceId: string, invitationId: string): Promise<InvitationRow> {
     const pending = await this.getPending(userId, workspaceId, invitationId);
-    await this.database.db.updateTable('invitations').set({ revokedAt: Date.now() }).where('id', '=', invitationId).where('revokedAt', 'is', null).execute();
+    await this.database.transaction(async (trx) => {
+      await trx.updateTable('invitations').set({ revokedAt: Date.now() }).where('id', '=', invitationId).where('revokedAt', 'is', null).execute();
+      await this.audit.record({ action: 'member.invitation_revoked', workspaceId, target: { kind: 'invitation', id: pending.id, name: pending.email } }, trx);
+    });
     return pending;
   }
 
@@ -186,6 +192,17 @@ export class InvitationService {
       await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'member', createdAt: Date.now() }).execute();
     }
     await trx.updateTable('invitations').set({ acceptedAt: Date.now() }).where('id', '=', invitation.id).execute();
+    await this.audit.record(
+      {
+        action: 'member.joined',
+        workspaceId: workspace.id,
+        actorUserId: user.id,
+        actorEmail: user.email,
+        target: { kind: 'account', id: user.id, name: user.email },
+        details: { invitationId: invitation.id },
+      },
+      trx,
+    );
     return workspace;
   }
 }

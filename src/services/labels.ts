@@ -6,6 +6,7 @@ import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { MarkScope, SubmissionMarks } from './submission-marks.js';
 import type { WorkspaceService } from './workspaces.js';
+import type { AuditLog } from './audit-log.js';
 
 /** How a label id that is not the workspace's is answered: a bad field of a body (the API), or not found (the dashboard's forms). */
 type UnknownLabel = 'validation_error' | 'not_found';
@@ -48,6 +49,7 @@ export class LabelService {
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
     private readonly marks: SubmissionMarks,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The workspace's labels by name, for any member. */
@@ -74,6 +76,7 @@ export class LabelService {
         .insertInto('labels')
         .values({ ...label, workspaceId, folded: name!.toLowerCase(), createdAt: Date.now() })
         .execute();
+      await this.audit.record({ action: 'label.created', workspaceId, target: labelTarget(label), details: { color: label.color } }, trx);
       return label;
     });
   }
@@ -90,6 +93,8 @@ export class LabelService {
         .set({ ...changed, folded: changed.name.toLowerCase() })
         .where('id', '=', labelId)
         .execute();
+      const details = { from: { name: label.name, color: label.color }, to: changed };
+      await this.audit.record({ action: 'label.updated', workspaceId: label.workspaceId, target: labelTarget({ id: labelId, ...changed }), details }, trx);
       return { id: labelId, ...changed };
     });
   }
@@ -97,7 +102,10 @@ export class LabelService {
   /** Deletes a label; it leaves every submission that had it. */
   async remove(userId: string, workspaceId: string, labelId: string): Promise<{ workspaceId: string; name: string }> {
     const label = await this.memberLabel(userId, workspaceId, labelId);
-    await this.database.db.deleteFrom('labels').where('id', '=', labelId).execute();
+    await this.database.transaction(async (trx) => {
+      await trx.deleteFrom('labels').where('id', '=', labelId).execute();
+      await this.audit.record({ action: 'label.deleted', workspaceId: label.workspaceId, target: labelTarget(label) }, trx);
+    });
     return label;
   }
 
@@ -219,6 +227,11 @@ export class LabelService {
 }
 
 /** The input checked: a name of 1 to LABEL_NAME_MAX characters on one line, a colour of the palette (`required` says which must be there). */
+/** A label as the audit log names it. */
+function labelTarget(label: { id: string; name: string }) {
+  return { kind: 'label', id: label.id, name: label.name };
+}
+
 function checked(input: LabelInput, required: { name: boolean; color: boolean }): { name?: string; color?: LabelColor } {
   const problems: string[] = [];
   let name: string | undefined;

@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { Database } from '../db/database.js';
 import { ProblemError, validationError } from '../errors.js';
+import type { AuditLog } from './audit-log.js';
 import { enqueueAccountEmail } from './mail-outbox.js';
 import { hashSecret, newSecret } from './secrets.js';
 import type { SessionService } from './sessions.js';
@@ -25,6 +26,7 @@ export class PasswordResetService {
     private readonly sessions: SessionService,
     /** Read when a link is made: `formgate serve` settles the public URL once it listens. */
     private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -108,6 +110,12 @@ export class PasswordResetService {
       await trx.updateTable('passwordResets').set({ usedAt: now }).where('userId', '=', account.userId).where('usedAt', 'is', null).execute();
       await this.sessions.endAll(account.userId, trx);
       if (options.revokeTokens) tokensRevoked = await revokeAllTokens(trx, account.userId, now);
+      // the link proved the address: the account's owner acted, though not signed in
+      const target = { kind: 'account', id: account.userId, name: account.email };
+      await this.audit.record(
+        { action: 'account.password_reset', actorUserId: account.userId, actorEmail: account.email, target, details: { tokensRevoked } },
+        trx,
+      );
     });
     return { ...account, tokensRevoked };
   }

@@ -13,7 +13,8 @@ import { automaticEmail } from '../mail/account-mail.js';
 import { type DigestItem, spamDigestMessage } from '../mail/spam-digest-mail.js';
 import { NOT_SPAM_LINK_DAYS, type NotSpamLinks } from './not-spam-links.js';
 import { OWNER_MARK, reasonsOf } from './quarantine.js';
-import type { WorkspaceService } from './workspaces.js';
+import { type WorkspaceService, workspaceTarget } from './workspaces.js';
+import type { AuditLog } from './audit-log.js';
 
 /** A digest lists at most this many submissions; the rest are "and N more" in the spam folder. */
 export const DIGEST_ITEMS = 50;
@@ -56,6 +57,7 @@ export class SpamDigests {
     private readonly workspaces: WorkspaceService,
     private readonly links: NotSpamLinks,
     private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The workspace's digest and whether this member gets it (`not_found` unless a member). */
@@ -78,7 +80,7 @@ export class SpamDigests {
    * and whether this member receives it. `validation_error` for a frequency not offered; nothing changes then.
    */
   async save(userId: string, workspaceId: string, frequency: unknown, mine: boolean): Promise<DigestSettings> {
-    await this.workspaces.getForMember(userId, workspaceId);
+    const workspace = await this.workspaces.getForMember(userId, workspaceId);
     if (!isDigestFrequency(frequency)) throw validationError([`frequency: must be one of daily, weekly or off`]);
     await this.database.transaction(async (trx) => {
       await trx
@@ -92,6 +94,10 @@ export class SpamDigests {
         .where('workspaceId', '=', workspaceId)
         .where('userId', '=', userId)
         .execute();
+      await this.audit.record(
+        { action: 'workspace.settings_changed', workspaceId, target: workspaceTarget(workspace), details: { spamDigest: frequency } },
+        trx,
+      );
     });
     return { frequency, mine };
   }

@@ -10,6 +10,7 @@ import { withoutHiddenCharacters } from '../domain/uploads.js';
 import type { FileStore } from '../files/file-store.js';
 import { ProblemError } from '../errors.js';
 import { upgradeRequired } from './workspaces.js';
+import type { AuditLog } from './audit-log.js';
 
 /** A file of a submission as a page lists it: stored (downloadable) or dropped with why. */
 export type SubmissionFile = Pick<SubmissionFileRow, 'id' | 'submissionId' | 'field' | 'position' | 'name' | 'type' | 'size' | 'droppedReason'> & {
@@ -45,6 +46,7 @@ export class SubmissionFiles {
   constructor(
     private readonly database: Database,
     private readonly store: FileStore,
+    private readonly audit: AuditLog,
     private readonly plans: PlanRules = PlanRules.fixed('hosting'),
   ) {}
 
@@ -96,6 +98,7 @@ export class SubmissionFiles {
         'submissionFiles.type',
         'submissionFiles.storageKey',
         'submissionFiles.workspaceId',
+        'submissionFiles.submissionId',
         'submissions.status',
         'workspaces.plan',
       ])
@@ -115,6 +118,14 @@ export class SubmissionFiles {
     }
     const stored = await this.store.read(file.storageKey);
     if (!stored) throw notFound;
+    // recorded before a byte goes out, never the file's name (a visitor chose it)
+    const details = { fileId: file.id, signedLink: 'signed' in access };
+    await this.audit
+      .record({ action: 'submissions.file_downloaded', workspaceId: file.workspaceId, target: { kind: 'submission', id: file.submissionId }, details })
+      .catch((error: unknown) => {
+        stored.body.destroy();
+        throw error;
+      });
     return { id: file.id, name: withoutHiddenCharacters(file.name), type: file.type, size: stored.size, body: stored.body };
   }
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.js';
-import { fromJson, type Database } from '../db/database.js';
+import { fromJson, type Database, type Queryable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { releaseFiles, removeReleasedFiles } from '../db/submission-deletion.js';
 import { deletedEventJobs } from '../jobs/hook-jobs.js';
@@ -27,6 +27,7 @@ import {
 } from './quarantine.js';
 import { countSpam, lockWorkspacesOf, searchSpam, spamIdsOf } from './spam-folder.js';
 import { requireUpgraded, type WorkspaceService } from './workspaces.js';
+import type { AuditLog } from './audit-log.js';
 
 /** One submission as its own page shows it, whatever its status. */
 export interface SubmissionDetail {
@@ -127,6 +128,7 @@ export class SubmissionService {
     private readonly forms: FormService,
     /** Where the allowance notice's links lead (Not spam can send it); read at each use. */
     private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly audit: AuditLog,
     /** Where deleted submissions' files are removed; without it, the sweep removes them. */
     private readonly files: FileStore | null = null,
   ) {
@@ -203,6 +205,15 @@ export class SubmissionService {
       const keys = await releaseFiles(trx, { submissionIds: [submissionId] }, Date.now());
       await enqueueJobs(trx, await deletedEventJobs(trx, [submission]));
       await trx.deleteFrom('submissions').where('id', '=', submissionId).execute();
+      await this.audit.record(
+        {
+          action: 'submissions.deleted',
+          workspaceId: submission.workspaceId,
+          target: { kind: 'submission', id: submissionId },
+          details: { count: 1, formIds: [submission.formId] },
+        },
+        trx,
+      );
       return keys;
     });
     await removeReleasedFiles(this.database, this.files, released);
@@ -256,7 +267,7 @@ export class SubmissionService {
       const found = await trx
         .selectFrom('submissions')
         .innerJoin('workspaceMembers', 'workspaceMembers.workspaceId', 'submissions.workspaceId')
-        .select(['submissions.id', 'submissions.formId', 'submissions.status'])
+        .select(['submissions.id', 'submissions.formId', 'submissions.status', 'submissions.workspaceId'])
         .where('submissions.id', 'in', wanted)
         .where('workspaceMembers.userId', '=', userId)
         .execute();
@@ -270,10 +281,28 @@ export class SubmissionService {
       const released = await releaseFiles(trx, { submissionIds: wanted }, Date.now());
       await enqueueJobs(trx, await deletedEventJobs(trx, found));
       const result = await trx.deleteFrom('submissions').where('id', 'in', wanted).executeTakeFirst();
+      await this.recordDeletions(trx, found);
       return { deleted: Number(result.numDeletedRows), released };
     });
     await removeReleasedFiles(this.database, this.files, released);
     return deleted;
+  }
+
+  /** One audit event per workspace of the submissions deleted at once: their ids and forms, never their fields. */
+  private async recordDeletions(trx: Queryable, deleted: { id: string; formId: string; workspaceId: string; status: string }[]): Promise<void> {
+    for (const workspaceId of new Set(deleted.map((row) => row.workspaceId))) {
+      const rows = deleted.filter((row) => row.workspaceId === workspaceId);
+      const details = {
+        count: rows.length,
+        ids: rows.map((row) => row.id),
+        formIds: [...new Set(rows.map((row) => row.formId))],
+        spam: rows.filter((row) => row.status === 'spam').length,
+      };
+      await this.audit.record(
+        { action: 'submissions.deleted', workspaceId, target: rows.length === 1 ? { kind: 'submission', id: rows[0]!.id } : undefined, details },
+        trx,
+      );
+    }
   }
 
   /** A form's spam folder or its held submissions, newest first (member-checked). */

@@ -2,6 +2,7 @@ import type { Database, Queryable } from '../db/database.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
 import { ProblemError } from '../errors.js';
 import type { PlanRules } from '../domain/plans.js';
+import type { AuditLog } from './audit-log.js';
 import type { RecipientService } from './recipients.js';
 import { seatsTaken } from './seats.js';
 import { unassignLeaver } from './triage.js';
@@ -25,6 +26,7 @@ export class TeamService {
     private readonly database: Database,
     private readonly workspaces: WorkspaceService,
     private readonly recipients: RecipientService,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The installation's plan rules (the member limit). */
@@ -62,6 +64,49 @@ export class TeamService {
   }
 
   /** The workspace, if the account is one of its owners: members see the team but do not change it. */
+  /**
+   * An owner requires a second factor of every member (issue 43): a member without one is sent to set
+   * one up at their next page. Owners only.
+   */
+  async setRequireTwoFactor(ownerId: string, workspaceId: string, required: boolean): Promise<void> {
+    const workspace = await this.requireOwner(ownerId, workspaceId);
+    await this.database.transaction(async (trx) => {
+      await trx
+        .updateTable('workspaces')
+        .set({ requireTwoFactor: required ? 1 : 0, updatedAt: Date.now() })
+        .where('id', '=', workspaceId)
+        .execute();
+      const target = { kind: 'workspace', id: workspaceId, name: workspace.name };
+      await this.audit.record({ action: 'workspace.settings_changed', workspaceId, target, details: { requireTwoFactor: required } }, trx);
+    });
+  }
+
+  /** The names of the account's workspaces that require a second factor (a few at most; said on its two-factor page). */
+  async requiringSecondFactor(userId: string): Promise<string[]> {
+    const rows = await this.database.db
+      .selectFrom('workspaceMembers')
+      .innerJoin('workspaces', 'workspaces.id', 'workspaceMembers.workspaceId')
+      .select('workspaces.name')
+      .where('workspaceMembers.userId', '=', userId)
+      .where('workspaces.requireTwoFactor', '=', 1)
+      .orderBy('workspaces.name')
+      .limit(3)
+      .execute();
+    return rows.map((row) => row.name);
+  }
+
+  /** How many of the workspace's members have no second factor yet (said beside the setting). */
+  async membersWithoutSecondFactor(workspaceId: string): Promise<number> {
+    const row = await this.database.db
+      .selectFrom('workspaceMembers')
+      .innerJoin('users', 'users.id', 'workspaceMembers.userId')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('workspaceMembers.workspaceId', '=', workspaceId)
+      .where('users.secondFactorAt', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async requireOwner(userId: string, workspaceId: string, db: Queryable = this.database.db): Promise<WorkspaceRow> {
     const workspace = await this.workspaces.getForMember(userId, workspaceId, db);
     if ((await this.roleOf(userId, workspaceId, db)) !== 'owner') {
@@ -92,6 +137,7 @@ export class TeamService {
       await unassignLeaver(trx, workspaceId, memberUserId);
       // their address on the workspace's forms now needs a confirmation like anyone else's
       await this.recipients.memberLeft(trx, workspaceId, member.email, ownerId);
+      await this.audit.record({ action: 'member.removed', workspaceId, target: { kind: 'account', id: member.userId, name: member.email } }, trx);
       return member;
     });
   }
@@ -113,6 +159,7 @@ export class TeamService {
       await trx.deleteFrom('workspaceMembers').where('workspaceId', '=', workspaceId).where('userId', '=', userId).execute();
       await unassignLeaver(trx, workspaceId, userId);
       await this.recipients.memberLeft(trx, workspaceId, user.email, null);
+      await this.audit.record({ action: 'member.left', workspaceId, target: { kind: 'account', id: userId, name: user.email } }, trx);
     });
     return workspace;
   }

@@ -16,7 +16,8 @@ import type { AutoresponderChecker } from '../mail/template-check.js';
 import { fieldPaths } from '../mail/template-placeholders.js';
 import { renderSubject } from '../mail/subject-template.js';
 import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
-import { type Access, allowedOriginsOf, type FormService } from './forms.js';
+import { type Access, allowedOriginsOf, type FormService, formTarget } from './forms.js';
+import type { AuditLog } from './audit-log.js';
 import { requireUnchanged } from './read-only-fields.js';
 
 /** A form's stored template, as pages read it. */
@@ -61,6 +62,7 @@ export class TemplateService {
     private readonly checker: AutoresponderChecker,
     /** FORMGATE_PUBLIC_URL: a notification links to the submission's page there, and its files too (read when used: serve sets it once listening). */
     private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly audit: AuditLog,
     private readonly renderer: TemplateWorkers = sharedTemplateWorkers(),
   ) {}
 
@@ -119,19 +121,28 @@ export class TemplateService {
     // kept, so the dashboard can say why the autoresponder is not being sent
     const pausedReasons = pausedFor.length > 0 ? JSON.stringify(pausedFor) : null;
     const now = Date.now();
-    await this.database.db
-      .insertInto('templates')
-      .values({ formId, kind, mode: 'code', code, paused, pausedReasons, createdAt: now, updatedAt: now })
-      .onConflict((oc) => oc.columns(['formId', 'kind']).doUpdateSet({ mode: 'code', code, paused, pausedReasons, updatedAt: now }))
-      .execute();
+    await this.database.transaction(async (trx) => {
+      await trx
+        .insertInto('templates')
+        .values({ formId, kind, mode: 'code', code, paused, pausedReasons, createdAt: now, updatedAt: now })
+        .onConflict((oc) => oc.columns(['formId', 'kind']).doUpdateSet({ mode: 'code', code, paused, pausedReasons, updatedAt: now }))
+        .execute();
+      await this.audit.record(
+        { action: 'template.saved', workspaceId: form.workspaceId, target: formTarget(form), details: { kind, paused: paused === 1 } },
+        trx,
+      );
+    });
     return { template: await this.requireTemplate(formId, kind), pausedFor };
   }
 
   /** Removes the template: notifications go back to the default layout; the autoresponder is off. */
   async deleteTemplate(userId: string, formId: string, kind: TemplateKind, access: Access = {}): Promise<void> {
-    await this.forms.formForMember(userId, formId, access);
-    const result = await this.database.db.deleteFrom('templates').where('formId', '=', formId).where('kind', '=', kind).executeTakeFirst();
-    if (result.numDeletedRows === 0n) throw notFound(formId, kind);
+    const form = await this.forms.formForMember(userId, formId, access);
+    await this.database.transaction(async (trx) => {
+      const result = await trx.deleteFrom('templates').where('formId', '=', formId).where('kind', '=', kind).executeTakeFirst();
+      if (result.numDeletedRows === 0n) throw notFound(formId, kind);
+      await this.audit.record({ action: 'template.deleted', workspaceId: form.workspaceId, target: formTarget(form), details: { kind } }, trx);
+    });
   }
 
   /**

@@ -8,6 +8,7 @@ import { PreparedQuery } from '../db/prepared-query.js';
 import type { TokenRow } from '../db/schema/token.js';
 import { isScope, SCOPES } from '../domain/scopes.js';
 import { AUTOMATION_KEY_PREFIX } from '../domain/hooks.js';
+import type { AuditLog } from './audit-log.js';
 import type { AutomationKeys } from './automation-keys.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
@@ -73,6 +74,7 @@ export class TokenService {
     private readonly database: Database,
     /** Read when a token is made: `formgate serve` settles the public URL once it listens. */
     private readonly config: Pick<Config, 'publicUrl'>,
+    private readonly audit: AuditLog,
     /** The workspaces' automation-tool keys, accepted wherever a token is (issue 42, item 1). */
     private readonly automationKeys?: Pick<AutomationKeys, 'authenticate' | 'requireReach'>,
   ) {
@@ -116,6 +118,7 @@ export class TokenService {
     };
     await this.database.transaction(async (trx) => {
       await trx.insertInto('tokens').values(token).execute();
+      await this.audit.record({ action: 'token.created', target: tokenTarget(token), details: { scopes: JSON.parse(token.scopes), expiresAt } }, trx);
       if (!origin) return;
       const { email } = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirstOrThrow();
       await enqueueAccountEmail(trx, email, tokenCreatedMessage(email, token, origin, this.config.publicUrl));
@@ -128,7 +131,10 @@ export class TokenService {
     const active = await this.findActive(userId, name.trim());
     if (!active) throw new ProblemError('not_found', `The account has no active token named "${name}".`);
     const revokedAt = Date.now();
-    await this.database.db.updateTable('tokens').set({ revokedAt }).where('id', '=', active.id).execute();
+    await this.database.transaction(async (trx) => {
+      await trx.updateTable('tokens').set({ revokedAt }).where('id', '=', active.id).execute();
+      await this.audit.record({ action: 'token.revoked', target: tokenTarget(active) }, trx);
+    });
     return { ...active, revokedAt };
   }
 
@@ -145,8 +151,12 @@ export class TokenService {
   }
 
   /** Revokes every token of the account ("log out everywhere" with its box ticked); returns how many. */
-  revokeAll(userId: string, db: Queryable = this.database.db): Promise<number> {
-    return revokeAllTokens(db, userId);
+  revokeAll(userId: string): Promise<number> {
+    return this.database.transaction(async (trx) => {
+      const count = await revokeAllTokens(trx, userId);
+      if (count > 0) await this.audit.record({ action: 'token.revoked_all', target: { kind: 'account', id: userId }, details: { count } }, trx);
+      return count;
+    });
   }
 
   /** The account's tokens for its tokens page: the usable ones first, then revoked and expired ones, newest first in each. */
@@ -177,7 +187,10 @@ export class TokenService {
     const token = await this.getToken(userId, tokenId);
     if (token.revokedAt !== null) return token;
     const revokedAt = Date.now();
-    await this.database.db.updateTable('tokens').set({ revokedAt }).where('id', '=', token.id).where('revokedAt', 'is', null).execute();
+    await this.database.transaction(async (trx) => {
+      const revoked = await trx.updateTable('tokens').set({ revokedAt }).where('id', '=', token.id).where('revokedAt', 'is', null).executeTakeFirst();
+      if (Number(revoked.numUpdatedRows) > 0) await this.audit.record({ action: 'token.revoked', target: tokenTarget(token) }, trx);
+    });
     return { ...token, revokedAt };
   }
 
@@ -241,6 +254,11 @@ export function tokenInputProblems(input: { name: string; scopes: string[]; expi
 export async function revokeAllTokens(db: Queryable, userId: string, now = Date.now()): Promise<number> {
   const result = await db.updateTable('tokens').set({ revokedAt: now }).where('userId', '=', userId).where('revokedAt', 'is', null).executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** A token as the audit log names it. */
+function tokenTarget(token: Pick<TokenRow, 'id' | 'name'>) {
+  return { kind: 'token', id: token.id, name: token.name };
 }
 
 export function invalidToken(detail: string): ProblemError {

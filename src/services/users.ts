@@ -9,7 +9,11 @@ import { normaliseEmail } from '../domain/email-address.js';
 import { newId } from '../ids.js';
 import { hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwords.js';
 import { revokeAllTokens } from './tokens.js';
-import { workspaceNameProblem } from './workspaces.js';
+import { workspaceNameProblem, workspaceTarget } from './workspaces.js';
+import type { AuditLog } from './audit-log.js';
+
+/** An account as pages and routes see it (the dashboard does not reach the database's types). */
+export type Account = UserRow;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** The name of a workspace made without one being asked (`formgate users create`, the older first-account /signup page). */
@@ -29,7 +33,8 @@ export class UserService {
   constructor(
     private readonly database: Database,
     /** The plan of every new workspace (FORMGATE_DEFAULT_PLAN). */
-    readonly defaultPlan: Plan = 'FREE',
+    readonly defaultPlan: Plan,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -52,8 +57,9 @@ export class UserService {
    * Creates the account of someone joining a team by invitation, without a workspace of its own:
    * the team's is where they are going, and a second "My workspace" beside it only confuses. They
    * can make one later. `join` runs in the same transaction: if it throws, no account is made.
+   * No password: an account made by single sign-on (services/oidc-accounts.ts) joining by its rules.
    */
-  async createInvitedUser(email: string, password: string, join: (trx: Queryable, user: UserRow) => Promise<void>): Promise<UserRow> {
+  async createInvitedUser(email: string, password: string | undefined, join: (trx: Queryable, user: UserRow) => Promise<void>): Promise<UserRow> {
     return (await this.insertAccount(email, password, false, join)).user;
   }
 
@@ -80,6 +86,9 @@ export class UserService {
       isAdmin: 0,
       timeZone: null,
       disabledAt: null,
+      totpSecret: null,
+      totpLastStep: null,
+      secondFactorAt: null,
       createdAt: now,
     };
     const workspace: WorkspaceRow = {
@@ -91,6 +100,7 @@ export class UserService {
       quotaNotifiedAt: null,
       fileBytes: 0,
       fileBytesReserved: 0,
+      requireTwoFactor: 0,
       createdAt: now,
       updatedAt: now,
     };
@@ -108,6 +118,12 @@ export class UserService {
           await trx.insertInto('workspaces').values(workspace).execute();
           await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId: user.id, role: 'owner', createdAt: now }).execute();
         }
+        // signing up, the new account acts for itself; `formgate users create` is the command's
+        const newcomer = { userId: user.id, email: user.email };
+        const target = { kind: 'account', id: user.id, name: user.email };
+        await this.audit.record({ action: 'account.created', newcomer, target, details: { admin: user.isAdmin === 1 } }, trx);
+        if (ownWorkspace)
+          await this.audit.record({ action: 'workspace.created', newcomer, workspaceId: workspace.id, target: workspaceTarget(workspace) }, trx);
         await withinTransaction(trx, user);
       });
     } catch (error) {
@@ -154,7 +170,9 @@ export class UserService {
       const now = Date.now();
       await trx.updateTable('users').set({ passwordHash }).where('id', '=', userId).execute();
       await trx.updateTable('passwordResets').set({ usedAt: now }).where('userId', '=', userId).where('usedAt', 'is', null).execute();
-      return { tokensRevoked: options.revokeTokens ? await revokeAllTokens(trx, userId, now) : 0 };
+      const tokensRevoked = options.revokeTokens ? await revokeAllTokens(trx, userId, now) : 0;
+      await this.audit.record({ action: 'account.password_changed', target: { kind: 'account', id: userId }, details: { tokensRevoked } }, trx);
+      return { tokensRevoked };
     });
   }
 
@@ -190,6 +208,10 @@ export class UserService {
   async hasAnyAccount(): Promise<boolean> {
     const claim = await this.database.db.selectFrom('settings').select('key').where('key', '=', 'instance-admin').executeTakeFirst();
     return claim !== undefined;
+  }
+
+  async findById(id: string): Promise<UserRow | undefined> {
+    return this.database.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
   async findByEmail(email: string): Promise<UserRow | undefined> {

@@ -12,7 +12,8 @@ import {
 } from '../domain/webhook-body.js';
 import { ProblemError, validationError } from '../errors.js';
 import { sharedTemplateWorkers, type TemplateOutcome, type TemplateWorkers } from '../mail/template-workers.js';
-import type { FormService } from './forms.js';
+import { type FormService, formTarget } from './forms.js';
+import type { AuditLog } from './audit-log.js';
 import { SAMPLE_DATA } from './templates.js';
 
 /** What a form's webhook body is set to, as the dashboard shows it. */
@@ -58,6 +59,7 @@ export class WebhookBodyService {
   constructor(
     private readonly database: Database,
     private readonly forms: FormService,
+    private readonly audit: AuditLog,
     private readonly renderer: TemplateWorkers = sharedTemplateWorkers(),
   ) {}
 
@@ -93,7 +95,7 @@ export class WebhookBodyService {
    * `json` keeps the template typed (null when none), unused, so going back to it loses nothing.
    */
   async putForMember(userId: string, formId: string, format: unknown, template: unknown): Promise<void> {
-    await this.forms.formForMember(userId, formId);
+    const form = await this.forms.formForMember(userId, formId);
     const problems = webhookBodyProblems(format, template);
     if (problems.length) throw validationError(problems, 'The webhook body was not saved.');
     const typed = typeof template === 'string' && template.trim() !== '' ? template : null;
@@ -104,11 +106,14 @@ export class WebhookBodyService {
       // kept unused, but never longer than a template may be
       throw validationError(webhookBodyProblems('json-template', typed), 'The webhook body was not saved.');
     }
-    await this.database.db
-      .updateTable('forms')
-      .set({ webhookBodyFormat: format === 'json' ? null : (format as string), webhookBodyTemplate: typed, updatedAt: Date.now() })
-      .where('id', '=', formId)
-      .execute();
+    await this.database.transaction(async (trx) => {
+      await trx
+        .updateTable('forms')
+        .set({ webhookBodyFormat: format === 'json' ? null : (format as string), webhookBodyTemplate: typed, updatedAt: Date.now() })
+        .where('id', '=', formId)
+        .execute();
+      await this.audit.record({ action: 'form.webhook_body_saved', workspaceId: form.workspaceId, target: formTarget(form), details: { format } }, trx);
+    });
   }
 
   private async render(format: WebhookBodyFormat, template: string, example: ExampleData, keep: boolean): Promise<BodyPreview> {

@@ -5,7 +5,8 @@ import { LoopSlice } from '../domain/loop-slice.js';
 import { ProblemError, validationError } from '../errors.js';
 import type { FileStore } from '../files/file-store.js';
 import type { TeamService } from './team.js';
-import type { WorkspaceService } from './workspaces.js';
+import { type WorkspaceService, workspaceTarget } from './workspaces.js';
+import type { AuditLog } from './audit-log.js';
 
 /** Submissions per transaction, as a form's deletion takes them: each short, the event loop given back between them. */
 const BATCH = 250;
@@ -44,6 +45,7 @@ export class WorkspaceDeletion {
     private readonly team: TeamService,
     /** Where its files are removed; without it, the sweep removes them. */
     private readonly files: FileStore | null,
+    private readonly audit: AuditLog,
   ) {}
 
   /** The workspace if the account is one of its owners: `not_found` outside it, `forbidden` for a member. */
@@ -146,6 +148,8 @@ export class WorkspaceDeletion {
       const keys: string[] = [];
       for (const form of forms) keys.push(...(await releaseFiles(trx, { formId: form.id }, now)));
       await trx.deleteFrom('workspaces').where('id', '=', workspaceId).execute();
+      const details = { forms: counts.forms, submissions: counts.submissions, files: counts.files };
+      await this.audit.record({ action: 'workspace.deleted', workspaceId, target: workspaceTarget(workspace), details }, trx);
       return keys;
     });
     await removeReleasedFiles(this.database, this.files, released);

@@ -4,7 +4,7 @@ import { fromJson, type Database, type Queryable } from '../db/database.js';
 import { PreparedQuery } from '../db/prepared-query.js';
 import { submitterAddress } from '../domain/submitter-address.js';
 import type { WorkspaceRow } from '../db/schema/workspace.js';
-import { type Plan, PlanRules } from '../domain/plans.js';
+import type { Plan, PlanRules } from '../domain/plans.js';
 import { ProblemError, validationError } from '../errors.js';
 import { newId } from '../ids.js';
 import { storedEmailControls } from '../jobs/channels/channel.js';
@@ -16,6 +16,7 @@ import { enqueuePlanChangeEmails } from './mail-outbox.js';
 import { keysetPage, newestAfter, type Page, type PageRequest, pageOf } from './pagination.js';
 import { requireUnchanged } from './read-only-fields.js';
 import { lockWorkspace, requireSeat, seatCounts, seatsTaken } from './seats.js';
+import type { AuditLog } from './audit-log.js';
 import type { UserService } from './users.js';
 import { isVouchedFor } from '../domain/workspace-trust.js';
 
@@ -31,6 +32,7 @@ const WORKSPACE_COLUMNS = [
   'submissionsUsed',
   'fileBytes',
   'fileBytesReserved',
+  'requireTwoFactor',
   'quotaNotifiedAt',
   'createdAt',
   'updatedAt',
@@ -96,7 +98,8 @@ export class WorkspaceService {
     /** Where links in emails lead; read at each use, as serving on port 0 settles it only once listening. */
     private readonly config: Pick<Config, 'publicUrl'> & Partial<Pick<Config, 'signup'>>,
     /** The installation's plan rules (team mode: every feature, no caps), shared with the services built on this one. */
-    readonly plans: PlanRules = PlanRules.fixed('hosting'),
+    readonly plans: PlanRules,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Whether the instance admin stands behind the workspace (domain/workspace-trust.ts): pages tell a stranger's owner what waits for it. */
@@ -173,11 +176,13 @@ export class WorkspaceService {
         quotaNotifiedAt: null,
         fileBytes: 0,
         fileBytesReserved: 0,
+        requireTwoFactor: 0,
         createdAt: now,
         updatedAt: now,
       };
       await trx.insertInto('workspaces').values(workspace).execute();
       await trx.insertInto('workspaceMembers').values({ workspaceId: workspace.id, userId, role: 'owner', createdAt: now }).execute();
+      await this.audit.record({ action: 'workspace.created', workspaceId: workspace.id, target: workspaceTarget(workspace) }, trx);
       return workspace;
     });
   }
@@ -204,7 +209,13 @@ export class WorkspaceService {
     const nameProblem = workspaceNameProblem(name);
     if (nameProblem) throw validationError([nameProblem]);
     const updatedAt = Date.now();
-    await this.database.db.updateTable('workspaces').set({ name, updatedAt }).where('id', '=', workspaceId).execute();
+    await this.database.transaction(async (trx) => {
+      await trx.updateTable('workspaces').set({ name, updatedAt }).where('id', '=', workspaceId).execute();
+      await this.audit.record(
+        { action: 'workspace.renamed', workspaceId, target: workspaceTarget({ id: workspaceId, name }), details: { from: workspace.name } },
+        trx,
+      );
+    });
     return { ...workspace, name, updatedAt };
   }
 
@@ -262,6 +273,10 @@ export class WorkspaceService {
       const quotaNotifiedAt = used < this.plans.limits(plan).submissions ? null : workspace.quotaNotifiedAt;
       await trx.updateTable('workspaces').set({ plan, updatedAt, submissionsUsed: used, quotaNotifiedAt }).where('id', '=', workspaceId).execute();
       const changed = { ...workspace, plan, updatedAt, submissionsUsed: used, quotaNotifiedAt };
+      if (plan !== workspace.plan) {
+        const details = { from: workspace.plan, to: plan, released: held.length };
+        await this.audit.record({ action: 'plan.changed', workspaceId, target: workspaceTarget(workspace), details }, trx);
+      }
       // NOTE: team mode speaks no plans (issue 41, item 16): a change (the admin vouching for a stranger's workspace) changes nothing its owners see
       if (plan !== workspace.plan && options.tellOwners !== false && !this.plans.team) {
         await enqueuePlanChangeEmails(trx, { workspace: changed, from: workspace.plan, to: plan, released: held.length }, this.config.publicUrl, this.plans);
@@ -287,6 +302,7 @@ export class WorkspaceService {
       if (member) throw new ProblemError('conflict', `${user.email} is already a member of ${workspaceId}.`);
       requireSeat(workspace, await seatsTaken(trx, workspaceId, user.email), this.plans);
       await trx.insertInto('workspaceMembers').values({ workspaceId, userId: user.id, role: 'member', createdAt: Date.now() }).execute();
+      await this.audit.record({ action: 'member.added', workspaceId, target: { kind: 'account', id: user.id, name: user.email } }, trx);
       return { workspace, userId: user.id };
     });
   }
@@ -313,6 +329,11 @@ export function hasSubmitter(data: unknown, emailControls: unknown): boolean {
 }
 
 /** A workspace's name is 1 to 128 characters (2.2), as the API's schema counts them. */
+/** A workspace as the audit log names it. */
+export function workspaceTarget(workspace: Pick<WorkspaceRow, 'id' | 'name'>) {
+  return { kind: 'workspace', id: workspace.id, name: workspace.name };
+}
+
 export function workspaceNameProblem(name: string): string | null {
   const length = [...name].length;
   if (length < 1 || length > 128) return 'name: must be 1 to 128 characters';

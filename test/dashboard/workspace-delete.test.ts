@@ -207,10 +207,13 @@ for (const store of ['folder', 's3'] as const) {
       // besides sessions (read times) and the forms' change counter (the intake's caches forget the deleted forms),
       // nothing is written, and every row gone names the workspace or one of its own
       const bookkeeping = (row: string) => row.startsWith('sessions: ') || row.startsWith('change_counts: ');
+      // and the audit log's one event of it (issue 43, item 4), which outlives the workspace
+      const recorded = (row: string) => row.startsWith('audit_events: ') && row.includes('["action","workspace.deleted"]');
       assert.deepEqual(
-        added.filter((row) => !bookkeeping(row)),
+        added.filter((row) => !bookkeeping(row) && !recorded(row)),
         [],
       );
+      assert.equal(added.filter(recorded).length, 1, 'the deletion is in the audit log');
       const mine = [...doomedIds, ...jobIds, ...seqs.map((seq) => `["seq",${seq}]`)];
       const foreign = gone.filter((row) => !bookkeeping(row) && !mine.some((id) => row.includes(id)));
       assert.deepEqual(foreign, []);

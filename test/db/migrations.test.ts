@@ -195,6 +195,31 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0044-passkey-challenges: its table (its index goes with it). */
+async function undoPasskeyChallenges(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE passkey_challenges`.execute(raw);
+}
+
+/** Back to before 0043-single-sign-on: its table (its index goes with it). */
+async function undoSingleSignOn(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE oidc_links`.execute(raw);
+}
+
+/** Back to before 0042-audit-log: its table (its indexes go with it). */
+async function undoAuditLog(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE audit_events`.execute(raw);
+}
+
+/** Back to before 0041-two-factor: its tables and columns. */
+async function undoTwoFactor(raw: Kysely<any>): Promise<void> {
+  await sql`DROP TABLE recovery_codes`.execute(raw);
+  await sql`DROP TABLE passkeys`.execute(raw);
+  await sql`DROP TABLE remembered_browsers`.execute(raw);
+  for (const column of ['totp_secret', 'totp_last_step', 'second_factor_at']) await sql.raw(`ALTER TABLE users DROP COLUMN ${column}`).execute(raw);
+  for (const column of ['user_agent', 'ip', 'second_factor_at']) await sql.raw(`ALTER TABLE sessions DROP COLUMN ${column}`).execute(raw);
+  await sql`ALTER TABLE workspaces DROP COLUMN require_two_factor`.execute(raw);
+}
+
 /** Back to before 0040-destinations: its table (its triggers and index go with it). */
 async function undoDestinations(raw: Kysely<any>): Promise<void> {
   await sql`DROP TABLE form_destinations`.execute(raw);
@@ -463,6 +488,10 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -522,6 +551,10 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -603,6 +636,10 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -629,6 +666,10 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -696,6 +737,10 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -716,6 +761,10 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -770,6 +819,10 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -788,6 +841,10 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -849,6 +906,10 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -872,6 +933,10 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -937,6 +1002,10 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -970,6 +1039,10 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -1021,6 +1094,10 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -1037,6 +1114,10 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -1079,6 +1160,10 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -1100,6 +1185,10 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoPasskeyChallenges(raw);
+    await undoSingleSignOn(raw);
+    await undoAuditLog(raw);
+    await undoTwoFactor(raw);
     await undoDestinations(raw);
     await undoWebhookBody(raw);
     await undoAutomations(raw);
@@ -1145,6 +1234,10 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0038-automations',
       '0039-webhook-body',
       '0040-destinations',
+      '0041-two-factor',
+      '0042-audit-log',
+      '0043-single-sign-on',
+      '0044-passkey-challenges',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;

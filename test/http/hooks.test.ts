@@ -150,6 +150,16 @@ describe(`hooks: subscriptions and their events (${TEST_DIALECT})`, () => {
     assert.match(metrics, /^formgate_hooks_removed_total\{reason="gone"\} 1$/m);
     assert.match(metrics, /^formgate_hooks_removed_total\{reason="lapsed"\} 1$/m);
     assert.match(metrics, /^formgate_deliveries_total\{channel="hook",outcome="sent"\} [1-9]/m);
+    // the audit log says Formgate removed them, and why (issue 43, item 4)
+    await until('both removals recorded', async () => {
+      const removed = await app.ctx.database.db
+        .selectFrom('auditEvents')
+        .selectAll()
+        .where('action', '=', 'hook.removed')
+        .where('via', '=', 'system')
+        .execute();
+      return [made.body.id, byToken.body.id].every((id) => removed.some((event) => event.targetId === id && event.workspaceId === owner.workspaceId));
+    });
   });
 
   it('refuses what cannot be subscribed, and another account’s form or hook, changing nothing', async () => {

@@ -72,6 +72,7 @@ const OPERATIONS: Record<string, OperationFuzz> = {
   'GET /hooks': {},
   'DELETE /hooks/{hookId}': { consumes: 'hookId' },
   'GET /hooks/samples/{event}': {},
+  'GET /workspaces/{workspaceId}/audit-events': {},
 };
 
 /** A path parameter as the fuzz picks it: a real id (whose?) or odd text written as is on the request line. */

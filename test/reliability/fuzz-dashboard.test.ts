@@ -7,6 +7,7 @@ import { diffDumps, dumpTables } from '../helpers/dump.js';
 import { printFigures } from '../helpers/figures.js';
 import { assertProperty, FuzzCounts, fuzzSeed, nastyString, PROTOTYPE_KEYS } from '../helpers/fuzz.js';
 import { dashboardRoutes } from '../helpers/routes.js';
+import { refOf } from '../../src/services/passkeys.js';
 import { postJson } from '../helpers/submit.js';
 
 /**
@@ -32,8 +33,26 @@ const FIELDS: Record<string, string[]> = {
   '/reset-password/:token': ['password', 'revokeTokens'],
   '/account/password': ['currentPassword', 'newPassword', 'revokeTokens'],
   '/account/logout-everywhere': ['revokeTokens'],
-  '/account/tokens': ['name', 'scopes', 'expiresAt', 'currentPassword'],
+  '/account/tokens': ['name', 'scopes', 'expiresAt', 'currentPassword', 'code'],
+  '/login/two-factor': ['code', 'remember'],
+  '/login/two-factor/cancel': [],
+  '/login/oidc/link': ['password'],
+  '/account/two-factor/app': ['setup', 'code'],
+  '/account/two-factor/recovery-codes': ['code'],
+  '/account/two-factor/off': ['code'],
+  '/account/two-factor/forget-browsers': [],
+  '/account/sessions/end': ['session'],
+  '/admin/two-factor': ['required'],
+  '/w/:workspaceId/settings/two-factor': ['required'],
   '/account/tokens/:tokenId/revoke': [],
+  '/account/passkeys': ['name', 'response'],
+  '/account/passkeys/confirm': ['response', 'next'],
+  '/account/passkeys/confirm/password': ['currentPassword', 'next'],
+  '/account/passkeys/confirm/code': ['code', 'next'],
+  '/account/passkeys/:passkeyId/rename': ['name'],
+  '/account/passkeys/:passkeyId/remove': [],
+  '/login/passkey': ['response', 'next'],
+  '/login/two-factor/passkey': ['response', 'remember'],
   '/workspaces/new': ['name'],
   '/w/:workspaceId/settings': ['name'],
   '/w/:workspaceId/settings/spam-digest': ['frequency', 'mine'],
@@ -56,6 +75,8 @@ const FIELDS: Record<string, string[]> = {
   '/admin/deliveries': ['deliveries'],
   '/admin/usage': ['usage'],
   '/admin/webhook-allow': ['webhookAllow'],
+  '/admin/sign-in': ['issuer', 'clientId', 'clientSecret', 'name', 'signup', 'only', 'rules'],
+  '/admin/sign-in/check': [],
   '/admin/accounts/:accountId/:action': [],
   '/setup': ['email', 'password', 'usage', 'workspaceName'],
   '/forms/:formId/test-submission': ['message', 'email', 'name'],
@@ -125,7 +146,7 @@ const FIELDS: Record<string, string[]> = {
   '/w/:workspaceId/labels': ['name', 'color'],
   '/w/:workspaceId/labels/:labelId': ['name', 'color'],
   '/w/:workspaceId/labels/:labelId/delete': [],
-  '/w/:workspaceId/automations/keys': ['name', 'currentPassword'],
+  '/w/:workspaceId/automations/keys': ['name', 'currentPassword', 'code'],
   '/w/:workspaceId/automations/keys/:keyId/revoke': [],
   '/w/:workspaceId/automations/hooks/:hookId/delete': [],
   '/w/:workspaceId/views': ['name', 'form', 'query'],
@@ -231,6 +252,7 @@ describe('fuzz: every form of the dashboard', () => {
     foreign.formId = (await app.ctx.forms.createForm(other.user.id, other.workspace.id, { name: 'Not yours' })).id;
     foreign.submissionId = (await postJson(app, foreign.formId, { message: 'not yours' })).body.id;
     foreign.userId = other.user.id;
+    foreign.passkeyId = await passkeyOf(other.user.id);
     await ensureFixtures();
   });
 
@@ -303,6 +325,7 @@ describe('fuzz: every form of the dashboard', () => {
         .values({ id: own.destinationId, formId: own.formId!, kind: 'listmonk', settings, secret: 'fuzz-token', createdAt: Date.now(), updatedAt: Date.now() })
         .execute();
     }
+    own.passkeyId = await passkeyOf(userId);
     const [view] = await app.ctx.savedViews.list(userId, own.workspaceId!);
     own.viewId = view?.id ?? (await app.ctx.savedViews.save(userId, own.workspaceId!, { name: `Fuzz ${Date.now()}`, formId: null, query: 'unread=1' })).id;
     const member = await db
@@ -317,6 +340,20 @@ describe('fuzz: every form of the dashboard', () => {
       await app.ctx.workspaces.addMember(own.workspaceId!, added.user.email);
       own.userId = added.user.id;
     }
+  }
+
+  /** The ref of a passkey of the account, stored as the ceremony stores one (its second_factor_at left alone). */
+  async function passkeyOf(accountId: string): Promise<string> {
+    const db = app.ctx.database.db;
+    const held = await db.selectFrom('passkeys').select('id').where('userId', '=', accountId).executeTakeFirst();
+    const id = held?.id ?? Buffer.from(`fuzz credential ${accountId} ${Date.now()}`).toString('base64url');
+    if (!held) {
+      await db
+        .insertInto('passkeys')
+        .values({ id, userId: accountId, name: 'Fuzz key', publicKey: 'AA', transports: null, lastUsedAt: null, createdAt: Date.now() })
+        .execute();
+    }
+    return refOf(id);
   }
 
   function parameter(name: string, choice: string): string {

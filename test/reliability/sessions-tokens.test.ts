@@ -19,7 +19,7 @@ import { type Holdings, holdings, idsOf, PASSWORD } from './two-accounts.js';
 
 // pages that anyone may open, logged in or not
 const PUBLIC_PAGES =
-  /^\/(login|signup|signup\/sent|signup\/confirm|forgot-password|forgot-password\/sent|reset-password\/:token|invitations\/:secret|recipients\/:secret|not-spam\/:token)$/;
+  /^\/(login|login\/passkey\/options|login\/oidc|login\/oidc\/callback|login\/oidc\/link|login\/two-factor|signup|signup\/sent|signup\/confirm|forgot-password|forgot-password\/sent|reset-password\/:token|invitations\/:secret|recipients\/:secret|not-spam\/:token)$/;
 const SHAPED_SECRET = 'S'.repeat(43);
 
 /**

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { storageKey } from '../../src/files/file-store.js';
 import { newId } from '../../src/ids.js';
+import { refOf } from '../../src/services/passkeys.js';
 import type { TestApp } from '../helpers/app.js';
 import { DashboardClient } from '../helpers/dashboard.js';
 import { postJson, visitorAddresses } from '../helpers/submit.js';
@@ -45,6 +46,8 @@ export interface Holdings {
   hook: string;
   /** An Airtable destination of `form`, its token stored (issue 42, item 4). */
   destination: string;
+  /** A passkey of the account, by the ref its pages use (issue 43, item 2). */
+  passkey: string;
   client: DashboardClient;
 }
 
@@ -137,6 +140,13 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
       .slice(0, 14)}.${'a'.repeat(40)}`,
   });
 
+  // as the ceremony stores one; second_factor_at left as it was, so that the password alone logs in here
+  const passkeyId = Buffer.from(`${tag} credential`).toString('base64url');
+  await app.ctx.database.db
+    .insertInto('passkeys')
+    .values({ id: passkeyId, userId: user.id, name: `${tag} passkey`, publicKey: 'AA', transports: null, lastUsedAt: null, createdAt: Date.now() })
+    .execute();
+
   const client = new DashboardClient(app);
   await client.enter('/login', email, PASSWORD);
   await client.get(`/w/${workspace.id}`);
@@ -160,6 +170,7 @@ export async function holdings(app: TestApp, tag: string): Promise<Holdings> {
     automationKey: automation.key.id,
     hook: hook.id,
     destination,
+    passkey: refOf(passkeyId),
     client,
   };
 }
@@ -184,5 +195,6 @@ export function idsOf(h: Holdings): Record<string, string> {
     automationKey: h.automationKey,
     hook: h.hook,
     destination: h.destination,
+    passkey: h.passkey,
   };
 }

@@ -11,6 +11,8 @@ import { TZ_COOKIE } from '../time-zone.js';
 import { AccountPage } from '../views/account-page.js';
 import { revokeTokensTicked } from '../views/revoke-tokens-check.js';
 import { refusalHeaders } from '../../web/limiter.js';
+import { passwordsOffFor } from '../sso-only.js';
+import { PageError } from '../page-error.js';
 
 interface PasswordBody {
   currentPassword?: string;
@@ -24,6 +26,18 @@ function browserZone(request: FastifyRequest): string | null {
   return isTimeZone(zone) ? zone : null;
 }
 
+/** What the account page counts: live sessions, active tokens, second factors; and whether single sign-on only takes its password away. */
+async function accountFacts(ctx: AppContext, user: { id: string; isAdmin: number }) {
+  const userId = user.id;
+  const [sessions, activeTokens, signingIn, passwordsOff] = await Promise.all([
+    ctx.sessions.countLive(userId),
+    ctx.tokens.countActive(userId),
+    ctx.twoFactor.factorsOf(userId),
+    passwordsOffFor(ctx, user),
+  ]);
+  return { sessions, activeTokens, signingIn, passwordsOff };
+}
+
 /** "Password changed" and, when the box was ticked, how many tokens went with it. */
 function revokedNote(count: number): string {
   return count === 0 ? '' : `; ${count} API token${count === 1 ? '' : 's'} revoked`;
@@ -33,8 +47,8 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
   app.get('/account', { preHandler: requireAccount }, async (request, reply) => {
     const { user } = accountOf(request);
     const frame = await frameFor(request, reply, ctx, { section: 'account' });
-    const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
-    return sendPage(reply, AccountPage({ frame, email: user.email, sessions, activeTokens, timeZone: user.timeZone, browserZone: browserZone(request) }));
+    const facts = await accountFacts(ctx, user);
+    return sendPage(reply, AccountPage({ frame, email: user.email, ...facts, timeZone: user.timeZone, browserZone: browserZone(request) }));
   });
 
   // The zone every time of the dashboard is shown in; none: the browser's.
@@ -48,10 +62,10 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
     } catch (error) {
       const errors = fieldErrors(error);
       const frame = await frameFor(request, reply, ctx, { section: 'account' });
-      const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
+      const facts = await accountFacts(ctx, user);
       return sendPage(
         reply,
-        AccountPage({ frame, email: user.email, sessions, activeTokens, timeZone: user.timeZone, browserZone: browserZone(request), zoneErrors: errors }),
+        AccountPage({ frame, email: user.email, ...facts, timeZone: user.timeZone, browserZone: browserZone(request), zoneErrors: errors }),
         400,
       );
     }
@@ -61,14 +75,12 @@ export function registerAccountRoutes(app: FastifyInstance, ctx: AppContext, coo
   // Wrong current passwords count as failed logins: a borrowed session cannot guess the password either.
   app.post<{ Body: PasswordBody }>('/account/password', { preHandler: requireAccount }, async (request, reply) => {
     const { user, session } = accountOf(request);
+    const passwordsOff = await passwordsOffFor(ctx, user);
+    if (passwordsOff) throw new PageError(403, 'Single sign-on only', passwordsOff);
     const refused = async (errors: FieldErrors, status: number) => {
       const frame = await frameFor(request, reply, ctx, { section: 'account' });
-      const [sessions, activeTokens] = await Promise.all([ctx.sessions.countLive(user.id), ctx.tokens.countActive(user.id)]);
-      return sendPage(
-        reply,
-        AccountPage({ frame, email: user.email, sessions, activeTokens, errors, timeZone: user.timeZone, browserZone: browserZone(request) }),
-        status,
-      );
+      const facts = await accountFacts(ctx, user);
+      return sendPage(reply, AccountPage({ frame, email: user.email, ...facts, errors, timeZone: user.timeZone, browserZone: browserZone(request) }), status);
     };
     const refusal = await limits.attempt(request, user.email);
     if (refusal) {

@@ -82,17 +82,38 @@ export function registerAdminRoutes(app: FastifyInstance, ctx: AppContext, redis
     }
   });
 
+  // every account must have a second factor (issue 43); a checkbox: absent when unticked
+  app.post<{ Body: { required?: unknown } }>('/admin/two-factor', { preHandler }, async (request, reply) => {
+    const required = request.body?.required === '1';
+    await ctx.admin.setRequireTwoFactor(accountOf(request).user, required);
+    request.log.warn({ required, by: accountOf(request).user.email }, 'two-factor requirement for everyone changed from the admin page');
+    setFlash(
+      reply,
+      required ? 'Every account must now have a second factor.' : 'Accounts may sign in without a second factor (unless a workspace requires one).',
+    );
+    return seeOther(reply, '/admin#two-factor');
+  });
+
   // one account: what disabling or deleting it does, and the buttons that do it
   app.get<{ Params: { accountId: string } }>('/admin/accounts/:accountId', { preHandler }, async (request, reply) => {
     const { user } = accountOf(request);
     const [frame, fate] = await Promise.all([frameFor(request, reply, ctx, { section: 'admin' }), accountFateOrBack(request.params.accountId, user)]);
     if (!fate) return seeOther(reply, '/admin#accounts');
-    return sendPage(reply, AccountAdminPage({ frame, fate }));
+    return sendPage(reply, AccountAdminPage({ frame, fate, factors: await ctx.twoFactor.factorsOf(fate.id) }));
   });
 
   app.post<{ Params: { accountId: string; action: string } }>('/admin/accounts/:accountId/:action', { preHandler }, async (request, reply) => {
     const { user } = accountOf(request);
     const { accountId, action } = request.params;
+    if (action === 'reset-two-factor') {
+      // accountFate refuses the admin's own account, as for disabling it
+      const fate = await ctx.admin.accountFate(user, accountId);
+      const removed = await ctx.twoFactor.reset(fate.id);
+      const sessionsEnded = await ctx.sessions.endAll(fate.id);
+      request.log.warn({ accountId, ...removed, sessionsEnded, by: user.email }, 'second factors reset from the admin page');
+      setFlash(reply, `The second factors of ${fate.email} are reset: its password alone signs in.`);
+      return seeOther(reply, `/admin/accounts/${encodeURIComponent(accountId)}`);
+    }
     if (action !== 'disable' && action !== 'enable' && action !== 'delete') throw new ProblemError('not_found', 'There is nothing here.');
     try {
       if (action === 'delete') {

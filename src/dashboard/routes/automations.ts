@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ProblemError } from '../../errors.js';
-import { refusalHeaders } from '../../web/limiter.js';
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
 import { setFlash, successFlash } from '../flash.js';
 import { workspaceFrame } from '../frame.js';
-import { type LoginLimits, refusalMessage } from '../login-limits.js';
+import type { LoginLimits } from '../login-limits.js';
+import { confirmIdentity, identityCheckOf } from '../identity-check.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { AutomationKeyCreatedPage, AutomationsPage } from '../views/automations-page.js';
@@ -28,6 +28,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppContext, 
       keys,
       hooks,
       owner: role === 'owner',
+      identity: await identityCheckOf(ctx, request, accountOf(request)),
       baseUrl: ctx.config.baseUrl,
       typed: refused?.typed,
       errors: refused?.errors,
@@ -38,7 +39,7 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppContext, 
   app.get<WorkspaceParams>('/w/:workspaceId/automations', { preHandler: requireAccount }, (request, reply) => page(request, reply, request.params.workspaceId));
 
   // compress: false: the answer shows the new key (dashboard/plugin.ts, BREACH); answered, not redirected: the key is never stored
-  app.post<WorkspaceParams & { Body: { name?: unknown; currentPassword?: unknown } }>(
+  app.post<WorkspaceParams & { Body: { name?: unknown; currentPassword?: unknown; code?: unknown } }>(
     '/w/:workspaceId/automations/keys',
     { preHandler: requireAccount, compress: false },
     async (request, reply) => {
@@ -47,17 +48,8 @@ export function registerAutomationRoutes(app: FastifyInstance, ctx: AppContext, 
       const typed = typeof request.body?.name === 'string' ? request.body.name : '';
       // owners only, before the password is weighed: a member is refused whatever they type
       await ctx.team.requireOwner(user.id, workspaceId);
-      const refusal = await limits.attempt(request, user.email);
-      if (refusal) {
-        reply.headers(refusalHeaders(refusal));
-        return page(request, reply, workspaceId, { typed, errors: { currentPassword: refusalMessage(refusal) } }, 429);
-      }
-      try {
-        await ctx.users.confirmPassword(user.id, typeof request.body?.currentPassword === 'string' ? request.body.currentPassword : '');
-      } catch (error) {
-        return page(request, reply, workspaceId, { typed, errors: fieldErrors(error) }, 400);
-      }
-      await limits.succeeded(request, reply, user.email);
+      const refused = await confirmIdentity(ctx, limits, request, reply, { currentPassword: request.body?.currentPassword, code: request.body?.code });
+      if (refused) return page(request, reply, workspaceId, { typed, errors: refused.errors }, refused.status);
       let created: Awaited<ReturnType<typeof ctx.automationKeys.create>>;
       try {
         created = await ctx.automationKeys.create(user.id, workspaceId, typed);

@@ -159,7 +159,7 @@ export function registerFormSettingsRoutes(app: FastifyInstance, ctx: AppContext
   // an address or a redirect would leave it in the history, a log or a Referer.
   // compress: false, as every page that shows a secret (dashboard/plugin.ts, BREACH)
   app.post<FormParams>('/forms/:formId/settings/webhook-secret', { preHandler: requireAccount, compress: false }, async (request, reply) => {
-    const webhookSecret = await ctx.forms.webhookSecretForMember(accountOf(request).user.id, request.params.formId);
+    const webhookSecret = await ctx.forms.showWebhookSecret(accountOf(request).user.id, request.params.formId);
     return settingsPage(request, reply, { webhookSecret });
   });
 

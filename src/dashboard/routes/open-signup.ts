@@ -10,6 +10,7 @@ import { seeOther, sendPage } from '../render.js';
 import { type SessionCookie, startSession } from '../session.js';
 import type { SignupEmailLimits } from '../signup-limits.js';
 import { SignupClosedPage } from '../views/auth-pages.js';
+import { passwordsOffNote, passwordsOffPage } from '../sso-only.js';
 import { ConfirmSignupPage, OpenSignupPage, SignupLinkExpiredPage, SignupLinkSentPage, SignupLinkUsedPage } from '../views/signup-pages.js';
 
 // A dead link (expired, forged, used): the page says which, the status says it is gone.
@@ -36,11 +37,13 @@ export function registerOpenSignupRoutes(app: FastifyInstance, ctx: AppContext, 
   app.get<{ Querystring: { token?: string } }>('/signup/confirm', async (request, reply) => {
     // links still in inboxes stop working as soon as the operator closes sign-up
     if (ctx.config.signup !== 'open') return closed(reply);
+    if (await passwordsOffNote(ctx)) return passwordsOffPage(ctx, reply);
     return linkPage(request, reply, String(request.query.token ?? ''));
   });
 
   app.post<{ Body: { token?: string; password?: string; workspaceName?: string } }>('/signup/confirm', async (request, reply) => {
     if (ctx.config.signup !== 'open') return closed(reply);
+    if (await passwordsOffNote(ctx)) return passwordsOffPage(ctx, reply);
     const token = String(request.body?.token ?? '');
     // the page always sends the name (empty is refused); left out, the one offered from the address
     const workspaceName = request.body?.workspaceName === undefined ? undefined : String(request.body.workspaceName);

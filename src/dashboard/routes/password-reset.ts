@@ -10,6 +10,7 @@ import type { SessionCookie } from '../session.js';
 import { revokeTokensTicked } from '../views/revoke-tokens-check.js';
 import { ForgotPasswordPage, ResetLinkExpiredPage, ResetLinkSentPage, ResetPasswordPage } from '../views/password-reset-pages.js';
 import { refusalHeaders } from '../../web/limiter.js';
+import { mayUsePassword, passwordsOffNote, passwordsOffPage } from '../sso-only.js';
 
 type TokenParams = { Params: { token: string } };
 
@@ -17,7 +18,9 @@ type TokenParams = { Params: { token: string } };
 const EXPIRED_STATUS = 410;
 
 export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContext, cookie: SessionCookie, limits: LoginLimits): void {
-  app.get('/forgot-password', async (request, reply) => sendPage(reply, ForgotPasswordPage({ csrf: csrfToken(request, reply) })));
+  app.get('/forgot-password', async (request, reply) =>
+    sendPage(reply, ForgotPasswordPage({ csrf: csrfToken(request, reply), passwordsOff: await passwordsOffNote(ctx) })),
+  );
 
   app.post<{ Body: { email?: string } }>('/forgot-password', async (request, reply) => {
     const email = String(request.body?.email ?? '');
@@ -29,7 +32,9 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContex
       return again({ form: refusalMessage(refusal) }, 429);
     }
     try {
-      await ctx.passwordResets.request(email);
+      // single sign-on only: no link for an account that may not use a password (the page answers the same)
+      const account = (await passwordsOffNote(ctx)) ? await ctx.users.findByEmail(email) : undefined;
+      if (!account || (await mayUsePassword(ctx, account))) await ctx.passwordResets.request(email);
     } catch (error) {
       return again(fieldErrors(error), 400);
     }
@@ -41,12 +46,15 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContex
   app.get<TokenParams>('/reset-password/:token', async (request, reply) => {
     const account = await ctx.passwordResets.accountFor(request.params.token);
     if (!account) return sendPage(reply, ResetLinkExpiredPage(), EXPIRED_STATUS);
+    if (!(await resetAllowed(account.email))) return passwordsOffPage(ctx, reply);
     const activeTokens = await ctx.tokens.countActive(account.userId);
     return sendPage(reply, ResetPasswordPage({ csrf: csrfToken(request, reply), token: request.params.token, email: account.email, activeTokens }));
   });
 
   app.post<TokenParams & { Body: { password?: string; revokeTokens?: string } }>('/reset-password/:token', async (request, reply) => {
     const { token } = request.params;
+    const linked = await ctx.passwordResets.accountFor(token);
+    if (linked && !(await resetAllowed(linked.email))) return passwordsOffPage(ctx, reply);
     let done: Awaited<ReturnType<typeof ctx.passwordResets.reset>>;
     try {
       done = await ctx.passwordResets.reset(token, String(request.body?.password ?? ''), { revokeTokens: revokeTokensTicked(request.body) });
@@ -63,6 +71,12 @@ export function registerPasswordResetRoutes(app: FastifyInstance, ctx: AppContex
     setFlash(reply, `Your password has been changed; log in with it.${revoked}`);
     return seeOther(reply, '/login');
   });
+
+  /** A link sent before single sign-on only was turned on sets no password of a non-admin. */
+  async function resetAllowed(email: string): Promise<boolean> {
+    const user = await ctx.users.findByEmail(email);
+    return user === undefined || (await mayUsePassword(ctx, user));
+  }
 
   async function refused(request: FastifyRequest, reply: FastifyReply, token: string, errors: Record<string, string>) {
     const account = await ctx.passwordResets.accountFor(token);

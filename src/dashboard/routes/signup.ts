@@ -10,6 +10,7 @@ import { SignupClosedPage, SignupPage } from '../views/auth-pages.js';
 import { OpenSignupPage } from '../views/signup-pages.js';
 import { pendingInvitation } from './invitations.js';
 import { askForSignupLink, registerOpenSignupRoutes } from './open-signup.js';
+import { passwordsOffNote, passwordsOffPage } from '../sso-only.js';
 
 interface SignupBody {
   email?: string;
@@ -34,6 +35,7 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     if (secret !== undefined) return invitedSignup(request, reply, String(secret));
     if (request.account) return seeOther(reply, '/');
     const first = !(await ctx.users.hasAnyAccount());
+    if (!first && (await passwordsOffNote(ctx))) return passwordsOffPage(ctx, reply);
     if (!first && ctx.config.signup !== 'open') return closed(reply);
     if (!first) return sendPage(reply, OpenSignupPage({ csrf: csrfToken(request, reply) }));
     return sendPage(reply, SignupPage({ csrf: csrfToken(request, reply) }));
@@ -44,6 +46,7 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
     const password = String(request.body?.password ?? '');
     if (request.body?.invitation !== undefined) return invitedSignup(request, reply, String(request.body.invitation), { email, password });
     const first = !(await ctx.users.hasAnyAccount());
+    if (!first && (await passwordsOffNote(ctx))) return passwordsOffPage(ctx, reply);
     if (!first && ctx.config.signup !== 'open') return closed(reply);
     if (!first) return askForSignupLink(ctx, limits, request, reply, email);
     try {
@@ -63,6 +66,8 @@ export function registerSignupRoutes(app: FastifyInstance, ctx: AppContext, cook
   async function invitedSignup(request: FastifyRequest, reply: FastifyReply, secret: string, posted?: { email: string; password: string }) {
     if (ctx.config.signup === 'closed') return closed(reply);
     if (request.account) return seeOther(reply, `/invitations/${encodeURIComponent(secret)}`);
+    // single sign-on only: the invited person signs in by the provider, then accepts the invitation
+    if (await passwordsOffNote(ctx)) return passwordsOffPage(ctx, reply, `/invitations/${encodeURIComponent(secret)}`);
     const view = await pendingInvitation(ctx, secret);
     const invitation = { token: secret, email: view.invitation.email, workspaceName: view.workspaceName };
     // someone with an account logs in instead (the invitation's page says so)

@@ -6,19 +6,20 @@ import { endOfDayUtc, tokenInputProblems, tokenStatus } from '../../services/tok
 import { type FieldErrors, fieldErrors } from '../field-errors.js';
 import { setFlash, successFlash } from '../flash.js';
 import { frameFor } from '../frame.js';
-import { type LoginLimits, refusalMessage } from '../login-limits.js';
+import type { LoginLimits } from '../login-limits.js';
+import { confirmIdentity, identityCheckOf } from '../identity-check.js';
 import { seeOther, sendPage } from '../render.js';
 import { accountOf, requireAccount } from '../session.js';
 import { EMPTY_TOKEN_FORM, type TokenFormValues } from '../views/token-form.js';
 import { RevokeTokenPage, TokenCreatedPage } from '../views/token-pages.js';
 import { type TokenItem, TokensPage } from '../views/tokens-page.js';
-import { refusalHeaders } from '../../web/limiter.js';
 
 interface TokenBody {
   name?: unknown;
   scopes?: unknown;
   expiresAt?: unknown;
   currentPassword?: unknown;
+  code?: unknown;
 }
 
 type TokenParams = { Params: { tokenId: string } };
@@ -43,7 +44,8 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
     const [rows, apiOpen] = await Promise.all([ctx.tokens.listTokens(user.id), ctx.plans.team || ctx.workspaces.hasUpgraded(user.id)]);
     const now = Date.now();
     const tokens = rows.map((row) => toItem(row, now));
-    return sendPage(reply, TokensPage({ frame, tokens, form, errors, baseUrl: ctx.config.baseUrl, apiOpen }), status);
+    const identity = await identityCheckOf(ctx, request, accountOf(request));
+    return sendPage(reply, TokensPage({ frame, tokens, form, errors, baseUrl: ctx.config.baseUrl, apiOpen, identity }), status);
   }
 
   app.get('/account/tokens', { preHandler: requireAccount }, (request, reply) => tokensPage(request, reply, EMPTY_TOKEN_FORM));
@@ -59,20 +61,16 @@ export function registerTokenRoutes(app: FastifyInstance, ctx: AppContext, limit
       scopes: strings(request.body?.scopes),
       expiresOn: (strings(request.body?.expiresAt)[0] ?? '').trim(),
     };
-    // A wrong password here counts as a failed login, as on the password form: a borrowed session cannot guess it either.
-    const refusal = await limits.attempt(request, user.email);
-    if (refusal) {
-      reply.headers(refusalHeaders(refusal));
-      return tokensPage(request, reply, form, { currentPassword: refusalMessage(refusal) }, 429);
-    }
     const input = { name: form.name, scopes: form.scopes, expiresAt: form.expiresOn ? endOfDayUtc(form.expiresOn) : null };
-    try {
-      await ctx.users.confirmPassword(user.id, strings(request.body?.currentPassword)[0] ?? '');
-    } catch (error) {
+    const refused = await confirmIdentity(ctx, limits, request, reply, {
+      currentPassword: strings(request.body?.currentPassword)[0],
+      code: request.body?.code,
+    });
+    if (refused) {
       // the form's other messages too, so that one answer says everything to fix
-      return tokensPage(request, reply, form, { ...fieldErrors(validationError(tokenInputProblems(input))), ...fieldErrors(error) }, 400);
+      const errors = refused.status === 400 ? { ...fieldErrors(validationError(tokenInputProblems(input))), ...refused.errors } : refused.errors;
+      return tokensPage(request, reply, form, errors, refused.status);
     }
-    await limits.succeeded(request, reply, user.email);
     let created: Awaited<ReturnType<typeof ctx.tokens.createToken>>;
     try {
       created = await ctx.tokens.createToken(user.id, input, { via: 'dashboard', address: request.ip });

@@ -37,6 +37,19 @@ export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppCo
     return seeOther(reply, `/w/${request.params.workspaceId}/settings`);
   });
 
+  // Owners require a second factor of every member (issue 43); a checkbox: absent when unticked.
+  app.post<{ Params: { workspaceId: string }; Body: { required?: unknown } }>(
+    '/w/:workspaceId/settings/two-factor',
+    { preHandler: requireAccount },
+    async (request, reply) => {
+      const required = request.body?.required === '1';
+      await ctx.team.setRequireTwoFactor(accountOf(request).user.id, request.params.workspaceId, required);
+      request.log.info({ workspaceId: request.params.workspaceId, required }, 'workspace two-factor requirement changed');
+      setFlash(reply, required ? 'Every member must now have a second factor.' : 'Members may sign in without a second factor.');
+      return seeOther(reply, `/w/${request.params.workspaceId}/settings#two-factor`);
+    },
+  );
+
   // How often the workspace's digest goes out, and whether this member gets it (a checkbox: absent when unticked).
   app.post<{ Params: { workspaceId: string }; Body: DigestBody }>(
     '/w/:workspaceId/settings/spam-digest',
@@ -79,12 +92,14 @@ export function registerWorkspaceSettingsRoutes(app: FastifyInstance, ctx: AppCo
     // not_found (the 404 page) for a workspace the account does not belong to
     const { frame, workspace } = await workspaceFrame(request, reply, ctx, request.params.workspaceId, 'settings');
     const userId = accountOf(request).user.id;
-    const [counts, digest, assigned, role] = await Promise.all([
+    const [counts, digest, assigned, role, withoutSecondFactor] = await Promise.all([
       ctx.workspaces.counts(workspace.id),
       ctx.spamDigests.settings(userId, workspace.id),
       ctx.assignedDigests.settings(userId, workspace.id),
       ctx.team.roleOf(userId, workspace.id),
+      ctx.team.membersWithoutSecondFactor(workspace.id),
     ]);
-    return sendPage(reply, SettingsPage({ frame, workspace, ...counts, digest, assignedDigest: assigned.mine, owner: role === 'owner', ...refused }), status);
+    const page = SettingsPage({ frame, workspace, ...counts, digest, assignedDigest: assigned.mine, owner: role === 'owner', withoutSecondFactor, ...refused });
+    return sendPage(reply, page, status);
   }
 }

@@ -19,10 +19,14 @@ interface AccountPageProps {
   browserZone: string | null;
   /** Messages of a refused time zone. */
   zoneErrors?: FieldErrors;
+  /** Single sign-on only, for an account that is not an admin's: why there is no password to change (null: there is). */
+  passwordsOff?: string | null;
+  /** The account's second factors, summed up in "Signing in". */
+  signingIn: { app: boolean; passkeys: number };
 }
 
 /** The account's own settings: who it is, its password, its sessions. */
-export function AccountPage({ frame, email, sessions, activeTokens, errors, timeZone, browserZone, zoneErrors }: AccountPageProps) {
+export function AccountPage({ frame, email, sessions, activeTokens, errors, timeZone, browserZone, zoneErrors, signingIn, passwordsOff }: AccountPageProps) {
   const others = sessions - 1;
   return (
     <Layout title="Account settings" frame={frame}>
@@ -40,6 +44,19 @@ export function AccountPage({ frame, email, sessions, activeTokens, errors, time
         <p class="muted">
           {others <= 0 ? 'You are logged in on this browser only.' : `You are logged in on this browser and ${others} other${others === 1 ? '' : 's'}.`}
         </p>
+      </Panel>
+      <Panel title="Signing in">
+        <ul>
+          <li>
+            <a href="/account/two-factor">Two-factor sign-in</a>: {secondFactorSummary(signingIn)}
+          </li>
+          <li>
+            <a href="/account/passkeys">Passkeys</a>: {signingIn.passkeys === 0 ? 'none' : signingIn.passkeys}
+          </li>
+          <li>
+            <a href="/account/sessions">Sessions</a>: see each browser signed in, and sign any of them out
+          </li>
+        </ul>
       </Panel>
       <Panel title="Time zone">
         <FormError errors={zoneErrors} />
@@ -74,25 +91,31 @@ export function AccountPage({ frame, email, sessions, activeTokens, errors, time
           <button type="submit">Save time zone</button>
         </form>
       </Panel>
-      <Panel title="Change password">
-        <FormError errors={errors} />
-        <form method="post" action="/account/password" noValidate>
-          <CsrfInput token={frame.csrf} />
-          <Field label="Current password" name="currentPassword" type="password" autocomplete="current-password" required errors={errors} />
-          <Field
-            label="New password"
-            name="newPassword"
-            type="password"
-            autocomplete="new-password"
-            hint="At least 8 characters. Your other browsers are logged out when it changes; this one stays logged in."
-            required
-            errors={errors}
-          />
-          <RevokeTokensCheck id="password-revoke-tokens" activeTokens={activeTokens} />
-          <button type="submit">Change password</button>
-        </form>
-      </Panel>
-      <Panel title="Log out everywhere">
+      {passwordsOff ? (
+        <Panel title="Password">
+          <p>{passwordsOff}</p>
+        </Panel>
+      ) : (
+        <Panel title="Change password">
+          <FormError errors={errors} />
+          <form method="post" action="/account/password" noValidate>
+            <CsrfInput token={frame.csrf} />
+            <Field label="Current password" name="currentPassword" type="password" autocomplete="current-password" required errors={errors} />
+            <Field
+              label="New password"
+              name="newPassword"
+              type="password"
+              autocomplete="new-password"
+              hint="At least 8 characters. Your other browsers are logged out when it changes; this one stays logged in."
+              required
+              errors={errors}
+            />
+            <RevokeTokensCheck id="password-revoke-tokens" activeTokens={activeTokens} />
+            <button type="submit">Change password</button>
+          </form>
+        </Panel>
+      )}
+      <Panel title="Log out everywhere" id="log-out-everywhere">
         <p>Ends every session of this account, this one included: anyone logged in as you, on any device, has to log in again.</p>
         <form method="post" action="/account/logout-everywhere">
           <CsrfInput token={frame.csrf} />
@@ -104,4 +127,11 @@ export function AccountPage({ frame, email, sessions, activeTokens, errors, time
       </Panel>
     </Layout>
   );
+}
+
+function secondFactorSummary({ app, passkeys }: { app: boolean; passkeys: number }): string {
+  if (app && passkeys > 0) return 'on (an authenticator app and passkeys)';
+  if (app) return 'on (an authenticator app)';
+  if (passkeys > 0) return 'on (passkeys)';
+  return 'off';
 }

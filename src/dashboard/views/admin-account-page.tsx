@@ -1,4 +1,5 @@
 import type { AccountFate, WorkspaceFate } from '../../services/admin-accounts.js';
+import type { SecondFactors } from '../../services/two-factor.js';
 import { Button, ConfirmForm, CsrfInput, Panel, Time } from './components.js';
 import { type Frame, Layout } from './layout.js';
 
@@ -18,7 +19,7 @@ function Fates({ workspaces }: { workspaces: WorkspaceFate[] }) {
 }
 
 /** One account as the instance admin sees it: what disabling and deleting it do, and the buttons. */
-export function AccountAdminPage({ frame, fate }: { frame: Frame; fate: AccountFate }) {
+export function AccountAdminPage({ frame, fate, factors }: { frame: Frame; fate: AccountFate; factors: SecondFactors }) {
   const disabled = fate.disabledAt !== null;
   return (
     <Layout title={`Account ${fate.email}`} frame={frame}>
@@ -42,6 +43,26 @@ export function AccountAdminPage({ frame, fate }: { frame: Frame; fate: AccountF
             {disabled ? 'Enable this account' : 'Disable this account'}
           </Button>
         </form>
+      </Panel>
+      <Panel title="Two-factor sign-in" id="two-factor">
+        {factors.app || factors.passkeys > 0 ? (
+          <>
+            <p>
+              It signs in with {factors.app ? 'an authenticator app' : ''}
+              {factors.app && factors.passkeys > 0 ? ' and ' : ''}
+              {factors.passkeys > 0 ? count(factors.passkeys, 'passkey', 'passkeys') : ''}. When its owner has lost them and their recovery codes, reset them:
+              the password alone signs in again, and every session of the account ends. Make sure who is asking first.
+            </p>
+            <ConfirmForm
+              csrf={frame.csrf}
+              action={`/admin/accounts/${fate.id}/reset-two-factor`}
+              button={`Reset the second factors of ${fate.email}`}
+              cancel="/admin#accounts"
+            />
+          </>
+        ) : (
+          <p>It has no second factor: its password alone signs in.</p>
+        )}
       </Panel>
       <Panel title="Delete" id="delete">
         {fate.deleted.length > 0 ? (

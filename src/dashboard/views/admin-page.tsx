@@ -4,7 +4,7 @@ import { DeliveriesSwitchPanel } from './deliveries-switch-panel.js';
 import type { InstanceHealth } from '../../services/instance-health.js';
 import { type InstanceSettingsView, TEAM_MODE_WITH_OPEN_SIGNUP } from '../../services/instance-settings.js';
 import { planLabel, type PlanRules } from '../../domain/plans.js';
-import { Badge, Breakable, Button, CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
+import { Badge, Breakable, Button, ButtonLink, CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
 import { type Column, DataTable, type MaybeColumn } from './data-table.js';
 import { type Frame, Layout } from './layout.js';
 import { type MailCheck, MailPanel } from './mail-panel.js';
@@ -265,6 +265,27 @@ function WebhookAllowPanel({ settings, csrf, errors }: { settings: InstanceSetti
   );
 }
 
+/** The admin requires a second factor of every account: one without is sent to set one up at its next page. */
+function TwoFactorPanel({ required, csrf }: { required: boolean; csrf: string }) {
+  return (
+    <Panel title="Two-factor sign-in" id="two-factor">
+      <p class="muted">
+        When required, an account without a second factor (an authenticator app or a passkey) must set one up before anything else in the dashboard. Workspace
+        owners can require it of their members too.
+      </p>
+      <form method="post" action="/admin/two-factor">
+        <CsrfInput token={csrf} />
+        <label class="check">
+          <input type="checkbox" name="required" value="1" checked={required} /> Require a second factor of every account
+        </label>
+        <Button type="submit" variant="secondary">
+          Save
+        </Button>
+      </form>
+    </Panel>
+  );
+}
+
 /** The instance admin's page: every account and workspace, and each workspace's plan. */
 export function AdminPage({ frame, accounts, workspaces, next, back, planError, mail, deliveries, health, settings, settingErrors }: AdminPageProps) {
   const showPlans = !frame.plans.team || settings.openSignup;
@@ -272,9 +293,24 @@ export function AdminPage({ frame, accounts, workspaces, next, back, planError, 
     <Layout title="Instance admin" frame={frame}>
       <DeliveriesSwitchPanel status={deliveries} csrf={frame.csrf} />
       <HealthPanel health={health} />
+      <Panel title="Audit log" id="audit">
+        <p>Who changed what, when and from where, in every workspace and in the installation’s settings.</p>
+        <p>
+          <ButtonLink variant="secondary" href="/admin/audit">
+            Audit log
+          </ButtonLink>
+        </p>
+      </Panel>
       <MailPanel mail={mail} csrf={frame.csrf} />
       <UsagePanel settings={settings} csrf={frame.csrf} error={settingErrors.usage} />
       <WebhookAllowPanel settings={settings} csrf={frame.csrf} errors={settingErrors} />
+      <Panel title="Single sign-on" id="sign-in">
+        <p>
+          Sign-in by your OpenID Connect provider (Keycloak, Authentik, Google, Microsoft Entra ID), and single sign-on only:{' '}
+          <a href="/admin/sign-in">Single sign-on settings</a>
+        </p>
+      </Panel>
+      <TwoFactorPanel required={settings.requireTwoFactor} csrf={frame.csrf} />
       <Panel title="Accounts" id="accounts">
         <p class="muted">A disabled account cannot log in and its API tokens are refused; its workspaces keep receiving submissions.</p>
         <Accounts accounts={accounts} />

@@ -2,6 +2,8 @@ import type { Flash } from '../flash.js';
 import type { FieldErrors } from '../field-errors.js';
 import { CsrfInput, Field, FormError } from './components.js';
 import { PublicLayout } from './layout.js';
+import { type LoginProvider, ProviderButton } from './oidc-pages.js';
+import { PASSKEY_SCRIPTS, PasskeySignInForm } from './passkey-forms.js';
 
 interface LoginProps {
   csrf: string;
@@ -10,12 +12,34 @@ interface LoginProps {
   errors?: FieldErrors;
   flash?: Flash | null;
   signupOpen: boolean;
+  /** Single sign-on's button, when a provider is configured (oidc-pages.tsx). */
+  provider?: LoginProvider | null;
+  /** "Sign in with a passkey", when passkeys work at this installation's address (passkey-forms.tsx). */
+  passkeys?: boolean;
 }
 
-export function LoginPage({ csrf, email, next, errors, flash, signupOpen }: LoginProps) {
+export function LoginPage({ csrf, email, next, errors, flash, signupOpen, provider, passkeys }: LoginProps) {
+  if (provider?.passwords === 'admin-link') {
+    return (
+      <PublicLayout title="Log in" flash={flash}>
+        <FormError errors={errors} />
+        <ProviderButton name={provider.name} next={next} primary />
+        <p class="links">
+          <a href={`/login?admin=1${next === '/' ? '' : `&next=${encodeURIComponent(next)}`}`}>Admin sign-in</a>
+        </p>
+      </PublicLayout>
+    );
+  }
   return (
-    <PublicLayout title="Log in" flash={flash}>
+    <PublicLayout
+      title="Log in"
+      flash={flash}
+      lead={provider?.passwords === 'admin-form' ? 'Passwords sign in the installation’s admins only.' : undefined}
+      scripts={passkeys ? PASSKEY_SCRIPTS : undefined}
+    >
       <FormError errors={errors} />
+      {provider && <ProviderButton name={provider.name} next={next} />}
+      {provider && <p class="sign-in-or">or with your password</p>}
       <form method="post" action="/login" noValidate>
         <CsrfInput token={csrf} />
         <input type="hidden" name="next" value={next} />
@@ -23,6 +47,7 @@ export function LoginPage({ csrf, email, next, errors, flash, signupOpen }: Logi
         <Field label="Password" name="password" type="password" autocomplete="current-password" required errors={errors} />
         <button type="submit">Log in</button>
       </form>
+      {passkeys && <PasskeySignInForm csrf={csrf} next={next} />}
       <p class="links">
         <a href="/forgot-password">Forgot your password?</a>
         {signupOpen && <a href="/signup">Create an account</a>}

@@ -4,7 +4,9 @@ import type { ListedHook } from '../../services/hooks.js';
 import type { FieldErrors } from '../field-errors.js';
 import { Badge, Button, CsrfInput, EmptyState, Field, FormError, Panel, Time } from './components.js';
 import { type Column, DataTable } from './data-table.js';
-import { CurrentPasswordField } from './token-form.js';
+import type { IdentityCheck } from '../identity-check.js';
+import { IdentityFields, PasskeyInsteadOfCode } from './token-form.js';
+import { PASSKEY_SCRIPTS } from './passkey-forms.js';
 import { type Frame, Layout } from './layout.js';
 import { ShownOnce } from './token-pages.js';
 
@@ -15,6 +17,8 @@ interface AutomationsPageProps {
   hooks: ListedHook[];
   /** The viewer owns the workspace: only owners make and revoke keys and remove subscriptions. */
   owner: boolean;
+  /** How the key form asks the maker to prove it is them (password or provider, and the second factor). */
+  identity: IdentityCheck;
   baseUrl: string;
   /** A refused new key: the name typed, and why. */
   typed?: string;
@@ -31,7 +35,7 @@ const EVENT_TEXT: Record<(typeof HOOK_EVENTS)[number], string> = {
  * A workspace's automations (issue 42): its automation-tool keys (the spec's), the subscriptions
  * the platforms made with them or with API tokens, how each last delivery went, and how to connect.
  */
-export function AutomationsPage({ frame, workspaceId, keys, hooks, owner, baseUrl, typed, errors }: AutomationsPageProps) {
+export function AutomationsPage({ frame, workspaceId, keys, hooks, owner, identity, baseUrl, typed, errors }: AutomationsPageProps) {
   const path = `/w/${workspaceId}/automations`;
   const keyColumns: Column<ListedAutomationKey>[] = [
     { label: 'Name', cell: (key) => <strong>{key.name}</strong> },
@@ -75,7 +79,7 @@ export function AutomationsPage({ frame, workspaceId, keys, hooks, owner, baseUr
     },
   ];
   return (
-    <Layout title="Automations" frame={frame}>
+    <Layout title="Automations" frame={frame} scripts={identity.askCode && identity.passkeys > 0 ? PASSKEY_SCRIPTS : undefined}>
       <p class="lead">
         Send this workspace’s submissions to Zapier, Make, n8n, Activepieces or Pipedream. The platform connects with an automation-tool key (or an API token)
         and subscribes to the events it needs; each event is then posted to it, signed and retried as a webhook is.
@@ -91,6 +95,7 @@ export function AutomationsPage({ frame, workspaceId, keys, hooks, owner, baseUr
         ) : (
           <DataTable label="Automation-tool keys" columns={keyColumns} rows={keys} rowKey={(key) => key.id} />
         )}
+        {owner && <PasskeyInsteadOfCode identity={identity} csrf={frame.csrf} back={path} />}
         {owner ? (
           <form method="post" action={`${path}/keys`} class="automation-key-form">
             <h3>Make a key</h3>
@@ -105,7 +110,12 @@ export function AutomationsPage({ frame, workspaceId, keys, hooks, owner, baseUr
               hint="Where it is used: “Zapier”, “n8n on the office server”."
               required
             />
-            <CurrentPasswordField errors={errors} hint="A key outlives your session: your password again, so that a borrowed session cannot make one." />
+            <IdentityFields
+              identity={identity}
+              errors={errors}
+              back={path}
+              hint="A key outlives your session: your password again, so that a borrowed session cannot make one."
+            />
             <button type="submit">Make key</button>
             <p class="hint">A workspace holds at most {KEYS_PER_WORKSPACE} active keys.</p>
           </form>

@@ -227,10 +227,23 @@ export function Layout({ title, heading, frame, children, scripts }: LayoutProps
 }
 
 /** The page of someone not logged in (sign up, log in, reset): one narrow card. */
-export function PublicLayout({ title, children, flash = null, lead }: { title: string; children: ComponentChildren; flash?: Flash | null; lead?: string }) {
+export function PublicLayout({
+  title,
+  children,
+  flash = null,
+  lead,
+  scripts,
+}: {
+  title: string;
+  children: ComponentChildren;
+  flash?: Flash | null;
+  lead?: string;
+  /** Scripts this page needs (by file name under /assets): the passkey forms'. */
+  scripts?: string[];
+}) {
   return (
     <html lang="en">
-      <Head title={title} description={lead} />
+      <Head title={title} description={lead} scripts={scripts} />
       <body class="public">
         <main id="main" class="card">
           <p class="brand">Formgate</p>

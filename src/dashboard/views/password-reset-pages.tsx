@@ -11,9 +11,10 @@ interface ForgotProps {
 }
 
 /** Asks for the address to send a reset link to. */
-export function ForgotPasswordPage({ csrf, email, errors }: ForgotProps) {
+export function ForgotPasswordPage({ csrf, email, errors, passwordsOff }: ForgotProps & { passwordsOff?: string | null }) {
   return (
     <PublicLayout title="Reset your password" lead="Enter your account’s email address and we will send you a link to choose a new password.">
+      {passwordsOff && <p class="notice">{passwordsOff}</p>}
       <FormError errors={errors} />
       <form method="post" action="/forgot-password" noValidate>
         <CsrfInput token={csrf} />

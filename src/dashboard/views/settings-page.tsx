@@ -1,7 +1,7 @@
 import type { DigestSettings } from '../../services/spam-digests.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { FieldErrors } from '../field-errors.js';
-import { ButtonLink, CsrfInput, Field, FormError, Panel } from './components.js';
+import { Button, ButtonLink, CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
 import { AssignedDigestPanel } from './assigned-digest-panel.js';
 import { SpamDigestPanel } from './spam-digest-panel.js';
@@ -22,6 +22,8 @@ interface SettingsPageProps {
   assignedDigest: boolean;
   /** The viewer is one of its owners: only they may delete it. */
   owner?: boolean;
+  /** How many members have no second factor yet. */
+  withoutSecondFactor: number;
 }
 
 /** A workspace's settings: its name, its spam digest, the member's digest of what is assigned to them, its plan with what is left of the allowance (its usage in team mode), and, for owners, deleting it. */
@@ -36,6 +38,7 @@ export function SettingsPage({
   digestErrors,
   assignedDigest,
   owner = false,
+  withoutSecondFactor,
 }: SettingsPageProps) {
   return (
     <Layout title="Workspace settings" frame={frame}>
@@ -50,6 +53,7 @@ export function SettingsPage({
       <SpamDigestPanel workspaceId={workspace.id} csrf={frame.csrf} settings={digest} errors={digestErrors} />
       <AssignedDigestPanel workspaceId={workspace.id} csrf={frame.csrf} mine={assignedDigest} />
       <PlanSummary workspace={workspace} formCount={formCount} memberCount={memberCount} plans={frame.plans} />
+      {owner && <TwoFactorPanel workspace={workspace} csrf={frame.csrf} withoutSecondFactor={withoutSecondFactor} />}
       <Panel title="Automations" id="automations">
         <p>Send submissions to Zapier, Make, n8n, Activepieces or Pipedream: automation-tool keys, and what the platforms subscribed to.</p>
         <p>
@@ -58,6 +62,16 @@ export function SettingsPage({
           </ButtonLink>
         </p>
       </Panel>
+      {owner && (
+        <Panel title="Audit log" id="audit">
+          <p>Who changed what in this workspace, when and from where; every export, download, erasure and deletion of submissions.</p>
+          <p>
+            <ButtonLink variant="secondary" href={`/w/${workspace.id}/audit`}>
+              Audit log
+            </ButtonLink>
+          </p>
+        </Panel>
+      )}
       <Panel title="Erase a person">
         <p>Delete every submission that holds someone’s email address, when they ask you to: you see how many first.</p>
         <p>
@@ -83,5 +97,28 @@ export function SettingsPage({
         </Panel>
       )}
     </Layout>
+  );
+}
+
+/** Owners require a second factor of every member: one without is sent to set one up at their next page. */
+function TwoFactorPanel({ workspace, csrf, withoutSecondFactor }: { workspace: Workspace; csrf: string; withoutSecondFactor: number }) {
+  return (
+    <Panel title="Two-factor sign-in" id="two-factor">
+      <p>
+        {withoutSecondFactor === 0
+          ? 'Every member has a second factor (an authenticator app or a passkey).'
+          : `${withoutSecondFactor} member${withoutSecondFactor === 1 ? ' has' : 's have'} no second factor yet.`}{' '}
+        When it is required, a member without one must set one up before anything else in the dashboard.
+      </p>
+      <form method="post" action={`/w/${workspace.id}/settings/two-factor`}>
+        <CsrfInput token={csrf} />
+        <label class="check">
+          <input type="checkbox" name="required" value="1" checked={workspace.requireTwoFactor === 1} /> Require a second factor of every member
+        </label>
+        <Button type="submit" variant="secondary">
+          Save
+        </Button>
+      </form>
+    </Panel>
   );
 }

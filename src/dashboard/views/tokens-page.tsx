@@ -1,9 +1,11 @@
 import type { TokenStatus } from '../../services/tokens.js';
+import type { IdentityCheck } from '../identity-check.js';
 import type { FieldErrors } from '../field-errors.js';
 import { Badge, Button, EmptyState, Panel, Time } from './components.js';
 import { type Column, DataTable } from './data-table.js';
 import { type Frame, Layout } from './layout.js';
-import { ApiNotes, CreateTokenForm, type TokenFormValues } from './token-form.js';
+import { ApiNotes, CreateTokenForm, PasskeyInsteadOfCode, type TokenFormValues } from './token-form.js';
+import { PASSKEY_SCRIPTS } from './passkey-forms.js';
 
 /** A token as its row in the table shows it. */
 export interface TokenItem {
@@ -24,14 +26,16 @@ interface TokensPageProps {
   baseUrl: string;
   /** Whether one of the account's workspaces is upgraded (the API needs one). */
   apiOpen: boolean;
+  /** How the form asks the person to prove it is them (password or provider, and the second factor). */
+  identity: IdentityCheck;
 }
 
 const STATUS_TEXT: Record<TokenStatus, string> = { active: 'Active', revoked: 'Revoked', expired: 'Expired' };
 
 /** The account's API tokens: what each may do and when it was last used, a way to revoke it, and a form for a new one. */
-export function TokensPage({ frame, tokens, form, errors, baseUrl, apiOpen }: TokensPageProps) {
+export function TokensPage({ frame, tokens, form, errors, baseUrl, apiOpen, identity }: TokensPageProps) {
   return (
-    <Layout title="API tokens" frame={frame}>
+    <Layout title="API tokens" frame={frame} scripts={identity.askCode && identity.passkeys > 0 ? PASSKEY_SCRIPTS : undefined}>
       <p class="lead">
         Programs call the management API at <code>{baseUrl}</code> with a token of your account, limited to the scopes you give it.
       </p>
@@ -49,7 +53,8 @@ export function TokensPage({ frame, tokens, form, errors, baseUrl, apiOpen }: To
         )}
       </Panel>
       <Panel title="Create token">
-        <CreateTokenForm csrf={frame.csrf} values={form} errors={errors} />
+        <PasskeyInsteadOfCode identity={identity} csrf={frame.csrf} back="/account/tokens" />
+        <CreateTokenForm csrf={frame.csrf} values={form} errors={errors} identity={identity} />
       </Panel>
     </Layout>
   );

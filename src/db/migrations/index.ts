@@ -40,6 +40,10 @@ import { savedViews } from './0037-saved-views.js';
 import { automations } from './0038-automations.js';
 import { webhookBody } from './0039-webhook-body.js';
 import { destinations } from './0040-destinations.js';
+import { twoFactor } from './0041-two-factor.js';
+import { auditLog } from './0042-audit-log.js';
+import { singleSignOn } from './0043-single-sign-on.js';
+import { passkeyChallenges } from './0044-passkey-challenges.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -88,6 +92,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0038-automations': automations,
   '0039-webhook-body': webhookBody,
   '0040-destinations': destinations,
+  '0041-two-factor': twoFactor,
+  '0042-audit-log': auditLog,
+  '0043-single-sign-on': singleSignOn,
+  '0044-passkey-challenges': passkeyChallenges,
 };
 
 /**

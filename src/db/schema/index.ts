@@ -1,9 +1,10 @@
 import type { AltchaSpentChallengeTable } from './altcha.js';
+import type { AuditEventTable } from './audit-event.js';
 import type { AutomationKeyTable, HookTable } from './automation.js';
 import type { FormDestinationTable } from './destination.js';
 import type { DailyCountTable } from './daily-count.js';
 import type { InvitationTable } from './invitation.js';
-import type { PasswordResetTable, SessionTable } from './session.js';
+import type { PasskeyTable, PasswordResetTable, RecoveryCodeTable, RememberedBrowserTable, SessionTable } from './session.js';
 import type { FormSecretTable, FormTable } from './form.js';
 import type { JobAttemptTable, JobTable } from './job.js';
 import type { RecipientConfirmationTable } from './recipient-confirmation.js';
@@ -15,6 +16,8 @@ import type { SettingTable, UserTable } from './user.js';
 import type { FileReservationTable, SpamDayTable, WorkspaceMemberTable, WorkspaceTable } from './workspace.js';
 import type { SpamDigestTable } from './spam-digest.js';
 import type { LabelTable, SubmissionLabelTable } from './label.js';
+import type { OidcLinkTable } from './oidc-link.js';
+import type { PasskeyChallengeTable } from './passkey-challenge.js';
 import type { SpamModelTable, SpamTokenTable } from './spam-model.js';
 
 /** What `change_counts` counts the changes of (migration 0010), and what PostgreSQL's triggers notify (0023). */
@@ -44,6 +47,10 @@ export interface DB {
   templates: TemplateTable;
   sessions: SessionTable;
   passwordResets: PasswordResetTable;
+  recoveryCodes: RecoveryCodeTable;
+  passkeys: PasskeyTable;
+  passkeyChallenges: PasskeyChallengeTable;
+  rememberedBrowsers: RememberedBrowserTable;
   invitations: InvitationTable;
   dailyCounts: DailyCountTable;
   recipientConfirmations: RecipientConfirmationTable;
@@ -51,6 +58,8 @@ export interface DB {
   automationKeys: AutomationKeyTable;
   hooks: HookTable;
   formDestinations: FormDestinationTable;
+  auditEvents: AuditEventTable;
+  oidcLinks: OidcLinkTable;
   /** SQLite only: counts of the changes to rows kept in memory (migration 0010, db/kept-rows.ts). */
   changeCounts: { name: ChangeCounted; n: number };
 }

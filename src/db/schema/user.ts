@@ -11,6 +11,12 @@ export interface UserTable {
   timeZone: Generated<string | null>;
   /** When the instance admin disabled the account: it cannot log in and its sessions and tokens stop working; null: active. */
   disabledAt: Generated<number | null>;
+  /** The authenticator app's secret, sealed (services/sealed-values.ts); null: no app (migration 0041). */
+  totpSecret: Generated<string | null>;
+  /** The time step of the last app code accepted: an older or the same step is refused (replay). */
+  totpLastStep: Generated<number | null>;
+  /** When the account got a second factor (an app or a passkey); null: it has none. */
+  secondFactorAt: Generated<number | null>;
   createdAt: number;
 }
 export type UserRow = Selectable<UserTable>;

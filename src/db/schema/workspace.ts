@@ -15,6 +15,8 @@ export interface WorkspaceTable {
   fileBytes: Generated<number>;
   /** Bytes reserved by files being received, not yet stored or given back (migration 0025, db/file-reservations.ts). */
   fileBytesReserved: Generated<number>;
+  /** 1 when an owner requires a second factor of every member (migration 0041). */
+  requireTwoFactor: Generated<number>;
   createdAt: number;
   updatedAt: number;
 }

@@ -12,6 +12,7 @@ import { throwUnlessDelivered, WEBHOOK_TIMEOUT_MS, WEBHOOK_USER_AGENT } from './
 /** A hook as a try reads it: its address and secret now, and whether what made it still may. */
 interface LiveHook {
   id: string;
+  workspaceId: string;
   targetUrl: string;
   secret: string;
   /** Why the hook may no longer post (its token revoked, its maker gone), or null. */
@@ -37,7 +38,11 @@ export class HookChannel implements Channel {
     private readonly outbound: OutboundGuard,
     private readonly files: DeliveryFiles | null,
     /** Told when a hook is removed: the target answered 410 (`gone`), or what made it may no longer (`lapsed`). */
-    private readonly removed: (hook: { id: string; targetUrl: string }, reason: 'gone' | 'lapsed', why: string) => void = () => {},
+    private readonly removed: (
+      hook: { id: string; workspaceId: string; targetUrl: string },
+      reason: 'gone' | 'lapsed',
+      why: string,
+    ) => void | Promise<void> = () => {},
     private readonly timeoutMs = WEBHOOK_TIMEOUT_MS,
   ) {
     this.hooks = new DataLoader(
@@ -58,7 +63,7 @@ export class HookChannel implements Channel {
     if (!hook) throw new DeliveryError('not sent: the subscription was removed', { permanent: true });
     if (hook.lapsed) {
       await this.database.db.deleteFrom('hooks').where('id', '=', hook.id).execute();
-      this.removed(hook, 'lapsed', hook.lapsed);
+      await this.removed(hook, 'lapsed', hook.lapsed);
       throw new DeliveryError(`not sent: ${hook.lapsed}, so the subscription is removed`, { permanent: true, target: hook.targetUrl });
     }
     try {
@@ -69,7 +74,7 @@ export class HookChannel implements Channel {
       const error = err instanceof DeliveryError ? err : new DeliveryError(err instanceof Error ? err.message : String(err), { permanent: false, cause: err });
       if (error.statusCode === 410) {
         await this.database.db.deleteFrom('hooks').where('id', '=', hook.id).execute();
-        this.removed(hook, 'gone', 'the target answered 410 Gone');
+        await this.removed(hook, 'gone', 'the target answered 410 Gone');
         throw new DeliveryError('the target answered 410 Gone: the platform unsubscribed, so the subscription is removed', {
           permanent: true,
           statusCode: 410,
@@ -136,7 +141,7 @@ export class HookChannel implements Channel {
       .leftJoin('workspaceMembers', (join) =>
         join.onRef('workspaceMembers.workspaceId', '=', 'hooks.workspaceId').onRef('workspaceMembers.userId', '=', 'hooks.createdBy'),
       )
-      .select(['hooks.id', 'hooks.targetUrl', 'hooks.secret', 'hooks.tokenId', 'hooks.automationKeyId'])
+      .select(['hooks.id', 'hooks.workspaceId', 'hooks.targetUrl', 'hooks.secret', 'hooks.tokenId', 'hooks.automationKeyId'])
       .select(['users.disabledAt', 'tokens.revokedAt as tokenRevokedAt', 'tokens.expiresAt as tokenExpiresAt'])
       .select(['automationKeys.revokedAt as keyRevokedAt', 'workspaceMembers.userId as memberId'])
       .where('hooks.id', 'in', [...ids])
@@ -148,7 +153,7 @@ export class HookChannel implements Channel {
       else if (row.tokenId !== null && row.tokenRevokedAt !== null) lapsed = 'the API token it was made with was revoked';
       else if (row.tokenId !== null && row.tokenExpiresAt !== null && Number(row.tokenExpiresAt) <= now) lapsed = 'the API token it was made with has expired';
       else if (row.automationKeyId !== null && row.keyRevokedAt !== null) lapsed = 'the automation-tool key it was made with was revoked';
-      return { id: row.id, targetUrl: row.targetUrl, secret: row.secret, lapsed };
+      return { id: row.id, workspaceId: row.workspaceId, targetUrl: row.targetUrl, secret: row.secret, lapsed };
     });
   }
 }

@@ -41,6 +41,8 @@ export function registerFileRoutes(app: FastifyTypeBox, ctx: AppContext): void {
         return sendDownload(reply, await ctx.submissionFiles.download(fileId, { signed: true }));
       }
       const principal = await authenticateBearer(request, ctx.tokens, 'submissions:read');
+      // as the other routes' hook does: the audit log names the caller
+      request.principal = principal;
       return sendDownload(reply, await ctx.submissionFiles.download(fileId, { userId: principal.userId, api: true }));
     },
   );
