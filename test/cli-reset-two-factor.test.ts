@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as OTPAuth from 'otpauth';
 import { buildConfig } from '../src/config/config.js';
 import { openContext, type AppContext } from '../src/context.js';
 import { cliEnv, killRunningCli, runCli } from './helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from './helpers/database.js';
+import { awayFromStepEdge, totpCode } from './helpers/totp.js';
 
 describe('formgate users reset-two-factor', () => {
   let database: TestDatabase;
@@ -23,8 +23,8 @@ describe('formgate users reset-two-factor', () => {
   it('turns off every second factor of a person who lost them, ends their sessions, and records who did it', async () => {
     const { user } = await ctx.users.createUser('lost-phone@example.com', 'a long enough password');
     const setup = await ctx.twoFactor.startAppSetup(user.id, user.email);
-    const code = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(setup.secretText.replace(/\s/g, '')) }).generate();
-    await ctx.twoFactor.enableApp(user.id, setup.sealedSecret, code);
+    await awayFromStepEdge();
+    await ctx.twoFactor.enableApp(user.id, setup.sealedSecret, totpCode(setup.secretText));
     await ctx.database.db
       .insertInto('passkeys')
       .values({ id: 'credential-1', userId: user.id, name: 'Phone', publicKey: 'AAAA', transports: null, lastUsedAt: null, createdAt: Date.now() })

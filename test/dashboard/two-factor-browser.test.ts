@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as OTPAuth from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { awayFromStepEdge, totpCode } from '../helpers/totp.js';
 import { checkPage, launchBrowser, needsChromium } from '../helpers/browser.js';
 import { logOut, signedUpOwner } from '../helpers/dashboard.js';
 import { TEST_DIALECT } from '../helpers/database.js';
 
 const EMAIL = 'two-factor@example.com';
 const PASSWORD = 'correct horse battery';
-
-function codeOf(secretText: string, offsetSteps = 0): string {
-  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secretText.replace(/\s/g, '')), digits: 6, period: 30 });
-  return totp.generate({ timestamp: Date.now() + offsetSteps * 30_000 });
-}
-
-async function awayFromStepEdge(): Promise<void> {
-  const intoStep = (Date.now() / 1000) % 30;
-  if (intoStep > 27) await new Promise((resolve) => setTimeout(resolve, (30 - intoStep + 0.2) * 1000));
-}
 
 describe(`dashboard in Chromium: two-factor sign-in and sessions (${TEST_DIALECT})`, { skip: needsChromium }, () => {
   let app: TestApp;
@@ -48,7 +38,7 @@ describe(`dashboard in Chromium: two-factor sign-in and sessions (${TEST_DIALECT
     assert.match(secret, /^[A-Z2-7 ]{32,}$/);
     await checkPage(page, 'two-factor-app-setup');
     await awayFromStepEdge();
-    await page.getByLabel('Code from your authenticator app').fill(codeOf(secret, -1));
+    await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, -1));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Your recovery codes' }).waitFor();
     const codes = (await page.getByRole('region', { name: 'Your recovery codes' }).innerText()).trim().split('\n');
@@ -69,7 +59,7 @@ describe(`dashboard in Chromium: two-factor sign-in and sessions (${TEST_DIALECT
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('That code is not right, or it was used already.').first().waitFor();
     await awayFromStepEdge();
-    await page.getByLabel('Code from your authenticator app').fill(codeOf(secret));
+    await page.getByLabel('Code from your authenticator app').fill(totpCode(secret));
     await Promise.all([page.waitForURL(/\/w\/[^/]+$/), page.getByRole('button', { name: 'Sign in', exact: true }).click()]);
   });
 
@@ -83,7 +73,7 @@ describe(`dashboard in Chromium: two-factor sign-in and sessions (${TEST_DIALECT
     await phone.getByLabel('Email').fill(EMAIL);
     await phone.getByLabel('Password').fill(PASSWORD);
     await Promise.all([phone.waitForURL(/\/login\/two-factor$/), phone.getByRole('button', { name: 'Log in' }).click()]);
-    await phone.getByLabel('Code from your authenticator app').fill(codeOf(secret, 1));
+    await phone.getByLabel('Code from your authenticator app').fill(totpCode(secret, 1));
     await Promise.all([phone.waitForURL(/\/w\/[^/]+$/), phone.getByRole('button', { name: 'Sign in', exact: true }).click()]);
 
     await page.goto(`${app.publicUrl}/account/sessions`);

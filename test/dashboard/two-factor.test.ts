@@ -1,22 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import * as OTPAuth from 'otpauth';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { awayFromStepEdge, totpCode } from '../helpers/totp.js';
 import { DashboardClient, decodeEntities } from '../helpers/dashboard.js';
 
 const PASSWORD = 'a password for two factors';
-
-/** The code an app with this secret shows `offsetSteps` steps from now. */
-function codeOf(secretText: string, offsetSteps = 0): string {
-  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secretText.replace(/\s/g, '')), digits: 6, period: 30 });
-  return totp.generate({ timestamp: Date.now() + offsetSteps * 30_000 });
-}
-
-/** Waits out the last 3 seconds of a 30-second step, so that a code made now is judged in the same step. */
-async function awayFromStepEdge(): Promise<void> {
-  const intoStep = (Date.now() / 1000) % 30;
-  if (intoStep > 27) await new Promise((resolve) => setTimeout(resolve, (30 - intoStep + 0.2) * 1000));
-}
 
 /** The recovery codes a page shows (the code block of /account/two-factor/app's answer). */
 function recoveryCodesOf(html: string): string[] {
@@ -45,7 +33,7 @@ describe('dashboard: two-factor sign-in with an authenticator app', () => {
     const sealed = /name="setup" value="([^"]+)"/.exec(setup.html)![1]!;
     await awayFromStepEdge();
     // the step before: the code a person types a moment after reading it, and it leaves this step's code for the sign-in
-    const answer = await client.post('/account/two-factor/app', { setup: decodeEntities(sealed), code: codeOf(secret, -1) });
+    const answer = await client.post('/account/two-factor/app', { setup: decodeEntities(sealed), code: totpCode(secret, -1) });
     assert.equal(answer.status, 200, answer.html.slice(0, 400));
     assert.equal(answer.headers.get('content-encoding'), null, 'a page with secrets is never compressed');
     const codes = recoveryCodesOf(answer.html);
@@ -113,7 +101,7 @@ describe('dashboard: two-factor sign-in with an authenticator app', () => {
     assert.equal(wrong.status, 400);
     assert.match(wrong.html, /That code is not right, or it was used already/);
     await awayFromStepEdge();
-    const code = codeOf(secret);
+    const code = totpCode(secret);
     const right = await client.post('/login/two-factor', { code });
     assert.equal(right.status, 303);
     assert.equal(right.location, '/');
@@ -183,7 +171,7 @@ describe('dashboard: two-factor sign-in with an authenticator app', () => {
       const secret = decodeEntities(/id="totp-secret">([^<]*)</.exec(setup.html)![1]!);
       const sealed = decodeEntities(/name="setup" value="([^"]+)"/.exec(setup.html)![1]!);
       await awayFromStepEdge();
-      assert.equal((await helper.post('/account/two-factor/app', { setup: sealed, code: codeOf(secret, -1) })).status, 200);
+      assert.equal((await helper.post('/account/two-factor/app', { setup: sealed, code: totpCode(secret, -1) })).status, 200);
       let last = 0;
       for (let round = 0; round < 2; round++) {
         const client = new DashboardClient(limited);
@@ -204,7 +192,7 @@ describe('dashboard: two-factor sign-in with an authenticator app', () => {
     assert.equal(refused.status, 400);
     assert.equal((await app.ctx.twoFactor.factorsOf(userId)).app, true);
     await awayFromStepEdge();
-    const off = await client.post('/account/two-factor/off', { code: codeOf(secret) });
+    const off = await client.post('/account/two-factor/off', { code: totpCode(secret) });
     assert.equal(off.status, 303);
     assert.deepEqual(await app.ctx.twoFactor.factorsOf(userId), { app: false, passkeys: 0, recoveryCodesLeft: 0 });
     assert.equal((await app.ctx.users.findById(userId))?.secondFactorAt, null);
@@ -285,7 +273,7 @@ describe('dashboard: two-factor sign-in with an authenticator app', () => {
     assert.equal((await withFactor.get('/account')).status, 200, 'a member with a factor goes on');
     await withFactor.get('/account/two-factor');
     await awayFromStepEdge();
-    const off = await withFactor.post('/account/two-factor/off', { code: codeOf(secret) });
+    const off = await withFactor.post('/account/two-factor/off', { code: totpCode(secret) });
     assert.equal(off.status, 409);
     assert.match(off.html, /The workspace “[^”]+” requires a second factor: add a passkey before you turn the app off/);
     assert.equal((await app.ctx.twoFactor.factorsOf(userId)).app, true);
@@ -299,7 +287,7 @@ describe('dashboard: two-factor sign-in with an authenticator app', () => {
       const { user } = await fresh.ctx.users.createUser('lost@example.com', PASSWORD);
       const setup = await fresh.ctx.twoFactor.startAppSetup(user.id, user.email);
       await awayFromStepEdge();
-      await fresh.ctx.twoFactor.enableApp(user.id, setup.sealedSecret, codeOf(setup.secretText));
+      await fresh.ctx.twoFactor.enableApp(user.id, setup.sealedSecret, totpCode(setup.secretText));
       const admin = new DashboardClient(fresh);
       await admin.enter('/login', 'admin@example.com', PASSWORD);
       const page = await admin.get(`/admin/accounts/${user.id}`);

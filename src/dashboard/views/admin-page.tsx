@@ -7,6 +7,7 @@ import { planLabel, type PlanRules } from '../../domain/plans.js';
 import { Badge, Breakable, Button, ButtonLink, CsrfInput, EmptyState, Panel, TextArea, Time } from './components.js';
 import { type Column, DataTable, type MaybeColumn } from './data-table.js';
 import { type Frame, Layout } from './layout.js';
+import { RequireSecondFactorForm } from './two-factor-pages.js';
 import { type MailCheck, MailPanel } from './mail-panel.js';
 import { PagerLinks } from './pager.js';
 import { PlanForm } from './plan-form.js';
@@ -273,15 +274,7 @@ function TwoFactorPanel({ required, csrf }: { required: boolean; csrf: string })
         When required, an account without a second factor (an authenticator app or a passkey) must set one up before anything else in the dashboard. Workspace
         owners can require it of their members too.
       </p>
-      <form method="post" action="/admin/two-factor">
-        <CsrfInput token={csrf} />
-        <label class="check">
-          <input type="checkbox" name="required" value="1" checked={required} /> Require a second factor of every account
-        </label>
-        <Button type="submit" variant="secondary">
-          Save
-        </Button>
-      </form>
+      <RequireSecondFactorForm action="/admin/two-factor" csrf={csrf} required={required} label="Require a second factor of every account" />
     </Panel>
   );
 }

@@ -1,8 +1,9 @@
 import type { DigestSettings } from '../../services/spam-digests.js';
 import type { Workspace } from '../../services/workspaces.js';
 import type { FieldErrors } from '../field-errors.js';
-import { Button, ButtonLink, CsrfInput, Field, FormError, Panel } from './components.js';
+import { ButtonLink, CsrfInput, Field, FormError, Panel } from './components.js';
 import { type Frame, Layout } from './layout.js';
+import { RequireSecondFactorForm } from './two-factor-pages.js';
 import { AssignedDigestPanel } from './assigned-digest-panel.js';
 import { SpamDigestPanel } from './spam-digest-panel.js';
 import { PlanSummary } from './workspace-page.js';
@@ -110,15 +111,12 @@ function TwoFactorPanel({ workspace, csrf, withoutSecondFactor }: { workspace: W
           : `${withoutSecondFactor} member${withoutSecondFactor === 1 ? ' has' : 's have'} no second factor yet.`}{' '}
         When it is required, a member without one must set one up before anything else in the dashboard.
       </p>
-      <form method="post" action={`/w/${workspace.id}/settings/two-factor`}>
-        <CsrfInput token={csrf} />
-        <label class="check">
-          <input type="checkbox" name="required" value="1" checked={workspace.requireTwoFactor === 1} /> Require a second factor of every member
-        </label>
-        <Button type="submit" variant="secondary">
-          Save
-        </Button>
-      </form>
+      <RequireSecondFactorForm
+        action={`/w/${workspace.id}/settings/two-factor`}
+        csrf={csrf}
+        required={workspace.requireTwoFactor === 1}
+        label="Require a second factor of every member"
+      />
     </Panel>
   );
 }

@@ -182,3 +182,18 @@ export function RecoveryCodesPage({ frame, codes, fresh }: { frame: Frame; codes
     </Layout>
   );
 }
+
+/** The admin's and a workspace owner's "Require a second factor of every …" setting: a box and Save. */
+export function RequireSecondFactorForm({ action, csrf, required, label }: { action: string; csrf: string; required: boolean; label: string }) {
+  return (
+    <form method="post" action={action}>
+      <CsrfInput token={csrf} />
+      <label class="check">
+        <input type="checkbox" name="required" value="1" checked={required} /> {label}
+      </label>
+      <Button type="submit" variant="secondary">
+        Save
+      </Button>
+    </form>
+  );
+}
