@@ -352,6 +352,6 @@ describe('formgate move on a terminal', { skip: PG_ONLY || (!hasScript && 'needs
     const confirmed = onTerminal('yes');
     assert.equal(confirmed.code, 0, confirmed.output);
     assert.match(confirmed.output, /Every table verified/);
-    assert.deepEqual(await tablesWithRows(target.url), ['settings', 'users', 'workspace_members', 'workspaces']);
+    assert.deepEqual(await tablesWithRows(target.url), ['audit_events', 'settings', 'users', 'workspace_members', 'workspaces']);
   });
 });
