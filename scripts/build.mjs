@@ -50,7 +50,8 @@ for (const [entry, out] of [
     outfile: out,
     // Native or optional at run time: loaded from node_modules when used (pg and ioredis only with
     // a PostgreSQL or Redis URL, see createRequire in src/).
-    external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'handlebars'],
+    // @simplewebauthn/server and qrcode are imported at their first use (services/passkeys.ts, two-factor.ts): outside the bundle, they cost nothing until then
+    external: ['better-sqlite3', 'pg', 'pg-native', 'ioredis', 'handlebars', '@simplewebauthn/server', 'qrcode'],
     // The CommonJS dependencies bundled in an ES module still call require() for Node's own modules.
     banner: { js: "import { createRequire as createRequireForBundle } from 'node:module';\nconst require = createRequireForBundle(import.meta.url);" },
   });

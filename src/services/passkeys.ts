@@ -1,13 +1,10 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type * as WebAuthn from '@simplewebauthn/server';
 import type { Config } from '../config/config.js';
 import type { Database, Queryable } from '../db/database.js';
 import type { PasskeyRow } from '../db/schema/session.js';
@@ -18,6 +15,11 @@ import { type Ceremony, type CeremonyPurpose, newCeremony } from './passkey-cere
 import { passkeyName } from './passkey-names.js';
 import { type Passkey, refOf, toPasskey, transportsOf } from './passkey-rows.js';
 import { refreshSecondFactor } from './two-factor.js';
+
+// Loaded at the first passkey ceremony, not at start: the library and its dependencies take about
+// 27 MB that an installation where nobody uses a passkey never needs (scripts/build.mjs keeps it outside the bundle).
+let webAuthnLibrary: Promise<typeof WebAuthn> | null = null;
+const webAuthn = () => (webAuthnLibrary ??= import('@simplewebauthn/server'));
 
 export { PASSKEY_NAME_MAX } from './passkey-names.js';
 export { type Passkey, refOf } from './passkey-rows.js';
@@ -78,6 +80,7 @@ export class PasskeyService {
     const existing = await this.rowsOf(user.id);
     if (existing.length >= PASSKEYS_PER_ACCOUNT) throw tooMany();
     const ceremony = newCeremony('register', user.id, this.now());
+    const { generateRegistrationOptions } = await webAuthn();
     const options = await generateRegistrationOptions({
       rpName: RP_NAME,
       rpID: rp.id,
@@ -101,7 +104,8 @@ export class PasskeyService {
     const named = passkeyName(name);
     if (!isCeremonyFor(ceremony, 'register', userId, this.now())) throw answerProblem('The passkey took too long to make, or the page is old: try again.');
     if (!(await this.spend(ceremony))) throw answerProblem('This passkey was already added, or the page is old: try again.');
-    let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    const { verifyRegistrationResponse } = await webAuthn();
+    let verified: Awaited<ReturnType<typeof WebAuthn.verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
@@ -149,6 +153,7 @@ export class PasskeyService {
     const rp = this.requireRelyingParty();
     const ceremony = newCeremony(purpose, userId, this.now());
     const rows = userId === null ? [] : await this.rowsOf(userId);
+    const { generateAuthenticationOptions } = await webAuthn();
     const options = await generateAuthenticationOptions({
       rpID: rp.id,
       challenge: Buffer.from(ceremony.challenge, 'base64url'),
@@ -178,6 +183,7 @@ export class PasskeyService {
     let newCounter: number;
     let backedUp: boolean;
     try {
+      const { verifyAuthenticationResponse } = await webAuthn();
       const verified = await verifyAuthenticationResponse({
         response: answer as AuthenticationResponseJSON,
         expectedChallenge: ceremony.challenge,
