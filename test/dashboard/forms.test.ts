@@ -142,7 +142,11 @@ describe('dashboard: forms, charts, New form, Setup and test submissions', () =>
   it('pages the forms 50 at a time with a signed cursor of this workspace', async () => {
     const owner = await person(app, 'pager');
     await app.ctx.workspaces.setPlan(owner.workspaceId, 'BUNDLE_50000', { tellOwners: false });
-    for (let i = 1; i <= 51; i++) await newForm(app, owner, `Form ${String(i).padStart(2, '0')}`);
+    for (let i = 1; i <= 51; i++) {
+      await newForm(app, owner, `Form ${String(i).padStart(2, '0')}`);
+      // each in a millisecond of its own: two made in the same one are ordered by their random ids
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
     const first = await owner.client.get(`/w/${owner.workspaceId}`);
     assert.equal((first.html.match(/<a href="\/forms\//g) ?? []).length, 50);
     assert.doesNotMatch(first.html, />Form 01</, 'newest first: the oldest is on page 2');
