@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { CountsInMemory } from '../../src/spam/base-model.js';
+import { baseModel, CountsInMemory, modelText } from '../../src/spam/base-model.js';
 import { judge, NO_COUNTS } from '../../src/spam/learned-filter.js';
 import { learnedFinding, learnedPoints } from '../../src/spam/learned-finding.js';
 import { scannedFields } from '../../src/spam/score.js';
@@ -95,5 +95,34 @@ describe('the learned filter’s verdict (issue 40)', () => {
     assert.notEqual(tokenHash('zorblat'), tokenHash('zorblau'));
     assert.ok(Number.isSafeInteger(tokenHash('a much longer token than most')));
     assert.deepEqual(judge(['anything'], NO_COUNTS, null).evidence, 0);
+  });
+});
+
+describe('the counts in memory (issue 44: a table of typed arrays, not a Map of 60,000 strings)', () => {
+  it('find every token with its own counts, and nothing for a token it does not hold', () => {
+    const tokens: Record<string, [number, number]> = {};
+    // enough tokens that many share a slot's neighbourhood, prefixes of each other and non-Latin ones among them
+    for (let i = 0; i < 5000; i++) tokens[`w${i}`] = [i, 5000 - i];
+    Object.assign(tokens, { w: [7, 7], 'w1 w2': [3, 1], 'host:shop': [9, 0], 您好: [9, 15], 'number:5': [2, 8] });
+    const counts = new CountsInMemory({ source: 'test\twith a tab', spamMessages: 41, hamMessages: 43, tokens });
+    assert.equal(counts.spamMessages, 41);
+    assert.equal(counts.hamMessages, 43);
+    for (const [token, [spam, ham]] of Object.entries(tokens)) assert.deepEqual(counts.count(token), { spam, ham }, token);
+    for (const absent of ['', 'w5000', 'w1 w', 'W1', '您', 'host:sho', 'w12345']) assert.equal(counts.count(absent), undefined, absent);
+  });
+
+  it('read the text modelText writes, and a model of no tokens', () => {
+    const model = { source: 'x', spamMessages: 1, hamMessages: 2, tokens: { casino: [4, 0] as [number, number] } };
+    assert.deepEqual(new CountsInMemory(modelText(model)).count('casino'), { spam: 4, ham: 0 });
+    const empty = new CountsInMemory({ source: 'none', spamMessages: 0, hamMessages: 0, tokens: {} });
+    assert.equal(empty.count('casino'), undefined);
+    assert.equal(empty.spamMessages, 0);
+  });
+
+  it('ship the base model whole: its counts of a few words as trained', () => {
+    const base = baseModel();
+    assert.deepEqual(base.count('about'), { spam: 151, ham: 742 });
+    assert.ok(base.spamMessages > 1000 && base.hamMessages > 3000);
+    assert.equal(base.count('zzzq-never-a-word'), undefined);
   });
 });
