@@ -1,5 +1,7 @@
 import manifest from '../package.json' with { type: 'json' };
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type BuiltProgram, buildProgram } from './helpers/built-program.js';
 import { cliEnv, killRunningCli, runCli, spawnServe, type ServerProcess } from './helpers/cli.js';
@@ -30,6 +32,14 @@ describe(`the bundled formgate program (${TEST_DIALECT})`, () => {
     await sink?.close();
     await database?.drop();
     bundle?.remove();
+  });
+
+  it('is ASCII alone, so that V8 holds its source in one byte a character (issue 44: a single … doubled it to 15 MB)', () => {
+    for (const file of ['program.js', 'template-worker.js']) {
+      const source = fs.readFileSync(path.join(path.dirname(program[0]!), file), 'latin1');
+      assert.ok(source.length > 10_000, `${file} was built`);
+      assert.equal(/[^\x00-\x7f]/.exec(source)?.index, undefined, `${file} holds a character past ASCII`);
+    }
   });
 
   it('runs admin commands, serves, stores and lists a submission, emails it from a template, and stops', async () => {
