@@ -62,7 +62,7 @@ for (const [entry, out] of [
 // them, in a /u expression, the same astral one), so each character past ASCII is written so.
 for (const file of [path.join(folder, 'program.js'), path.join(folder, 'template-worker.js')]) {
   const source = fs.readFileSync(file, 'utf8');
-  const ascii = source.replace(/[^\x00-\x7f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const ascii = source.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== source) fs.writeFileSync(file, ascii);
 }
 // The dashboard's stylesheet and scripts, served from the folder beside main.js (src/dashboard/assets.ts).

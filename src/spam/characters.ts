@@ -109,10 +109,10 @@ const LONG_MARK_RUN = /(\p{M}{30})(?=\p{M})/gu;
 
 // Text of ASCII alone is already normal in every form and holds no marks: most form posts are, and
 // the check costs a fifth of the Unicode-aware scan and normalisation it spares (issue 44).
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const BEYOND_ASCII = /[\u0080-\uffff]/;
 
 /** `text.normalize(form)` in time linear in its length, whatever it holds. */
 export function normalizeSafely(text: string, form: 'NFC' | 'NFKC'): string {
-  if (ASCII_ONLY.test(text)) return text;
+  if (!BEYOND_ASCII.test(text)) return text;
   return text.replace(LONG_MARK_RUN, '$1\u034F').normalize(form);
 }
