@@ -10,13 +10,9 @@
 import { parseArgs } from 'node:util';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { pino } from 'pino';
 import { fieldsFromPairs } from '../src/intake/fields.js';
-import { IntakePipeline } from '../src/intake/pipeline.js';
-import { SubmissionWriter } from '../src/intake/writer.js';
-import { SpamScorer } from '../src/spam/score.js';
 import { freshDatabase, removeDatabases } from './lib/databases.js';
-import { createAccount, createForm, withContext } from './lib/fixtures.js';
+import { createAccount, createForm, intakePipeline, withContext } from './lib/fixtures.js';
 import { sampleFields } from './lib/sample-data.js';
 
 const { values } = parseArgs({ options: { 'drop-index': { type: 'string', default: '' }, count: { type: 'string', default: '20000' } } });
@@ -53,17 +49,10 @@ await withContext(database, async (ctx) => {
     forms.push(await createForm(ctx, account, { name: `Contact ${i}`, notificationEmails: [`owner${i}@example.com`], webhookUrl: 'http://127.0.0.1:9/hook' }));
   }
   for (const name of values['drop-index'].split(',').filter(Boolean)) await sql`DROP INDEX ${sql.id(name)}`.execute(ctx.database.db);
-  const writer = new SubmissionWriter(ctx.database, async () => undefined, ctx.plans);
-  const pipeline = new IntakePipeline(
-    ctx.forms,
-    writer,
-    new SpamScorer(),
-    { urls: ctx.config.captchaVerifyUrls, altcha: ctx.altcha },
-    pino({ level: 'silent' }),
-  );
+  const pipeline = intakePipeline(ctx);
   const submit = async (from: number, count: number) => {
     for (let start = from; start < from + count; start += BATCH) {
-      const batch = Array.from({ length: BATCH }, (_, k) => {
+      const batch = Array.from({ length: Math.min(BATCH, from + count - start) }, (_, k) => {
         const i = start + k;
         // each from an address of its own, as the spam filter counts repeats per address
         return pipeline.receive(forms[i % FORMS]!, fieldsFromPairs(sampleFields(i)), `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);

@@ -52,17 +52,15 @@ export async function seedSubmissions(ctx: AppContext, formId: string, count: nu
   await seedSpread(ctx, () => formId, count, fields);
 }
 
+/** The intake pipeline and group-commit writer as serve has them (its plan rules: team mode, no allowance), without HTTP. */
+export function intakePipeline(ctx: AppContext): IntakePipeline {
+  const writer = new SubmissionWriter(ctx.database, async () => undefined, ctx.plans);
+  return new IntakePipeline(ctx.forms, writer, new SpamScorer(), { urls: ctx.config.captchaVerifyUrls, altcha: ctx.altcha }, pino({ level: 'silent' }));
+}
+
 /** As seedSubmissions, the i-th submission to the form `formOf(i)`: one stream spread over several forms, interleaved in time. */
 export async function seedSpread(ctx: AppContext, formOf: (i: number) => string, count: number, fields: (i: number) => [string, string][]): Promise<void> {
-  // the installation's plan rules, as serve's writer has them (team mode: no allowance)
-  const writer = new SubmissionWriter(ctx.database, async () => undefined, ctx.plans);
-  const pipeline = new IntakePipeline(
-    ctx.forms,
-    writer,
-    new SpamScorer(),
-    { urls: ctx.config.captchaVerifyUrls, altcha: ctx.altcha },
-    pino({ level: 'silent' }),
-  );
+  const pipeline = intakePipeline(ctx);
   // at most 1% of the stream at once: the writer commits a batch form by form, so small seeds still interleave their forms in time
   const BATCH = Math.max(1, Math.min(500, Math.floor(count / 100)));
   for (let start = 0; start < count; start += BATCH) {
