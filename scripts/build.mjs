@@ -62,6 +62,8 @@ for (const [entry, out] of [
 // them, in a /u expression, the same astral one), so each character past ASCII is written so.
 for (const file of [path.join(folder, 'program.js'), path.join(folder, 'template-worker.js')]) {
   const source = fs.readFileSync(file, 'utf8');
+  // NOTE: after a backslash the escape would mean something else (`\’` in a regex is ’, `\\u2019` is not): none is there; say so if one comes
+  if (/\\[\u0080-\uffff]/.test(source)) throw new Error(`${file}: a character past ASCII right after a backslash; write it as \\uXXXX in the source`);
   const ascii = source.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   if (ascii !== source) fs.writeFileSync(file, ascii);
 }
