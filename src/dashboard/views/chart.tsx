@@ -11,11 +11,13 @@ const BAR_SHARE = 0.7;
 // Made at the first chart, not when the module loads: the two formats cost a server that never
 // draws one 8 MB of resident memory (ICU's data for them, measured for issue 44).
 let formats: { day: Intl.DateTimeFormat; number: Intl.NumberFormat } | undefined;
-const dayLabel = { format: (date: Date) => (formats ??= makeFormats()).day.format(date) };
-const number = { format: (n: number) => (formats ??= makeFormats()).number.format(n) };
+const dayLabel = { format: (date: Date) => chartFormats().day.format(date) };
+const number = { format: (n: number) => chartFormats().number.format(n) };
 
-function makeFormats() {
-  return { day: new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }), number: new Intl.NumberFormat('en-US') };
+function chartFormats(): { day: Intl.DateTimeFormat; number: Intl.NumberFormat } {
+  if (!formats)
+    formats = { day: new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }), number: new Intl.NumberFormat('en-US') };
+  return formats;
 }
 
 /** "24 Nov": a chart's day (days since 1970-01-01, UTC). */
