@@ -225,6 +225,8 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     assert.equal(needle.body.data.length, 1);
     const workspace = await app.api('GET', `/workspaces/${account.workspaceId}`, { token: account.token });
     const days = await app.ctx.stats.formDays(account.userId, form.id);
+    const unread = await app.ctx.submissionMarks.unreadCounts([form.id]);
+    assert.equal(unread.get(form.id), 3, 'the three posted are unread');
     const secret = app.ctx.secret;
     await app.close();
     app = undefined;
@@ -235,6 +237,7 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, new RegExp(`submissions\\s+${BULK + 3}\\n`));
     assert.match(dry.stdout, /Left out .*\n {2}change_counts: /);
+    assert.match(dry.stdout, /\n {2}unread_counts: /);
     assert.match(dry.stdout, /Dry run: nothing was changed/);
     assert.deepEqual(await tablesWithRows(target.url), []);
 
@@ -296,6 +299,7 @@ describe('formgate move: 20,000 submissions from SQLite to PostgreSQL', { skip: 
       workspace.body.submissionsQuota,
     );
     assert.deepEqual(await moved.ctx.stats.formDays(account.userId, form.id), days);
+    assert.deepEqual(await moved.ctx.submissionMarks.unreadCounts([form.id]), unread, "PostgreSQL's triggers counted the unread ones as they were copied");
 
     const session = new DashboardClient(moved);
     for (const [name, value] of dashboard.cookies) session.cookies.set(name, value);

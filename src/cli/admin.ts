@@ -170,7 +170,7 @@ export function repairCounts(config: Config, opts: { workspace?: string; exact?:
     const started = Date.now();
     const report = await repair(ctx.database, { workspaceId: opts.workspace, exact: opts.exact });
     const ms = Date.now() - started;
-    const { dayCounts: d, submissionsUsed: u, fileBytes: f } = report;
+    const { dayCounts: d, submissionsUsed: u, fileBytes: f, unreadCounts: r } = report;
     return {
       json: { ...report, ms },
       text: [
@@ -178,9 +178,10 @@ export function repairCounts(config: Config, opts: { workspace?: string; exact?:
         `Day counts: ${d.checked} checked, ${d.corrected} corrected (${d.inserted} added, ${d.deleted} removed).`,
         `Allowance used: ${u.checked} checked, ${u.corrected} corrected.`,
         `File storage used: ${f.checked} checked, ${f.corrected} corrected.`,
+        `Unread counts: ${r.checked} checked, ${r.corrected} corrected.`,
         ...report.changed.map(
           (c) =>
-            `  ${c.workspaceId}: ${c.dayCountsCorrected} day count(s)${c.submissionsUsed ? `, used ${c.submissionsUsed.from} → ${c.submissionsUsed.to}` : ''}${c.fileBytes ? `, file bytes ${c.fileBytes.from} → ${c.fileBytes.to}` : ''}`,
+            `  ${c.workspaceId}: ${c.dayCountsCorrected} day count(s)${c.unreadCountsCorrected ? `, ${c.unreadCountsCorrected} unread count(s)` : ''}${c.submissionsUsed ? `, used ${c.submissionsUsed.from} → ${c.submissionsUsed.to}` : ''}${c.fileBytes ? `, file bytes ${c.fileBytes.from} → ${c.fileBytes.to}` : ''}`,
         ),
       ],
     };

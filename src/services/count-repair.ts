@@ -22,10 +22,13 @@ export interface CountRepairReport {
   submissionsUsed: CountKindReport;
   /** `workspaces.file_bytes`: the bytes of the stored files, against the storage allowance. */
   fileBytes: CountKindReport;
+  /** `unread_counts` rows (one per form): the inbox's unread figures, kept by triggers (migration 0045). */
+  unreadCounts: CountKindReport;
   /** Only the workspaces where something was corrected. */
   changed: {
     workspaceId: string;
     dayCountsCorrected: number;
+    unreadCountsCorrected?: number;
     submissionsUsed?: { from: number; to: number };
     fileBytes?: { from: number; to: number };
   }[];
@@ -56,6 +59,7 @@ export async function repairCounts(database: Database, options: CountRepairOptio
     dayCounts: { checked: 0, corrected: 0, inserted: 0, deleted: 0 },
     submissionsUsed: { checked: 0, corrected: 0 },
     fileBytes: { checked: 0, corrected: 0 },
+    unreadCounts: { checked: 0, corrected: 0 },
     changed: [],
   };
   if (options.workspaceId !== undefined) {
@@ -141,9 +145,52 @@ async function repairWorkspace(
     used = { from: workspace.submissionsUsed, to: accepted };
   }
   const bytes = await recomputeFileBytes(trx, workspaceId, Number(workspace.fileBytes), report);
-  if (corrected > 0 || used || bytes) {
-    report.changed.push({ workspaceId, dayCountsCorrected: corrected, ...(used ? { submissionsUsed: used } : {}), ...(bytes ? { fileBytes: bytes } : {}) });
+  const unread = await recomputeUnread(trx, dialect, workspaceId, report);
+  if (corrected > 0 || used || bytes || unread > 0) {
+    report.changed.push({
+      workspaceId,
+      dayCountsCorrected: corrected,
+      ...(unread > 0 ? { unreadCountsCorrected: unread } : {}),
+      ...(used ? { submissionsUsed: used } : {}),
+      ...(bytes ? { fileBytes: bytes } : {}),
+    });
   }
+}
+
+/**
+ * Each form's unread count set to its unread inbox submissions; answers the forms corrected. The
+ * triggers keep it exact, so only a database changed by hand (or a bug) needs this. PostgreSQL locks
+ * the forms' count rows first (in form order, as the triggers take them): a mark made meanwhile waits,
+ * then adds its change to the count written here, which its own row change was not part of.
+ */
+async function recomputeUnread(trx: Transaction<DB>, dialect: Database['dialect'], workspaceId: string, report: CountRepairReport): Promise<number> {
+  const forms = trx.selectFrom('forms').select('id').where('workspaceId', '=', workspaceId);
+  if (dialect === 'postgres') await trx.selectFrom('unreadCounts').select('formId').where('formId', 'in', forms).orderBy('formId').forUpdate().execute();
+  const stored = await trx.selectFrom('unreadCounts').select(['formId', 'n']).where('formId', 'in', forms).execute();
+  const fresh = await trx
+    .selectFrom('submissions')
+    .select((eb) => ['formId', eb.fn.countAll<number | string>().as('n')])
+    .where('workspaceId', '=', workspaceId)
+    .where('unread', '=', 1)
+    .where('status', '=', sql.lit('accepted'))
+    .groupBy('formId')
+    .execute();
+  const want = new Map(fresh.map((row) => [row.formId, Number(row.n)]));
+  const have = new Map(stored.map((row) => [row.formId, Number(row.n)]));
+  let corrected = 0;
+  for (const formId of new Set([...have.keys(), ...want.keys()])) {
+    const n = want.get(formId) ?? 0;
+    if (have.get(formId) === n) continue;
+    await trx
+      .insertInto('unreadCounts')
+      .values({ formId, n })
+      .onConflict((oc) => oc.column('formId').doUpdateSet({ n }))
+      .execute();
+    corrected++;
+  }
+  report.unreadCounts.checked += new Set([...have.keys(), ...want.keys()]).size;
+  report.unreadCounts.corrected += corrected;
+  return corrected;
 }
 
 /** The stored files' bytes, set exactly: unlike the allowance, a deleted file gives its room back. */

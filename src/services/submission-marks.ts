@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import { fromJson, type Database } from '../db/database.js';
 import { fieldsOf } from '../domain/submission-summary.js';
 import { PreparedListQuery } from '../db/prepared-list-query.js';
@@ -10,7 +10,7 @@ import { storedEmailControls } from '../jobs/channels/channel.js';
 import { OWNER_MARK, reindex } from './quarantine.js';
 import { teach } from './spam-lessons.js';
 
-/** A count of unread submissions stops here: the page says "99+" past UNREAD_SHOWN, and a million unread cost as little as a hundred. */
+/** A count of unread submissions is said up to here: from it on, the page says "99+". */
 export const UNREAD_CAP = 100;
 /** The longest note, in characters. */
 export const NOTE_LIMIT = 2000;
@@ -37,30 +37,6 @@ export interface RowMarks {
  * member of the submissions' workspace.
  */
 export class SubmissionMarks {
-  // Each form's unread rows counted up to the cap. NOTE: the conditions are literals, so that
-  // PostgreSQL matches the partial index `submissions_unread`'s own, prepared statement or not.
-  private readonly unreadRows = new PreparedListQuery((db, _: Record<string, never>, formIds) =>
-    db
-      .selectFrom('forms')
-      .select((eb) => [
-        'forms.id',
-        eb
-          .selectFrom(
-            eb
-              .selectFrom('submissions')
-              .select(sql.lit(1).as('one'))
-              .whereRef('submissions.formId', '=', 'forms.id')
-              .where('submissions.unread', '=', sql.lit(1))
-              .where('submissions.status', '=', sql.lit('accepted'))
-              .limit(sql.lit(UNREAD_CAP))
-              .as('unreadRows'),
-          )
-          .select((inner) => inner.fn.countAll<number | string>().as('n'))
-          .as('n'),
-      ])
-      .where('forms.id', 'in', formIds),
-  );
-
   // A page's marks, on every page of the inbox: built once per size of the page's list of ids.
   private readonly rowMarks = new PreparedListQuery((db, _: Record<string, never>, ids) =>
     db
@@ -80,15 +56,15 @@ export class SubmissionMarks {
   constructor(private readonly database: Database) {}
 
   /**
-   * Unread accepted submissions per form, each count stopping at UNREAD_CAP (the partial index
-   * `submissions_unread` serves it): one statement for all the forms, not one each.
+   * Unread accepted submissions per form, each count stopping at UNREAD_CAP: one row per form of
+   * `unread_counts`, which triggers keep (migration 0045), in one statement for all the forms.
    */
   async unreadCounts(formIds: readonly string[]): Promise<Map<string, number>> {
     const ids = [...new Set(formIds)];
     const counts = new Map(ids.map((id) => [id, 0]));
     if (ids.length === 0) return counts;
-    const rows = await this.unreadRows.execute(this.database.db, {}, ids);
-    for (const row of rows) counts.set(row.id, Number(row.n));
+    const rows = await this.database.db.selectFrom('unreadCounts').select(['formId', 'n']).where('formId', 'in', ids).execute();
+    for (const row of rows) counts.set(row.formId, Math.min(Math.max(Number(row.n), 0), UNREAD_CAP));
     return counts;
   }
 

@@ -195,6 +195,16 @@ async function undoOneSearchIndex(raw: Kysely<any>): Promise<void> {
   await sql`DROP INDEX submissions_search`.execute(raw);
 }
 
+/** Back to before 0045-unread-counts: its triggers (and PostgreSQL's functions) and table, and 0022's partial index again. */
+async function undoUnreadCounts(raw: Kysely<any>): Promise<void> {
+  for (const trigger of ['submissions_unread_insert', 'submissions_unread_update', 'submissions_unread_delete']) {
+    await sql`DROP TRIGGER ${sql.id(trigger)}${TEST_DIALECT === 'postgres' ? sql` ON submissions` : sql``}`.execute(raw);
+  }
+  if (TEST_DIALECT === 'postgres') await sql`DROP FUNCTION formgate_unread_added, formgate_unread_changed, formgate_unread_removed`.execute(raw);
+  await sql`DROP TABLE unread_counts`.execute(raw);
+  await sql`CREATE INDEX submissions_unread ON submissions (form_id) WHERE unread = 1 AND status = 'accepted'`.execute(raw);
+}
+
 /** Back to before 0044-passkey-challenges: its table (its index goes with it). */
 async function undoPasskeyChallenges(raw: Kysely<any>): Promise<void> {
   await sql`DROP TABLE passkey_challenges`.execute(raw);
@@ -488,6 +498,7 @@ describe('0006-ordered-json: upgrading a PostgreSQL database that holds submissi
       raw,
     );
     await sql`ALTER TABLE jobs ALTER COLUMN payload TYPE jsonb USING payload::jsonb`.execute(raw);
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -551,6 +562,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
   it('keeps the rows indexed before it searchable, and notes only new rows in the backlog', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -640,6 +652,7 @@ describe('0009-search-backlog: upgrading a SQLite database that holds submission
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const backlog = async () => (await sql<{ seq: number }>`SELECT seq FROM search_backlog`.execute(raw)).rows.length;
@@ -666,6 +679,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
   it('puts each job in its lane, and each job not done at its destination', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -741,6 +755,7 @@ describe('0011-delivery-lanes: upgrading a database that holds jobs', () => {
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const jobs = await fresh.database.db.selectFrom('jobs').select(['id', 'lane', 'destination', 'tryStartedAt']).orderBy('id').execute();
@@ -761,6 +776,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
   it('makes the oldest account the instance admin, and no other', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -823,6 +839,7 @@ describe('0013-dashboard: upgrading a database that has accounts', () => {
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const users = await fresh.database.db.selectFrom('users').select(['id', 'isAdmin']).orderBy('id').execute();
@@ -841,6 +858,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
   it('counts the submissions already stored into their days: spam apart, held with the accepted', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -910,6 +928,7 @@ describe('0014-form-pages: upgrading a database that holds submissions', () => {
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const counts = await fresh.database.db
@@ -933,6 +952,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
   it('keeps every row searchable, now within its own workspace and form; the backlog waits as it was', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -1006,6 +1026,7 @@ describe('0017-search-scope: upgrading a database whose search index holds rows'
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     if (TEST_DIALECT !== 'sqlite') return;
@@ -1039,6 +1060,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
   it('records every address already on a form as confirmed, once per workspace, so notifications go on after the upgrade', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -1098,6 +1120,7 @@ describe('0018-recipient-confirmations: upgrading a database whose forms list ad
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const rows = await fresh.database.db.selectFrom('recipientConfirmations').select(['workspaceId', 'email', 'state', 'tokenHash']).orderBy('email').execute();
@@ -1114,6 +1137,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
   it('counts the spam already stored into its workspace’s days, with its bytes; nothing reserved', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -1164,6 +1188,7 @@ describe('0025-storage-limits: upgrading a database that holds spam', () => {
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const days = await fresh.database.db.selectFrom('spamDays').selectAll().orderBy('day').execute();
@@ -1185,6 +1210,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
   it('folds every stored row’s search text, and SQLite’s index finds the rows by their plain letters', async () => {
     await migrateToLatest(fresh.database);
     const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
     await undoPasskeyChallenges(raw);
     await undoSingleSignOn(raw);
     await undoAuditLog(raw);
@@ -1238,6 +1264,7 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
       '0042-audit-log',
       '0043-single-sign-on',
       '0044-passkey-challenges',
+      '0045-unread-counts',
     ]);
     assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
     const texts = (await sql<{ id: string; search_text: string }>`SELECT id, search_text FROM submissions ORDER BY id`.execute(raw)).rows;
@@ -1257,5 +1284,60 @@ describe(`0026-accent-folded-search: upgrading a database whose search text keep
     assert.deepEqual(await matches('ascii'), ['s2']);
     await new SearchIndexer(fresh.database).indexAll();
     assert.deepEqual(await matches('lodz'), ['s3'], 'the backlog is indexed from the folded text');
+  });
+});
+
+describe(`0045-unread-counts: upgrading a database that holds submissions (${TEST_DIALECT})`, () => {
+  const fresh = freshDatabase();
+
+  it("counts each form's unread inbox submissions, then triggers keep the count through every change", async () => {
+    await migrateToLatest(fresh.database);
+    const raw = fresh.database.db.withoutPlugins();
+    await undoUnreadCounts(raw);
+    await sql`DELETE FROM kysely_migration WHERE name >= '0045'`.execute(raw);
+    await insertForm(raw);
+    await sql`INSERT INTO forms (id, workspace_id, name, notification_emails, created_at, updated_at) VALUES ('f2', 'w1', 'G', '[]', 1, 1)`.execute(raw);
+    const insert = (id: string, form: string, status: string, unread: number) =>
+      sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, unread, created_at) VALUES (${id}, ${form}, 'w1', '{}', ${status}, ${unread}, 1)`.execute(
+        raw,
+      );
+    // unread in the inbox: s1, s2 (f1) and s5 (f2); read, spam and held ones are not counted
+    await insert('s1', 'f1', 'accepted', 1);
+    await insert('s2', 'f1', 'accepted', 1);
+    await insert('s3', 'f1', 'accepted', 0);
+    await insert('s4', 'f1', 'spam', 1);
+    await insert('s5', 'f2', 'accepted', 1);
+    await insert('s6', 'f2', 'held', 1);
+
+    assert.deepEqual(await migrateToLatest(fresh.database), ['0045-unread-counts']);
+    assert.deepEqual(await describeSchema(fresh.database), JSON.parse(fs.readFileSync(SNAPSHOT, 'utf8')), 'upgraded, the schema is the fresh one');
+    const counts = async () =>
+      Object.fromEntries(
+        (await sql<{ form_id: string; n: number | string }>`SELECT form_id, n FROM unread_counts ORDER BY form_id`.execute(raw)).rows.map((row) => [
+          row.form_id,
+          Number(row.n),
+        ]),
+      );
+    assert.deepEqual(await counts(), { f1: 2, f2: 1 }, 'the rows already stored are counted');
+
+    await insert('s7', 'f1', 'accepted', 1);
+    await sql`INSERT INTO submissions (id, form_id, workspace_id, data, status, unread, created_at) VALUES ('s8', 'f2', 'w1', '{}', 'accepted', 1, 2), ('s9', 'f2', 'w1', '{}', 'accepted', 1, 2)`.execute(
+      raw,
+    );
+    assert.deepEqual(await counts(), { f1: 3, f2: 3 }, 'a new unread submission counts, one at a time or several in one statement');
+    await sql`UPDATE submissions SET unread = 0 WHERE id IN ('s1', 's2', 's3')`.execute(raw);
+    assert.deepEqual(await counts(), { f1: 1, f2: 3 }, 'read: uncounted (an already read one changes nothing)');
+    await sql`UPDATE submissions SET unread = 1 WHERE id = 's3'`.execute(raw);
+    await sql`UPDATE submissions SET status = 'spam' WHERE id = 's7'`.execute(raw);
+    await sql`UPDATE submissions SET status = 'accepted' WHERE id IN ('s4', 's6')`.execute(raw);
+    assert.deepEqual(await counts(), { f1: 2, f2: 4 }, 'unread again, marked as spam, released from spam or from held');
+    await sql`UPDATE submissions SET note = 'seen', done_at = 5 WHERE id = 's3'`.execute(raw);
+    assert.deepEqual(await counts(), { f1: 2, f2: 4 }, 'a change of anything else changes no count');
+    await sql`DELETE FROM submissions WHERE id IN ('s3', 's8', 's1')`.execute(raw);
+    assert.deepEqual(await counts(), { f1: 1, f2: 3 }, 'deleted: uncounted (a read one changes nothing)');
+    await sql`DELETE FROM forms WHERE id = 'f2'`.execute(raw);
+    assert.deepEqual(await counts(), { f1: 1 }, 'a deleted form takes its count with it, its submissions deleted by cascade');
+    await sql`DELETE FROM workspaces WHERE id = 'w1'`.execute(raw);
+    assert.deepEqual(await counts(), {});
   });
 });

@@ -192,6 +192,34 @@ describe('repair-counts: the counts derived from the submissions', () => {
     }
   });
 
+  it("sets each form's unread count to its unread inbox submissions, up or down, and leaves it when right", async () => {
+    const account = await createAccount(app);
+    const form = await app.ctx.forms.createForm(account.userId, account.workspaceId, { name: 'Unread' });
+    const other = await app.ctx.forms.createForm(account.userId, account.workspaceId, { name: 'Quiet' });
+    const first = await submit(app, form.id);
+    await submit(app, form.id);
+    const unread = async () => Object.fromEntries(await app.ctx.submissionMarks.unreadCounts([form.id, other.id]));
+    assert.deepEqual(await unread(), { [form.id]: 2, [other.id]: 0 }, 'counted as they were stored');
+    await app.ctx.submissionMarks.markRead(account.userId, first);
+    assert.deepEqual(await unread(), { [form.id]: 1, [other.id]: 0 }, 'opened: one fewer');
+    const untouched = await repairCounts(app.ctx.database, { workspaceId: account.workspaceId });
+    assert.deepEqual(untouched.unreadCounts, { checked: 1, corrected: 0 });
+    // as a hand edit or a bug would leave them: one too high, and a row for a form with none
+    await app.ctx.database.db.updateTable('unreadCounts').set({ n: 40 }).where('formId', '=', form.id).execute();
+    await app.ctx.database.db.insertInto('unreadCounts').values({ formId: other.id, n: 3 }).execute();
+    const report = await repairCounts(app.ctx.database, { workspaceId: account.workspaceId });
+    assert.deepEqual(report.unreadCounts, { checked: 2, corrected: 2 });
+    assert.equal(report.changed.find((c) => c.workspaceId === account.workspaceId)?.unreadCountsCorrected, 2);
+    assert.deepEqual(await unread(), { [form.id]: 1, [other.id]: 0 });
+    await app.ctx.database.db.deleteFrom('unreadCounts').where('formId', '=', form.id).execute();
+    assert.deepEqual(
+      (await repairCounts(app.ctx.database, { workspaceId: account.workspaceId })).unreadCounts,
+      { checked: 2, corrected: 1 },
+      'a missing row is made',
+    );
+    assert.deepEqual(await unread(), { [form.id]: 1, [other.id]: 0 });
+  });
+
   it('repairs every workspace without --workspace, one only with it, and names an unknown one', async () => {
     const now = Date.now();
     const first = (await installation(app, now)).account;

@@ -44,6 +44,7 @@ import { twoFactor } from './0041-two-factor.js';
 import { auditLog } from './0042-audit-log.js';
 import { singleSignOn } from './0043-single-sign-on.js';
 import { passkeyChallenges } from './0044-passkey-challenges.js';
+import { unreadCounts } from './0045-unread-counts.js';
 import { refuseNewerSchema } from './newer-schema.js';
 
 /** One schema change; `up` is told the dialect where the two must differ. */
@@ -96,6 +97,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0042-audit-log': auditLog,
   '0043-single-sign-on': singleSignOn,
   '0044-passkey-challenges': passkeyChallenges,
+  '0045-unread-counts': unreadCounts,
 };
 
 /**

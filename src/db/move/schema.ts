@@ -14,6 +14,7 @@ export const SKIPPED_TABLES: Readonly<Record<string, string>> = {
   change_counts: "SQLite's counts of changes to the rows it keeps in memory (migration 0010); PostgreSQL's triggers announce them with NOTIFY (migration 0023)",
   search_backlog: "the rows SQLite's search index has yet to take (migration 0009); PostgreSQL's index takes each row as it is written",
   submissions_search: "SQLite's full-text index (FTS5); PostgreSQL searches search_text through its own trigram index, built as the rows are copied",
+  unread_counts: "each form's unread submissions (migration 0045): PostgreSQL's triggers count the submissions as they are copied",
   kysely_migration: 'the migrations applied: the target records its own as it is migrated to the same schema',
   kysely_migration_lock: "the migrations' lock: the target has its own",
 };

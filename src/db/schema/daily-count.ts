@@ -16,6 +16,16 @@ export interface DailyCountTable {
   lastAt: number;
 }
 
+/**
+ * A form's unread submissions (accepted and not yet opened): the inbox's "Submissions 12". Kept by
+ * triggers on `submissions` (migration 0045), never written by the program; `formgate repair-counts`
+ * mends it. A form with none may have no row.
+ */
+export interface UnreadCountTable {
+  formId: string;
+  n: number;
+}
+
 /** The day (UTC) an epoch-ms time falls on, as `daily_counts` numbers it. */
 export function dayOf(ms: number): number {
   return Math.floor(ms / DAY_MS);

@@ -2,7 +2,7 @@ import type { AltchaSpentChallengeTable } from './altcha.js';
 import type { AuditEventTable } from './audit-event.js';
 import type { AutomationKeyTable, HookTable } from './automation.js';
 import type { FormDestinationTable } from './destination.js';
-import type { DailyCountTable } from './daily-count.js';
+import type { DailyCountTable, UnreadCountTable } from './daily-count.js';
 import type { InvitationTable } from './invitation.js';
 import type { PasskeyTable, PasswordResetTable, RecoveryCodeTable, RememberedBrowserTable, SessionTable } from './session.js';
 import type { FormSecretTable, FormTable } from './form.js';
@@ -53,6 +53,7 @@ export interface DB {
   rememberedBrowsers: RememberedBrowserTable;
   invitations: InvitationTable;
   dailyCounts: DailyCountTable;
+  unreadCounts: UnreadCountTable;
   recipientConfirmations: RecipientConfirmationTable;
   altchaSpentChallenges: AltchaSpentChallengeTable;
   automationKeys: AutomationKeyTable;
