@@ -38,7 +38,10 @@ export function gibberishFindings(fields: ScannedField[]): Finding[] {
   const odd = new Set<string>();
   for (const { key, text } of fields) {
     const prose = MAY_HOLD_ADDRESS.test(text) ? withoutEmails(text.replace(MARKED_LINK, ' ').replace(BARE_DOMAIN, ' ')) : text;
-    for (const [word] of matchesOf(prose, LETTER_RUN, Infinity)) {
+    // NOTE: exec in a loop rather than matchesOf: no array of every word of every submission
+    LETTER_RUN.lastIndex = 0;
+    for (let match = LETTER_RUN.exec(prose); match; match = LETTER_RUN.exec(prose)) {
+      const word = match[0];
       if (word.length < 2) continue;
       words++;
       if (looksRandom(word)) odd.add(word.toLowerCase());
@@ -80,7 +83,7 @@ function isLocalPartChar(code: number): boolean {
 export function looksRandom(word: string): boolean {
   if (word.length < 5 || !ASCII_WORD.test(word)) return false;
   // Booking references, order codes and acronyms ("QXZTRB", "HTTPS") are capitals; random fills rarely are.
-  if (word.length <= 12 && word === word.toUpperCase()) return false;
+  if (word.length <= 12 && !hasLower(word)) return false;
   if (lowerToUpperSwitches(word) >= 3) return true;
   const lower = word.toLowerCase();
   if (ROMAN_NUMERAL.test(lower)) return false;
@@ -124,6 +127,12 @@ function lowerToUpperSwitches(word: string): number {
   let count = 0;
   for (let i = 1; i < word.length; i++) if (isLower(word.charCodeAt(i - 1)) && !isLower(word.charCodeAt(i))) count++;
   return count;
+}
+
+/** Whether a word of ASCII letters holds a lower-case one (`word !== word.toUpperCase()`, without making the copy). */
+function hasLower(word: string): boolean {
+  for (let i = 0; i < word.length; i++) if (isLower(word.charCodeAt(i))) return true;
+  return false;
 }
 
 function isLower(code: number): boolean {

@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import { normalizeSafely } from './characters.js';
 import { MemoryRepeatLog, REPEAT_LIMIT, REPEAT_WINDOW_MS, type RepeatLog } from './repeats.js';
 import { gibberishFindings } from './gibberish.js';
@@ -6,6 +5,7 @@ import { baseModel } from './base-model.js';
 import { type Counts, judge, type LearnedVerdict } from './learned-filter.js';
 import { learnedFinding } from './learned-finding.js';
 import { tokensOf } from './tokens.js';
+import { tokenHash } from './token-hash.js';
 import { phraseFindings } from './known-phrases.js';
 import { type Finding, linkFindings, markupFindings, type ScannedField, SPAM_THRESHOLD, WEIGHTS } from './score-rules.js';
 
@@ -209,10 +209,11 @@ function foldLookAlikes(word: string): string {
   return folded;
 }
 
-// Case and spacing do not make a message new: "Buy NOW" and "buy  now" are one content.
-// One-shot hashing of the joined text: a Hash object per submission cost more than the digest.
+// Case and spacing do not make a message new: "Buy NOW" and "buy  now" are one content. The hash
+// only tells one address's posts apart within the repeat window, so the lessons' 53-bit one does: a
+// SHA-256 of the text cost several times as much, and no secret rests on it.
 function contentHash(fields: ScannedField[]): string {
   let content = '';
   for (const { key, text } of fields) content += `${key}\0${text.toLowerCase().replace(WHITESPACE, ' ').trim()}\0`;
-  return hash('sha256', content, 'base64url');
+  return tokenHash(content).toString(36);
 }
