@@ -18,21 +18,30 @@ export async function insertRows<T extends keyof DB & string, C extends keyof In
   rows: readonly Pick<Insertable<DB[T]>, C>[],
 ): Promise<void> {
   const numbered = numbersParameters(db);
-  const head = `insert into "${snakeCase(table)}" (${columns.map((column) => `"${snakeCase(column)}"`).join(', ')}) values `;
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-    const chunk = rows.slice(start, start + ROWS_PER_STATEMENT);
-    const parameters: unknown[] = [];
-    const tuples: string[] = [];
-    for (const row of chunk) {
-      const slots: string[] = [];
-      for (const column of columns) {
-        parameters.push(row[column]);
-        slots.push(numbered ? `$${parameters.length}` : '?');
-      }
-      tuples.push(`(${slots.join(', ')})`);
-    }
-    await db.executeQuery(CompiledQuery.raw(head + tuples.join(', '), parameters));
+    const count = Math.min(ROWS_PER_STATEMENT, rows.length - start);
+    const parameters = new Array<unknown>(count * columns.length);
+    for (let row = 0, n = 0; row < count; row++) for (const column of columns) parameters[n++] = rows[start + row]![column];
+    await db.executeQuery(CompiledQuery.raw(statementText(table, columns, count, numbered), parameters));
   }
+}
+
+// Each statement's text by table, columns and rows: intake writes the same few shapes batch after
+// batch, and building the text was most of what a batch allocated here.
+const texts = new Map<string, string>();
+const MAX_TEXTS = 200;
+
+function statementText(table: string, columns: readonly string[], rows: number, numbered: boolean): string {
+  const key = `${table} ${columns.join(',')} ${rows} ${numbered}`;
+  let text = texts.get(key);
+  if (text !== undefined) return text;
+  const head = `insert into "${snakeCase(table)}" (${columns.map((column) => `"${snakeCase(column)}"`).join(', ')}) values `;
+  const tuples: string[] = [];
+  for (let row = 0, n = 0; row < rows; row++) tuples.push(`(${columns.map(() => (numbered ? `$${++n}` : '?')).join(', ')})`);
+  text = head + tuples.join(', ');
+  if (texts.size >= MAX_TEXTS) texts.clear();
+  texts.set(key, text);
+  return text;
 }
 
 /** Whether `db` numbers its parameters (`$1`, PostgreSQL) or not (`?`, SQLite). */

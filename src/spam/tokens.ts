@@ -52,7 +52,10 @@ export function tokensOf(fields: readonly ScannedField[]): Set<string> {
     // lower-cased once for the whole value, not word by word; and searched once for Chinese or Japanese
     const lower = prose.toLowerCase();
     const anyCjk = CJK.test(lower);
-    for (const [raw] of lower.matchAll(WORD)) {
+    // NOTE: exec in a loop rather than matchAll: no iterator result per word of every submission
+    WORD.lastIndex = 0;
+    for (let match = WORD.exec(lower); match; match = WORD.exec(lower)) {
+      const raw = match[0];
       if (tokens.size >= MAX_TOKENS) return tokens;
       const word = TRIMMABLE.test(raw) ? raw.replace(TRIMMED, '') : raw;
       if (anyCjk && CJK.test(word)) {
