@@ -53,43 +53,23 @@ async function postgresTriggers(db: Kysely<any>): Promise<void> {
   const upsert = (changes: string) =>
     `INSERT INTO unread_counts (form_id, n) SELECT form_id, sum(d) FROM (${changes}) changes GROUP BY form_id HAVING sum(d) <> 0 ORDER BY form_id
      ON CONFLICT (form_id) DO UPDATE SET n = unread_counts.n + excluded.n;`;
-  await sql
-    .raw(
-      `CREATE FUNCTION formgate_unread_added() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN
-         ${upsert(`SELECT form_id, 1 AS d FROM added WHERE ${COUNTED('added')}`)}
-         RETURN NULL;
-       END $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE FUNCTION formgate_unread_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN
-         ${upsert(`SELECT form_id, -1 AS d FROM old_rows WHERE ${COUNTED('old_rows')} UNION ALL SELECT form_id, 1 FROM new_rows WHERE ${COUNTED('new_rows')}`)}
-         RETURN NULL;
-       END $$`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE FUNCTION formgate_unread_removed() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN
-         PERFORM 1 FROM unread_counts WHERE form_id IN (SELECT form_id FROM removed WHERE ${COUNTED('removed')}) ORDER BY form_id FOR UPDATE;
-         UPDATE unread_counts SET n = unread_counts.n - gone.n
-           FROM (SELECT form_id, count(*) AS n FROM removed WHERE ${COUNTED('removed')} GROUP BY form_id) gone
-           WHERE unread_counts.form_id = gone.form_id;
-         RETURN NULL;
-       END $$`,
-    )
-    .execute(db);
-  await sql`CREATE TRIGGER submissions_unread_insert AFTER INSERT ON submissions REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION formgate_unread_added()`.execute(
-    db,
-  );
-  await sql`CREATE TRIGGER submissions_unread_update AFTER UPDATE ON submissions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION formgate_unread_changed()`.execute(
-    db,
-  );
-  await sql`CREATE TRIGGER submissions_unread_delete AFTER DELETE ON submissions REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION formgate_unread_removed()`.execute(
-    db,
-  );
+  const functions: Record<string, string> = {
+    formgate_unread_added: upsert(`SELECT form_id, 1 AS d FROM added WHERE ${COUNTED('added')}`),
+    formgate_unread_changed: upsert(
+      `SELECT form_id, -1 AS d FROM old_rows WHERE ${COUNTED('old_rows')} UNION ALL SELECT form_id, 1 FROM new_rows WHERE ${COUNTED('new_rows')}`,
+    ),
+    formgate_unread_removed: `PERFORM 1 FROM unread_counts WHERE form_id IN (SELECT form_id FROM removed WHERE ${COUNTED('removed')}) ORDER BY form_id FOR UPDATE;
+      UPDATE unread_counts SET n = unread_counts.n - gone.n
+        FROM (SELECT form_id, count(*) AS n FROM removed WHERE ${COUNTED('removed')} GROUP BY form_id) gone
+        WHERE unread_counts.form_id = gone.form_id;`,
+  };
+  for (const [name, body] of Object.entries(functions)) {
+    await sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} RETURN NULL; END $$`).execute(db);
+  }
+  const triggers = [
+    'submissions_unread_insert AFTER INSERT ON submissions REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION formgate_unread_added()',
+    'submissions_unread_update AFTER UPDATE ON submissions REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION formgate_unread_changed()',
+    'submissions_unread_delete AFTER DELETE ON submissions REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION formgate_unread_removed()',
+  ];
+  for (const trigger of triggers) await sql.raw(`CREATE TRIGGER ${trigger}`).execute(db);
 }
