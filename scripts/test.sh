@@ -29,6 +29,9 @@ run_suite sqlite "${files[@]}"
 pg_url="${FORMGATE_TEST_PG_URL:-postgres://postgres@127.0.0.1:5432/test}"
 if node -e "const c=new (require('pg').Client)({connectionString:process.argv[1],connectionTimeoutMillis:3000});c.connect().then(()=>c.end()).catch(()=>process.exit(1))" "$pg_url"; then
   echo "=== Formgate test suite on PostgreSQL ($pg_url): the ${#dialect_files[@]} files that can tell the databases apart ==="
+  # each test's database is dropped at the run's end, not amid it (test/helpers/database.ts says why)
+  export FORMGATE_TEST_RUN="r$$$(date +%s)"
+  trap 'node scripts/drop-test-databases.mjs' EXIT
   FORMGATE_TEST_SCREENSHOTS=off run_suite postgres "${dialect_files[@]}"
 else
   echo "################################################################" >&2
