@@ -31,7 +31,7 @@ if node -e "const c=new (require('pg').Client)({connectionString:process.argv[1]
   echo "=== Formgate test suite on PostgreSQL ($pg_url): the ${#dialect_files[@]} files that can tell the databases apart ==="
   # each test's database is dropped at the run's end, not amid it (test/helpers/database.ts says why)
   export FORMGATE_TEST_RUN="r$$$(date +%s)"
-  trap 'node scripts/drop-test-databases.mjs' EXIT
+  trap 'node --import tsx test/helpers/drop-run-databases.ts' EXIT
   FORMGATE_TEST_SCREENSHOTS=off run_suite postgres "${dialect_files[@]}"
 else
   echo "################################################################" >&2

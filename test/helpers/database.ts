@@ -19,12 +19,30 @@ export interface TestDatabase {
 
 /**
  * FORMGATE_TEST_RUN (scripts/test.sh sets it for its PostgreSQL run): each test's database is named
- * after the run and left for its end, when scripts/drop-test-databases.mjs drops them all. PostgreSQL's
- * DROP DATABASE forces a checkpoint, and some 400 of them amid the other files' writes cost that run
- * about a tenth of its time. Without it (a file run by hand), each test drops its own.
+ * after the run and left for its end, when drop-run-databases.ts drops them all, each checkpoint
+ * then quick. PostgreSQL's DROP DATABASE forces a checkpoint, and some 400 of them amid the other
+ * files' writes cost that run about a tenth of its time. Without it (a file run by hand), each test
+ * drops its own.
  */
 const TEST_RUN = process.env.FORMGATE_TEST_RUN;
 if (TEST_RUN !== undefined && !/^[a-z0-9]{1,20}$/.test(TEST_RUN)) throw new Error('FORMGATE_TEST_RUN: 1 to 20 lower-case letters and digits');
+
+/** How the databases of a run left for its end begin. */
+const runPrefix = (run: string) => `formgate_test_${run}_`;
+
+/** Drops the databases this run (FORMGATE_TEST_RUN) left for its end, one at a time; answers how many. */
+export async function dropRunDatabases(): Promise<number> {
+  if (TEST_RUN === undefined) throw new Error('FORMGATE_TEST_RUN names the run whose databases to drop');
+  const client = new pg.Client({ connectionString: TEST_PG_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1) ORDER BY datname', [runPrefix(TEST_RUN)]);
+    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    return rows.length;
+  } finally {
+    await client.end();
+  }
+}
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -42,7 +60,7 @@ export async function createTestDatabase(dialect = TEST_DIALECT, template?: stri
       drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const name = `formgate_test_${TEST_RUN === undefined ? '' : `${TEST_RUN}_`}${process.pid}_${randomBytes(4).toString('hex')}`;
+  const name = `${TEST_RUN === undefined ? 'formgate_test_' : runPrefix(TEST_RUN)}${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: TEST_PG_URL });
   await admin.connect();
   await admin.query(template === undefined ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${template}`);
